@@ -1,0 +1,86 @@
+// Counters and interleaved timing shared by all bench_<module> binaries.
+#include "bench_common.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "taihu/arch/roofline.hpp"
+#include "taihu/arch/timer.hpp"
+
+namespace taihu::bench {
+
+double ceiling(Ceiling kind, int threads) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int>, double> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_pair(static_cast<int>(kind), threads);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  double value = 0;
+  switch (kind) {
+    case Ceiling::peak_sp: value = arch::measure_peak_gflops(arch::Precision::f32, threads); break;
+    case Ceiling::peak_dp: value = arch::measure_peak_gflops(arch::Precision::f64, threads); break;
+    case Ceiling::stream: value = arch::measure_stream(threads).triad_gbps; break;
+  }
+  cache.emplace(key, value);
+  return value;
+}
+
+namespace {
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+}  // namespace
+
+void report(benchmark::State& state, const Work& work, Ceiling kind, int threads,
+            double taihu_seconds, double anchor_seconds) {
+  const double peak = ceiling(kind, threads);
+  double rate = 0, anchor_rate = 0;
+  const char* unit = "gflops";
+  if (work.points > 0) {
+    unit = "gpts";
+    rate = work.points / taihu_seconds / 1e9;
+    anchor_rate = work.points / anchor_seconds / 1e9;
+  } else if (work.flops > 0) {
+    rate = work.flops / taihu_seconds / 1e9;
+    anchor_rate = work.flops / anchor_seconds / 1e9;
+  } else {
+    unit = "gbps";
+    rate = work.bytes / taihu_seconds / 1e9;
+    anchor_rate = work.bytes / anchor_seconds / 1e9;
+  }
+  state.counters[unit] = rate;
+  state.counters[std::string("anchor_") + unit] = anchor_rate;
+  // pct_peak: FLOP/s against peak, or effective bandwidth against STREAM.
+  const double achieved = kind == Ceiling::stream ? work.bytes / taihu_seconds / 1e9
+                                                  : work.flops / taihu_seconds / 1e9;
+  state.counters["pct_peak"] = peak > 0 ? 100.0 * achieved / peak : 0.0;
+  state.counters["vs_anchor"] = taihu_seconds > 0 ? anchor_seconds / taihu_seconds : 0.0;
+}
+
+void compare(benchmark::State& state, const Work& work, Ceiling kind, int threads,
+             const std::function<void()>& taihu, const std::function<void()>& anchor) {
+  ceiling(kind, threads);  // measure before timing anything
+  taihu();                 // warm-up: page faults, packing buffers, dispatch
+  anchor();
+  std::vector<double> taihu_times, anchor_times;
+  for (auto _ : state) {
+    double t0 = arch::now_seconds();
+    anchor();
+    const double anchor_s = arch::now_seconds() - t0;
+    t0 = arch::now_seconds();
+    taihu();
+    const double taihu_s = arch::now_seconds() - t0;
+    anchor_times.push_back(anchor_s);
+    taihu_times.push_back(taihu_s);
+    state.SetIterationTime(taihu_s);
+  }
+  report(state, work, kind, threads, median(taihu_times), median(anchor_times));
+}
+
+}  // namespace taihu::bench

@@ -1,0 +1,34 @@
+// The one helper every taihu benchmark uses, so every row carries the same counters:
+//   gflops | gbps | gpts  taihu's rate
+//   pct_peak              that rate as % of the ceiling measured in this same process
+//   vs_anchor             anchor time / taihu time (> 1: taihu is faster)
+//   anchor_<unit>         the anchor's rate
+// taihu and the anchor run interleaved inside the benchmark loop, so host noise hits
+// both alike; the reported iteration time is taihu's (register with ->UseManualTime()).
+#pragma once
+#include <benchmark/benchmark.h>
+
+#include <functional>
+
+namespace taihu::bench {
+
+enum class Ceiling { peak_sp, peak_dp, stream };
+
+struct Work {
+  double flops = 0;   // floating-point operations per call
+  double bytes = 0;   // compulsory memory traffic per call
+  double points = 0;  // grid points updated per call (stencils)
+};
+
+// The ceiling for `threads` threads, measured once per process (pinned, best of runs).
+double ceiling(Ceiling kind, int threads);
+
+// Runs taihu() and anchor() alternately each iteration and sets the counters.
+void compare(benchmark::State& state, const Work& work, Ceiling kind, int threads,
+             const std::function<void()>& taihu, const std::function<void()>& anchor);
+
+// For benchmarks that time themselves (e.g. across MPI ranks): seconds per call.
+void report(benchmark::State& state, const Work& work, Ceiling kind, int threads,
+            double taihu_seconds, double anchor_seconds);
+
+}  // namespace taihu::bench

@@ -1,0 +1,69 @@
+// The Low et al. analytical block-size model (see block_sizes.hpp).
+#include "block_sizes.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "taihu/arch/log.hpp"
+
+namespace taihu::gemm {
+namespace {
+
+long round_down(long v, long multiple) { return std::max(multiple, v / multiple * multiple); }
+
+CacheGeometry geometry(const arch::Topology& topo, int level, std::size_t fallback_bytes,
+                       int fallback_ways) {
+  CacheGeometry g{fallback_bytes, fallback_ways, 64, 1};
+  if (const auto* c = topo.cache(level)) {
+    g.bytes = c->size_bytes;
+    g.ways = c->associativity > 0 ? c->associativity : fallback_ways;
+    g.line = c->line_bytes;
+    g.sharers = c->instances > 0 ? std::max(1, topo.cores / c->instances) : 1;
+  }
+  return g;
+}
+
+}  // namespace
+
+BlockSizes derive_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
+                              const CacheGeometry& l2, const CacheGeometry& l3) {
+  BlockSizes b;
+  // L1: sets * line bytes is one way. B's micro-panel takes C_Br ways, A's micro-panels
+  // C_Ar = floor((W - 1) / (1 + nr/mr)) ways (one way left for C); kc fills A's share.
+  const long l1_sets = static_cast<long>(l1.bytes) / (l1.ways * l1.line);
+  const long c_ar = std::max(1L, static_cast<long>((l1.ways - 1) / (1.0 + double(nr) / mr)));
+  b.kc = round_down(c_ar * l1_sets * l1.line / (mr * elem), 8);
+  // L2: A's mc x kc block may take all ways but those for B's micro-panel (C_Br) and C.
+  const long l2_sets = static_cast<long>(l2.bytes) / (l2.ways * l2.line);
+  const long c_br = (b.kc * nr * elem + l2_sets * l2.line - 1) / (l2_sets * l2.line);
+  const long c_ac = std::max(1L, l2.ways - 1 - c_br);
+  b.mc = round_down(c_ac * l2_sets * l2.line / (b.kc * elem), mr);
+  // L3 (per sharing core): B's kc x nc panel takes all ways but those for A's blocks.
+  const long l3_bytes_per_core = static_cast<long>(l3.bytes) / std::max(1, l3.sharers);
+  const long l3_way = l3_bytes_per_core / std::max(1, l3.ways);
+  const long c_a3 = (b.mc * b.kc * elem + l3_way - 1) / std::max(1L, l3_way);
+  const long c_bc = std::max(1L, l3.ways - 1 - c_a3);
+  b.nc = round_down(std::min(c_bc * l3_way / (b.kc * elem), 8192L), nr);
+  return b;
+}
+
+BlockSizes block_sizes_for(int mr, int nr, int elem) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, int, int>, BlockSizes> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_tuple(mr, nr, elem);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  const auto& topo = arch::topology();
+  const BlockSizes b = derive_block_sizes(mr, nr, elem, geometry(topo, 1, 32 << 10, 8),
+                                          geometry(topo, 2, 512 << 10, 8),
+                                          geometry(topo, 3, 8 << 20, 16));
+  arch::log_verbose("gemm: block sizes for %dx%d tile, %d-byte elements: mc=%ld kc=%ld nc=%ld",
+                    mr, nr, elem, b.mc, b.kc, b.nc);
+  cache.emplace(key, b);
+  return b;
+}
+
+}  // namespace taihu::gemm

@@ -1,0 +1,171 @@
+// Five loops (jc, pc, ic, jr, ir) around the micro-kernel, threads sharing the packed
+// B panel and the packed A block: each thread packs a share of the panels, then a
+// barrier, then each thread runs a contiguous range of micro-tiles (column panels
+// first, so a thread keeps its B micro-panels in L1 while the A block stays in L2).
+// Every C element is computed in the same order whatever the thread count, so the
+// result is bitwise identical with 1 or N threads.
+#include "driver.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "block_sizes.hpp"
+#include "taihu/arch/threads.hpp"
+
+namespace taihu::gemm {
+namespace {
+
+index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }
+
+// [begin, end) of `count` items for thread `tid` of `nt`.
+void share(index_t count, int tid, int nt, index_t& begin, index_t& end) {
+  begin = count * tid / nt;
+  end = count * (tid + 1) / nt;
+}
+
+// Edge tile: run the kernel into a scratch tile, then merge the valid part into C.
+template <class T>
+void edge_tile(const kernels::MicroKernel<T>& uk, index_t kc, T alpha, const T* ap, const T* bp,
+               T beta, T* c, index_t ldc, index_t rows, index_t cols) {
+  alignas(64) T tile[32 * 16];
+  uk.fn(kc, alpha, ap, bp, T(0), tile, uk.mr);
+  for (index_t j = 0; j < cols; ++j)
+    for (index_t i = 0; i < rows; ++i) {
+      T& cij = c[i + j * ldc];
+      cij = beta == T(0) ? tile[i + j * uk.mr] : tile[i + j * uk.mr] + beta * cij;
+    }
+}
+
+template <class T>
+struct Workspace {
+  arch::AlignedBuffer<T> a_block, b_panel;
+  void reserve(std::size_t a_elems, std::size_t b_elems) {
+    if (a_block.size() < a_elems) a_block = arch::AlignedBuffer<T>(a_elems, 4096);
+    if (b_panel.size() < b_elems) b_panel = arch::AlignedBuffer<T>(b_elems, 4096);
+  }
+};
+
+template <class T>
+void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
+                 T* a_buf, T* b_buf, int tid, int nt) {
+  const int mr = uk.mr, nr = uk.nr;
+  for (index_t jc = 0; jc < pr.n; jc += bs.nc) {
+    const index_t nc = std::min<index_t>(bs.nc, pr.n - jc);
+    const index_t b_panels = ceil_div(nc, nr);
+    index_t q = 0;  // kc block index
+    for (index_t pc = 0; pc < pr.k; pc += bs.kc, ++q) {
+      const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
+      const T beta = pc == 0 ? pr.beta : T(1);
+      const T* bp;
+      if (pr.packed_b) {
+        bp = pr.packed_b->blocks[q].data() + (jc / nr) * nr * kc;
+      } else {
+        index_t lo, hi;
+        share(b_panels, tid, nt, lo, hi);
+        pack_b(pr.b, pc, kc, jc, nc, nr, b_buf, lo, hi);
+        bp = b_buf;
+      }
+      for (index_t ic = 0; ic < pr.m; ic += bs.mc) {
+        const index_t mc = std::min<index_t>(bs.mc, pr.m - ic);
+        const index_t a_panels = ceil_div(mc, mr);
+        const T* ap;
+        if (pr.packed_a) {
+          ap = pr.packed_a->blocks[q].data() + (ic / mr) * mr * kc;
+        } else {
+          index_t lo, hi;
+          share(a_panels, tid, nt, lo, hi);
+          pack_a(pr.a, ic, mc, pc, kc, mr, a_buf, lo, hi);
+          ap = a_buf;
+        }
+        // Barriers only inside taihu's own team: with nt == 1 this may run inside a
+        // caller's parallel region, where a barrier would bind to the caller's team.
+        if (nt > 1) {
+#pragma omp barrier
+        }
+        index_t t0, t1;
+        share(b_panels * a_panels, tid, nt, t0, t1);
+        for (index_t t = t0; t < t1; ++t) {
+          const index_t jr = t / a_panels, ir = t % a_panels;
+          const index_t rows = std::min<index_t>(mr, mc - ir * mr);
+          const index_t cols = std::min<index_t>(nr, nc - jr * nr);
+          const T* a_micro = ap + ir * mr * kc;
+          const T* b_micro = bp + jr * nr * kc;
+          T* c = pr.c + (ic + ir * mr) + (jc + jr * nr) * pr.ldc;
+          if (rows == mr && cols == nr)
+            uk.fn(kc, pr.alpha, a_micro, b_micro, beta, c, pr.ldc);
+          else
+            edge_tile(uk, kc, pr.alpha, a_micro, b_micro, beta, c, pr.ldc, rows, cols);
+        }
+        if (nt > 1) {
+#pragma omp barrier
+        }
+      }
+    }
+  }
+}
+
+template <class T>
+BlockSizes effective_block_sizes(const Problem<T>& pr, const kernels::MicroKernel<T>& uk) {
+  BlockSizes bs = block_sizes_for(uk.mr, uk.nr, static_cast<int>(sizeof(T)));
+  if (pr.packed_a) bs.kc = pr.packed_a->kc;
+  if (pr.packed_b) bs.kc = pr.packed_b->kc;
+  return bs;
+}
+
+}  // namespace
+
+int threads_for_gemm(index_t m, index_t n, index_t k) {
+  const int available = arch::threads_for_call();
+  // Below ~64^3 multiply-adds a parallel region costs more than it saves.
+  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  if (available <= 1 || work < 64.0 * 64.0 * 64.0) return 1;
+  const double per_thread = 32.0 * 32.0 * 64.0;
+  return static_cast<int>(std::max(1.0, std::min<double>(available, work / per_thread)));
+}
+
+template <class T>
+void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int threads) {
+  const BlockSizes bs = effective_block_sizes(pr, uk);
+  thread_local Workspace<T> ws;
+  ws.reserve(static_cast<std::size_t>(bs.mc * bs.kc), static_cast<std::size_t>(bs.kc * bs.nc));
+  T* a_buf = ws.a_block.data();
+  T* b_buf = ws.b_panel.data();
+  if (threads <= 1) {
+    driver_body(pr, uk, bs, a_buf, b_buf, 0, 1);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  driver_body(pr, uk, bs, a_buf, b_buf, omp_get_thread_num(), omp_get_num_threads());
+}
+
+template <class T>
+PrepackedPanels<T> prepack(const MatrixView<T>& x, index_t extent, index_t depth, bool as_b,
+                           const kernels::MicroKernel<T>& uk) {
+  const BlockSizes bs = block_sizes_for(uk.mr, uk.nr, static_cast<int>(sizeof(T)));
+  PrepackedPanels<T> p;
+  p.width = as_b ? uk.nr : uk.mr;
+  p.extent = extent;
+  p.depth = depth;
+  p.kc = bs.kc;
+  const index_t panels = ceil_div(extent, p.width);
+  for (index_t pc = 0; pc < depth; pc += bs.kc) {
+    const index_t kc = std::min<index_t>(bs.kc, depth - pc);
+    arch::AlignedBuffer<T> block(static_cast<std::size_t>(panels * p.width * kc), 4096);
+    if (as_b)
+      pack_b(x, pc, kc, 0, extent, p.width, block.data(), 0, panels);
+    else
+      pack_a(x, 0, extent, pc, kc, p.width, block.data(), 0, panels);
+    p.blocks.push_back(std::move(block));
+  }
+  return p;
+}
+
+template void run_driver<float>(const Problem<float>&, const kernels::MicroKernel<float>&, int);
+template void run_driver<double>(const Problem<double>&, const kernels::MicroKernel<double>&, int);
+template PrepackedPanels<float> prepack<float>(const MatrixView<float>&, index_t, index_t, bool,
+                                               const kernels::MicroKernel<float>&);
+template PrepackedPanels<double> prepack<double>(const MatrixView<double>&, index_t, index_t, bool,
+                                                 const kernels::MicroKernel<double>&);
+
+}  // namespace taihu::gemm

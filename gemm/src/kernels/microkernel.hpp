@@ -1,0 +1,54 @@
+// The micro-kernel contract (BLIS style) and the per-ISA kernel sets.
+//
+// A micro-kernel computes one MR x NR tile of C (column major, leading dimension ldc):
+//     C := alpha * Ap * Bp + beta * C
+// where Ap is a packed micro-panel of A (k steps of MR contiguous values) and Bp a
+// packed micro-panel of B (k steps of NR contiguous values). Panels are zero-padded by
+// the packing routines, so the kernel always runs full MR x NR tiles; the driver points
+// C at a scratch tile for edges. beta == 0 means C is written, never read (so NaN or Inf
+// already in C cannot leak). k may be 0 (then C := beta * C, or 0 when beta == 0).
+//
+// A GEMV kernel computes y := alpha * op(A) x + beta * y for a column-major A with
+// unit-stride x and y (the driver copies strided vectors); rows [row0, row1) of y for
+// op = no transpose, and entries [row0, row1) of y for op = transpose.
+#pragma once
+#include "taihu/arch/isa.hpp"
+#include "taihu/gemm/gemm.hpp"
+
+namespace taihu::gemm::kernels {
+
+template <class T>
+using MicroKernelFn = void (*)(index_t k, T alpha, const T* a_panel, const T* b_panel, T beta,
+                               T* c, index_t ldc);
+
+template <class T>
+using GemvFn = void (*)(index_t rows, index_t cols, T alpha, const T* a, index_t lda, const T* x,
+                        T beta, T* y, index_t row0, index_t row1);
+
+template <class T>
+struct MicroKernel {
+  MicroKernelFn<T> fn = nullptr;
+  int mr = 0;  // rows of the register tile (the vector direction)
+  int nr = 0;  // columns of the register tile (broadcast direction)
+};
+
+// Everything one ISA level provides.
+struct KernelSet {
+  MicroKernel<float> sgemm;
+  MicroKernel<double> dgemm;
+  GemvFn<float> sgemv_n, sgemv_t;    // y = A x, y = A^T x
+  GemvFn<double> dgemv_n, dgemv_t;
+};
+
+// Registered by kernels/<isa>/gemm_<isa>.cpp.
+extern const KernelSet kGenericKernels;
+extern const KernelSet kAvx2Kernels;
+extern const KernelSet kAvx512Kernels;
+
+// The set for this process (TAIHU_ISA aware), chosen once via arch's dispatch.
+const KernelSet& active_kernels();
+// The set for one level, for tests that cover every path in one process.
+const KernelSet& kernels_for(arch::Isa level);
+const char* active_kernels_name();
+
+}  // namespace taihu::gemm::kernels

@@ -64,23 +64,37 @@ void report(benchmark::State& state, const Work& work, Ceiling kind, int threads
 }
 
 void compare(benchmark::State& state, const Work& work, Ceiling kind, int threads,
-             const std::function<void()>& taihu, const std::function<void()>& anchor) {
+             const std::function<void()>& taihu, const std::vector<Anchor>& anchors) {
   ceiling(kind, threads);  // measure before timing anything
   taihu();                 // warm-up: page faults, packing buffers, dispatch
-  anchor();
-  std::vector<double> taihu_times, anchor_times;
+  for (const auto& a : anchors) a.run();
+  std::vector<double> taihu_times;
+  std::vector<std::vector<double>> anchor_times(anchors.size());
   for (auto _ : state) {
-    double t0 = arch::now_seconds();
-    anchor();
-    const double anchor_s = arch::now_seconds() - t0;
-    t0 = arch::now_seconds();
+    for (std::size_t i = 0; i < anchors.size(); ++i) {
+      const double t0 = arch::now_seconds();
+      anchors[i].run();
+      anchor_times[i].push_back(arch::now_seconds() - t0);
+    }
+    const double t0 = arch::now_seconds();
     taihu();
     const double taihu_s = arch::now_seconds() - t0;
-    anchor_times.push_back(anchor_s);
     taihu_times.push_back(taihu_s);
     state.SetIterationTime(taihu_s);
   }
-  report(state, work, kind, threads, median(taihu_times), median(anchor_times));
+  const double taihu_median = median(taihu_times);
+  double best_anchor = 0;
+  for (std::size_t i = 0; i < anchors.size(); ++i) {
+    const double t = median(anchor_times[i]);
+    state.counters["vs_" + anchors[i].name] = t / taihu_median;
+    if (best_anchor == 0 || t < best_anchor) best_anchor = t;
+  }
+  report(state, work, kind, threads, taihu_median, best_anchor);
+}
+
+void compare(benchmark::State& state, const Work& work, Ceiling kind, int threads,
+             const std::function<void()>& taihu, const std::function<void()>& anchor) {
+  compare(state, work, kind, threads, taihu, std::vector<Anchor>{{"anchor", anchor}});
 }
 
 }  // namespace taihu::bench

@@ -9,6 +9,8 @@
 #include <benchmark/benchmark.h>
 
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace taihu::bench {
 
@@ -26,6 +28,15 @@ double ceiling(Ceiling kind, int threads);
 // Runs taihu() and anchor() alternately each iteration and sets the counters.
 void compare(benchmark::State& state, const Work& work, Ceiling kind, int threads,
              const std::function<void()>& taihu, const std::function<void()>& anchor);
+
+// Several anchors (e.g. OpenBLAS and BLIS): each gets a counter vs_<name>; vs_anchor
+// and anchor_<unit> refer to the fastest of them.
+struct Anchor {
+  std::string name;
+  std::function<void()> run;
+};
+void compare(benchmark::State& state, const Work& work, Ceiling kind, int threads,
+             const std::function<void()>& taihu, const std::vector<Anchor>& anchors);
 
 // For benchmarks that time themselves (e.g. across MPI ranks): seconds per call.
 void report(benchmark::State& state, const Work& work, Ceiling kind, int threads,

@@ -30,19 +30,14 @@ double b_at(const Shape& s, const std::vector<T>& b, index_t p, index_t j) {
 }
 index_t c_off(const Shape& s, index_t i, index_t j) { return row(s) ? i * s.ldc + j : i + j * s.ldc; }
 
-class IsaEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    const char* isa = std::getenv("TAIHU_GEMM_TEST_ISA");
-    if (isa == nullptr) return;
-    const auto level = taihu::arch::parse_isa(isa);
-    if (!taihu::arch::isa_supported(level, taihu::arch::cpu_features()))
-      GTEST_SKIP() << "this CPU cannot run TAIHU_ISA=" << isa;
-  }
-};
-const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new IsaEnvironment);
-
 }  // namespace
+
+std::string isa_unavailable_reason() {
+  const char* isa = std::getenv("TAIHU_ISA");
+  if (isa == nullptr || *isa == 0) return {};
+  if (taihu::arch::isa_supported(taihu::arch::parse_isa(isa), taihu::arch::cpu_features())) return {};
+  return std::string("this CPU cannot run TAIHU_ISA=") + isa;
+}
 
 Shape make_shape(Layout layout, Trans ta, Trans tb, index_t m, index_t n, index_t k, index_t pad) {
   Shape s{layout, ta, tb, m, n, k, 0, 0, 0};

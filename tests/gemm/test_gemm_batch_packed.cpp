@@ -11,6 +11,7 @@ namespace {
 using namespace gemm_test;
 
 TEST(GemmBatch, StridedAndPointerArraysEqualSingleCalls) {
+  GEMM_TEST_REQUIRE_ISA();
   std::mt19937_64 rng(7);
   for (Layout layout : {Layout::col_major, Layout::row_major}) {
     const Shape s = make_shape(layout, Trans::no, Trans::yes, 23, 31, 17, 2);
@@ -37,6 +38,7 @@ TEST(GemmBatch, StridedAndPointerArraysEqualSingleCalls) {
 }
 
 TEST(GemmPacked, PackedAEqualsUnpacked) {
+  GEMM_TEST_REQUIRE_ISA();
   std::mt19937_64 rng(9);
   for (Layout layout : {Layout::col_major, Layout::row_major})
     for (Trans ta : {Trans::no, Trans::yes})
@@ -59,6 +61,7 @@ TEST(GemmPacked, PackedAEqualsUnpacked) {
 }
 
 TEST(GemmThreads, OneAndTwoThreadsAreBitwiseIdentical) {
+  GEMM_TEST_REQUIRE_ISA();
   std::mt19937_64 rng(11);
   const Shape s = make_shape(Layout::row_major, Trans::no, Trans::no, 64, 3136, 576, 0);
   const auto a = random_vector<float>(a_size(s), rng), b = random_vector<float>(b_size(s), rng);

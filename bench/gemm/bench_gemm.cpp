@@ -1,0 +1,129 @@
+// bench_gemm: taihu SGEMM/DGEMM against OpenBLAS and BLIS in one process, on the
+// shapes of issue #3 (square 64..4096, DNN shapes, a batch-1 FC layer), 1 and 2
+// threads. Counters: gflops, pct_peak (of the FMA peak measured in this run; for the
+// GEMV-shaped FC layer, of the STREAM triad bandwidth), vs_anchor (time of the faster
+// of OpenBLAS and BLIS / taihu's time), vs_openblas, vs_blis.
+//   bench_gemm --benchmark_filter=sgemm/.*/threads:1
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_common.hpp"
+#include "cblas_anchor.hpp"
+#include "taihu/arch/aligned_buffer.hpp"
+#include "taihu/arch/threads.hpp"
+#include "taihu/arch/topology.hpp"
+#include "taihu/gemm/gemm.hpp"
+
+namespace {
+
+using taihu::gemm::index_t;
+
+struct GemmShape {
+  index_t m, n, k;
+};
+
+const GemmShape kShapes[] = {
+    {64, 64, 64},     {128, 128, 128},  {256, 256, 256},   {512, 512, 512},
+    {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
+    {64, 3136, 576},  {256, 196, 2304}, {128, 128, 4096},  {1000, 1, 4096}};
+
+std::vector<std::unique_ptr<taihu::bench::CblasAnchor>>& anchors() {
+  static std::vector<std::unique_ptr<taihu::bench::CblasAnchor>> list = [] {
+    std::vector<std::unique_ptr<taihu::bench::CblasAnchor>> v;
+    v.push_back(std::make_unique<taihu::bench::CblasAnchor>(
+        "openblas", std::initializer_list<const char*>{"libopenblas.so.0", "libopenblas.so"}));
+    v.push_back(std::make_unique<taihu::bench::CblasAnchor>(
+        "blis", std::initializer_list<const char*>{"libblis.so.4", "libblis.so"}));
+    return v;
+  }();
+  return list;
+}
+
+template <class T>
+void run_gemm(benchmark::State& state, GemmShape s, int threads) {
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  // The GEMV-shaped product reads its matrix once per call: rotate through copies
+  // that together exceed the last-level cache, so every call streams from memory.
+  const bool streaming = s.n == 1 || s.m == 1;
+  const std::size_t a_elems = static_cast<std::size_t>(s.m * s.k);
+  const double llc = static_cast<double>(taihu::arch::topology().caches.back().size_bytes);
+  const int copies = streaming ? std::max(1, static_cast<int>(3 * llc / static_cast<double>(a_elems * sizeof(T))) + 1) : 1;
+  std::vector<taihu::arch::AlignedBuffer<T>> a;
+  for (int i = 0; i < copies; ++i) {
+    a.emplace_back(a_elems);
+    for (auto& x : a.back()) x = static_cast<T>(dist(rng));
+  }
+  taihu::arch::AlignedBuffer<T> b(static_cast<std::size_t>(s.k * s.n)), c(static_cast<std::size_t>(s.m * s.n));
+  for (auto& x : b) x = static_cast<T>(dist(rng));
+  for (auto& x : c) x = 0;
+  int turn = 0;
+  auto next_a = [&] { return a[static_cast<std::size_t>(turn++ % copies)].data(); };
+
+  taihu::arch::set_num_threads(threads);
+  const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
+  auto taihu_call = [&] {
+    if constexpr (sizeof(T) == 4)
+      taihu::gemm::sgemm(taihu::gemm::Layout::row_major, taihu::gemm::Trans::no, taihu::gemm::Trans::no,
+                         s.m, s.n, s.k, 1.f, next_a(), s.k, b.data(), s.n, 0.f, c.data(), s.n);
+    else
+      taihu::gemm::dgemm(taihu::gemm::Layout::row_major, taihu::gemm::Trans::no, taihu::gemm::Trans::no,
+                         s.m, s.n, s.k, 1.0, next_a(), s.k, b.data(), s.n, 0.0, c.data(), s.n);
+  };
+  std::vector<taihu::bench::Anchor> peers;
+  for (const auto& lib : anchors()) {
+    if (!lib->loaded()) continue;
+    lib->set_threads(threads);
+    const taihu::bench::CblasAnchor* p = lib.get();
+    peers.push_back({lib->name(), [&, p] {
+                       if constexpr (sizeof(T) == 4)
+                         p->sgemm()(101, 111, 111, m, n, k, 1.f, next_a(), k, b.data(), n, 0.f, c.data(), n);
+                       else
+                         p->dgemm()(101, 111, 111, m, n, k, 1.0, next_a(), k, b.data(), n, 0.0, c.data(), n);
+                     }});
+  }
+  taihu::bench::Work work;
+  work.flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  work.bytes = sizeof(T) * static_cast<double>(s.m * s.k + s.k * s.n + s.m * s.n);
+  const auto kind = streaming ? taihu::bench::Ceiling::stream
+                              : (sizeof(T) == 4 ? taihu::bench::Ceiling::peak_sp : taihu::bench::Ceiling::peak_dp);
+  taihu::bench::compare(state, work, kind, threads, taihu_call, peers);
+  taihu::arch::set_num_threads(0);
+}
+
+void register_all() {
+  for (const char* type : {"sgemm", "dgemm"})
+    for (int threads : {1, 2})
+      for (const auto& s : kShapes) {
+        const std::string name = std::string(type) + "/" + std::to_string(s.m) + "x" +
+                                 std::to_string(s.n) + "x" + std::to_string(s.k) +
+                                 "/threads:" + std::to_string(threads);
+        const bool single = type[0] == 's';
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), [s, threads, single](benchmark::State& st) {
+          if (single)
+            run_gemm<float>(st, s, threads);
+          else
+            run_gemm<double>(st, s, threads);
+        });
+        // About 0.3 s of taihu time per row (at ~50 GFLOP/s per thread), 3..200 repeats.
+        const double flops = 2.0 * static_cast<double>(s.m * s.n) * static_cast<double>(s.k);
+        const auto iters = static_cast<benchmark::IterationCount>(
+            std::clamp(0.3 * 50e9 * threads / flops, 3.0, 200.0));
+        b->UseManualTime()->Iterations(iters)->Unit(benchmark::kMillisecond);
+      }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  for (const auto& lib : anchors())
+    benchmark::AddCustomContext("anchor_" + lib->name(), lib->loaded() ? lib->path() : "not found");
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,102 @@
+// cblas_sgemm / cblas_dgemm: the CBLAS GEMM entry points of libtaihu_blas.so.
+// Arguments are checked here, numbered as reference CBLAS reports them (1 Layout,
+// 2 TransA, 3 TransB, 4 M, 5 N, 6 K, 9 lda, 11 ldb, 14 ldc), so a bad call prints one
+// xerbla line and returns with C untouched; good calls go to taihu::gemm, which
+// handles row and column major itself. CblasConjTrans means CblasTrans (real data).
+#include "taihu/arch/log.hpp"
+#include "taihu/gemm/gemm.hpp"
+
+#include "blas_report.hpp"
+#include "gemm_arg_checks.hpp"
+#include "taihu_cblas.h"
+
+namespace taihu::blas {
+namespace {
+
+using gemm::index_t;
+using gemm::Layout;
+using gemm::Trans;
+
+template <typename T>
+using GemmFn = void (*)(Layout, Trans, Trans, index_t, index_t, index_t, T, const T*, index_t,
+                        const T*, index_t, T, T*, index_t);
+
+bool bad_trans(Illegal& out, int number, const char* name, int value) {
+  if (value == CblasNoTrans || value == CblasTrans || value == CblasConjTrans) return false;
+  return fail(out, number, name,
+              "%s = %d, must be CblasNoTrans (111), CblasTrans (112) or CblasConjTrans (113)",
+              name, value);
+}
+
+// The first illegal argument in reference CBLAS's numbering, or number == 0.
+Illegal check(int order, int trans_a, int trans_b, int m, int n, int k, int lda, int ldb,
+              int ldc) {
+  Illegal out;
+  if (order != CblasRowMajor && order != CblasColMajor) {
+    fail(out, 1, "Layout", "Layout = %d, must be CblasRowMajor (101) or CblasColMajor (102)",
+         order);
+    return out;
+  }
+  if (bad_trans(out, 2, "TransA", trans_a) || bad_trans(out, 3, "TransB", trans_b) ||
+      bad_size(out, 4, "M", m) || bad_size(out, 5, "N", n) || bad_size(out, 6, "K", k)) {
+    return out;
+  }
+  const bool row = order == CblasRowMajor;
+  const bool ta = trans_a != CblasNoTrans;
+  const bool tb = trans_b != CblasNoTrans;
+  // Row major stores each row contiguously, so the leading dimension spans columns.
+  const char* a_why = row ? (ta ? "row major, A transposed" : "row major, A not transposed")
+                          : (ta ? "column major, A transposed" : "column major, A not transposed");
+  const char* b_why = row ? (tb ? "row major, B transposed" : "row major, B not transposed")
+                          : (tb ? "column major, B transposed" : "column major, B not transposed");
+  const bool a_rows_m = row == ta;  // A's leading extent is M, else K
+  const bool b_rows_k = row == tb;  // B's leading extent is K, else N
+  if (bad_leading_dim(out, 9, "lda", lda, a_rows_m ? "M" : "K", a_rows_m ? m : k, a_why) ||
+      bad_leading_dim(out, 11, "ldb", ldb, b_rows_k ? "K" : "N", b_rows_k ? k : n, b_why)) {
+    return out;
+  }
+  bad_leading_dim(out, 14, "ldc", ldc, row ? "N" : "M", row ? n : m,
+                  row ? "row major" : "column major");
+  return out;
+}
+
+template <typename T>
+void cblas_gemm(const char* routine, GemmFn<T> gemm_fn, CBLAS_ORDER order,
+                CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m, int n, int k, T alpha,
+                const T* a, int lda, const T* b, int ldb, T beta, T* c, int ldc) {
+  const Illegal illegal = check(order, trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  if (illegal.number != 0) {
+    report_illegal(routine, illegal);
+    return;
+  }
+  run_guarded(routine, [&] {
+    static const bool logged =
+        (arch::log_verbose("blas: %s served by libtaihu_blas", routine), true);
+    (void)logged;
+    gemm_fn(order == CblasRowMajor ? Layout::row_major : Layout::col_major,
+            trans_a == CblasNoTrans ? Trans::no : Trans::yes,
+            trans_b == CblasNoTrans ? Trans::no : Trans::yes, m, n, k, alpha, a, lda, b, ldb,
+            beta, c, ldc);
+  });
+}
+
+}  // namespace
+}  // namespace taihu::blas
+
+extern "C" {
+
+void cblas_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m,
+                 int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+                 float beta, float* c, int ldc) {
+  taihu::blas::cblas_gemm<float>("cblas_sgemm", &taihu::gemm::sgemm, order, trans_a, trans_b,
+                                 m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void cblas_dgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m,
+                 int n, int k, double alpha, const double* a, int lda, const double* b, int ldb,
+                 double beta, double* c, int ldc) {
+  taihu::blas::cblas_gemm<double>("cblas_dgemm", &taihu::gemm::dgemm, order, trans_a, trans_b,
+                                  m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+}  // extern "C"

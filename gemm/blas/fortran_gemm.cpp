@@ -1,0 +1,103 @@
+// sgemm_ / dgemm_: the Fortran 77 GEMM entry points of libtaihu_blas.so, as gfortran
+// calls them (column major, every argument by pointer, then one hidden size_t length
+// per CHARACTER argument, which is never read: C callers that omit it are fine).
+// Arguments are checked here in reference BLAS's order and numbering (1 TRANSA,
+// 2 TRANSB, 3 M, 4 N, 5 K, 8 LDA, 10 LDB, 13 LDC); a bad call prints one xerbla line
+// and returns with C untouched. TRANSA/TRANSB accept N, T or C in either case.
+#include <cctype>
+#include <cstdio>
+
+#include "taihu/arch/log.hpp"
+#include "taihu/gemm/gemm.hpp"
+
+#include "blas_report.hpp"
+#include "gemm_arg_checks.hpp"
+#include "taihu_cblas.h"
+
+namespace taihu::blas {
+namespace {
+
+using gemm::index_t;
+using gemm::Layout;
+using gemm::Trans;
+
+template <typename T>
+using GemmFn = void (*)(Layout, Trans, Trans, index_t, index_t, index_t, T, const T*, index_t,
+                        const T*, index_t, T, T*, index_t);
+
+bool is_no_trans(char t) { return t == 'N' || t == 'n'; }
+bool is_trans(char t) { return t == 'T' || t == 't' || t == 'C' || t == 'c'; }
+
+bool bad_trans(Illegal& out, int number, const char* name, char value) {
+  if (is_no_trans(value) || is_trans(value)) return false;
+  const auto byte = static_cast<unsigned char>(value);
+  if (std::isprint(byte)) {
+    return fail(out, number, name, "%s = '%c', must be 'N', 'T' or 'C'", name, value);
+  }
+  return fail(out, number, name, "%s = byte 0x%02x, must be 'N', 'T' or 'C'", name,
+              static_cast<unsigned>(byte));
+}
+
+// The first illegal argument in reference BLAS's numbering, or number == 0.
+Illegal check(char transa, char transb, int m, int n, int k, int lda, int ldb, int ldc) {
+  Illegal out;
+  if (bad_trans(out, 1, "TRANSA", transa) || bad_trans(out, 2, "TRANSB", transb) ||
+      bad_size(out, 3, "M", m) || bad_size(out, 4, "N", n) || bad_size(out, 5, "K", k)) {
+    return out;
+  }
+  const bool ta = is_trans(transa);
+  const bool tb = is_trans(transb);
+  char why_a[16];
+  char why_b[16];
+  std::snprintf(why_a, sizeof why_a, "TRANSA = '%c'", transa);
+  std::snprintf(why_b, sizeof why_b, "TRANSB = '%c'", transb);
+  if (bad_leading_dim(out, 8, "LDA", lda, ta ? "K" : "M", ta ? k : m, why_a) ||
+      bad_leading_dim(out, 10, "LDB", ldb, tb ? "N" : "K", tb ? n : k, why_b)) {
+    return out;
+  }
+  bad_leading_dim(out, 13, "LDC", ldc, "M", m, "C is M x N");
+  return out;
+}
+
+template <typename T>
+void fortran_gemm(const char* routine, GemmFn<T> gemm_fn, const char* transa,
+                  const char* transb, const int* m, const int* n, const int* k, const T* alpha,
+                  const T* a, const int* lda, const T* b, const int* ldb, const T* beta, T* c,
+                  const int* ldc) {
+  const Illegal illegal = check(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+  if (illegal.number != 0) {
+    report_illegal(routine, illegal);
+    return;
+  }
+  run_guarded(routine, [&] {
+    static const bool logged =
+        (arch::log_verbose("blas: %s served by libtaihu_blas", routine), true);
+    (void)logged;
+    gemm_fn(Layout::col_major, is_trans(*transa) ? Trans::yes : Trans::no,
+            is_trans(*transb) ? Trans::yes : Trans::no, *m, *n, *k, *alpha, a, *lda, b, *ldb,
+            *beta, c, *ldc);
+  });
+}
+
+}  // namespace
+}  // namespace taihu::blas
+
+extern "C" {
+
+void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+            const float* alpha, const float* a, const int* lda, const float* b, const int* ldb,
+            const float* beta, float* c, const int* ldc, size_t /*transa_len*/,
+            size_t /*transb_len*/) {
+  taihu::blas::fortran_gemm<float>("SGEMM", &taihu::gemm::sgemm, transa, transb, m, n, k,
+                                   alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+            const double* alpha, const double* a, const int* lda, const double* b,
+            const int* ldb, const double* beta, double* c, const int* ldc,
+            size_t /*transa_len*/, size_t /*transb_len*/) {
+  taihu::blas::fortran_gemm<double>("DGEMM", &taihu::gemm::dgemm, transa, transb, m, n, k,
+                                    alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+}  // extern "C"

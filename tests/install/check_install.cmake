@@ -1,0 +1,55 @@
+# Installs BUILD_DIR into WORK_DIR/prefix and checks that a user's project can use
+# it: the consumer project through find_package(taihu), and consumer.cpp compiled by
+# hand with pkg-config's flags. Both programs must run and print "consumer: OK".
+# Run with -DBUILD_DIR -DWORK_DIR -DCONSUMER_DIR -DGENERATOR -DCXX_COMPILER
+# -DPKG_CONFIG -P check_install.cmake.
+set(prefix ${WORK_DIR}/prefix)
+file(REMOVE_RECURSE ${WORK_DIR})
+
+function(run what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${ARGN}\n${out}${err}")
+  endif()
+  set(last_output "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect_ok what)
+  if(NOT last_output MATCHES "consumer: OK")
+    message(FATAL_ERROR "${what} did not print 'consumer: OK':\n${last_output}")
+  endif()
+  message(STATUS "${what}: ${last_output}")
+endfunction()
+
+# 1. Install into a prefix other than the configured one.
+run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+
+# 2. find_package(taihu) from a separate CMake project.
+run("configuring the consumer" ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/cmake
+    -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_PREFIX_PATH=${prefix})
+run("building the consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/cmake)
+run("running the find_package consumer" ${WORK_DIR}/cmake/consumer)
+expect_ok("find_package(taihu) consumer")
+
+# 3. pkg-config: the flags alone must compile, link and run consumer.cpp.
+file(GLOB_RECURSE pc_files ${prefix}/*/taihu.pc)
+if(NOT pc_files)
+  message(FATAL_ERROR "no taihu.pc installed under ${prefix}")
+endif()
+list(GET pc_files 0 pc_file)
+get_filename_component(pc_dir ${pc_file} DIRECTORY)
+set(ENV{PKG_CONFIG_PATH} ${pc_dir})
+run("pkg-config --cflags --libs taihu" ${PKG_CONFIG} --cflags --libs taihu)
+string(STRIP "${last_output}" pc_flags)
+string(FIND "${pc_flags}" "-I${prefix}/" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "taihu.pc does not point into the install prefix ${prefix}: ${pc_flags}")
+endif()
+separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+run("compiling consumer.cpp with pkg-config's flags" ${CXX_COMPILER} -std=c++20
+    ${CONSUMER_DIR}/consumer.cpp ${pc_flags} -o ${WORK_DIR}/consumer-pc)
+get_filename_component(lib_dir ${pc_dir} DIRECTORY)
+set(ENV{LD_LIBRARY_PATH} "${lib_dir}")
+run("running the pkg-config consumer" ${WORK_DIR}/consumer-pc)
+expect_ok("pkg-config consumer")
+file(REMOVE_RECURSE ${WORK_DIR})

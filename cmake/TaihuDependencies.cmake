@@ -41,16 +41,17 @@ if(NOT TAIHU_WITH_CUDA_MODE STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
+    # Ampere code and Hopper (H100/H200) code plus PTX for newer parts; must be set
+    # before enable_language, which otherwise fixes nvcc's own default (sm_75).
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 80-real 90)
+    endif()
     enable_language(CUDA)
     find_package(CUDAToolkit)
     if(CUDAToolkit_FOUND)
       set(_cuda_found ON)
-      set(_cuda_detail "nvcc ${CMAKE_CUDA_COMPILER_VERSION}")
-      if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "52")
-        # Hopper (H100/H200) and Ampere; PTX for newer parts.
-        set(CMAKE_CUDA_ARCHITECTURES 80-real 90)
-      endif()
-      set(CMAKE_CUDA_STANDARD 20)
+      set(_cuda_detail "nvcc ${CMAKE_CUDA_COMPILER_VERSION}, sm ${CMAKE_CUDA_ARCHITECTURES}")
+      set(CMAKE_CUDA_STANDARD 17)  # CMake 3.25 cannot compile CUDA as C++20
       set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     endif()
   endif()

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/log.hpp"
@@ -75,6 +76,22 @@ const cpu_set_t& process_cpus() {
 ThreadPin::ThreadPin(int index) {
   CPU_ZERO(&previous_);
   if (pthread_getaffinity_np(pthread_self(), sizeof previous_, &previous_) != 0) return;
+  // Under OMP_PROC_BIND the runtime has already narrowed the initial thread to one
+  // place, so the process mask no longer lists every CPU: use the places instead.
+  const int places = omp_get_num_places();
+  if (places > 0) {
+    const int place = index % places;
+    const int procs = omp_get_place_num_procs(place);
+    if (procs > 0) {
+      std::vector<int> ids(static_cast<std::size_t>(procs));
+      omp_get_place_proc_ids(place, ids.data());
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(ids[0], &one);
+      pinned_ = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+      return;
+    }
+  }
   const cpu_set_t& allowed = process_cpus();
   const int count = CPU_COUNT(&allowed);
   if (count == 0) return;

@@ -13,14 +13,6 @@
 namespace taihu::blas {
 namespace {
 
-using gemm::index_t;
-using gemm::Layout;
-using gemm::Trans;
-
-template <typename T>
-using GemmFn = void (*)(Layout, Trans, Trans, index_t, index_t, index_t, T, const T*, index_t,
-                        const T*, index_t, T, T*, index_t);
-
 bool bad_trans(Illegal& out, int number, const char* name, int value) {
   if (value == CblasNoTrans || value == CblasTrans || value == CblasConjTrans) return false;
   return fail(out, number, name,

@@ -17,14 +17,6 @@
 namespace taihu::blas {
 namespace {
 
-using gemm::index_t;
-using gemm::Layout;
-using gemm::Trans;
-
-template <typename T>
-using GemmFn = void (*)(Layout, Trans, Trans, index_t, index_t, index_t, T, const T*, index_t,
-                        const T*, index_t, T, T*, index_t);
-
 bool is_no_trans(char t) { return t == 'N' || t == 'n'; }
 bool is_trans(char t) { return t == 'T' || t == 't' || t == 'C' || t == 'c'; }
 

@@ -5,8 +5,19 @@
 #include <cstdio>
 
 #include "blas_report.hpp"
+#include "taihu/gemm/gemm.hpp"
 
 namespace taihu::blas {
+
+using gemm::index_t;
+using gemm::Layout;
+using gemm::Trans;
+
+// The taihu entry point a wrapper forwards to (taihu::gemm::sgemm or dgemm).
+template <typename T>
+using GemmFn = void (*)(Layout, Trans, Trans, index_t, index_t, index_t, T, const T*, index_t,
+                        const T*, index_t, T, T*, index_t);
+
 
 // Fills `out` and returns true (the check failed): detail is printf-formatted.
 template <typename... Args>

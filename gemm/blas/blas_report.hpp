@@ -7,6 +7,8 @@
 #pragma once
 #include <exception>
 
+#include "taihu/arch/log.hpp"
+
 namespace taihu::blas {
 
 // An argument check's verdict: number == 0 means every argument is legal.
@@ -32,6 +34,23 @@ void run_guarded(const char* routine, Fn&& fn) noexcept {
   } catch (...) {
     report_failure(routine, "unknown exception");
   }
+}
+
+// The common tail of every exported routine: an illegal argument is reported and C
+// is left alone; otherwise call() runs guarded, logging once per routine under
+// TAIHU_VERBOSE that libtaihu_blas served it.
+template <typename Call>
+void serve(const char* routine, const Illegal& illegal, Call&& call) noexcept {
+  if (illegal.number != 0) {
+    report_illegal(routine, illegal);
+    return;
+  }
+  run_guarded(routine, [&] {
+    static const bool logged =
+        (arch::log_verbose("blas: %s served by libtaihu_blas", routine), true);
+    (void)logged;
+    call();
+  });
 }
 
 }  // namespace taihu::blas

@@ -3,7 +3,6 @@
 // 2 TransA, 3 TransB, 4 M, 5 N, 6 K, 9 lda, 11 ldb, 14 ldc), so a bad call prints one
 // xerbla line and returns with C untouched; good calls go to taihu::gemm, which
 // handles row and column major itself. CblasConjTrans means CblasTrans (real data).
-#include "taihu/arch/log.hpp"
 #include "taihu/gemm/gemm.hpp"
 
 #include "blas_report.hpp"
@@ -57,14 +56,7 @@ void cblas_gemm(const char* routine, GemmFn<T> gemm_fn, CBLAS_ORDER order,
                 CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m, int n, int k, T alpha,
                 const T* a, int lda, const T* b, int ldb, T beta, T* c, int ldc) {
   const Illegal illegal = check(order, trans_a, trans_b, m, n, k, lda, ldb, ldc);
-  if (illegal.number != 0) {
-    report_illegal(routine, illegal);
-    return;
-  }
-  run_guarded(routine, [&] {
-    static const bool logged =
-        (arch::log_verbose("blas: %s served by libtaihu_blas", routine), true);
-    (void)logged;
+  serve(routine, illegal, [&] {
     gemm_fn(order == CblasRowMajor ? Layout::row_major : Layout::col_major,
             trans_a == CblasNoTrans ? Trans::no : Trans::yes,
             trans_b == CblasNoTrans ? Trans::no : Trans::yes, m, n, k, alpha, a, lda, b, ldb,

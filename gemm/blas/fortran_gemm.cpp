@@ -7,7 +7,6 @@
 #include <cctype>
 #include <cstdio>
 
-#include "taihu/arch/log.hpp"
 #include "taihu/gemm/gemm.hpp"
 
 #include "blas_report.hpp"
@@ -57,14 +56,7 @@ void fortran_gemm(const char* routine, GemmFn<T> gemm_fn, const char* transa,
                   const T* a, const int* lda, const T* b, const int* ldb, const T* beta, T* c,
                   const int* ldc) {
   const Illegal illegal = check(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
-  if (illegal.number != 0) {
-    report_illegal(routine, illegal);
-    return;
-  }
-  run_guarded(routine, [&] {
-    static const bool logged =
-        (arch::log_verbose("blas: %s served by libtaihu_blas", routine), true);
-    (void)logged;
+  serve(routine, illegal, [&] {
     gemm_fn(Layout::col_major, is_trans(*transa) ? Trans::yes : Trans::no,
             is_trans(*transb) ? Trans::yes : Trans::no, *m, *n, *k, *alpha, a, *lda, b, *ldb,
             *beta, c, *ldc);

@@ -125,6 +125,18 @@ int threads_for_gemm(index_t m, index_t n, index_t k) {
 }
 
 template <class T>
+void scale_c(index_t m, index_t n, T beta, T* c, index_t ldc) {
+  if (beta == T(1)) return;
+  for (index_t j = 0; j < n; ++j) {
+    T* col = c + j * ldc;
+    if (beta == T(0))
+      std::fill(col, col + m, T(0));
+    else
+      for (index_t i = 0; i < m; ++i) col[i] *= beta;
+  }
+}
+
+template <class T>
 void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int threads) {
   const BlockSizes bs = effective_block_sizes(pr, uk);
   thread_local Workspace<T> ws;
@@ -161,6 +173,8 @@ PrepackedPanels<T> prepack(const MatrixView<T>& x, index_t extent, index_t depth
   return p;
 }
 
+template void scale_c<float>(index_t, index_t, float, float*, index_t);
+template void scale_c<double>(index_t, index_t, double, double*, index_t);
 template void run_driver<float>(const Problem<float>&, const kernels::MicroKernel<float>&, int);
 template void run_driver<double>(const Problem<double>&, const kernels::MicroKernel<double>&, int);
 template PrepackedPanels<float> prepack<float>(const MatrixView<float>&, index_t, index_t, bool,

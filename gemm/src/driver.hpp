@@ -42,6 +42,11 @@ template <class T>
 PrepackedPanels<T> prepack(const MatrixView<T>& x, index_t extent, index_t depth, bool as_b,
                            const kernels::MicroKernel<T>& kernel);
 
+// C := beta * C over an m x n column-major matrix; beta == 0 writes zeros (never
+// reads C). The k == 0 and alpha == 0 cases of every entry point.
+template <class T>
+void scale_c(index_t m, index_t n, T beta, T* c, index_t ldc);
+
 // The number of threads worth using for an m x n x k product.
 int threads_for_gemm(index_t m, index_t n, index_t k);
 

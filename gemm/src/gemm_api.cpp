@@ -47,26 +47,6 @@ void check_args(const char* routine, Layout layout, Trans ta, Trans tb, index_t 
   need(14, "ldc", ldc, c_span);
 }
 
-// C := beta * C over an m x n column-major matrix; beta == 0 writes zeros.
-template <class T>
-void scale_c(index_t m, index_t n, T beta, T* c, index_t ldc) {
-  if (beta == T(1)) return;
-  for (index_t j = 0; j < n; ++j) {
-    T* col = c + j * ldc;
-    if (beta == T(0))
-      std::fill(col, col + m, T(0));
-    else
-      for (index_t i = 0; i < m; ++i) col[i] *= beta;
-  }
-}
-
-template <class T>
-const kernels::MicroKernel<T>& micro_kernel();
-template <>
-const kernels::MicroKernel<float>& micro_kernel<float>() { return kernels::active_kernels().sgemm; }
-template <>
-const kernels::MicroKernel<double>& micro_kernel<double>() { return kernels::active_kernels().dgemm; }
-
 template <class T>
 void gemm_impl(const char* routine, Layout layout, Trans ta, Trans tb, index_t m, index_t n,
                index_t k, T alpha, const T* a, index_t lda, const T* b, index_t ldb, T beta, T* c,
@@ -98,7 +78,7 @@ void gemm_impl(const char* routine, Layout layout, Trans ta, Trans tb, index_t m
   Problem<T> pr;
   pr.m = m, pr.n = n, pr.k = k, pr.alpha = alpha, pr.beta = beta;
   pr.a = av, pr.b = bv, pr.c = c, pr.ldc = ldc;
-  run_driver(pr, micro_kernel<T>(), threads < 0 ? threads_for_gemm(m, n, k) : threads);
+  run_driver(pr, kernels::microkernel_of<T>(kernels::active_kernels()), threads < 0 ? threads_for_gemm(m, n, k) : threads);
 }
 
 // Batches run items in parallel when each is too small to use all threads itself.

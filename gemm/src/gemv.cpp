@@ -11,23 +11,12 @@
 namespace taihu::gemm {
 namespace {
 
-template <class T>
-const kernels::GemvFn<T>& pick(const kernels::KernelSet& ks, bool transposed);
-template <>
-const kernels::GemvFn<float>& pick<float>(const kernels::KernelSet& ks, bool t) {
-  return t ? ks.sgemv_t : ks.sgemv_n;
-}
-template <>
-const kernels::GemvFn<double>& pick<double>(const kernels::KernelSet& ks, bool t) {
-  return t ? ks.dgemv_t : ks.dgemv_n;
-}
-
 // y (len, unit stride) = alpha * M x + beta * y where M is `rows x cols` column-major
 // (transposed: y = M^T x, len == cols; else len == rows).
 template <class T>
 void gemv_unit(bool transposed, index_t rows, index_t cols, T alpha, const T* mat, index_t ld,
                const T* x, T beta, T* y) {
-  const kernels::GemvFn<T> fn = pick<T>(kernels::active_kernels(), transposed);
+  const kernels::GemvFn<T> fn = kernels::gemv_of<T>(kernels::active_kernels(), transposed);
   const index_t len = transposed ? cols : rows;
   const double work = static_cast<double>(rows) * static_cast<double>(cols);
   const int threads = work < 65536.0 ? 1 : std::min<int>(arch::threads_for_call(),

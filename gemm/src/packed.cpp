@@ -17,13 +17,6 @@ struct PackedA<T>::Impl {
 };
 
 namespace {
-template <class T>
-const kernels::MicroKernel<T>& kernel_for();
-template <>
-const kernels::MicroKernel<float>& kernel_for<float>() { return kernels::active_kernels().sgemm; }
-template <>
-const kernels::MicroKernel<double>& kernel_for<double>() { return kernels::active_kernels().dgemm; }
-
 [[noreturn]] void bad(const char* routine, const char* what, index_t value, const std::string& rule) {
   throw Error(std::string("taihu: ") + routine + ": " + what + " = " + std::to_string(value) + " " + rule);
 }
@@ -43,7 +36,7 @@ PackedA<T>::PackedA(Layout layout, Trans ta, index_t m, index_t k, const T* a, i
   impl_->k = k;
   if (m == 0 || k == 0) return;
   const MatrixView<T> view{a, lda, ta == Trans::yes};
-  impl_->panels = prepack(view, m, k, layout == Layout::row_major, kernel_for<T>());
+  impl_->panels = prepack(view, m, k, layout == Layout::row_major, kernels::microkernel_of<T>(kernels::active_kernels()));
 }
 
 template <class T>
@@ -85,15 +78,11 @@ void packed_impl(Layout layout, const PackedA<T>& pa, Trans tb, index_t n, T alp
     pr.m = n, pr.n = m, pr.a = bv, pr.packed_b = &p.panels;
   }
   if (k == 0 || alpha == T(0)) {
-    for (index_t j = 0; j < pr.n; ++j)
-      for (index_t i = 0; i < pr.m; ++i) {
-        T& cij = c[i + j * ldc];
-        cij = beta == T(0) ? T(0) : beta * cij;
-      }
+    scale_c(pr.m, pr.n, beta, c, ldc);
     return;
   }
   if (b == nullptr) throw Error("taihu: gemm_packed: b is null");
-  run_driver(pr, kernel_for<T>(), threads_for_gemm(pr.m, pr.n, pr.k));
+  run_driver(pr, kernels::microkernel_of<T>(kernels::active_kernels()), threads_for_gemm(pr.m, pr.n, pr.k));
 }
 }  // namespace
 

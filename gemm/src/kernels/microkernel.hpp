@@ -45,6 +45,20 @@ extern const KernelSet kGenericKernels;
 extern const KernelSet kAvx2Kernels;
 extern const KernelSet kAvx512Kernels;
 
+// The micro-kernel and GEMV kernels of a set for element type T.
+template <class T>
+const MicroKernel<T>& microkernel_of(const KernelSet& ks);
+template <>
+inline const MicroKernel<float>& microkernel_of<float>(const KernelSet& ks) { return ks.sgemm; }
+template <>
+inline const MicroKernel<double>& microkernel_of<double>(const KernelSet& ks) { return ks.dgemm; }
+template <class T>
+GemvFn<T> gemv_of(const KernelSet& ks, bool transposed);
+template <>
+inline GemvFn<float> gemv_of<float>(const KernelSet& ks, bool t) { return t ? ks.sgemv_t : ks.sgemv_n; }
+template <>
+inline GemvFn<double> gemv_of<double>(const KernelSet& ks, bool t) { return t ? ks.dgemv_t : ks.dgemv_n; }
+
 // The set for this process (TAIHU_ISA aware), chosen once via arch's dispatch.
 const KernelSet& active_kernels();
 // The set for one level, for tests that cover every path in one process.

@@ -2,10 +2,12 @@
 #include "block_sizes.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <tuple>
 
+#include "taihu/arch/error.hpp"
 #include "taihu/arch/log.hpp"
 
 namespace taihu::gemm {
@@ -23,6 +25,26 @@ CacheGeometry geometry(const arch::Topology& topo, int level, std::size_t fallba
     g.sharers = c->instances > 0 ? std::max(1, topo.cores / c->instances) : 1;
   }
   return g;
+}
+
+// TAIHU_GEMM_BLOCKS="mc,kc,nc" overrides the model (0 keeps the model's value), for
+// experiments on machines the model reads wrongly; mc and nc are rounded to the tile.
+void apply_override(BlockSizes& b, int mr, int nr) {
+  const char* env = std::getenv("TAIHU_GEMM_BLOCKS");
+  if (env == nullptr || *env == '\0') return;
+  long v[3] = {0, 0, 0};
+  const char* p = env;
+  for (int i = 0; i < 3; ++i) {
+    char* end = nullptr;
+    v[i] = std::strtol(p, &end, 10);
+    if (end == p || v[i] < 0 || (i < 2 && *end != ',') || (i == 2 && *end != '\0'))
+      throw Error(std::string("TAIHU_GEMM_BLOCKS='") + env +
+                  "': expected three non-negative integers mc,kc,nc (0 keeps the model's value)");
+    p = end + 1;
+  }
+  if (v[0] > 0) b.mc = round_down(v[0], mr);
+  if (v[1] > 0) b.kc = v[1];
+  if (v[2] > 0) b.nc = round_down(v[2], nr);
 }
 
 }  // namespace
@@ -57,9 +79,10 @@ BlockSizes block_sizes_for(int mr, int nr, int elem) {
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   const auto& topo = arch::topology();
-  const BlockSizes b = derive_block_sizes(mr, nr, elem, geometry(topo, 1, 32 << 10, 8),
+  BlockSizes b = derive_block_sizes(mr, nr, elem, geometry(topo, 1, 32 << 10, 8),
                                           geometry(topo, 2, 512 << 10, 8),
                                           geometry(topo, 3, 8 << 20, 16));
+  apply_override(b, mr, nr);
   arch::log_verbose("gemm: block sizes for %dx%d tile, %d-byte elements: mc=%ld kc=%ld nc=%ld",
                     mr, nr, elem, b.mc, b.kc, b.nc);
   cache.emplace(key, b);

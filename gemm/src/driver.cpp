@@ -9,6 +9,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <numeric>
+#include <string>
 
 #include "block_sizes.hpp"
 #include "taihu/arch/threads.hpp"
@@ -26,10 +29,10 @@ void share(index_t count, int tid, int nt, index_t& begin, index_t& end) {
 
 // Edge tile: run the kernel into a scratch tile, then merge the valid part into C.
 template <class T>
-void edge_tile(const kernels::MicroKernel<T>& uk, index_t kc, T alpha, const T* ap, const T* bp,
-               T beta, T* c, index_t ldc, index_t rows, index_t cols) {
+void edge_tile(const kernels::MicroKernel<T>& uk, index_t kc, T alpha, const T* ap, index_t a_step,
+               const T* bp, T beta, T* c, index_t ldc, index_t rows, index_t cols) {
   alignas(64) T tile[32 * 16];
-  uk.fn(kc, alpha, ap, bp, T(0), tile, uk.mr);
+  uk.fn(kc, alpha, ap, a_step, bp, T(0), tile, uk.mr);
   for (index_t j = 0; j < cols; ++j)
     for (index_t i = 0; i < rows; ++i) {
       T& cij = c[i + j * ldc];
@@ -93,9 +96,9 @@ void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
           const T* b_micro = bp + jr * nr * kc;
           T* c = pr.c + (ic + ir * mr) + (jc + jr * nr) * pr.ldc;
           if (rows == mr && cols == nr)
-            uk.fn(kc, pr.alpha, a_micro, b_micro, beta, c, pr.ldc);
+            uk.fn(kc, pr.alpha, a_micro, mr, b_micro, beta, c, pr.ldc);
           else
-            edge_tile(uk, kc, pr.alpha, a_micro, b_micro, beta, c, pr.ldc, rows, cols);
+            edge_tile(uk, kc, pr.alpha, a_micro, mr, b_micro, beta, c, pr.ldc, rows, cols);
         }
         if (nt > 1) {
 #pragma omp barrier
@@ -103,6 +106,84 @@ void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
       }
     }
   }
+}
+
+// The skinny path (BLIS's "sup" idea): when op(B) has few columns, A's block would be
+// reused by only a few micro-panels of B, so packing A costs about as much memory
+// traffic as the product saves. Instead B's kc block is packed once (it fits in L2)
+// and each thread walks its own rows of A in place: one MR-row strip of A (kc steps,
+// a_step = lda) meets every micro-panel of B while it is hot in L1/L2. Rows left over
+// below a full MR go through a small packed panel and the edge tile.
+template <class T>
+void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
+                 T* b_buf, int tid, int nt) {
+  const int mr = uk.mr, nr = uk.nr;
+  const index_t b_panels = ceil_div(pr.n, nr);
+  const index_t a_panels = ceil_div(pr.m, mr);
+  thread_local arch::AlignedBuffer<T> edge_buf;  // one packed MR x kc panel, ragged rows
+  if (edge_buf.size() < static_cast<std::size_t>(mr * bs.kc))
+    edge_buf = arch::AlignedBuffer<T>(static_cast<std::size_t>(mr * bs.kc));
+  T* edge_a = edge_buf.data();
+  for (index_t pc = 0; pc < pr.k; pc += bs.kc) {
+    const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
+    const T beta = pc == 0 ? pr.beta : T(1);
+    index_t lo, hi;
+    share(b_panels, tid, nt, lo, hi);
+    pack_b(pr.b, pc, kc, 0, pr.n, nr, b_buf, lo, hi);
+    if (nt > 1) {
+#pragma omp barrier
+    }
+    share(a_panels, tid, nt, lo, hi);
+    for (index_t ir = lo; ir < hi; ++ir) {
+      const index_t row = ir * mr;
+      const index_t rows = std::min<index_t>(mr, pr.m - row);
+      const T* a_strip = pr.a.data + row + pc * pr.a.ld;
+      index_t a_step = pr.a.ld;
+      if (rows < mr) {
+        pack_a(pr.a, row, rows, pc, kc, mr, edge_a, 0, 1);
+        a_strip = edge_a;
+        a_step = mr;
+      }
+      for (index_t jr = 0; jr < b_panels; ++jr) {
+        const index_t cols = std::min<index_t>(nr, pr.n - jr * nr);
+        const T* b_micro = b_buf + jr * nr * kc;
+        T* c = pr.c + row + jr * nr * pr.ldc;
+        if (rows == mr && cols == nr)
+          uk.fn(kc, pr.alpha, a_strip, a_step, b_micro, beta, c, pr.ldc);
+        else
+          edge_tile(uk, kc, pr.alpha, a_strip, a_step, b_micro, beta, c, pr.ldc, rows, cols);
+      }
+    }
+    if (nt > 1) {
+#pragma omp barrier
+    }
+  }
+}
+
+// True when the skinny path should run: A is read in place (column-major, not
+// transposed, not pre-packed), B's kc block is small enough to stay in L2, and there
+// are at least two full row strips.
+// (TAIHU_GEMM_SKINNY=0 turns the path off, for comparisons.)
+template <class T>
+bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk) {
+  static const bool enabled = [] {
+    const char* env = std::getenv("TAIHU_GEMM_SKINNY");
+    return env == nullptr || std::string(env) != "0";
+  }();
+  if (!enabled) return false;
+  constexpr double kMaxPanelBytes = 192 * 1024;  // well inside a 256 KiB+ L2
+  const BlockSizes bs = block_sizes_for(uk.mr, uk.nr, static_cast<int>(sizeof(T)));
+  const double panel_bytes =
+      double(bs.kc) * double(ceil_div(pr.n, uk.nr) * uk.nr) * double(sizeof(T));
+  // A strip (kc columns, stride lda) is re-read from L2 by every micro-panel of B. A
+  // stride that is a multiple of many cache lines maps all its lines to few L2 sets
+  // (4096 floats: 4 sets of a 1024-set L2), which thrashes; pack in that case.
+  const index_t stride_bytes = pr.a.ld * static_cast<index_t>(sizeof(T));
+  index_t sets_touched = 1024;
+  if (stride_bytes % 64 == 0) sets_touched = 1024 / std::gcd<index_t>(1024, stride_bytes / 64);
+  const bool strip_fits_l2 = sets_touched * 8 >= 4 * bs.kc;
+  return !pr.packed_a && !pr.packed_b && !pr.a.trans && panel_bytes <= kMaxPanelBytes &&
+         strip_fits_l2 && pr.m >= 2 * uk.mr;
 }
 
 template <class T>
@@ -140,6 +221,17 @@ template <class T>
 void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int threads) {
   const BlockSizes bs = effective_block_sizes(pr, uk);
   thread_local Workspace<T> ws;
+  if (use_skinny(pr, uk)) {
+    ws.reserve(0, static_cast<std::size_t>(bs.kc * ceil_div(pr.n, uk.nr) * uk.nr));
+    T* b_buf = ws.b_panel.data();
+    if (threads <= 1) {
+      skinny_body(pr, uk, bs, b_buf, 0, 1);
+      return;
+    }
+#pragma omp parallel num_threads(threads)
+    skinny_body(pr, uk, bs, b_buf, omp_get_thread_num(), omp_get_num_threads());
+    return;
+  }
   ws.reserve(static_cast<std::size_t>(bs.mc * bs.kc), static_cast<std::size_t>(bs.kc * bs.nc));
   T* a_buf = ws.a_block.data();
   T* b_buf = ws.b_panel.data();

@@ -2,7 +2,64 @@
 // cases read rows, which the hardware prefetcher follows as several short streams.
 #include "packing.hpp"
 
+#include <emmintrin.h>  // SSE2: the x86-64 baseline, so no dispatch is needed here
+
 namespace taihu::gemm {
+namespace {
+
+// Columns [0, cols) of a no-transpose B panel: column j is contiguous in p, the packed
+// panel wants rows of nr. Groups of 4 (float) or 2 (double) columns are transposed in
+// registers, 4 or 2 k steps at a time, so most loads and stores are vectors instead
+// of one strided scalar store per element.
+void pack_b_columns(const float* src, index_t ld, index_t kc, int cols, int nr, float* dst) {
+  int j = 0;
+  for (; j + 4 <= cols; j += 4) {
+    const float* s0 = src + j * ld;
+    const float *s1 = s0 + ld, *s2 = s1 + ld, *s3 = s2 + ld;
+    float* d = dst + j;
+    index_t p = 0;
+    for (; p + 4 <= kc; p += 4, d += 4 * nr) {
+      __m128 r0 = _mm_loadu_ps(s0 + p), r1 = _mm_loadu_ps(s1 + p);
+      __m128 r2 = _mm_loadu_ps(s2 + p), r3 = _mm_loadu_ps(s3 + p);
+      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+      _mm_storeu_ps(d, r0);
+      _mm_storeu_ps(d + nr, r1);
+      _mm_storeu_ps(d + 2 * nr, r2);
+      _mm_storeu_ps(d + 3 * nr, r3);
+    }
+    for (; p < kc; ++p, d += nr) {
+      d[0] = s0[p], d[1] = s1[p], d[2] = s2[p], d[3] = s3[p];
+    }
+  }
+  for (; j < cols; ++j) {
+    const float* sj = src + j * ld;
+    for (index_t p = 0; p < kc; ++p) dst[p * nr + j] = sj[p];
+  }
+}
+
+void pack_b_columns(const double* src, index_t ld, index_t kc, int cols, int nr, double* dst) {
+  int j = 0;
+  for (; j + 2 <= cols; j += 2) {
+    const double* s0 = src + j * ld;
+    const double* s1 = s0 + ld;
+    double* d = dst + j;
+    index_t p = 0;
+    for (; p + 2 <= kc; p += 2, d += 2 * nr) {
+      const __m128d r0 = _mm_loadu_pd(s0 + p), r1 = _mm_loadu_pd(s1 + p);
+      _mm_storeu_pd(d, _mm_unpacklo_pd(r0, r1));
+      _mm_storeu_pd(d + nr, _mm_unpackhi_pd(r0, r1));
+    }
+    for (; p < kc; ++p, d += nr) {
+      d[0] = s0[p], d[1] = s1[p];
+    }
+  }
+  for (; j < cols; ++j) {
+    const double* sj = src + j * ld;
+    for (index_t p = 0; p < kc; ++p) dst[p * nr + j] = sj[p];
+  }
+}
+
+}  // namespace
 
 template <class T>
 void pack_a(const MatrixView<T>& a, index_t i0, index_t mc, index_t p0, index_t kc, int mr,
@@ -38,10 +95,7 @@ void pack_b(const MatrixView<T>& b, index_t p0, index_t kc, index_t j0, index_t 
     const index_t cols = nc - panel * nr < nr ? nc - panel * nr : nr;
     if (!b.trans) {
       // op(B)(p, j) = b[p + j*ld]: each column is contiguous in p.
-      for (index_t j = 0; j < cols; ++j) {
-        const T* src = b.data + p0 + (col + j) * b.ld;
-        for (index_t p = 0; p < kc; ++p) dst[p * nr + j] = src[p];
-      }
+      pack_b_columns(b.data + p0 + col * b.ld, b.ld, kc, static_cast<int>(cols), nr, dst);
       for (index_t j = cols; j < nr; ++j)
         for (index_t p = 0; p < kc; ++p) dst[p * nr + j] = T(0);
     } else {

@@ -2,7 +2,9 @@
 //
 // A micro-kernel computes one MR x NR tile of C (column major, leading dimension ldc):
 //     C := alpha * Ap * Bp + beta * C
-// where Ap is a packed micro-panel of A (k steps of MR contiguous values) and Bp a
+// where Ap holds k steps of MR contiguous values of A, step p starting at
+// a + p * a_step (a_step == MR: a packed micro-panel; a_step == lda: MR rows read in
+// place from a column-major A, the no-pack path for skinny products), and Bp is a
 // packed micro-panel of B (k steps of NR contiguous values). Panels are zero-padded by
 // the packing routines, so the kernel always runs full MR x NR tiles; the driver points
 // C at a scratch tile for edges. beta == 0 means C is written, never read (so NaN or Inf
@@ -18,8 +20,8 @@
 namespace taihu::gemm::kernels {
 
 template <class T>
-using MicroKernelFn = void (*)(index_t k, T alpha, const T* a_panel, const T* b_panel, T beta,
-                               T* c, index_t ldc);
+using MicroKernelFn = void (*)(index_t k, T alpha, const T* a, index_t a_step, const T* b_panel,
+                               T beta, T* c, index_t ldc);
 
 template <class T>
 using GemvFn = void (*)(index_t rows, index_t cols, T alpha, const T* a, index_t lda, const T* x,

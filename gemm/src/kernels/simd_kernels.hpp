@@ -13,7 +13,7 @@ namespace taihu::gemm::kernels {
 namespace {
 
 template <class V, int MR, int NR>
-void simd_microkernel(index_t k, typename V::T alpha, const typename V::T* a,
+void simd_microkernel(index_t k, typename V::T alpha, const typename V::T* a, index_t a_step,
                       const typename V::T* b, typename V::T beta, typename V::T* c, index_t ldc) {
   using Reg = typename V::Reg;
   constexpr int MV = MR / V::W;
@@ -25,18 +25,23 @@ void simd_microkernel(index_t k, typename V::T alpha, const typename V::T* a,
 #pragma GCC unroll 4
     for (int i = 0; i < MV; ++i) acc[j][i] = V::zero();
   }
+  // A is prefetched kPrefetch steps ahead (first and last line of its MR values): the
+  // packed panel streams from L2, an unpacked one from wherever A lives.
+  constexpr index_t kPrefetch = 8;
 #pragma GCC unroll 4
   for (index_t p = 0; p < k; ++p) {
+    V::prefetch(a + kPrefetch * a_step);
+    V::prefetch(a + kPrefetch * a_step + MR - 1);
     Reg av[MV];
 #pragma GCC unroll 4
-    for (int i = 0; i < MV; ++i) av[i] = V::load(a + i * V::W);
+    for (int i = 0; i < MV; ++i) av[i] = V::loadu(a + i * V::W);
 #pragma GCC unroll 16
     for (int j = 0; j < NR; ++j) {
       const Reg bj = V::bcast(b + j);
 #pragma GCC unroll 4
       for (int i = 0; i < MV; ++i) acc[j][i] = V::fma(av[i], bj, acc[j][i]);
     }
-    a += MR;
+    a += a_step;
     b += NR;
   }
   const typename V::T one = 1, zero = 0;

@@ -6,9 +6,10 @@ namespace taihu::gemm::kernels {
 namespace {
 
 template <class T, int MR, int NR>
-void generic_microkernel(index_t k, T alpha, const T* a, const T* b, T beta, T* c, index_t ldc) {
+void generic_microkernel(index_t k, T alpha, const T* a, index_t a_step, const T* b, T beta, T* c,
+                         index_t ldc) {
   T acc[NR][MR] = {};
-  for (index_t p = 0; p < k; ++p, a += MR, b += NR)
+  for (index_t p = 0; p < k; ++p, a += a_step, b += NR)
     for (int j = 0; j < NR; ++j)
       for (int i = 0; i < MR; ++i) acc[j][i] += a[i] * b[j];
   for (int j = 0; j < NR; ++j)

@@ -1,0 +1,53 @@
+// Absorbing layers and the free surface applied after each kernel step (private).
+//
+// CPML for the second-order equation (Pasalic & McGarry, SEG 2010) with Komatitsch &
+// Martin (2007) profiles d(x) = d0 (x/L)^2, alpha(x) = pi f0 (1 - x/L), kappa = 1:
+//   psi  <- b psi  + a d1(f)
+//   zeta <- b zeta + a (d2(f) + d1(psi))
+//   next += coef * (d1(psi) + zeta)
+// per axis, only in that axis's two slabs (plus the stencil radius, where d1(psi) is
+// still non-zero). The correction is additive, so it composes with any kernel.
+#pragma once
+#include <array>
+#include <vector>
+
+#include "kernels/kernel_api.hpp"
+#include "taihu/stencil/boundary.hpp"
+
+namespace taihu::stencil {
+
+struct LocalBox {
+  Grid global;        // the whole model's grid
+  Layout layout;      // this process's padded local layout
+  long slow_offset;   // global index of local slow index 0
+};
+
+class Absorber {
+ public:
+  Absorber(const LocalBox& box, const BoundaryOptions& opt, const kernels::FdWeights& fd, double dt,
+           double vmax, double f0);
+
+  // CPML correction. src[a]: the field differentiated along axis a (at time n);
+  // targets[t] (up to 2) receive coef[t][a] * correction of axis a.
+  void apply_cpml(const std::array<const float*, 3>& src, const std::array<float*, 2>& targets,
+                  const std::array<std::array<const float*, 3>, 2>& coef);
+  // Sponge damping of one field.
+  void apply_sponge(float* field) const;
+  // Free surface on z = 0: zero on the surface, antisymmetric mirror above it.
+  void apply_free_surface(float* field) const;
+
+  BoundaryKind kind() const { return opt_.kind; }
+  bool free_surface() const { return opt_.free_surface; }
+  // Half-open global index range of each absorbing slab of axis a (empty if none).
+  std::array<long, 2> left_slab(int a) const;
+  std::array<long, 2> right_slab(int a) const;
+
+ private:
+  LocalBox box_;
+  BoundaryOptions opt_;
+  kernels::FdWeights fd_;
+  std::array<std::vector<float>, 3> a_, b_, sponge_;  // per axis, by global index
+  std::array<std::vector<float>, 3> psi_, zeta_;       // per axis, padded local fields
+};
+
+}  // namespace taihu::stencil

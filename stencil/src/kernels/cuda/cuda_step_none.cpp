@@ -1,0 +1,13 @@
+// Built when CUDA is absent: the CUDA kernel kind reports a clear error.
+#include "kernels/cuda/cuda_step.hpp"
+#include "taihu/arch/error.hpp"
+
+namespace taihu::stencil {
+
+std::unique_ptr<CudaStepper> make_cuda_stepper(const Layout&, Physics, int, const kernels::FdWeights&) {
+  throw Error("taihu: kernel = cuda, but taihu was built without CUDA (nvcc not found at configure time)");
+}
+
+bool cuda_available() { return false; }
+
+}  // namespace taihu::stencil

@@ -1,0 +1,54 @@
+// The contract every time-step kernel (reference, CPU per ISA, CUDA) implements.
+//
+// A kernel updates, for every interior point whose slow-axis index lies in [j0, j1),
+//   acoustic: u_prev <- 2 u - u_prev + A * lap(u)
+//   density:  u_prev <- 2 u - u_prev + A * (lap(u) - grad(B) . grad(u))   (B = ln rho)
+//   vti:      p_prev <- 2 p - p_prev + A * H2(p) + C * d2z(q)
+//             q_prev <- 2 q - q_prev + B * H2(p) + C * d2z(q)      (H2 = d2x + d2y)
+// in place (the previous level becomes the next one). Fields and coefficient arrays
+// share one padded Layout; halo cells are read, never written. The per-point
+// coefficients are merged so each point costs few bytes: A = v^2 dt^2 (acoustic,
+// density), B = ln rho (density); A = vpx^2 dt^2, B = vpn^2 dt^2, C = vpz^2 dt^2 (vti).
+#pragma once
+#include "taihu/stencil/grid.hpp"
+#include "taihu/stencil/model.hpp"
+
+namespace taihu::stencil::kernels {
+
+inline constexpr int kMaxHalf = 8;
+
+struct FdWeights {
+  int half = 4;                  // space order / 2
+  float d2[3][kMaxHalf + 1]{};   // second derivative / h_a^2: d2[a][0] centre, d2[a][k] for +-k
+  float d1[3][kMaxHalf + 1]{};   // first derivative / h_a: d1[a][k] for +k (and -d1 for -k)
+  float centre = 0;              // sum of d2[a][0] over the active axes
+};
+
+FdWeights make_weights(const Grid& grid, int space_order);
+
+struct StepArgs {
+  Physics physics = Physics::acoustic;
+  int dim = 2;
+  Layout layout;
+  const FdWeights* fd = nullptr;
+  const float* u = nullptr;  // p for vti
+  float* u_prev = nullptr;
+  const float* q = nullptr;  // vti only
+  float* q_prev = nullptr;
+  const float* A = nullptr;
+  const float* B = nullptr;
+  const float* C = nullptr;
+};
+
+using StepFn = void (*)(const StepArgs& args, long j0, long j1);
+
+// Portable, plainly written reference (OpenMP over the slow axis only).
+void reference_step(const StepArgs& args, long j0, long j1);
+// The optimized CPU kernel for the active ISA (TAIHU_ISA), chosen through arch/.
+StepFn optimized_step();
+const char* optimized_step_name();
+// Per-ISA entry points (registry.cpp lists them).
+void cpu_step_generic(const StepArgs& args, long j0, long j1);
+void cpu_step_avx2(const StepArgs& args, long j0, long j1);
+
+}  // namespace taihu::stencil::kernels

@@ -1,0 +1,18 @@
+// The ordered list of optimized CPU kernels: best ISA first, portable build last.
+#include "kernels/kernel_api.hpp"
+#include "taihu/arch/dispatch.hpp"
+
+namespace taihu::stencil::kernels {
+namespace {
+const arch::ImplementationList<StepFn>& step_list() {
+  static const arch::ImplementationList<StepFn> list(
+      "stencil time step", {{"avx2 (8-wide fma, x-blocked)", arch::Isa::avx2, &cpu_step_avx2},
+                            {"generic (compiler-vectorized, x-blocked)", arch::Isa::generic, &cpu_step_generic}});
+  return list;
+}
+}  // namespace
+
+StepFn optimized_step() { return step_list().chosen().impl; }
+const char* optimized_step_name() { return step_list().chosen().name.c_str(); }
+
+}  // namespace taihu::stencil::kernels

@@ -1,0 +1,307 @@
+// The time-stepping engine: builds the merged coefficient arrays, runs the chosen
+// kernel over the subdomain (interior first while the halo exchange is in flight),
+// then the absorbing boundaries, the source and the free surface.
+#include "taihu/stencil/propagator.hpp"
+
+#include <cmath>
+
+#include "boundary/absorbing.hpp"
+#include "kernels/cuda/cuda_step.hpp"
+#include "kernels/kernel_api.hpp"
+#include "taihu/arch/error.hpp"
+#include "taihu/arch/log.hpp"
+
+namespace taihu::stencil {
+
+const char* kernel_name(KernelKind kind) {
+  switch (kind) {
+    case KernelKind::optimized: return "optimized";
+    case KernelKind::reference: return "reference";
+    case KernelKind::cuda: return "cuda";
+  }
+  return "?";
+}
+
+KernelKind parse_kernel(const std::string& text) {
+  if (text == "optimized" || text == "cpu") return KernelKind::optimized;
+  if (text == "reference") return KernelKind::reference;
+  if (text == "cuda") return KernelKind::cuda;
+  throw Error("taihu: unknown kernel '" + text + "' (use optimized, reference or cuda)");
+}
+
+struct Propagator::State {
+  Model const* model;
+  Options opt;
+  LocalBox box;
+  kernels::FdWeights fd;
+  Field p[2], q[2];  // p[cur], p[1-cur]
+  int cur = 0;
+  Field A, B, C;
+  std::unique_ptr<Absorber> absorber;
+  kernels::StepFn step_fn = nullptr;
+  std::string kernel_label;
+  std::unique_ptr<CudaStepper> cuda;
+};
+
+namespace {
+
+// Fills a coefficient field from a global model array, with edge values copied into
+// the halo (the density kernel differentiates B there).
+void fill_coefficient(Field& f, const LocalBox& box, const std::function<float(std::size_t)>& value) {
+  const Layout& L = f.layout();
+  const Grid& g = box.global;
+  const int slow = g.slow_axis();
+  const long p2 = L.pad[2];
+  for (long i2 = -p2; i2 < L.n[2] + p2; ++i2)
+    for (long i1 = -L.pad[1]; i1 < L.n[1] + L.pad[1]; ++i1)
+      for (long i0 = -L.pad[0]; i0 < L.n[0] + L.pad[0]; ++i0) {
+        long c[3] = {i0, i1, i2};
+        c[slow] += box.slow_offset;
+        for (int a = 0; a < 3; ++a) c[a] = std::clamp(c[a], 0L, g.n[a] - 1);
+        const auto gi = static_cast<std::size_t>((c[2] * g.n[1] + c[1]) * g.n[0] + c[0]);
+        f.data()[L.index(i0, i1, i2)] = value(gi);
+      }
+}
+
+}  // namespace
+
+Propagator::Propagator(const Model& model, const Options& options, const Subdomain& sub)
+    : s_(std::make_unique<State>()) {
+  State& s = *s_;
+  s.model = &model;
+  s.opt = resolved(model, options);
+  const Grid& g = model.grid;
+  const int slow = g.slow_axis();
+  const long count = sub.slow_count < 0 ? g.n[slow] - sub.slow_begin : sub.slow_count;
+  if (sub.slow_begin < 0 || count < 1 || sub.slow_begin + count > g.n[slow])
+    throw Error("taihu: subdomain [" + std::to_string(sub.slow_begin) + ", +" + std::to_string(count) +
+                ") does not fit the grid's slow axis of " + std::to_string(g.n[slow]) + " points");
+  std::array<long, 3> n = g.n;
+  n[slow] = count;
+  s.box = {g, Layout::for_grid(g.dim, n), sub.slow_begin};
+  s.fd = kernels::make_weights(g, s.opt.space_order);
+  for (auto& f : s.p) f = Field(s.box.layout);
+  if (model.physics == Physics::vti)
+    for (auto& f : s.q) f = Field(s.box.layout);
+  const double dt2 = s.opt.dt * s.opt.dt;
+  s.A = Field(s.box.layout);
+  switch (model.physics) {
+    case Physics::acoustic:
+    case Physics::acoustic_density:
+      fill_coefficient(s.A, s.box, [&](std::size_t i) { return float(double(model.vp[i]) * model.vp[i] * dt2); });
+      if (model.physics == Physics::acoustic_density) {
+        s.B = Field(s.box.layout);
+        fill_coefficient(s.B, s.box, [&](std::size_t i) { return float(std::log(double(model.rho[i]))); });
+      }
+      break;
+    case Physics::vti:
+      s.B = Field(s.box.layout);
+      s.C = Field(s.box.layout);
+      fill_coefficient(s.A, s.box, [&](std::size_t i) {
+        return float(double(model.vp[i]) * model.vp[i] * (1 + 2.0 * model.epsilon[i]) * dt2);
+      });
+      fill_coefficient(s.B, s.box, [&](std::size_t i) {
+        return float(double(model.vp[i]) * model.vp[i] * (1 + 2.0 * model.delta[i]) * dt2);
+      });
+      fill_coefficient(s.C, s.box, [&](std::size_t i) { return float(double(model.vp[i]) * model.vp[i] * dt2); });
+      break;
+  }
+  s.absorber = std::make_unique<Absorber>(s.box, s.opt.boundary, s.fd, s.opt.dt, model.max_speed(), s.opt.f0);
+  switch (s.opt.kernel) {
+    case KernelKind::reference:
+      s.step_fn = &kernels::reference_step;
+      s.kernel_label = "reference";
+      break;
+    case KernelKind::optimized:
+      s.step_fn = kernels::optimized_step();
+      s.kernel_label = std::string("cpu ") + kernels::optimized_step_name();
+      break;
+    case KernelKind::cuda:
+      s.cuda = make_cuda_stepper(s.box.layout, model.physics, g.dim, s.fd);  // throws without CUDA
+      s.kernel_label = "cuda";
+      break;
+  }
+  arch::log_verbose("stencil: %s, %s, order %d, dt %g s, kernel %s, boundary %s (%d pts)%s",
+                    physics_name(model.physics), g.describe().c_str(), s.opt.space_order, s.opt.dt,
+                    s.kernel_label.c_str(), boundary_name(s.opt.boundary.kind), s.opt.boundary.width,
+                    s.opt.boundary.free_surface ? ", free surface" : "");
+}
+
+Propagator::~Propagator() = default;
+
+const Field& Propagator::current() const { return s_->p[s_->cur]; }
+Field& Propagator::current() { return s_->p[s_->cur]; }
+Field& Propagator::previous() { return s_->p[1 - s_->cur]; }
+const Grid& Propagator::grid() const { return s_->model->grid; }
+double Propagator::dt() const { return s_->opt.dt; }
+const char* Propagator::kernel_in_use() const { return s_->kernel_label.c_str(); }
+
+std::vector<Field*> Propagator::current_fields() {
+  std::vector<Field*> f{&s_->p[s_->cur]};
+  if (!s_->q[0].empty()) f.push_back(&s_->q[s_->cur]);
+  return f;
+}
+
+void Propagator::step(const PointStencil* source, float amplitude, HaloExchange* halo) {
+  State& s = *s_;
+  const int c = s.cur, nx = 1 - c;
+  const bool vti = s.model->physics == Physics::vti;
+  kernels::StepArgs args;
+  args.physics = s.model->physics;
+  args.dim = s.box.global.dim;
+  args.layout = s.box.layout;
+  args.fd = &s.fd;
+  args.u = s.p[c].data();
+  args.u_prev = s.p[nx].data();
+  if (vti) {
+    args.q = s.q[c].data();
+    args.q_prev = s.q[nx].data();
+  }
+  args.A = s.A.data();
+  args.B = s.B.empty() ? nullptr : s.B.data();
+  args.C = s.C.empty() ? nullptr : s.C.data();
+  const long ns = s.box.layout.n[s.box.global.slow_axis()];
+  const long h = s.fd.half;
+  auto run = [&](long j0, long j1) {
+    if (j1 <= j0) return;
+    if (s.cuda)
+      s.cuda->step(args, j0, j1);
+    else
+      s.step_fn(args, j0, j1);
+  };
+  if (halo) {
+    halo->start(current_fields());
+    if (ns > 2 * h) run(h, ns - h);
+    halo->finish();
+    if (ns > 2 * h) {
+      run(0, h);
+      run(ns - h, ns);
+    } else {
+      run(0, ns);
+    }
+  } else {
+    run(0, ns);
+  }
+  if (s.cuda) s.cuda->sync(args);
+  if (s.absorber->kind() == BoundaryKind::cpml) {
+    if (vti)
+      s.absorber->apply_cpml({s.q[c].data(), s.p[c].data(), s.p[c].data()}, {s.p[nx].data(), s.q[nx].data()},
+                             {{{s.C.data(), s.A.data(), s.A.data()}, {s.C.data(), s.B.data(), s.B.data()}}});
+    else
+      s.absorber->apply_cpml({s.p[c].data(), s.p[c].data(), s.p[c].data()}, {s.p[nx].data(), nullptr},
+                             {{{s.A.data(), s.A.data(), s.A.data()}, {nullptr, nullptr, nullptr}}});
+  }
+  if (source && amplitude != 0.f) {
+    const Grid& g = s.box.global;
+    const double cell = g.h[0] * g.h[1] * (g.dim == 3 ? g.h[2] : 1.0);
+    const float scale = static_cast<float>(amplitude * s.opt.dt * s.opt.dt / cell);
+    const int slow = g.slow_axis();
+    const PointStencil& st = *source;
+    for (int k2 = 0; k2 < st.count[2]; ++k2)
+      for (int k1 = 0; k1 < st.count[1]; ++k1)
+        for (int k0 = 0; k0 < st.count[0]; ++k0) {
+          long c3[3] = {st.first[0] + k0, st.first[1] + k1, st.first[2] + k2};
+          const float w = st.w[0][k0] * st.w[1][k1] * st.w[2][k2];
+          if (w == 0.f) continue;
+          c3[slow] -= s.box.slow_offset;
+          bool inside = true;
+          for (int a = 0; a < 3; ++a) inside = inside && c3[a] >= 0 && c3[a] < s.box.layout.n[a];
+          if (!inside) continue;
+          const long i = s.box.layout.index(c3[0], c3[1], c3[2]);
+          s.p[nx].data()[i] += scale * w;
+          if (vti) s.q[nx].data()[i] += scale * w;
+        }
+  }
+  for (Field* f : {&s.p[nx], &s.p[c], &s.q[nx], &s.q[c]}) {
+    if (f->empty()) continue;
+    s.absorber->apply_sponge(f->data());
+  }
+  for (Field* f : {&s.p[nx], &s.q[nx]})
+    if (!f->empty()) s.absorber->apply_free_surface(f->data());
+  s.cur = nx;
+}
+
+void Propagator::sample_planes(const PointStencil& st, float* partial) const {
+  const State& s = *s_;
+  const Grid& g = s.box.global;
+  const int slow = g.slow_axis();
+  const float* u = s.p[s.cur].data();
+  for (int k = 0; k < st.count[slow]; ++k) {
+    const long plane = st.first[slow] + k - s.box.slow_offset;
+    float sum = 0.f;
+    if (plane >= 0 && plane < s.box.layout.n[slow]) {
+      const int other = slow == 2 ? 1 : 2;  // the non-slow, non-z axis (count 1 in 2D)
+      for (int ko = 0; ko < st.count[other]; ++ko)
+        for (int k0 = 0; k0 < st.count[0]; ++k0) {
+          long c3[3];
+          c3[0] = st.first[0] + k0;
+          c3[other] = st.first[other] + ko;
+          c3[slow] = plane;
+          if (c3[0] < 0 || c3[0] >= g.n[0] || c3[other] < 0 || c3[other] >= g.n[other]) continue;
+          sum += st.w[0][k0] * st.w[other][ko] * st.w[slow][k] * u[s.box.layout.index(c3[0], c3[1], c3[2])];
+        }
+    }
+    partial[k] = sum;
+  }
+}
+
+float Propagator::sample(const PointStencil& st) const {
+  float partial[2 * kSincRadius];
+  sample_planes(st, partial);
+  float sum = 0.f;
+  for (int k = 0; k < st.count[s_->box.global.slow_axis()]; ++k) sum += partial[k];
+  return sum;
+}
+
+double Propagator::energy() const {
+  const State& s = *s_;
+  const Layout& L = s.box.layout;
+  const Grid& g = s.box.global;
+  const float* un = s.p[s.cur].data();
+  const float* uo = s.p[1 - s.cur].data();
+  const long strides[3] = {1, L.s1, L.s2};
+  double e = 0;
+#pragma omp parallel for collapse(2) reduction(+ : e) schedule(static)
+  for (long i2 = 0; i2 < L.n[2]; ++i2)
+    for (long i1 = 0; i1 < L.n[1]; ++i1)
+      for (long i0 = 0; i0 < L.n[0]; ++i0) {
+        const long i = L.index(i0, i1, i2);
+        double lap = 0;
+        for (int a = 0; a < g.dim; ++a) {
+          lap += double(s.fd.d2[a][0]) * uo[i];
+          for (int k = 1; k <= s.fd.half; ++k)
+            lap += double(s.fd.d2[a][k]) * (double(uo[i + k * strides[a]]) + uo[i - k * strides[a]]);
+        }
+        const double du = double(un[i]) - uo[i];
+        e += du * du / double(s.A.data()[i]) - double(un[i]) * lap;  // A = v^2 dt^2
+      }
+  return e;
+}
+
+ShotRecord run_shot(const Model& model, const Shot& shot, const Options& options) {
+  const Options opt = resolved(model, options);
+  if (shot.wavelet.size() < static_cast<std::size_t>(opt.nt))
+    throw Error("taihu: the wavelet has " + std::to_string(shot.wavelet.size()) + " samples, the run needs " +
+                std::to_string(opt.nt));
+  Propagator prop(model, opt);
+  const PointStencil src = point_stencil(model.grid, shot.source);
+  std::vector<PointStencil> rec;
+  for (const auto& r : shot.receivers) rec.push_back(point_stencil(model.grid, r));
+  ShotRecord out;
+  out.nt = opt.nt;
+  out.dt = opt.dt;
+  out.source = shot.source;
+  out.receivers = shot.receivers;
+  out.data.assign(rec.size() * static_cast<std::size_t>(opt.nt), 0.f);
+  const int every = std::max(1, opt.nt / 50);
+  for (int it = 0; it < opt.nt; ++it) {
+    for (std::size_t r = 0; r < rec.size(); ++r) out.data[r * opt.nt + it] = prop.sample(rec[r]);
+    if (opt.snapshot_every > 0 && opt.on_snapshot && it % opt.snapshot_every == 0 && it > 0)
+      opt.on_snapshot(it, prop.current());
+    prop.step(&src, shot.wavelet[it]);
+    if (opt.on_progress && (it % every == 0 || it + 1 == opt.nt)) opt.on_progress(it + 1, opt.nt);
+  }
+  return out;
+}
+
+}  // namespace taihu::stencil

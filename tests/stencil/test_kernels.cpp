@@ -1,0 +1,98 @@
+// The optimized CPU kernel (at the ISA TAIHU_ISA selects) against the reference kernel
+// for every physics, 2D and 3D, several space orders, random fields and coefficients.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "taihu/stencil/propagator.hpp"
+
+using namespace taihu::stencil;
+
+namespace {
+
+Model random_model(int dim, Physics physics, std::mt19937& rng) {
+  Grid g;
+  g.dim = dim;
+  g.n = dim == 3 ? std::array<long, 3>{37, 23, 19} : std::array<long, 3>{53, 41, 1};
+  g.h = {8, 10, dim == 3 ? 12.0 : 1.0};
+  Model m = homogeneous_model(g, 2000.f);
+  m.physics = physics;
+  std::uniform_real_distribution<float> u(0, 1);
+  const auto n = m.vp.size();
+  for (auto& v : m.vp) v = 1500 + 2500 * u(rng);
+  if (physics == Physics::acoustic_density) {
+    m.rho.resize(n);
+    for (auto& r : m.rho) r = 1000 + 1500 * u(rng);
+  }
+  if (physics == Physics::vti) {
+    m.epsilon.resize(n);
+    m.delta.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      m.delta[i] = 0.1f * u(rng);
+      m.epsilon[i] = m.delta[i] + 0.2f * u(rng);
+    }
+  }
+  return m;
+}
+
+void randomize(Propagator& p, std::mt19937& rng) {
+  std::normal_distribution<float> nd;
+  for (Field* f : p.current_fields()) {
+    const Layout& L = f->layout();
+    for (long i2 = 0; i2 < L.n[2]; ++i2)
+      for (long i1 = 0; i1 < L.n[1]; ++i1)
+        for (long i0 = 0; i0 < L.n[0]; ++i0) f->at(i0, i1, i2) = nd(rng);
+  }
+  Field& prev = p.previous();
+  const Layout& L = prev.layout();
+  for (long i2 = 0; i2 < L.n[2]; ++i2)
+    for (long i1 = 0; i1 < L.n[1]; ++i1)
+      for (long i0 = 0; i0 < L.n[0]; ++i0) prev.at(i0, i1, i2) = nd(rng);
+}
+
+}  // namespace
+
+class KernelsMatchReference : public ::testing::TestWithParam<std::tuple<int, Physics, int>> {};
+
+TEST_P(KernelsMatchReference, FiveSteps) {
+  const auto [dim, physics, order] = GetParam();
+  std::mt19937 rng(1234 + dim * 10 + order);
+  const Model m = random_model(dim, physics, rng);
+  Options o;
+  o.space_order = order;
+  o.boundary.kind = BoundaryKind::cpml;
+  o.boundary.width = 5;
+  Options r = o;
+  r.kernel = KernelKind::reference;
+  Propagator fast(m, o), ref(m, r);
+  std::mt19937 a(7), b(7);
+  randomize(fast, a);
+  randomize(ref, b);
+  for (int it = 0; it < 5; ++it) {
+    fast.step(nullptr, 0.f);
+    ref.step(nullptr, 0.f);
+  }
+  const Field& x = fast.current();
+  const Field& y = ref.current();
+  const Layout& L = x.layout();
+  double maxabs = 0, maxdiff = 0;
+  for (long i2 = 0; i2 < L.n[2]; ++i2)
+    for (long i1 = 0; i1 < L.n[1]; ++i1)
+      for (long i0 = 0; i0 < L.n[0]; ++i0) {
+        maxabs = std::max(maxabs, double(std::abs(y.at(i0, i1, i2))));
+        maxdiff = std::max(maxdiff, double(std::abs(x.at(i0, i1, i2) - y.at(i0, i1, i2))));
+      }
+  ASSERT_GT(maxabs, 0.0);
+  EXPECT_LT(maxdiff, 2e-5 * maxabs) << "kernel " << fast.kernel_in_use();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Stencil, KernelsMatchReference,
+    ::testing::Combine(::testing::Values(2, 3),
+                       ::testing::Values(Physics::acoustic, Physics::acoustic_density, Physics::vti),
+                       ::testing::Values(2, 8, 16)),
+    [](const auto& p) {
+      return std::to_string(std::get<0>(p.param)) + "d_" + physics_name(std::get<1>(p.param)) + "_o" +
+             std::to_string(std::get<2>(p.param));
+    });

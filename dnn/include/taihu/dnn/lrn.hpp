@@ -29,6 +29,7 @@ void lrn_forward(const LrnParams& p, const T* x, T* y, T* scale);
 
 // dx = dy * scale^-beta - (2 alpha beta / n) x * sum over the windows containing the
 // position of dy * y / scale  (n = local_size, or local_size^2 within a channel).
+// Not in place: dx must not alias dy, x, y or scale.
 template <class T>
 void lrn_backward(const LrnParams& p, const T* x, const T* y, const T* scale, const T* dy, T* dx);
 

@@ -1,5 +1,5 @@
 // 2-D max and average pooling on NCHW, with Caffe's PoolingLayer semantics:
-//   out = ceil((in + 2 pad - kernel) / stride) + 1, then decreased by one when pad > 0
+//   out = ceil((in + 2 pad - kernel) / stride) + 1, then decreased by one when any pad > 0
 //   and the last window would start at or past in + pad (it must start inside the
 //   padded input); pad < kernel is required.
 //   MAX: padding never wins; the argmax (h * width + w within the input plane) is

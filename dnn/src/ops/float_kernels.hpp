@@ -1,0 +1,41 @@
+// The float kernel set of the elementwise operators, one table per ISA (as BLIS's
+// per-configuration kernel registration): float_kernels_generic.cpp and
+// float_kernels_avx2.cpp fill a FloatKernels each from the same templates
+// (kernels.hpp); float_kernels() returns the one for taihu::arch::active_isa(), chosen
+// once and logged under TAIHU_VERBOSE=1 ("dispatch: dnn elementwise -> avx2").
+#pragma once
+#include <cstdint>
+
+#include "taihu/dnn/ops_common.hpp"
+
+namespace taihu::dnn::ops {
+
+struct FloatKernels {
+  void (*relu_fwd)(index_t, const float*, float*, float);
+  void (*relu_bwd)(index_t, const float*, const float*, float*, float);
+  void (*sigmoid_fwd)(index_t, const float*, float*);
+  void (*sigmoid_bwd)(index_t, const float*, const float*, float*);
+  void (*tanh_fwd)(index_t, const float*, float*);
+  void (*tanh_bwd)(index_t, const float*, const float*, float*);
+  void (*affine)(index_t, const float*, float, float, float*);
+  void (*axpby)(index_t, float, const float*, float, float*);
+  void (*mul)(index_t, const float*, const float*, float*);
+  void (*max_first)(index_t, const float*, const float*, float*, std::int32_t*);
+  void (*max_next)(index_t, const float*, std::int32_t, float*, std::int32_t*);
+  double (*sum)(index_t, const float*);
+  double (*dot)(index_t, const float*, const float*);
+  double (*centered_sumsq)(index_t, const float*, float);
+  void (*softmax_slice)(index_t, index_t, const float*, float*);
+  void (*softmax_bwd_slice)(index_t, index_t, const float*, const float*, float*);
+  void (*dropout)(index_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t, float,
+                  const float*, float*, std::uint8_t*);
+  void (*masked_scale)(index_t, const std::uint8_t*, float, const float*, float*);
+};
+
+const FloatKernels& float_kernels_generic();
+const FloatKernels& float_kernels_avx2();
+
+// The table for this process's ISA level.
+const FloatKernels& float_kernels();
+
+}  // namespace taihu::dnn::ops

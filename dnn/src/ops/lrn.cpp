@@ -1,0 +1,208 @@
+// Local response normalization, Caffe's LRN (lrn.hpp).
+// ACROSS_CHANNELS: per image, a running window sum of x^2 over channels, vectorized
+// over a tile of spatial positions (one OpenMP task per (image, tile)).
+// WITHIN_CHANNEL: a separable box sum of x^2 per plane (one task per plane).
+// scale^-beta uses two square roots when beta == 0.75 (AlexNet, CaffeNet, GoogLeNet).
+#include "taihu/dnn/lrn.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ops/check.hpp"
+#include "ops/parallel.hpp"
+
+namespace taihu::dnn {
+namespace {
+
+constexpr index_t kTile = 512;
+constexpr index_t kGrain = 16384;  // elements per thread below which one thread runs
+
+index_t tile_grain(const LrnParams& p) {
+  const index_t tile = std::min(kTile, p.height * p.width) * p.channels;
+  return std::max<index_t>(1, kGrain / tile);
+}
+
+template <class T>
+void power_neg_beta(index_t n, const T* s, double beta, T* out) {
+  if (beta == 0.75) {
+#pragma omp simd
+    for (index_t i = 0; i < n; ++i) {
+      const T r = std::sqrt(s[i]);
+      out[i] = T(1) / (r * std::sqrt(r));
+    }
+  } else {
+    for (index_t i = 0; i < n; ++i) out[i] = static_cast<T>(std::pow(s[i], -beta));
+  }
+}
+
+// out[h][w] = sum of in over the size x size window centred on (h, w), zero padded.
+template <class T>
+void box_sum(const T* in, index_t height, index_t width, index_t size, T* tmp, T* out) {
+  const index_t half = (size - 1) / 2;
+  for (index_t h = 0; h < height; ++h) {
+    const T* r = in + h * width;
+    T* t = tmp + h * width;
+    for (index_t w = 0; w < width; ++w) {
+      T acc = 0;
+      const index_t lo = std::max<index_t>(0, w - half), hi = std::min(width, w + half + 1);
+      for (index_t v = lo; v < hi; ++v) acc += r[v];
+      t[w] = acc;
+    }
+  }
+  for (index_t h = 0; h < height; ++h) {
+    T* o = out + h * width;
+    std::fill(o, o + width, T(0));
+    const index_t lo = std::max<index_t>(0, h - half), hi = std::min(height, h + half + 1);
+    for (index_t u = lo; u < hi; ++u) {
+      const T* t = tmp + u * width;
+#pragma omp simd
+      for (index_t w = 0; w < width; ++w) o[w] += t[w];
+    }
+  }
+}
+
+// Across channels: out[c] = sum over channels c-half..c+half of sq(c') for one tile.
+// sq(c', i) is computed on the fly by `value`.
+template <class T, class Value>
+void channel_window(index_t channels, index_t size, index_t width, Value value, T* acc,
+                    T* out_of_channel, index_t out_stride) {
+  const index_t half = (size - 1) / 2;
+  std::fill(acc, acc + width, T(0));
+  for (index_t c = 0; c < std::min(half, channels); ++c)
+    for (index_t i = 0; i < width; ++i) acc[i] += value(c, i);
+  for (index_t c = 0; c < channels; ++c) {
+    const index_t add = c + half, sub = c - half - 1;
+    if (add < channels)
+      for (index_t i = 0; i < width; ++i) acc[i] += value(add, i);
+    if (sub >= 0)
+      for (index_t i = 0; i < width; ++i) acc[i] -= value(sub, i);
+    T* o = out_of_channel + c * out_stride;
+#pragma omp simd
+    for (index_t i = 0; i < width; ++i) o[i] = acc[i];
+  }
+}
+
+}  // namespace
+
+void LrnParams::validate(const char* what) const {
+  ops::check_positive(what, "batch", batch);
+  ops::check_positive(what, "channels", channels);
+  ops::check_positive(what, "height", height);
+  ops::check_positive(what, "width", width);
+  ops::check_positive(what, "local_size", local_size);
+  if (local_size % 2 == 0)
+    ops::fail(what, "local_size is " + std::to_string(local_size) + ", expected an odd number");
+  if (!std::isfinite(alpha) || !std::isfinite(beta) || !std::isfinite(k))
+    ops::fail(what, "alpha, beta and k must be finite");
+  if (region == LrnRegion::across_channels && !(k > 0.0))
+    ops::fail(what, "k is " + std::to_string(k) + ", expected > 0");
+}
+
+template <class T>
+void lrn_forward(const LrnParams& p, const T* x, T* y, T* scale) {
+  constexpr const char* what = "lrn_forward";
+  p.validate(what);
+  ops::check_pointers(what, 1, {{"x", x}, {"y", y}, {"scale", scale}});
+  const index_t hw = p.height * p.width, chw = p.channels * hw;
+  if (p.region == LrnRegion::across_channels) {
+    const T a = static_cast<T>(p.alpha / static_cast<double>(p.local_size));
+    const T kk = static_cast<T>(p.k);
+    const index_t tiles = (hw + kTile - 1) / kTile;
+    ops::parallel_tasks(p.batch * tiles, tile_grain(p), [&](index_t task) {
+      const index_t n = task / tiles, t0 = (task % tiles) * kTile;
+      const index_t w = std::min(kTile, hw - t0);
+      const T* xb = x + n * chw + t0;
+      T acc[kTile];
+      channel_window<T>(
+          p.channels, p.local_size, w,
+          [&](index_t c, index_t i) {
+            const T v = xb[c * hw + i];
+            return v * v;
+          },
+          acc, scale + n * chw + t0, hw);
+      for (index_t c = 0; c < p.channels; ++c) {
+        T* s = scale + n * chw + c * hw + t0;
+        const T* xc = xb + c * hw;
+        T* yc = y + n * chw + c * hw + t0;
+        T pw[kTile];
+#pragma omp simd
+        for (index_t i = 0; i < w; ++i) s[i] = kk + a * s[i];
+        power_neg_beta(w, s, p.beta, pw);
+#pragma omp simd
+        for (index_t i = 0; i < w; ++i) yc[i] = xc[i] * pw[i];
+      }
+    });
+    return;
+  }
+  const T a = static_cast<T>(p.alpha / static_cast<double>(p.local_size * p.local_size));
+  ops::parallel_tasks(p.batch * p.channels, std::max<index_t>(1, kGrain / hw), [&](index_t plane) {
+    std::vector<T> sq(static_cast<std::size_t>(hw)), tmp(sq.size()), pw(sq.size());
+    const T* xp = x + plane * hw;
+    T* s = scale + plane * hw;
+    for (index_t i = 0; i < hw; ++i) sq[i] = xp[i] * xp[i];
+    box_sum(sq.data(), p.height, p.width, p.local_size, tmp.data(), s);
+    for (index_t i = 0; i < hw; ++i) s[i] = T(1) + a * s[i];
+    power_neg_beta(hw, s, p.beta, pw.data());
+    T* yp = y + plane * hw;
+    for (index_t i = 0; i < hw; ++i) yp[i] = xp[i] * pw[i];
+  });
+}
+
+template <class T>
+void lrn_backward(const LrnParams& p, const T* x, const T* y, const T* scale, const T* dy, T* dx) {
+  constexpr const char* what = "lrn_backward";
+  p.validate(what);
+  ops::check_pointers(what, 1, {{"x", x}, {"y", y}, {"scale", scale}, {"dy", dy}, {"dx", dx}});
+  const index_t hw = p.height * p.width, chw = p.channels * hw;
+  const double n_window = p.region == LrnRegion::across_channels
+                              ? static_cast<double>(p.local_size)
+                              : static_cast<double>(p.local_size * p.local_size);
+  const T cache_ratio = static_cast<T>(2.0 * p.alpha * p.beta / n_window);
+  if (p.region == LrnRegion::across_channels) {
+    const index_t tiles = (hw + kTile - 1) / kTile;
+    ops::parallel_tasks(p.batch * tiles, tile_grain(p), [&](index_t task) {
+      const index_t n = task / tiles, t0 = (task % tiles) * kTile;
+      const index_t w = std::min(kTile, hw - t0);
+      const index_t base = n * chw + t0;
+      // dx first holds the window sums of dy * y / scale, then the gradient.
+      T acc[kTile];
+      channel_window<T>(
+          p.channels, p.local_size, w,
+          [&](index_t c, index_t i) {
+            const index_t at = base + c * hw + i;
+            return dy[at] * y[at] / scale[at];
+          },
+          acc, dx + base, hw);
+      for (index_t c = 0; c < p.channels; ++c) {
+        const index_t at = base + c * hw;
+        T pw[kTile];
+        power_neg_beta(w, scale + at, p.beta, pw);
+#pragma omp simd
+        for (index_t i = 0; i < w; ++i)
+          dx[at + i] = dy[at + i] * pw[i] - cache_ratio * x[at + i] * dx[at + i];
+      }
+    });
+    return;
+  }
+  ops::parallel_tasks(p.batch * p.channels, std::max<index_t>(1, kGrain / hw), [&](index_t plane) {
+    const index_t off = plane * hw;
+    std::vector<T> ratio(static_cast<std::size_t>(hw)), tmp(ratio.size()), acc(ratio.size()),
+        pw(ratio.size());
+    for (index_t i = 0; i < hw; ++i) ratio[i] = dy[off + i] * y[off + i] / scale[off + i];
+    box_sum(ratio.data(), p.height, p.width, p.local_size, tmp.data(), acc.data());
+    power_neg_beta(hw, scale + off, p.beta, pw.data());
+    for (index_t i = 0; i < hw; ++i)
+      dx[off + i] = dy[off + i] * pw[i] - cache_ratio * x[off + i] * acc[i];
+  });
+}
+
+template void lrn_forward<float>(const LrnParams&, const float*, float*, float*);
+template void lrn_forward<double>(const LrnParams&, const double*, double*, double*);
+template void lrn_backward<float>(const LrnParams&, const float*, const float*, const float*,
+                                  const float*, float*);
+template void lrn_backward<double>(const LrnParams&, const double*, const double*, const double*,
+                                   const double*, double*);
+
+}  // namespace taihu::dnn

@@ -1,0 +1,36 @@
+// Calibration of the cost model: a short collective probe measures, per tier, the
+// point-to-point latency (alpha) and bandwidth (beta) between rank 0 and the nearest
+// rank in that tier, plus the node's shared-window barrier and copy costs and the
+// reduction throughput (gamma). Takes ~0.1-0.3 s. The result is cached in a small text
+// file (written atomically: temp file + rename) keyed by host, rank count and layout,
+// so later runs start with calibrated parameters without probing.
+//
+// Cache file: TAIHU_COMM_CACHE, else $XDG_CACHE_HOME/taihu/comm-calibration.txt, else
+// $HOME/.cache/taihu/comm-calibration.txt. One line per key:
+//   <key> node_alpha node_beta shm_sync shm_copy gamma [tier_alpha tier_beta]...
+#pragma once
+#include <mpi.h>
+
+#include <optional>
+#include <string>
+
+#include "taihu/comm/cost_model.hpp"
+#include "taihu/comm/topology.hpp"
+
+namespace taihu::comm {
+
+std::string default_cache_path();
+// A key naming the host, rank count and layout (nodes and tier sizes).
+std::string calibration_key(const RankLayout& layout, const std::string& host);
+
+std::optional<CostParams> load_calibration(const std::string& path, const std::string& key);
+// Replaces or adds the line for `key`; atomic (temp + rename). Throws taihu::Error.
+void store_calibration(const std::string& path, const std::string& key, const CostParams& p);
+std::string format_calibration(const CostParams& p);
+CostParams parse_calibration(const std::string& fields, const std::string& where);
+
+// Collective over `comm` (ranks in layout order); `node` is the node communicator of
+// this rank; returns the same parameters on every rank (rank 0's measurement).
+CostParams probe(MPI_Comm comm, MPI_Comm node, const RankLayout& layout);
+
+}  // namespace taihu::comm

@@ -1,0 +1,69 @@
+// The alpha-beta-gamma cost model that chooses the algorithm and the ring segment size.
+//   alpha: seconds per message (latency + software), beta: seconds per byte moved,
+//   gamma: seconds per byte reduced. Each tier has its own (alpha, beta); the node tier
+//   also has the shared-memory costs (sync = one node barrier, copy = seconds per byte
+//   copied through the window while all local ranks do the same).
+// Parameters come from calibration (a short probe, cached; see calibration.hpp) or the
+// built-in defaults measured on the development machine.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "taihu/comm/topology.hpp"
+#include "taihu/comm/types.hpp"
+
+namespace taihu::comm {
+
+struct LinkCost {
+  double alpha = 2e-6;      // s per message
+  double beta = 1.0 / 5e9;  // s per byte
+};
+
+struct CostParams {
+  LinkCost node_p2p{1.5e-6, 1.0 / 4e9};     // MPI point-to-point inside a node
+  double shm_sync = 1.5e-6;                 // one barrier of the node's ranks
+  double shm_copy = 1.0 / 6e9;              // s per byte through the shared window
+  double gamma = 1.0 / 8e9;                 // s per byte reduced (memory bound)
+  std::vector<LinkCost> tiers;              // tiers above node: [0] = between nodes, ...
+  // The link cost between nodes at tier index t (0 = between nodes of one group of
+  // tier 1); missing entries repeat the last one, or node_p2p when there are none.
+  LinkCost tier(std::size_t t) const;
+};
+
+struct Choice {
+  Algorithm algorithm = Algorithm::ring;
+  std::size_t segment_bytes = 0;  // ring pipelining segment
+  double predicted_seconds = 0;
+};
+
+class CostModel {
+ public:
+  CostModel() = default;
+  explicit CostModel(CostParams params) : params_(std::move(params)) {}
+  const CostParams& params() const { return params_; }
+
+  // Predicted seconds for an allreduce of `bytes` over `p` ranks with the given link.
+  double ring(int p, double bytes, const LinkCost& link, std::size_t segment_bytes) const;
+  double recursive_doubling(int p, double bytes, const LinkCost& link) const;
+  double rabenseifner(int p, double bytes, const LinkCost& link) const;
+  // All `local` ranks on one node through the shared window.
+  double shared_memory(int local, double bytes) const;
+  // Shm reduce-scatter + per-tier allreduce across nodes + shm allgather.
+  double hierarchical(const RankLayout& layout, double bytes) const;
+  // Best flat algorithm across `p` peers connected by `link` (used per tier).
+  Choice best_flat(int p, double bytes, const LinkCost& link) const;
+  // The best segment for the ring: balances per-segment latency against the
+  // reduction that cannot overlap the last segment.
+  std::size_t ring_segment(int p, double bytes, const LinkCost& link) const;
+
+  // The algorithm for this layout and message size (never automatic, never mpi).
+  Choice choose(const RankLayout& layout, std::size_t bytes) const;
+
+ private:
+  // Flat algorithms across all ranks: the link is the slowest tier they span.
+  LinkCost flat_link(const RankLayout& layout) const;
+  CostParams params_;
+};
+
+}  // namespace taihu::comm

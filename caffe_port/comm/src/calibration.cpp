@@ -1,0 +1,222 @@
+// Calibration probe and its cache file (see calibration.hpp).
+#include "taihu/comm/calibration.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "detail.hpp"
+#include "shm_window.hpp"
+#include "taihu/arch/error.hpp"
+#include "taihu/arch/timer.hpp"
+
+namespace taihu::comm {
+
+std::string default_cache_path() {
+  if (const char* p = std::getenv("TAIHU_COMM_CACHE"); p && *p) return p;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/taihu/comm-calibration.txt";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/taihu/comm-calibration.txt";
+  return "comm-calibration.txt";
+}
+
+std::string calibration_key(const RankLayout& layout, const std::string& host) {
+  std::ostringstream os;
+  os << host << "/p" << layout.world_size << "/n" << layout.nodes();
+  for (int s : layout.tier_sizes) os << "x" << s;
+  std::string key = os.str();
+  std::replace(key.begin(), key.end(), ' ', '_');
+  return key;
+}
+
+std::string format_calibration(const CostParams& p) {
+  std::ostringstream os;
+  os.precision(6);
+  os << std::scientific << p.node_p2p.alpha << ' ' << p.node_p2p.beta << ' ' << p.shm_sync << ' ' << p.shm_copy
+     << ' ' << p.gamma;
+  for (const auto& t : p.tiers) os << ' ' << t.alpha << ' ' << t.beta;
+  return os.str();
+}
+
+CostParams parse_calibration(const std::string& fields, const std::string& where) {
+  std::istringstream in(fields);
+  std::vector<double> v;
+  std::string tok;
+  while (in >> tok) {
+    char* end = nullptr;
+    const double d = std::strtod(tok.c_str(), &end);
+    if (*end != '\0' || !(d > 0) || d > 1.0)
+      throw Error(where + ": bad calibration value '" + tok + "' (expected seconds or seconds/byte in (0, 1])");
+    v.push_back(d);
+  }
+  if (v.size() < 5 || (v.size() - 5) % 2 != 0)
+    throw Error(where + ": expected 5 + 2*tiers calibration values, got " + std::to_string(v.size()));
+  CostParams p;
+  p.node_p2p = {v[0], v[1]};
+  p.shm_sync = v[2];
+  p.shm_copy = v[3];
+  p.gamma = v[4];
+  for (std::size_t i = 5; i < v.size(); i += 2) p.tiers.push_back({v[i], v[i + 1]});
+  return p;
+}
+
+std::optional<CostParams> load_calibration(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    const auto space = line.find(' ');
+    if (space == std::string::npos) continue;
+    if (line.compare(0, space, key) == 0 && space == key.size())
+      return parse_calibration(line.substr(space + 1), path + ":" + std::to_string(line_no) + ":" + std::to_string(space + 2));
+  }
+  return std::nullopt;
+}
+
+void store_calibration(const std::string& path, const std::string& key, const CostParams& p) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind(key + " ", 0) != 0 && !line.empty()) lines.push_back(line);
+  }
+  if (lines.empty() || lines[0].rfind("#", 0) != 0)
+    lines.insert(lines.begin(), "# taihu::comm calibration: key node_alpha node_beta shm_sync shm_copy gamma [tier_alpha tier_beta]...");
+  lines.push_back(key + " " + format_calibration(p));
+  std::error_code ec;
+  const fs::path target(path);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw Error("calibration cache '" + tmp + "' cannot be written");
+    for (const auto& l : lines) out << l << '\n';
+    if (!out.flush()) throw Error("calibration cache '" + tmp + "': write failed");
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw Error("calibration cache '" + path + "': rename failed");
+  }
+}
+
+namespace {
+
+// Half round-trip time of `bytes` between ranks a and b of comm (median of reps).
+double ping_pong(MPI_Comm comm, int a, int b, std::size_t bytes, int reps) {
+  int r = 0;
+  MPI_Comm_rank(comm, &r);
+  std::vector<char> buf(std::max<std::size_t>(bytes, 1));
+  std::vector<double> times;
+  for (int i = 0; i < reps + 1; ++i) {
+    const double t0 = arch::now_seconds();
+    if (r == a) {
+      MPI_Send(buf.data(), static_cast<int>(bytes), MPI_CHAR, b, 91, comm);
+      MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_CHAR, b, 91, comm, MPI_STATUS_IGNORE);
+    } else if (r == b) {
+      MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_CHAR, a, 91, comm, MPI_STATUS_IGNORE);
+      MPI_Send(buf.data(), static_cast<int>(bytes), MPI_CHAR, a, 91, comm);
+    }
+    if (i > 0) times.push_back((arch::now_seconds() - t0) / 2);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+LinkCost fit_link(MPI_Comm comm, int a, int b) {
+  const std::size_t big = 1 << 20;
+  const double t_small = ping_pong(comm, a, b, 8, 20);
+  const double t_big = ping_pong(comm, a, b, big, 5);
+  LinkCost l;
+  l.alpha = std::max(t_small, 1e-8);
+  l.beta = std::max((t_big - t_small) / static_cast<double>(big), 1e-12);
+  return l;
+}
+
+}  // namespace
+
+CostParams probe(MPI_Comm comm, MPI_Comm node, const RankLayout& layout) {
+  CostParams p;
+  int r = 0, size = 1;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &size);
+  // comm is in topology order: rank 1 is in rank 0's node when nodes have > 1 rank.
+  if (size > 1 && layout.ranks_per_node[0] > 1) p.node_p2p = fit_link(comm, 0, 1);
+  // Tiers: the first rank of node `stride` is rank 0's nearest peer across that tier.
+  std::vector<int> first_of_node(layout.nodes(), 0);
+  for (int n = 1; n < layout.nodes(); ++n) first_of_node[n] = first_of_node[n - 1] + layout.ranks_per_node[n - 1];
+  long long stride = 1;
+  std::vector<int> sizes = layout.tier_sizes;
+  sizes.push_back(layout.nodes());
+  for (int s : sizes) {
+    if (stride >= layout.nodes()) break;
+    p.tiers.push_back(fit_link(comm, 0, first_of_node[stride]));
+    stride *= s;
+  }
+  // gamma: a local reduction over 4 MiB (out of cache), best of 3.
+  {
+    std::vector<float> a(1 << 20, 1.0f), b(1 << 20, 2.0f);
+    double best = 1e9;
+    for (int i = 0; i < 3; ++i) {
+      const double t0 = arch::now_seconds();
+      detail::add_into(a.data(), b.data(), a.size());
+      best = std::min(best, arch::now_seconds() - t0);
+    }
+    p.gamma = std::max(best / static_cast<double>(a.size() * sizeof(float)), 1e-12);
+    if (a[7] == 0) p.gamma *= 2;  // keep the loop observable
+  }
+  // shm: barrier and copy through the window, all local ranks at once.
+  {
+    int L = 1;
+    MPI_Comm_size(node, &L);
+    if (L > 1) {
+      std::vector<int> ranks(L);
+      for (int i = 0; i < L; ++i) ranks[i] = i;
+      detail::ShmNode shm(node, ranks);
+      const std::size_t bytes = 1 << 20;
+      shm.begin_call(bytes, bytes);
+      std::vector<unsigned char> local(bytes, 1);
+      int me = 0;
+      MPI_Comm_rank(node, &me);
+      double sync = 1e9, copy = 1e9;
+      for (int i = 0; i < 10; ++i) {
+        const double t0 = arch::now_seconds();
+        shm.barrier();
+        sync = std::min(sync, arch::now_seconds() - t0);
+      }
+      for (int i = 0; i < 3; ++i) {
+        shm.barrier();
+        const double t0 = arch::now_seconds();
+        std::copy(local.begin(), local.end(), shm.slot(me));
+        shm.barrier();
+        copy = std::min(copy, arch::now_seconds() - t0);
+      }
+      p.shm_sync = std::max(sync, 1e-8);
+      p.shm_copy = std::max((copy - sync) / static_cast<double>(bytes), 1e-12);
+    }
+  }
+  // Every rank takes rank 0's numbers.
+  std::vector<double> v = {p.node_p2p.alpha, p.node_p2p.beta, p.shm_sync, p.shm_copy, p.gamma};
+  for (const auto& t : p.tiers) {
+    v.push_back(t.alpha);
+    v.push_back(t.beta);
+  }
+  MPI_Bcast(v.data(), static_cast<int>(v.size()), MPI_DOUBLE, 0, comm);
+  p.node_p2p = {v[0], v[1]};
+  p.shm_sync = v[2];
+  p.shm_copy = v[3];
+  p.gamma = v[4];
+  for (std::size_t i = 0; i < p.tiers.size(); ++i) p.tiers[i] = {v[5 + 2 * i], v[6 + 2 * i]};
+  return p;
+}
+
+}  // namespace taihu::comm

@@ -1,0 +1,41 @@
+// Communicator::Impl: the communicators, window and cost model behind the public class.
+#pragma once
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "detail.hpp"
+#include "shm_window.hpp"
+#include "taihu/comm/communicator.hpp"
+
+namespace taihu::comm {
+
+struct Communicator::Impl {
+  Options options;
+  MPI_Comm world = MPI_COMM_NULL;    // duplicate of the user's communicator
+  MPI_Comm ordered = MPI_COMM_NULL;  // same ranks in topology order (flat algorithms)
+  MPI_Comm node = MPI_COMM_NULL;     // ranks of this (possibly fake) node
+  MPI_Comm leaders = MPI_COMM_NULL;  // local rank 0 of every node (non-uniform nodes)
+  std::vector<MPI_Comm> rail_levels; // per-tier communicators across nodes (uniform)
+  int rank = 0, size = 1;
+  RankLayout layout;
+  TopologySpec spec;
+  CostModel model;
+  std::unique_ptr<detail::ShmNode> shm;
+  detail::Scratch scratch;
+  Algorithm forced = Algorithm::automatic;
+  bool check_counts = false;
+  std::map<int, Algorithm> logged;   // log2(bytes) -> last logged choice
+
+  Impl(MPI_Comm comm, Options opts);
+  ~Impl();
+  void build_communicators();
+  void load_or_probe();
+  template <class T> void run(T* data, std::size_t count, Op op, Algorithm requested);
+  template <class T> void run_flat(MPI_Comm comm, const LinkCost& link, T* data, std::size_t count,
+                                   Algorithm algorithm, std::size_t segment_bytes);
+  void check_global_counts(std::uint64_t count);
+  Choice resolve(std::size_t bytes, Algorithm requested) const;
+};
+
+}  // namespace taihu::comm

@@ -1,0 +1,209 @@
+// Every allreduce algorithm against MPI_Allreduce (the independent reference) for all
+// rank counts this binary is launched with (ctest runs it at 2..5 ranks), float and
+// double, sum and average, counts from 0 to 70001 (not divisible by the rank count),
+// integer-valued data (must be exact) and random data (within rounding); results must
+// be bitwise identical on all ranks and from run to run; fake multi-node topologies;
+// misuse errors.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "taihu/arch/error.hpp"
+#include "taihu/comm/communicator.hpp"
+#include "taihu/comm/parameters.hpp"
+
+namespace tc = taihu::comm;
+
+namespace {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int p = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  return p;
+}
+
+template <class T> MPI_Datatype mpi_t();
+template <> MPI_Datatype mpi_t<float>() { return MPI_FLOAT; }
+template <> MPI_Datatype mpi_t<double>() { return MPI_DOUBLE; }
+
+template <class T>
+std::vector<T> make_input(std::size_t count, bool integers, unsigned seed) {
+  std::mt19937 gen(seed * 7919u + static_cast<unsigned>(world_rank()) * 104729u + static_cast<unsigned>(count));
+  std::vector<T> v(count);
+  std::uniform_int_distribution<int> ints(-100, 100);
+  std::uniform_real_distribution<double> reals(-1.0, 1.0);
+  for (auto& x : v) x = integers ? static_cast<T>(ints(gen)) : static_cast<T>(reals(gen));
+  return v;
+}
+
+template <class T>
+std::vector<T> reference(const std::vector<T>& in, tc::Op op) {
+  std::vector<T> out(in.size());
+  if (!in.empty())
+    MPI_Allreduce(in.data(), out.data(), static_cast<int>(in.size()), mpi_t<T>(), MPI_SUM, MPI_COMM_WORLD);
+  if (op == tc::Op::average)
+    for (auto& x : out) x /= static_cast<T>(world_size());
+  return out;
+}
+
+// Fails on every rank if the buffers differ bitwise anywhere.
+template <class T>
+bool identical_on_all_ranks(const std::vector<T>& v) {
+  try {
+    tc::verify_identical(MPI_COMM_WORLD, tc::checksum(std::span<const T>(v)), "allreduce result");
+    return true;
+  } catch (const taihu::Error&) {
+    return false;
+  }
+}
+
+const std::vector<std::size_t> kCounts = {0, 1, 3, 7, 64, 1001, 70001};
+const std::vector<tc::Algorithm> kAlgorithms = {
+    tc::Algorithm::ring,          tc::Algorithm::recursive_doubling, tc::Algorithm::rabenseifner,
+    tc::Algorithm::shared_memory, tc::Algorithm::hierarchical,       tc::Algorithm::mpi,
+    tc::Algorithm::automatic};
+
+template <class T>
+void check_all(tc::Communicator& comm, const char* label) {
+  const double tol = std::is_same_v<T, float> ? 2e-6 : 1e-14;
+  for (tc::Algorithm algorithm : kAlgorithms)
+    for (tc::Op op : {tc::Op::sum, tc::Op::average})
+      for (bool integers : {true, false})
+        for (std::size_t count : kCounts) {
+          if (!integers && op == tc::Op::average) continue;  // division is checked with integers
+          SCOPED_TRACE(testing::Message() << label << " " << tc::to_string(algorithm) << " " << tc::to_string(op)
+                                          << (integers ? " ints" : " reals") << " count " << count << " p "
+                                          << world_size() << (std::is_same_v<T, float> ? " float" : " double"));
+          const auto in = make_input<T>(count, integers, 1);
+          const auto want = reference(in, op);
+          auto got = in;
+          comm.allreduce(got.data(), got.size(), op, algorithm);
+          std::size_t bad = 0;
+          for (std::size_t i = 0; i < count; ++i) {
+            const bool ok = (integers && op == tc::Op::sum)
+                                ? got[i] == want[i]
+                                : std::fabs(static_cast<double>(got[i] - want[i])) <= tol * world_size() * 4;
+            if (!ok && bad++ < 3) ADD_FAILURE() << "element " << i << ": got " << got[i] << " want " << want[i];
+          }
+          EXPECT_EQ(bad, 0u);
+          EXPECT_TRUE(identical_on_all_ranks(got));
+          auto again = in;  // run to run: bitwise equal
+          comm.allreduce(again.data(), again.size(), op, algorithm);
+          EXPECT_TRUE(again == got) << "second run differs";
+        }
+}
+
+}  // namespace
+
+TEST(CommAllreduce, EveryAlgorithmMatchesMpiFlat) {
+  tc::Communicator comm(MPI_COMM_WORLD);
+  check_all<float>(comm, "flat");
+  check_all<double>(comm, "flat");
+}
+
+TEST(CommAllreduce, FakeNodesOfTwo) {
+  tc::Options o;
+  o.topology = "node=2";
+  tc::Communicator comm(MPI_COMM_WORLD, o);
+  EXPECT_EQ(comm.layout().nodes(), (world_size() + 1) / 2);
+  check_all<float>(comm, "node=2");
+}
+
+TEST(CommAllreduce, FakeSupernodes) {
+  tc::Options o;
+  o.topology = "node=1,supernode=2";
+  tc::Communicator comm(MPI_COMM_WORLD, o);
+  EXPECT_EQ(comm.layout().nodes(), world_size());
+  check_all<float>(comm, "node=1,supernode=2");
+}
+
+TEST(CommAllreduce, FakeNodesAndSupernodes) {
+  tc::Options o;
+  o.topology = "node=2,supernode=2";
+  tc::Communicator comm(MPI_COMM_WORLD, o);
+  check_all<double>(comm, "node=2,supernode=2");
+}
+
+TEST(CommAllreduce, TopologyFromEnvironment) {
+  // ctest also runs this binary with TAIHU_TOPOLOGY set; without it the layout is
+  // detected: one physical node.
+  tc::Communicator comm(MPI_COMM_WORLD);
+  const char* env = std::getenv("TAIHU_TOPOLOGY");
+  if (env && std::string(env) == "node=2") {
+    EXPECT_EQ(comm.layout().nodes(), (world_size() + 1) / 2);
+  } else if (!env) {
+    EXPECT_EQ(comm.layout().nodes(), 1);
+  }
+  std::vector<float> v(1001, 1.0f);
+  comm.allreduce(v.data(), v.size(), tc::Op::sum, tc::Algorithm::hierarchical);
+  for (float x : v) ASSERT_EQ(x, static_cast<float>(world_size()));
+}
+
+TEST(CommAllreduce, MismatchedCountsNameTheRanks) {
+  tc::Options o;
+  o.check_counts = true;
+  tc::Communicator comm(MPI_COMM_WORLD, o);
+  std::vector<float> v(100, 1.0f);
+  const std::size_t n = world_rank() == 1 ? 99 : 100;
+  try {
+    comm.allreduce(v.data(), n, tc::Op::sum, tc::Algorithm::ring);
+    ADD_FAILURE() << "no error for mismatched counts";
+  } catch (const taihu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 1 has 99"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CommAllreduce, SharedMemoryDetectsMismatchedCountsWithoutCheckOption) {
+  tc::Communicator comm(MPI_COMM_WORLD);
+  if (comm.layout().nodes() != 1) GTEST_SKIP() << "ranks span several nodes";
+  std::vector<double> v(64, 1.0);
+  const std::size_t n = world_rank() == 1 ? 63 : 64;
+  try {
+    comm.allreduce(v.data(), n, tc::Op::sum, tc::Algorithm::shared_memory);
+    ADD_FAILURE() << "no error for mismatched counts";
+  } catch (const taihu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("has count 63"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CommAllreduce, BadEnvironmentValuesAreClearErrors) {
+  setenv("TAIHU_ALLREDUCE", "fastest", 1);
+  try {
+    tc::Communicator comm(MPI_COMM_WORLD);
+    ADD_FAILURE() << "TAIHU_ALLREDUCE=fastest accepted";
+  } catch (const taihu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("TAIHU_ALLREDUCE='fastest'"), std::string::npos) << e.what();
+  }
+  unsetenv("TAIHU_ALLREDUCE");
+  tc::Options o;
+  o.topology = "node=two";
+  EXPECT_THROW(tc::Communicator(MPI_COMM_WORLD, o), taihu::Error);
+}
+
+TEST(CommAllreduce, NullDataWithCountIsAnError) {
+  tc::Communicator comm(MPI_COMM_WORLD);
+  EXPECT_THROW(comm.allreduce(static_cast<float*>(nullptr), 5), taihu::Error);
+}
+
+TEST(CommParameters, BroadcastAndChecksum) {
+  std::vector<float> w = make_input<float>(1000, false, 3);
+  tc::broadcast(MPI_COMM_WORLD, w.data(), w.size(), 0);
+  EXPECT_NO_THROW(tc::verify_identical(MPI_COMM_WORLD, tc::checksum(std::span<const float>(w)), "weights"));
+  if (world_rank() == world_size() - 1) w[17] = std::nextafter(w[17], 2.0f);
+  try {
+    tc::verify_identical(MPI_COMM_WORLD, tc::checksum(std::span<const float>(w)), "weights");
+    ADD_FAILURE() << "one-ulp difference not detected";
+  } catch (const taihu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rank(s) " + std::to_string(world_size() - 1)), std::string::npos)
+        << e.what();
+  }
+}

@@ -1,0 +1,85 @@
+// Internal interface every convolution algorithm implements (one file each), the
+// factory/support entry points the ordered list (conv_list.cpp) registers, and the
+// helpers they share (bias, bias gradient, weight rotation, thread ranges).
+// Contract: desc is validated before construction; pointers are dense NCHW / OIHW;
+// y and dx are overwritten; dw/db accumulate only when asked. An algorithm is
+// constructed only for a (desc, direction) its supports() accepted.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "taihu/dnn/conv.hpp"
+
+namespace taihu::dnn::conv {
+
+class ConvAlgorithm {
+ public:
+  virtual ~ConvAlgorithm() = default;
+  virtual void forward(const float* x, const float* w, const float* bias, float* y,
+                       WeightsHint hint) = 0;
+  virtual void backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) = 0;
+  virtual void backward_weights(const float* x, const float* dy, float* dw, float* dbias,
+                                bool accumulate) = 0;
+};
+
+using SupportsFn = bool (*)(const ConvDesc&, ConvDirection);
+using MakeFn = std::unique_ptr<ConvAlgorithm> (*)(const ConvDesc&);
+
+// One per algorithm file.
+bool reference_supports(const ConvDesc&, ConvDirection);
+std::unique_ptr<ConvAlgorithm> make_reference(const ConvDesc&);
+bool explicit_gemm_supports(const ConvDesc&, ConvDirection);
+std::unique_ptr<ConvAlgorithm> make_explicit_gemm(const ConvDesc&);
+bool implicit_gemm_supports(const ConvDesc&, ConvDirection);
+std::unique_ptr<ConvAlgorithm> make_implicit_gemm(const ConvDesc&);
+bool winograd_2x2_supports(const ConvDesc&, ConvDirection);
+std::unique_ptr<ConvAlgorithm> make_winograd_2x2(const ConvDesc&);
+bool winograd_4x4_supports(const ConvDesc&, ConvDirection);
+std::unique_ptr<ConvAlgorithm> make_winograd_4x4(const ConvDesc&);
+bool direct_supports(const ConvDesc&, ConvDirection);
+std::unique_ptr<ConvAlgorithm> make_direct(const ConvDesc&);
+
+// y[n][k][:] += bias[k] (no-op for null bias).
+void add_bias(const ConvDesc& d, const float* bias, float* y);
+// db (+)= sum over n, spatial of dy (no-op for null db).
+void bias_gradient(const ConvDesc& d, const float* dy, float* db, bool accumulate);
+
+// The forward problem whose output is backward_data's dx (stride 1 only):
+// input dy (c = k, h = out_h), output c channels, pad' = dil (kernel-1) - pad.
+// Valid only when transposed_supported(d).
+bool transposed_supported(const ConvDesc& d);
+ConvDesc transposed_desc(const ConvDesc& d);
+// w'[g][ci][ko][kh-1-r][kw-1-s] = w[g][ko][ci][r][s]: the weights of transposed_desc.
+void rotate_weights(const ConvDesc& d, const float* w, float* w_rot);
+
+// [begin, end) of `count` items for part `part` of `parts`.
+inline void split_range(std::int64_t count, int part, int parts, std::int64_t& begin,
+                        std::int64_t& end) {
+  const std::int64_t base = count / parts, extra = count % parts;
+  begin = part * base + std::min<std::int64_t>(part, extra);
+  end = begin + base + (part < extra ? 1 : 0);
+}
+
+}  // namespace taihu::dnn::conv
+
+namespace taihu::dnn::conv {
+
+// backward_data of a stride-1 problem as the forward pass of transposed_desc(d) with
+// rotated weights, run by `make`'s algorithm. Rotated weights are cached across calls
+// with WeightsHint::unchanged.
+class TransposedBackwardData {
+ public:
+  TransposedBackwardData(const ConvDesc& d, MakeFn make);
+  void run(const float* dy, const float* w, float* dx, WeightsHint hint);
+
+ private:
+  ConvDesc d_;
+  MakeFn make_;
+  std::unique_ptr<ConvAlgorithm> fwd_;
+  std::vector<float> w_rot_;
+  bool have_w_ = false;
+};
+
+}  // namespace taihu::dnn::conv

@@ -1,0 +1,82 @@
+// Helpers shared by the convolution algorithms (see conv_algorithm.hpp).
+#include <cstring>
+#include <vector>
+
+#include "conv_algorithm.hpp"
+#include "taihu/arch/threads.hpp"
+
+namespace taihu::dnn::conv {
+
+void add_bias(const ConvDesc& d, const float* bias, float* y) {
+  if (bias == nullptr) return;
+  const index_t plane = d.out_h() * d.out_w(), nk = d.n * d.k;
+#pragma omp parallel for num_threads(arch::threads_for_call()) if (nk * plane > 32768)
+  for (index_t i = 0; i < nk; ++i) {
+    const float b = bias[i % d.k];
+    float* p = y + i * plane;
+    for (index_t j = 0; j < plane; ++j) p[j] += b;
+  }
+}
+
+void bias_gradient(const ConvDesc& d, const float* dy, float* db, bool accumulate) {
+  if (db == nullptr) return;
+  const index_t plane = d.out_h() * d.out_w();
+#pragma omp parallel for num_threads(arch::threads_for_call()) if (d.n * d.k * plane > 32768)
+  for (index_t k = 0; k < d.k; ++k) {
+    double s = 0;
+    for (index_t n = 0; n < d.n; ++n) {
+      const float* p = dy + (n * d.k + k) * plane;
+      float part = 0;
+      for (index_t j = 0; j < plane; ++j) part += p[j];
+      s += part;
+    }
+    db[k] = accumulate ? db[k] + static_cast<float>(s) : static_cast<float>(s);
+  }
+}
+
+bool transposed_supported(const ConvDesc& d) {
+  return d.stride_h == 1 && d.stride_w == 1 && d.pad_h <= d.dil_h * (d.kh - 1) &&
+         d.pad_w <= d.dil_w * (d.kw - 1);
+}
+
+ConvDesc transposed_desc(const ConvDesc& d) {
+  ConvDesc t = d;
+  t.c = d.k;
+  t.k = d.c;
+  t.h = d.out_h();
+  t.w = d.out_w();
+  t.pad_h = d.dil_h * (d.kh - 1) - d.pad_h;
+  t.pad_w = d.dil_w * (d.kw - 1) - d.pad_w;
+  return t;
+}
+
+void rotate_weights(const ConvDesc& d, const float* w, float* w_rot) {
+  const index_t kg = d.k / d.groups, cg = d.c / d.groups, rs = d.kh * d.kw;
+  for (index_t g = 0; g < d.groups; ++g)
+    for (index_t ko = 0; ko < kg; ++ko)
+      for (index_t ci = 0; ci < cg; ++ci) {
+        const float* src = w + ((g * kg + ko) * cg + ci) * rs;
+        float* dst = w_rot + ((g * cg + ci) * kg + ko) * rs;
+        for (index_t p = 0; p < rs; ++p) dst[rs - 1 - p] = src[p];
+      }
+}
+
+}  // namespace taihu::dnn::conv
+
+namespace taihu::dnn::conv {
+
+TransposedBackwardData::TransposedBackwardData(const ConvDesc& d, MakeFn make)
+    : d_(d), make_(make) {}
+
+void TransposedBackwardData::run(const float* dy, const float* w, float* dx, WeightsHint hint) {
+  if (!fwd_) fwd_ = make_(transposed_desc(d_));
+  const bool reuse = hint == WeightsHint::unchanged && have_w_;
+  if (!reuse) {
+    w_rot_.resize(static_cast<std::size_t>(d_.k * (d_.c / d_.groups) * d_.kh * d_.kw));
+    rotate_weights(d_, w, w_rot_.data());
+    have_w_ = true;
+  }
+  fwd_->forward(dy, w_rot_.data(), nullptr, dx, reuse ? WeightsHint::unchanged : WeightsHint::changed);
+}
+
+}  // namespace taihu::dnn::conv

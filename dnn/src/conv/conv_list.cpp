@@ -1,0 +1,171 @@
+// The ordered convolution implementation list (fastest family first, reference last),
+// the `automatic` choice (tuning record, then heuristic) and the Convolution object
+// that runs the chosen algorithm per direction. TAIHU_VERBOSE=1 logs every choice.
+#include <array>
+#include <map>
+#include <string>
+
+#include "conv_algorithm.hpp"
+#include "taihu/arch/error.hpp"
+#include "taihu/arch/isa.hpp"
+#include "taihu/arch/log.hpp"
+#include "taihu/arch/threads.hpp"
+#include "taihu/dnn/tuning_records.hpp"
+
+namespace taihu::dnn {
+
+namespace {
+
+struct Entry {
+  ConvAlgo algo;
+  conv::SupportsFn supports;
+  conv::MakeFn make;
+};
+
+// The ordered implementation list: winograd (cheapest arithmetic) first, the
+// reference last. The heuristic below picks among the supporting entries.
+const std::array<Entry, 6>& entries() {
+  static const std::array<Entry, 6> list = {{
+      {ConvAlgo::winograd_4x4, conv::winograd_4x4_supports, conv::make_winograd_4x4},
+      {ConvAlgo::winograd_2x2, conv::winograd_2x2_supports, conv::make_winograd_2x2},
+      {ConvAlgo::direct, conv::direct_supports, conv::make_direct},
+      {ConvAlgo::implicit_gemm, conv::implicit_gemm_supports, conv::make_implicit_gemm},
+      {ConvAlgo::explicit_gemm, conv::explicit_gemm_supports, conv::make_explicit_gemm},
+      {ConvAlgo::reference, conv::reference_supports, conv::make_reference},
+  }};
+  return list;
+}
+
+const Entry& entry_of(ConvAlgo a) {
+  for (const auto& e : entries())
+    if (e.algo == a) return e;
+  throw Error(std::string("taihu: conv: no implementation entry for ") + to_string(a));
+}
+
+// Heuristic (measured on Zen 3 AVX2, see dnn/README.md): Winograd for 3x3 stride-1
+// layers with enough channels to amortise the transforms (F(4x4) unless the output is
+// tiny), the direct kernels for 1x1 and few-input-channel first layers, implicit GEMM
+// otherwise; explicit GEMM where nothing else applies.
+ConvAlgo heuristic(const ConvDesc& d, ConvDirection dir, std::string& why) {
+  const index_t cg = d.c / d.groups, kg = d.k / d.groups;
+  const bool big_enough = cg >= 16 && kg >= 16;
+  if (big_enough && d.out_h() * d.out_w() >= 36 && conv_supports(ConvAlgo::winograd_4x4, d, dir)) {
+    why = "3x3 stride 1, >= 16 channels, output >= 6x6";
+    return ConvAlgo::winograd_4x4;
+  }
+  if (big_enough && conv_supports(ConvAlgo::winograd_2x2, d, dir)) {
+    why = "3x3 stride 1, >= 16 channels, small output";
+    return ConvAlgo::winograd_2x2;
+  }
+  if (conv_supports(ConvAlgo::direct, d, dir)) {
+    why = d.kh == 1 && d.kw == 1 ? "1x1 kernel" : "few input channels";
+    return ConvAlgo::direct;
+  }
+  if (conv_supports(ConvAlgo::implicit_gemm, d, dir)) {
+    why = "general shape";
+    return ConvAlgo::implicit_gemm;
+  }
+  why = "fallback";
+  return ConvAlgo::explicit_gemm;
+}
+
+ConvAlgo choose(const ConvDesc& d, ConvAlgo requested, ConvDirection dir) {
+  const std::string key = d.str();
+  if (requested != ConvAlgo::automatic) {
+    if (conv_supports(requested, d, dir)) {
+      arch::log_verbose("conv: %s %s -> %s (requested)", key.c_str(), to_string(dir), to_string(requested));
+      return requested;
+    }
+    if (dir == ConvDirection::forward)
+      throw Error(std::string("taihu: conv: algorithm ") + to_string(requested) +
+                  " does not support problem " + key);
+    // A backward direction the requested algorithm lacks: fall through to automatic.
+  }
+  const char* isa = arch::isa_name(arch::active_isa());
+  const int threads = arch::threads_for_call();
+  if (auto rec = tuning_records_from_env().best("conv2d", key, to_string(dir), isa, threads)) {
+    const ConvAlgo a = parse_conv_algo(rec->algo);
+    if (a != ConvAlgo::automatic && conv_supports(a, d, dir)) {
+      arch::log_verbose("conv: %s %s -> %s (tuning record, %s %d threads, %.3g s)", key.c_str(),
+                        to_string(dir), to_string(a), isa, threads, rec->median_s);
+      return a;
+    }
+  }
+  std::string why;
+  const ConvAlgo a = heuristic(d, dir, why);
+  arch::log_verbose("conv: %s %s -> %s (heuristic: %s%s)", key.c_str(), to_string(dir), to_string(a),
+                    why.c_str(), requested != ConvAlgo::automatic ? "; requested algorithm lacks this direction" : "");
+  return a;
+}
+
+void require(const void* p, const char* routine, const char* name) {
+  if (p == nullptr) throw Error(std::string("taihu: conv ") + routine + ": " + name + " is null");
+}
+
+}  // namespace
+
+bool conv_supports(ConvAlgo algo, const ConvDesc& d, ConvDirection dir) {
+  if (algo == ConvAlgo::automatic) return true;
+  return entry_of(algo).supports(d, dir);
+}
+
+std::vector<ConvAlgo> conv_candidates(const ConvDesc& d, ConvDirection dir) {
+  std::vector<ConvAlgo> out;
+  for (const auto& e : entries())
+    if (e.supports(d, dir)) out.push_back(e.algo);
+  return out;
+}
+
+struct Convolution::Impl {
+  ConvDesc desc;
+  std::array<ConvAlgo, 3> algo{};
+  std::map<ConvAlgo, std::unique_ptr<conv::ConvAlgorithm>> instances;
+
+  conv::ConvAlgorithm& instance(ConvDirection dir) {
+    const ConvAlgo a = algo[static_cast<int>(dir)];
+    auto& p = instances[a];
+    if (!p) p = entry_of(a).make(desc);
+    return *p;
+  }
+};
+
+Convolution::Convolution(const ConvDesc& d, ConvAlgo algo) : impl_(std::make_unique<Impl>()) {
+  d.validate();
+  impl_->desc = d;
+  for (ConvDirection dir :
+       {ConvDirection::forward, ConvDirection::backward_data, ConvDirection::backward_weights})
+    impl_->algo[static_cast<int>(dir)] = choose(d, algo, dir);
+}
+
+Convolution::~Convolution() = default;
+Convolution::Convolution(Convolution&&) noexcept = default;
+Convolution& Convolution::operator=(Convolution&&) noexcept = default;
+
+const ConvDesc& Convolution::desc() const { return impl_->desc; }
+ConvAlgo Convolution::algorithm() const { return algorithm(ConvDirection::forward); }
+ConvAlgo Convolution::algorithm(ConvDirection dir) const { return impl_->algo[static_cast<int>(dir)]; }
+
+void Convolution::forward(const float* x, const float* w, const float* bias, float* y,
+                          WeightsHint hint) {
+  require(x, "forward", "x");
+  require(w, "forward", "w");
+  require(y, "forward", "y");
+  impl_->instance(ConvDirection::forward).forward(x, w, bias, y, hint);
+}
+
+void Convolution::backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) {
+  require(dy, "backward_data", "dy");
+  require(w, "backward_data", "w");
+  require(dx, "backward_data", "dx");
+  impl_->instance(ConvDirection::backward_data).backward_data(dy, w, dx, hint);
+}
+
+void Convolution::backward_weights(const float* x, const float* dy, float* dw, float* dbias,
+                                   bool accumulate) {
+  require(x, "backward_weights", "x");
+  require(dy, "backward_weights", "dy");
+  require(dw, "backward_weights", "dw");
+  impl_->instance(ConvDirection::backward_weights).backward_weights(x, dy, dw, dbias, accumulate);
+}
+
+}  // namespace taihu::dnn

@@ -1,0 +1,329 @@
+// Winograd convolution F(2x2,3x3) and F(4x4,3x3) for 3x3, stride 1, dilation 1,
+// pad <= 2 problems (any groups, any channel counts).
+//   forward: per group and chunk of images, the input is reordered once into a
+//   zero-padded nChw8c buffer; per block of tiles, (1) the vectorised input transform
+//   writes V[xi][tile][c], (2) alpha^2 GEMMs M_xi = V_xi * U_xi through taihu::gemm
+//   (U = G g G^T computed in double, cached under WeightsHint::unchanged), (3) the
+//   output transform A^T M A writes y (+ bias).
+//   backward-data: the forward pass of the transposed problem (rotated kernel).
+//   backward-weights: the exact adjoint of the forward formula,
+//   dU_xi += V_xi^T * (A dY A^T)_xi over all tiles, then dw = G^T dU G (double).
+// The three phases of a block run across threads (tiles x channel blocks, then the
+// alpha^2 GEMMs, then tiles x output blocks); gemm runs single-threaded inside.
+#include <algorithm>
+#include <cstring>
+#include <omp.h>
+#include <vector>
+
+#include "conv_algorithm.hpp"
+#include "taihu/arch/aligned_buffer.hpp"
+#include "taihu/arch/dispatch.hpp"
+#include "taihu/arch/threads.hpp"
+#include "taihu/gemm/gemm.hpp"
+#include "winograd_kernels.hpp"
+
+namespace taihu::dnn::conv {
+
+namespace {
+
+using gemm::Layout;
+using gemm::Trans;
+constexpr index_t B = 8;  // channel block = vector lanes
+
+const WinogradKernelSet& kernel_set() {
+  static const arch::ImplementationList<const WinogradKernelSet*> list(
+      "winograd transforms", {{"avx2_8c", arch::Isa::avx2, &winograd_kernels_avx2},
+                              {"generic_8c", arch::Isa::generic, &winograd_kernels_generic}});
+  return *list.chosen().impl;
+}
+
+// G (alpha x 3) of each tile size, in double for the weight transforms.
+const double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+const double kG4[6][3] = {{1.0 / 4, 0, 0},
+                          {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                          {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                          {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                          {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                          {0, 0, 1}};
+
+bool shape_ok(const ConvDesc& d) {
+  return d.kh == 3 && d.kw == 3 && d.stride_h == 1 && d.stride_w == 1 && d.dil_h == 1 &&
+         d.dil_w == 1 && d.pad_h <= 2 && d.pad_w <= 2;
+}
+
+struct Run {  // consecutive tiles of one tile row
+  index_t first;  // tile index within the block
+  index_t count;
+  index_t image, ty, tx;
+};
+
+class Winograd final : public ConvAlgorithm {
+ public:
+  Winograd(const ConvDesc& d, int m, MakeFn self)
+      : d_(d), m_(m), alpha_(m + 2), a2_(alpha_ * alpha_), kg_(d.k / d.groups),
+        cg_(d.c / d.groups), cbg_(channel_blocks_of(cg_)), kbg_(channel_blocks_of(kg_)),
+        cgp_(cbg_ * B), kgp_(kbg_ * B), oh_(d.out_h()), ow_(d.out_w()), th_((oh_ + m - 1) / m),
+        tw_((ow_ + m - 1) / m), hp_(th_ * m + 2), wp_(tw_ * m + 2),
+        kernels_(m == 2 ? kernel_set().f2x2 : kernel_set().f4x4), bwd_data_(d, self) {
+    // Tile block: V + M for one block stay within ~6 MiB; whole images per chunk.
+    const index_t per_tile = a2_ * (cgp_ + kgp_) * 4;
+    tblock_ = std::clamp<index_t>((6 << 20) / per_tile, 16, 512);
+    const index_t tiles_img = th_ * tw_;
+    chunk_ = std::clamp<index_t>(tblock_ / tiles_img, 1, d.n);
+    if (tiles_img * chunk_ < tblock_) tblock_ = tiles_img * chunk_;
+  }
+
+  void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
+    if (hint == WeightsHint::changed || u_.size() == 0) transform_weights(w);
+    const int nt = arch::threads_for_call();
+    ensure_buffers(nt);
+    for (index_t n0 = 0; n0 < d_.n; n0 += chunk_) {
+      const index_t nb = std::min(chunk_, d_.n - n0);
+      for (index_t g = 0; g < d_.groups; ++g) {
+        reorder_input(x, n0, nb, g, nt);
+        const index_t tiles = nb * th_ * tw_;
+        for (index_t t0 = 0; t0 < tiles; t0 += tblock_) {
+          const index_t tb = std::min(tblock_, tiles - t0);
+          make_runs(t0, tb);
+          const float* ug = u_.data() + g * a2_ * cgp_ * kgp_;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+          {
+            input_phase(tb);
+#pragma omp for schedule(static)
+            for (index_t xi = 0; xi < a2_; ++xi)
+              gemm::sgemm(Layout::row_major, Trans::no, Trans::no, tb, kgp_, cgp_, 1.0f,
+                          v_.data() + xi * tb * cgp_, cgp_, ug + xi * cgp_ * kgp_, kgp_, 0.0f,
+                          mbuf_.data() + xi * tb * kgp_, kgp_);
+            output_phase(tb, n0, g, bias, y);
+          }
+        }
+      }
+    }
+  }
+
+  void backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) override {
+    bwd_data_.run(dy, w, dx, hint);
+  }
+
+  void backward_weights(const float* x, const float* dy, float* dw, float* dbias,
+                        bool accumulate) override {
+    const int nt = arch::threads_for_call();
+    ensure_buffers(nt);
+    du_.assign(static_cast<std::size_t>(d_.groups * a2_ * cgp_ * kgp_), 0.0f);
+    for (index_t n0 = 0; n0 < d_.n; n0 += chunk_) {
+      const index_t nb = std::min(chunk_, d_.n - n0);
+      for (index_t g = 0; g < d_.groups; ++g) {
+        reorder_input(x, n0, nb, g, nt);
+        const index_t tiles = nb * th_ * tw_;
+        for (index_t t0 = 0; t0 < tiles; t0 += tblock_) {
+          const index_t tb = std::min(tblock_, tiles - t0);
+          make_runs(t0, tb);
+          float* dug = du_.data() + g * a2_ * cgp_ * kgp_;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+          {
+            input_phase(tb);
+            gradient_phase(tb, n0, g, dy);
+#pragma omp for schedule(static)
+            for (index_t xi = 0; xi < a2_; ++xi)
+              gemm::sgemm(Layout::row_major, Trans::yes, Trans::no, cgp_, kgp_, tb, 1.0f,
+                          v_.data() + xi * tb * cgp_, cgp_, mbuf_.data() + xi * tb * kgp_, kgp_,
+                          1.0f, dug + xi * cgp_ * kgp_, kgp_);
+          }
+        }
+      }
+    }
+    inverse_weight_transform(dw, accumulate);
+    bias_gradient(d_, dy, dbias, accumulate);
+  }
+
+ private:
+  static index_t channel_blocks_of(index_t c) { return (c + B - 1) / B; }
+  const double* g_row(int i) const { return m_ == 2 ? kG2[i] : kG4[i]; }
+
+  // U[g][xi][c][k] = (G w G^T)[xi] for w = w[g*kg+k][c], zero for padded c / k.
+  void transform_weights(const float* w) {
+    u_.assign(static_cast<std::size_t>(d_.groups * a2_ * cgp_ * kgp_), 0.0f);
+    const index_t pairs = d_.groups * kg_ * cg_;
+#pragma omp parallel for num_threads(arch::threads_for_call()) if (pairs > 256)
+    for (index_t p = 0; p < pairs; ++p) {
+      const index_t g = p / (kg_ * cg_), k = (p / cg_) % kg_, c = p % cg_;
+      const float* f = w + ((g * kg_ + k) * cg_ + c) * 9;
+      double gf[6][3];
+      for (int i = 0; i < alpha_; ++i)
+        for (int j = 0; j < 3; ++j) {
+          double s = 0;
+          for (int r = 0; r < 3; ++r) s += g_row(i)[r] * f[r * 3 + j];
+          gf[i][j] = s;
+        }
+      float* ug = u_.data() + g * a2_ * cgp_ * kgp_;
+      for (int i = 0; i < alpha_; ++i)
+        for (int j = 0; j < alpha_; ++j) {
+          double s = 0;
+          for (int q = 0; q < 3; ++q) s += gf[i][q] * g_row(j)[q];
+          ug[((i * alpha_ + j) * cgp_ + c) * kgp_ + k] = static_cast<float>(s);
+        }
+    }
+  }
+
+  // dw[g*kg+k][c] (+)= G^T dU[g][.][c][k] G.
+  void inverse_weight_transform(float* dw, bool accumulate) {
+    const index_t pairs = d_.groups * kg_ * cg_;
+#pragma omp parallel for num_threads(arch::threads_for_call()) if (pairs > 256)
+    for (index_t p = 0; p < pairs; ++p) {
+      const index_t g = p / (kg_ * cg_), k = (p / cg_) % kg_, c = p % cg_;
+      const float* dug = du_.data() + g * a2_ * cgp_ * kgp_;
+      double t[3][6];
+      for (int r = 0; r < 3; ++r)
+        for (int j = 0; j < alpha_; ++j) {
+          double s = 0;
+          for (int i = 0; i < alpha_; ++i) s += g_row(i)[r] * dug[((i * alpha_ + j) * cgp_ + c) * kgp_ + k];
+          t[r][j] = s;
+        }
+      float* f = dw + ((g * kg_ + k) * cg_ + c) * 9;
+      for (int r = 0; r < 3; ++r)
+        for (int q = 0; q < 3; ++q) {
+          double s = 0;
+          for (int j = 0; j < alpha_; ++j) s += t[r][j] * g_row(j)[q];
+          f[r * 3 + q] = accumulate ? f[r * 3 + q] + static_cast<float>(s) : static_cast<float>(s);
+        }
+    }
+  }
+
+  void ensure_buffers(int nt) {
+    const std::size_t xp = static_cast<std::size_t>(chunk_ * cbg_ * hp_ * wp_ * B);
+    if (xp_.size() < xp) xp_ = arch::AlignedBuffer<float>(xp);
+    const std::size_t v = static_cast<std::size_t>(a2_ * tblock_ * cgp_);
+    if (v_.size() < v) v_ = arch::AlignedBuffer<float>(v);
+    const std::size_t mb = static_cast<std::size_t>(a2_ * tblock_ * kgp_);
+    if (mbuf_.size() < mb) mbuf_ = arch::AlignedBuffer<float>(mb);
+    const std::size_t tmp = static_cast<std::size_t>(tw_ * m_ * m_ * B);
+    if (tmp_.size() < tmp * nt) tmp_ = arch::AlignedBuffer<float>(tmp * nt);
+    tmp_stride_ = tmp;
+  }
+
+  // Images [n0, n0+nb), group g -> xp[nl][cb][hp][wp][8], zero padded.
+  void reorder_input(const float* x, index_t n0, index_t nb, index_t g, int nt) {
+    const index_t rows = nb * cbg_ * hp_;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (index_t row = 0; row < rows; ++row) {
+      const index_t yp = row % hp_, cb = (row / hp_) % cbg_, nl = row / (hp_ * cbg_);
+      float* dst = xp_.data() + row * wp_ * B;
+      const index_t iy = yp - d_.pad_h;
+      std::memset(dst, 0, sizeof(float) * wp_ * B);
+      if (iy < 0 || iy >= d_.h) continue;
+      for (index_t l = 0; l < B; ++l) {
+        const index_t ci = cb * B + l;
+        if (ci >= cg_) break;
+        const float* src = x + ((n0 + nl) * d_.c + g * cg_ + ci) * d_.h * d_.w + iy * d_.w;
+        const index_t x_end = std::min(d_.w, wp_ - d_.pad_w);
+        for (index_t ix = 0; ix < x_end; ++ix) dst[(ix + d_.pad_w) * B + l] = src[ix];
+      }
+    }
+  }
+
+  void make_runs(index_t t0, index_t tb) {
+    runs_.clear();
+    for (index_t t = 0; t < tb;) {
+      const index_t gt = t0 + t, tx = gt % tw_, ty = (gt / tw_) % th_, img = gt / (tw_ * th_);
+      const index_t count = std::min(tw_ - tx, tb - t);
+      runs_.push_back({t, count, img, ty, tx});
+      t += count;
+    }
+  }
+
+  // Inside a parallel region: V[xi][tile][c] for the block's runs.
+  void input_phase(index_t tb) {
+    const index_t items = static_cast<index_t>(runs_.size()) * cbg_;
+#pragma omp for schedule(static)
+    for (index_t it = 0; it < items; ++it) {
+      const Run& r = runs_[it / cbg_];
+      const index_t cb = it % cbg_;
+      const float* src = xp_.data() + ((r.image * cbg_ + cb) * hp_ + r.ty * m_) * wp_ * B + r.tx * m_ * B;
+      kernels_.input(src, wp_ * B, r.count, v_.data() + r.first * cgp_ + cb * B, cgp_, tb * cgp_);
+    }
+  }
+
+  // Inside a parallel region: y from M[xi][tile][k] (+ bias).
+  void output_phase(index_t tb, index_t n0, index_t g, const float* bias, float* y) {
+    const index_t items = static_cast<index_t>(runs_.size()) * kbg_;
+    float* tmp = tmp_.data() + tmp_stride_ * omp_get_thread_num();
+#pragma omp for schedule(static)
+    for (index_t it = 0; it < items; ++it) {
+      const Run& r = runs_[it / kbg_];
+      const index_t kb = it % kbg_;
+      kernels_.output(mbuf_.data() + r.first * kgp_ + kb * B, kgp_, tb * kgp_, r.count, tmp);
+      const index_t img = n0 + r.image, oy0 = r.ty * m_;
+      const index_t rows = std::min<index_t>(m_, oh_ - oy0);
+      for (index_t l = 0; l < B; ++l) {
+        const index_t k = kb * B + l;
+        if (k >= kg_) break;
+        const float b = bias ? bias[g * kg_ + k] : 0.0f;
+        float* plane = y + (img * d_.k + g * kg_ + k) * oh_ * ow_;
+        for (index_t t = 0; t < r.count; ++t) {
+          const index_t ox0 = (r.tx + t) * m_;
+          const index_t cols = std::min<index_t>(m_, ow_ - ox0);
+          const float* tt = tmp + t * m_ * m_ * B + l;
+          for (index_t i = 0; i < rows; ++i)
+            for (index_t j = 0; j < cols; ++j) plane[(oy0 + i) * ow_ + ox0 + j] = tt[(i * m_ + j) * B] + b;
+        }
+      }
+    }
+  }
+
+  // Inside a parallel region: M[xi][tile][k] = (A dY A^T) of the block's dy tiles.
+  void gradient_phase(index_t tb, index_t n0, index_t g, const float* dy) {
+    const index_t items = static_cast<index_t>(runs_.size()) * kbg_;
+    float* tmp = tmp_.data() + tmp_stride_ * omp_get_thread_num();
+#pragma omp for schedule(static)
+    for (index_t it = 0; it < items; ++it) {
+      const Run& r = runs_[it / kbg_];
+      const index_t kb = it % kbg_;
+      const index_t img = n0 + r.image, oy0 = r.ty * m_;
+      std::memset(tmp, 0, sizeof(float) * r.count * m_ * m_ * B);
+      const index_t rows = std::min<index_t>(m_, oh_ - oy0);
+      for (index_t l = 0; l < B; ++l) {
+        const index_t k = kb * B + l;
+        if (k >= kg_) break;
+        const float* plane = dy + (img * d_.k + g * kg_ + k) * oh_ * ow_;
+        for (index_t t = 0; t < r.count; ++t) {
+          const index_t ox0 = (r.tx + t) * m_;
+          const index_t cols = std::min<index_t>(m_, ow_ - ox0);
+          float* tt = tmp + t * m_ * m_ * B + l;
+          for (index_t i = 0; i < rows; ++i)
+            for (index_t j = 0; j < cols; ++j) tt[(i * m_ + j) * B] = plane[(oy0 + i) * ow_ + ox0 + j];
+        }
+      }
+      kernels_.output_adjoint(tmp, r.count, mbuf_.data() + r.first * kgp_ + kb * B, kgp_, tb * kgp_);
+    }
+  }
+
+  ConvDesc d_;
+  int m_, alpha_;
+  index_t a2_, kg_, cg_, cbg_, kbg_, cgp_, kgp_, oh_, ow_, th_, tw_, hp_, wp_;
+  index_t tblock_ = 1, chunk_ = 1;
+  WinogradKernels kernels_;
+  std::vector<float> u_, du_;
+  arch::AlignedBuffer<float> xp_, v_, mbuf_, tmp_;
+  std::size_t tmp_stride_ = 0;
+  std::vector<Run> runs_;
+  TransposedBackwardData bwd_data_;
+};
+
+bool winograd_supports(const ConvDesc& d, ConvDirection dir) {
+  if (dir == ConvDirection::backward_data)
+    return shape_ok(d) && transposed_supported(d) && shape_ok(transposed_desc(d));
+  return shape_ok(d);
+}
+
+}  // namespace
+
+bool winograd_2x2_supports(const ConvDesc& d, ConvDirection dir) { return winograd_supports(d, dir); }
+bool winograd_4x4_supports(const ConvDesc& d, ConvDirection dir) { return winograd_supports(d, dir); }
+std::unique_ptr<ConvAlgorithm> make_winograd_2x2(const ConvDesc& d) {
+  return std::make_unique<Winograd>(d, 2, make_winograd_2x2);
+}
+std::unique_ptr<ConvAlgorithm> make_winograd_4x4(const ConvDesc& d) {
+  return std::make_unique<Winograd>(d, 4, make_winograd_4x4);
+}
+
+}  // namespace taihu::dnn::conv

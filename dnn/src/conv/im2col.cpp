@@ -1,0 +1,93 @@
+// im2col / col2im (see im2col.hpp), with a contiguous-copy fast path for stride 1.
+#include "im2col.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace taihu::dnn::conv {
+
+void im2col(const ConvDesc& d, const float* x_group, float* col, index_t row_begin,
+            index_t row_end) {
+  const index_t oh = d.out_h(), ow = d.out_w(), rs = d.kh * d.kw;
+  for (index_t row = row_begin; row < row_end; ++row) {
+    const index_t ci = row / rs, r = (row % rs) / d.kw, s = row % d.kw;
+    const float* xc = x_group + ci * d.h * d.w;
+    float* out = col + row * oh * ow;
+    // ox range whose input column lies inside the image.
+    const index_t off_x = s * d.dil_w - d.pad_w;
+    index_t ox_lo = 0, ox_hi = ow;
+    while (ox_lo < ow && ox_lo * d.stride_w + off_x < 0) ++ox_lo;
+    while (ox_hi > ox_lo && (ox_hi - 1) * d.stride_w + off_x >= d.w) --ox_hi;
+    for (index_t oy = 0; oy < oh; ++oy) {
+      float* o = out + oy * ow;
+      const index_t iy = oy * d.stride_h - d.pad_h + r * d.dil_h;
+      if (iy < 0 || iy >= d.h) {
+        std::memset(o, 0, sizeof(float) * ow);
+        continue;
+      }
+      const float* xr = xc + iy * d.w + off_x;
+      for (index_t ox = 0; ox < ox_lo; ++ox) o[ox] = 0.0f;
+      if (d.stride_w == 1) {
+        if (ox_hi > ox_lo) std::memcpy(o + ox_lo, xr + ox_lo, sizeof(float) * (ox_hi - ox_lo));
+      } else {
+        for (index_t ox = ox_lo; ox < ox_hi; ++ox) o[ox] = xr[ox * d.stride_w];
+      }
+      for (index_t ox = ox_hi; ox < ow; ++ox) o[ox] = 0.0f;
+    }
+  }
+}
+
+void col2im(const ConvDesc& d, const float* col, float* x_group, index_t c_begin, index_t c_end) {
+  const index_t oh = d.out_h(), ow = d.out_w();
+  for (index_t ci = c_begin; ci < c_end; ++ci) {
+    float* xc = x_group + ci * d.h * d.w;
+    for (index_t r = 0; r < d.kh; ++r)
+      for (index_t s = 0; s < d.kw; ++s) {
+        const float* in = col + ((ci * d.kh + r) * d.kw + s) * oh * ow;
+        const index_t off_x = s * d.dil_w - d.pad_w;
+        index_t ox_lo = 0, ox_hi = ow;
+        while (ox_lo < ow && ox_lo * d.stride_w + off_x < 0) ++ox_lo;
+        while (ox_hi > ox_lo && (ox_hi - 1) * d.stride_w + off_x >= d.w) --ox_hi;
+        for (index_t oy = 0; oy < oh; ++oy) {
+          const index_t iy = oy * d.stride_h - d.pad_h + r * d.dil_h;
+          if (iy < 0 || iy >= d.h) continue;
+          float* xr = xc + iy * d.w + off_x;
+          const float* c = in + oy * ow;
+          for (index_t ox = ox_lo; ox < ox_hi; ++ox) xr[ox * d.stride_w] += c[ox];
+        }
+      }
+  }
+}
+
+}  // namespace taihu::dnn::conv
+
+namespace taihu::dnn::conv {
+
+void im2col_pixels(const ConvDesc& d, const float* x_group, float* colblock, index_t ld,
+                   index_t p_begin, index_t p_end) {
+  const index_t ow = d.out_w(), rows = (d.c / d.groups) * d.kh * d.kw, rs = d.kh * d.kw;
+  for (index_t row = 0; row < rows; ++row) {
+    const index_t ci = row / rs, r = (row % rs) / d.kw, s = row % d.kw;
+    const float* xc = x_group + ci * d.h * d.w;
+    float* out = colblock + row * ld - p_begin;
+    const index_t off_x = s * d.dil_w - d.pad_w;
+    for (index_t p = p_begin; p < p_end;) {
+      const index_t oy = p / ow, x0 = p % ow;
+      const index_t x1 = std::min(ow, x0 + (p_end - p));
+      const index_t iy = oy * d.stride_h - d.pad_h + r * d.dil_h;
+      float* o = out + oy * ow;
+      if (iy < 0 || iy >= d.h) {
+        for (index_t ox = x0; ox < x1; ++ox) o[ox] = 0.0f;
+      } else {
+        const float* xr = xc + iy * d.w;
+        for (index_t ox = x0; ox < x1; ++ox) {
+          const index_t ix = ox * d.stride_w + off_x;
+          o[ox] = (ix >= 0 && ix < d.w) ? xr[ix] : 0.0f;
+        }
+      }
+      p += x1 - x0;
+    }
+  }
+}
+
+}  // namespace taihu::dnn::conv

@@ -1,0 +1,100 @@
+// Helpers for the convolution tests (see conv_test_support.hpp).
+#include "conv_test_support.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+#include "taihu/arch/cpu_features.hpp"
+#include "taihu/arch/isa.hpp"
+#include "taihu/arch/threads.hpp"
+
+namespace conv_test {
+
+std::vector<float> random_vector(std::size_t n, std::uint64_t seed, float lo, float hi) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (auto& e : v) e = dist(rng);
+  return v;
+}
+
+double max_rel_error(const std::vector<float>& a, const std::vector<float>& b) {
+  double err = 0, mag = 1e-30;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    err = std::max(err, std::abs(static_cast<double>(a[i]) - b[i]));
+    mag = std::max(mag, std::abs(static_cast<double>(b[i])));
+  }
+  return err / mag;
+}
+
+double max_rel_error(const std::vector<float>& a, const std::vector<double>& b) {
+  double err = 0, mag = 1e-30;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    err = std::max(err, std::abs(a[i] - b[i]));
+    mag = std::max(mag, std::abs(b[i]));
+  }
+  return err / mag;
+}
+
+double l2_rel_error(const std::vector<float>& a, const std::vector<double>& b) {
+  double err = 0, mag = 1e-300;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    err += (a[i] - b[i]) * (a[i] - b[i]);
+    mag += b[i] * b[i];
+  }
+  return std::sqrt(err / mag);
+}
+
+std::vector<double> conv_forward_double(const ConvDesc& d, const std::vector<double>& x,
+                                        const std::vector<double>& w, const std::vector<double>& b) {
+  const index_t oh = d.out_h(), ow = d.out_w(), kg = d.k / d.groups, cg = d.c / d.groups;
+  std::vector<double> y(static_cast<std::size_t>(y_size(d)));
+  for (index_t n = 0; n < d.n; ++n)
+    for (index_t k = 0; k < d.k; ++k)
+      for (index_t oy = 0; oy < oh; ++oy)
+        for (index_t ox = 0; ox < ow; ++ox) {
+          double acc = b.empty() ? 0.0 : b[k];
+          for (index_t ci = 0; ci < cg; ++ci)
+            for (index_t r = 0; r < d.kh; ++r)
+              for (index_t s = 0; s < d.kw; ++s) {
+                const index_t iy = oy * d.stride_h - d.pad_h + r * d.dil_h;
+                const index_t ix = ox * d.stride_w - d.pad_w + s * d.dil_w;
+                if (iy < 0 || iy >= d.h || ix < 0 || ix >= d.w) continue;
+                acc += w[((k * cg + ci) * d.kh + r) * d.kw + s] *
+                       x[((n * d.c + (k / kg) * cg + ci) * d.h + iy) * d.w + ix];
+              }
+          y[((n * d.k + k) * oh + oy) * ow + ox] = acc;
+        }
+  return y;
+}
+
+std::vector<double> to_double(const std::vector<float>& v) { return {v.begin(), v.end()}; }
+
+index_t x_size(const ConvDesc& d) { return d.n * d.c * d.h * d.w; }
+index_t w_size(const ConvDesc& d) { return d.k * (d.c / d.groups) * d.kh * d.kw; }
+index_t y_size(const ConvDesc& d) { return d.n * d.k * d.out_h() * d.out_w(); }
+
+std::string isa_unavailable_reason() {
+  const char* isa = std::getenv("TAIHU_ISA");
+  if (isa == nullptr || *isa == 0) return {};
+  if (taihu::arch::isa_supported(taihu::arch::parse_isa(isa), taihu::arch::cpu_features())) return {};
+  return std::string("this CPU cannot run TAIHU_ISA=") + isa;
+}
+
+}  // namespace conv_test
+
+namespace {
+// The suite runs single-threaded unless TAIHU_NUM_THREADS says otherwise: on a loaded
+// 2-core CI machine, OpenMP barriers of tiny problems dominate. Tests that exercise the
+// threaded paths set their thread count explicitly (ConvThreads.*).
+class SingleThreadByDefault : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    if (std::getenv("TAIHU_NUM_THREADS") == nullptr) taihu::arch::set_num_threads(1);
+  }
+};
+[[maybe_unused]] ::testing::Environment* const kSingleThread =
+    ::testing::AddGlobalTestEnvironment(new SingleThreadByDefault);
+}  // namespace

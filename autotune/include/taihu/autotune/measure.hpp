@@ -1,0 +1,24 @@
+// Timing a kernel the way the tuner and the benchmark do: warm-up runs, then repeats
+// until a time target (bounded below and above), reporting the median and the spread.
+#pragma once
+#include <functional>
+
+namespace taihu::autotune {
+
+struct MeasureOptions {
+  int warmup = 1;
+  int min_repeats = 3;
+  int max_repeats = 50;
+  double target_seconds = 0.3;  // total timed time aimed for
+};
+
+struct Measurement {
+  double median_s = 0;
+  double min_s = 0;
+  double spread = 0;  // (75th - 25th percentile) / median
+  int repeats = 0;
+};
+
+Measurement measure(const std::function<void()>& run, const MeasureOptions& opt = {});
+
+}  // namespace taihu::autotune

@@ -1,0 +1,83 @@
+// A Problem is a parsed spec bound to concrete sizes (--shape M=..,N=..) and checked:
+// every name resolves, every loop variable has a range, left-hand tensors are outputs
+// or temps, accesses by a bare variable stay inside the tensor unless it declares a
+// boundary. The interpreter, the schedule space and both code generators read it.
+// Element type: specs may say f32 or f64; this version generates f32 code only and
+// rejects f64 tensors with a clear error.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "taihu/autotune/ast.hpp"
+
+namespace taihu::autotune {
+
+struct LoopVar {
+  std::string name;
+  std::int64_t extent = 0;
+};
+
+// One statement with its loops: pure (the left-hand variables, outermost first) and
+// reduction variables (in order of first appearance on the right).
+struct BoundStmt {
+  const Stmt* stmt = nullptr;
+  std::vector<LoopVar> pure;
+  std::vector<LoopVar> reduce;
+  std::int64_t extent(const std::string& var) const;  // 0 if not a loop var here
+  bool is_pure(const std::string& var) const;
+};
+
+struct BoundTensor {
+  const TensorDecl* decl = nullptr;
+  std::vector<std::int64_t> shape;
+  std::int64_t size() const;
+};
+
+class Problem {
+ public:
+  // dims: values for the dims without a definition (and overrides of defaults);
+  // params: overrides of param defaults. Throws taihu::Error (with file:line:col
+  // where a spec position is at fault).
+  Problem(Spec spec, const std::map<std::string, std::int64_t>& dims,
+          const std::map<std::string, double>& params = {});
+
+  const Spec& spec() const { return *spec_; }
+  std::int64_t dim(const std::string& name) const;
+  const std::map<std::string, std::int64_t>& dims() const { return dims_; }
+  double param(const std::string& name) const;
+  const std::map<std::string, double>& params() const { return params_; }
+
+  const BoundTensor& tensor(const std::string& name) const;
+  const std::vector<std::string>& inputs() const { return inputs_; }  // declaration order
+  const std::string& output() const { return output_; }
+  int algorithm_count() const { return static_cast<int>(spec_->algorithms.size()); }
+  const std::vector<BoundStmt>& stmts(int algorithm) const { return stmts_.at(algorithm); }
+  std::int64_t steps() const { return steps_; }
+
+  // "M=1024,N=1024,K=1024": the dims without a definition in the spec (the ones a
+  // user binds), in declaration order. Keys records.
+  std::string shape_key() const;
+  // Floating-point operations of one run of an algorithm (for GFLOP/s).
+  double flops(int algorithm) const;
+  // Evaluates an integer expression over dims (and loop variables in `vars`).
+  std::int64_t eval_int(const Expr& e, const std::map<std::string, std::int64_t>& vars = {}) const;
+
+ private:
+  std::shared_ptr<const Spec> spec_;
+  std::map<std::string, std::int64_t> dims_;
+  std::map<std::string, double> params_;
+  std::map<std::string, BoundTensor> tensors_;
+  std::vector<std::string> inputs_;
+  std::string output_;
+  std::vector<std::vector<BoundStmt>> stmts_;
+  std::int64_t steps_ = 1;
+  void check_stmt(BoundStmt& b);
+};
+
+// "M=1024,N=1024,K=1024" -> {M:1024, ...}; throws taihu::Error naming the bad item.
+std::map<std::string, std::int64_t> parse_shape(const std::string& text);
+
+}  // namespace taihu::autotune

@@ -1,0 +1,60 @@
+// The tuning log: JSON lines, one measurement per line, versioned ("format":
+// "taihu-tune/1"). A line carries its key (operator, spec hash, shape, ISA, threads,
+// backend), the schedule (knob -> value), median and spread, the seed and trial, and
+// the tool versions. Lines are appended as trials finish, so an interrupted run
+// loses nothing and a later run with the same --log resumes from it.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace taihu::autotune {
+
+inline constexpr const char* kRecordFormat = "taihu-tune/1";
+
+struct Record {
+  std::string op;
+  std::string spec_hash;  // fnv1a-64 of the spec text, hex
+  std::string shape;      // "M=1024,N=1024,K=1024"
+  std::string isa;
+  int threads = 1;
+  std::string backend;    // "halide" | "cpp"
+  std::map<std::string, std::string> schedule;
+  bool ok = true;
+  std::string error;      // why a candidate failed (ok == false)
+  double median_s = 0;
+  double spread = 0;
+  int repeats = 0;
+  double predicted_s = -1;  // cost model prediction (-1: none)
+  double gflops = 0;
+  std::uint64_t seed = 0;
+  int trial = 0;
+  std::string taihu_version, halide_version, compiler, time;
+
+  // op|spec_hash|shape|isa|threads|backend: records with equal keys are comparable.
+  std::string key() const;
+};
+
+std::string to_json_line(const Record& r);
+// Throws taihu::Error "where: ..." for malformed JSON, a missing field or an unknown format.
+Record from_json_line(const std::string& line, const std::string& where);
+
+// All records of a log ("path:line" in errors); a missing file is an empty log.
+std::vector<Record> load_log(const std::string& path);
+// Appends one line and flushes.
+void append_record(const std::string& path, const Record& r);
+// The fastest successful record per key, in first-seen key order.
+std::vector<Record> best_records(const std::vector<Record>& all);
+// Writes lines atomically (temp file + rename).
+void write_lines_atomic(const std::string& path, const std::vector<std::string>& lines);
+
+std::string spec_hash(const std::string& text);
+std::string utc_timestamp();
+
+// Lines in the format dnn/ reads (dnn/include/taihu/dnn/tuning_records.hpp) for the
+// conv2d spec's algorithm choice: key = ConvDesc::str(), algo direct | explicit_gemm
+// (im2col). Records of other operators give no line (empty string).
+std::string dnn_conv_line(const Record& r);
+
+}  // namespace taihu::autotune

@@ -1,0 +1,76 @@
+// The schedule space of a Problem: one Knob per line of the spec's `space` section
+// (plus `algorithm` when the spec has several compute blocks). A Point picks one value
+// index per knob; Space::schedule turns it into the Schedule the code generators read.
+// Contract: knob targets and values are checked when the Space is built (taihu::Error
+// with file:line:col); Space::why_invalid says why a Point cannot be generated.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "taihu/autotune/problem.hpp"
+
+namespace taihu::autotune {
+
+using Point = std::vector<int>;
+
+struct Knob {
+  std::string kind;    // algorithm | tile | vectorize | unroll | parallel | order | layout | timeblock | compute_at
+  std::string target;  // loop variable or tensor ("" for algorithm, parallel, order, timeblock)
+  std::vector<std::string> labels;  // the values as written (dim names resolved to numbers)
+  std::vector<std::int64_t> ints;   // numeric value per label (0 for names)
+  bool numeric = false;
+  std::string name() const { return target.empty() ? kind : kind + " " + target; }
+};
+
+// What a Point means, in the generators' terms.
+struct Schedule {
+  int algorithm = 0;
+  std::map<std::string, std::int64_t> tile;       // loop var -> tile size
+  std::map<std::string, int> vectorize;           // pure var -> vector width (>1)
+  std::map<std::string, int> unroll;              // loop var -> unroll factor (>1)
+  std::string parallel;                           // pure var whose outer loop runs in parallel ("" none)
+  std::vector<std::string> order;                 // loops inside a tile, outermost first ("" default)
+  std::map<std::string, std::string> layout;      // input -> direct | staged
+  std::map<std::string, std::string> compute_at;  // temp -> root | inline | tile
+  int timeblock = 1;                              // steps fused per pass (stencils)
+};
+
+class SplitMix64 {  // small, portable, reproducible across platforms
+ public:
+  explicit SplitMix64(std::uint64_t seed) : s_(seed) {}
+  std::uint64_t next();
+  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+ private:
+  std::uint64_t s_;
+};
+
+class Space {
+ public:
+  explicit Space(const Problem& p);
+
+  const std::vector<Knob>& knobs() const { return knobs_; }
+  double cardinality() const;
+  Point decode(double index) const;   // mixed radix, knob 0 fastest
+  Point random(SplitMix64& rng) const;
+  Point default_point() const;        // every knob at its first value
+  std::string why_invalid(const Point& pt) const;  // "" when valid
+  bool valid(const Point& pt) const { return why_invalid(pt).empty(); }
+  Schedule schedule(const Point& pt) const;
+
+  std::string describe(const Point& pt) const;  // "tile m=32 tile n=64 ..."
+  std::map<std::string, std::string> to_map(const Point& pt) const;
+  Point from_map(const std::map<std::string, std::string>& m) const;  // throws on unknown labels
+  // Numbers the cost model learns from: log2 of numeric knobs, one-hot of the others.
+  std::vector<double> features(const Point& pt) const;
+  std::size_t feature_count() const;
+
+ private:
+  const Problem& p_;
+  std::vector<Knob> knobs_;
+};
+
+}  // namespace taihu::autotune

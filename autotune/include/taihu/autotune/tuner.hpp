@@ -1,0 +1,68 @@
+// The tuning loop: propose (search.hpp) -> generate (backend.hpp) -> check against the
+// reference interpreter at sampled output points -> measure (median of repeats) ->
+// append to the log -> learn. Stops at the time budget or the trial limit. With an
+// existing log of the same key, the run resumes: logged points are not measured again
+// and teach the search and the cost model first.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "taihu/autotune/measure.hpp"
+#include "taihu/autotune/problem.hpp"
+#include "taihu/autotune/records.hpp"
+#include "taihu/autotune/search.hpp"
+#include "taihu/autotune/space.hpp"
+
+namespace taihu::autotune {
+
+struct Progress {
+  int trial = 0;          // trials done in this run
+  int resumed = 0;        // points taken from the log
+  double elapsed_s = 0;
+  double best_s = 0;      // best median so far (0: none yet)
+  const Record* last = nullptr;
+  std::string best_schedule;
+};
+
+struct TuneOptions {
+  std::string backend = "halide";  // halide | cpp
+  double budget_s = 120;
+  int max_trials = 0;              // 0: no limit
+  std::uint64_t seed = 1;
+  Strategy strategy = Strategy::evolutionary;
+  bool cost_model = true;
+  int batch = 4;                   // proposals per round
+  int threads = 1;
+  std::string log_path;            // "" = no log
+  std::string workdir = "/tmp/taihu-tune";  // C++ backend objects
+  MeasureOptions measure;
+  std::function<void(const Progress&)> on_progress;
+};
+
+// A custom evaluator replaces generate+check+measure (tests use a fake one): it
+// returns seconds or throws taihu::Error when the candidate is invalid.
+using Evaluator = std::function<double(const Point&)>;
+
+struct TuneResult {
+  Point best;
+  double best_s = std::numeric_limits<double>::infinity();
+  int trials = 0;
+  int failures = 0;
+  int resumed = 0;
+  std::vector<Point> measured;  // in order, this run only
+  std::vector<Record> records;  // this run's records
+};
+
+TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, const Evaluator& custom = {});
+
+// A record template (key fields, versions) for this problem and options.
+Record record_for(const Problem& p, const TuneOptions& opt);
+
+// Builds one kernel with the chosen backend, checks it against the reference at
+// sampled points (taihu::Error naming the first mismatch) and returns it.
+std::unique_ptr<class Kernel> build_checked(const Problem& p, const Schedule& s, const TuneOptions& opt);
+
+}  // namespace taihu::autotune

@@ -1,0 +1,421 @@
+// DSL -> Halide (see halide_lower.hpp). Tensors T[i0, .., in-1] (row-major, last index
+// fastest) become Halide Funcs T(in-1, .., i0): Halide's first dimension is innermost.
+//
+// Schedule template for the output statement (the statement writing the output):
+//   every pure loop with a tile smaller than its extent splits into v_o (tile loop) and
+//   v_i; the tile loops run outermost (the parallel loop first), the in-tile loops
+//   inside them in the `order` knob's order with the vectorized loop innermost.
+//   A reduction output computes into an accumulator Func at the innermost tile loop
+//   (the classic Halide matmul structure): its update loops are the in-tile pure loops
+//   and the reduction loops (split by their tiles, outer parts outermost).
+//   Temps: root (whole, vectorized, parallel) | inline | tile (at the tile loop).
+//   layout staged: the input's needed region is copied at the tile loop.
+//   Steps: every step before the last is computed whole (timeblock 1) or, with
+//   timeblock b, only each b-th step is whole and the others are computed per tile of
+//   their consumer (overlapping tiles, redundant halo work, cache-resident).
+#include "codegen/halide_lower.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+
+#include "taihu/arch/error.hpp"
+#include "taihu/arch/isa.hpp"
+
+namespace taihu::autotune::halide {
+
+using namespace Halide;
+
+Target target_for_this_cpu() {
+  Target t = get_host_target();
+  if (arch::active_isa() == arch::Isa::generic) {
+    for (auto f : {Target::AVX, Target::AVX2, Target::FMA, Target::F16C, Target::AVX512, Target::AVX512_Skylake})
+      t = t.without_feature(f);
+  } else if (arch::active_isa() == arch::Isa::avx2) {
+    for (auto f : {Target::AVX512, Target::AVX512_Skylake, Target::AVX512_Cannonlake, Target::AVX512_SapphireRapids})
+      t = t.without_feature(f);
+  }
+  return t;
+}
+
+namespace {
+
+using AstExpr = taihu::autotune::Expr;
+
+Halide::Expr index_expr(const Problem& p, const AstExpr& e, const std::map<std::string, Halide::Expr>& loop) {
+  switch (e.kind) {
+    case AstExpr::Kind::number: return Halide::Expr(static_cast<int>(e.number));
+    case AstExpr::Kind::name: {
+      if (auto it = loop.find(e.name); it != loop.end()) return it->second;
+      return Halide::Expr(static_cast<int>(p.dim(e.name)));
+    }
+    case AstExpr::Kind::neg: return -index_expr(p, *e.args[0], loop);
+    case AstExpr::Kind::binary: {
+      Halide::Expr a = index_expr(p, *e.args[0], loop), b = index_expr(p, *e.args[1], loop);
+      switch (e.op) {
+        case '+': return a + b;
+        case '-': return a - b;
+        case '*': return a * b;
+        default: return a / b;  // Halide integer division rounds down, as the DSL does
+      }
+    }
+    default: throw Error(e.loc.str() + ": not an index expression");
+  }
+}
+
+struct StepFuncs {
+  std::map<std::string, Func> funcs;  // tensor -> Func (temps and the output) of this step
+};
+
+class Lowering {
+ public:
+  Lowering(const Problem& p, int algorithm) : p_(p), algorithm_(algorithm) {}
+
+  Lowered build(const Schedule* s, int threads) {
+    Lowered out;
+    for (const auto& name : p_.inputs()) {
+      const BoundTensor& t = p_.tensor(name);
+      const int rank = static_cast<int>(t.shape.size());
+      ImageParam ip(Float(32), rank, name);
+      std::int64_t stride = 1;
+      Region est;
+      for (int d = 0; d < rank; ++d) {
+        const int extent = static_cast<int>(t.shape[static_cast<std::size_t>(rank - 1 - d)]);
+        ip.dim(d).set_min(0).set_extent(extent).set_stride(static_cast<int>(stride));
+        est.push_back(Range(0, extent));
+        stride *= extent;
+      }
+      ip.set_estimates(est);
+      Func src(name + "_src");
+      std::vector<Var> args = hvars(rank);
+      if (t.decl->boundary == Boundary::zero) src(args) = BoundaryConditions::constant_exterior(ip, 0.0f)(args);
+      else if (t.decl->boundary == Boundary::clamp) src(args) = BoundaryConditions::repeat_edge(ip)(args);
+      else src(args) = ip(args);
+      sources_[name] = src;
+      out.inputs.push_back(ip);
+    }
+    const std::int64_t steps = p_.steps();
+    std::vector<StepFuncs> step_funcs;
+    for (std::int64_t st = 0; st < steps; ++st) step_funcs.push_back(build_step(st, step_funcs, st == steps - 1));
+    Func result = step_funcs.back().funcs.at(p_.output());
+    const BoundTensor& ot = p_.tensor(p_.output());
+    const int orank = static_cast<int>(ot.shape.size());
+    Region est;
+    for (int d = 0; d < orank; ++d) est.push_back(Range(0, static_cast<int>(ot.shape[static_cast<std::size_t>(orank - 1 - d)])));
+    result.set_estimates(est);
+    {
+      OutputImageParam o = result.output_buffer();
+      std::int64_t stride = 1;
+      for (int d = 0; d < orank; ++d) {
+        const int extent = static_cast<int>(ot.shape[static_cast<std::size_t>(orank - 1 - d)]);
+        o.dim(d).set_min(0).set_extent(extent).set_stride(static_cast<int>(stride));
+        stride *= extent;
+      }
+    }
+    if (s) {
+      apply(*s, step_funcs, threads);
+    } else {
+      for (auto& sf : step_funcs)
+        for (auto& [name, f] : sf.funcs)
+          if (f.has_update_definition() && f.name() != result.name()) f.compute_root();
+      for (auto& f : reduction_accumulators_) f.compute_root();
+    }
+    out.output = result;
+    out.pipeline = Pipeline(result);
+    return out;
+  }
+
+ private:
+  const Problem& p_;
+  int algorithm_;
+  std::map<std::string, Func> sources_;
+  std::vector<Func> reduction_accumulators_;
+  std::map<std::string, Func> accumulator_of_;  // output func name -> accumulator (last step)
+
+  static std::vector<Var> hvars(int rank) {
+    std::vector<Var> v;
+    static const char* names[] = {"d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"};
+    if (rank > 8) throw Error("tensors of rank > 8 are not supported");
+    for (int d = 0; d < rank; ++d) v.push_back(Var(names[d]));
+    return v;
+  }
+
+  Halide::Expr value_expr(const AstExpr& e, const std::map<std::string, Halide::Expr>& loop,
+                          const std::function<Halide::Expr(const std::string&, std::vector<Halide::Expr>)>& read) {
+    switch (e.kind) {
+      case AstExpr::Kind::number: return Halide::Expr(static_cast<float>(e.number));
+      case AstExpr::Kind::name: {
+        if (auto it = loop.find(e.name); it != loop.end()) return cast<float>(it->second);
+        if (p_.dims().count(e.name)) return Halide::Expr(static_cast<float>(p_.dim(e.name)));
+        return Halide::Expr(static_cast<float>(p_.param(e.name)));
+      }
+      case AstExpr::Kind::neg: return -value_expr(*e.args[0], loop, read);
+      case AstExpr::Kind::binary: {
+        Halide::Expr a = value_expr(*e.args[0], loop, read), b = value_expr(*e.args[1], loop, read);
+        switch (e.op) {
+          case '+': return a + b;
+          case '-': return a - b;
+          case '*': return a * b;
+          default: return a / b;
+        }
+      }
+      case AstExpr::Kind::call: {
+        Halide::Expr a = value_expr(*e.args[0], loop, read);
+        if (e.name == "exp") return Halide::exp(a);
+        if (e.name == "log") return Halide::log(a);
+        if (e.name == "sqrt") return Halide::sqrt(a);
+        if (e.name == "abs") return Halide::abs(a);
+        Halide::Expr b = value_expr(*e.args[1], loop, read);
+        return e.name == "max" ? Halide::max(a, b) : Halide::min(a, b);
+      }
+      case AstExpr::Kind::access: {
+        std::vector<Halide::Expr> idx;
+        for (const auto& a : e.args) idx.push_back(index_expr(p_, *a, loop));
+        return read(e.name, idx);
+      }
+    }
+    return Halide::Expr();
+  }
+
+  StepFuncs build_step(std::int64_t step, const std::vector<StepFuncs>& previous, bool last) {
+    StepFuncs sf;
+    const auto& steps = p_.spec().steps;
+    auto read = [&](const std::string& name, std::vector<Halide::Expr> idx) -> Halide::Expr {
+      std::reverse(idx.begin(), idx.end());
+      if (steps && name == steps->to && step > 0) {
+        const BoundTensor& t = p_.tensor(name);
+        Region bounds;
+        for (auto it = t.shape.rbegin(); it != t.shape.rend(); ++it) bounds.push_back(Range(0, static_cast<int>(*it)));
+        Func prev = previous.back().funcs.at(steps->from);
+        const Boundary b = t.decl->boundary;
+        if (b == Boundary::zero) return BoundaryConditions::constant_exterior(prev, 0.0f, bounds)(idx);
+        if (b == Boundary::clamp) return BoundaryConditions::repeat_edge(prev, bounds)(idx);
+        return prev(idx);
+      }
+      if (auto it = sources_.find(name); it != sources_.end()) return it->second(idx);
+      return sf.funcs.at(name)(idx);
+    };
+    const auto& stmts = p_.stmts(algorithm_);
+    for (std::size_t si = 0; si < stmts.size(); ++si) {
+      const BoundStmt& b = stmts[si];
+      const Stmt& st = *b.stmt;
+      const std::string fname = st.tensor + "_t" + std::to_string(step);
+      std::map<std::string, Halide::Expr> loop;
+      std::vector<Var> args;
+      for (auto it = b.pure.rbegin(); it != b.pure.rend(); ++it) {
+        Var v(it->name);
+        args.push_back(v);
+        loop[it->name] = v;
+      }
+      if (st.op == ReduceOp::assign) {
+        Func f(fname);
+        f(args) = value_expr(*st.rhs, loop, read);
+        sf.funcs[st.tensor] = f;
+        continue;
+      }
+      Region dom;
+      for (auto it = b.reduce.rbegin(); it != b.reduce.rend(); ++it) dom.push_back(Range(0, static_cast<int>(it->extent)));
+      RDom r(dom, fname + "_r");
+      for (std::size_t i = 0; i < b.reduce.size(); ++i) loop[b.reduce[b.reduce.size() - 1 - i].name] = r[static_cast<int>(i)];
+      const bool is_output = st.tensor == p_.output();
+      Func acc(is_output ? fname + "_acc" : fname);
+      Halide::Expr v = value_expr(*st.rhs, loop, read);
+      switch (st.op) {
+        case ReduceOp::add: acc(args) = 0.0f; acc(args) += v; break;
+        case ReduceOp::max: acc(args) = Float(32).min(); acc(args) = Halide::max(acc(args), v); break;
+        default: acc(args) = Float(32).max(); acc(args) = Halide::min(acc(args), v); break;
+      }
+      if (is_output) {
+        Func f(fname);
+        f(args) = acc(args);
+        sf.funcs[st.tensor] = f;
+        reduction_accumulators_.push_back(acc);
+        if (last) accumulator_of_[fname] = acc;
+        rdoms_[fname] = r;
+      } else {
+        sf.funcs[st.tensor] = f_with_rdom(acc, r);
+      }
+    }
+    return sf;
+  }
+
+  Func f_with_rdom(Func f, RDom r) {
+    rdoms_[f.name()] = r;
+    return f;
+  }
+  std::map<std::string, RDom> rdoms_;
+
+  // Tiles a pure Func by the schedule; returns the innermost tile loop (or root).
+  LoopLevel tile(Func f, const BoundStmt& b, const Schedule& s, std::vector<std::string>* inner_order) {
+    std::vector<VarOrRVar> outer, inner;
+    std::vector<std::string> names;
+    for (const auto& v : b.pure) names.push_back(v.name);
+    std::vector<std::string> in_order;  // in-tile loops, outermost first
+    if (!s.order.empty()) {
+      for (const auto& n : s.order)
+        if (b.is_pure(n)) in_order.push_back(n);
+    } else {
+      in_order = names;
+    }
+    std::string par = s.parallel;
+    std::string vec = s.vectorize.empty() ? "" : s.vectorize.begin()->first;
+    std::vector<std::string> outer_names;
+    for (const auto& n : names) {
+      auto t = s.tile.find(n);
+      const bool tiled = t != s.tile.end() && t->second < b.extent(n);
+      if (tiled) {
+        Var v(n), vo(n + "_o"), vi(n + "_i");
+        f.split(v, vo, vi, static_cast<int>(t->second));
+        outer_names.push_back(n);
+      }
+    }
+    auto inner_var = [&](const std::string& n) -> VarOrRVar {
+      const bool tiled = std::find(outer_names.begin(), outer_names.end(), n) != outer_names.end();
+      return tiled ? Var(n + "_i") : Var(n);
+    };
+    // Parallel loop: the tile loop of `par`, or `par` itself moved outermost.
+    std::vector<std::string> outer_seq;
+    if (!par.empty()) {
+      outer_seq.push_back(par);
+      if (std::find(outer_names.begin(), outer_names.end(), par) == outer_names.end())
+        in_order.erase(std::remove(in_order.begin(), in_order.end(), par), in_order.end());
+    }
+    for (const auto& n : outer_names)
+      if (n != par) outer_seq.push_back(n);
+    if (!vec.empty() && std::find(in_order.begin(), in_order.end(), vec) != in_order.end()) {
+      in_order.erase(std::remove(in_order.begin(), in_order.end(), vec), in_order.end());
+      in_order.push_back(vec);
+    }
+    std::vector<VarOrRVar> reorder_list;  // innermost first
+    for (auto it = in_order.rbegin(); it != in_order.rend(); ++it) reorder_list.push_back(inner_var(*it));
+    std::vector<VarOrRVar> outers;
+    for (const auto& n : outer_seq) {
+      const bool tiled = std::find(outer_names.begin(), outer_names.end(), n) != outer_names.end();
+      outers.push_back(tiled ? Var(n + "_o") : Var(n));
+    }
+    for (auto it = outers.rbegin(); it != outers.rend(); ++it) reorder_list.push_back(*it);
+    if (reorder_list.size() > 1) f.reorder(reorder_list);
+    if (!par.empty()) f.parallel(outers.front());
+    if (!vec.empty()) f.vectorize(inner_var(vec), s.vectorize.begin()->second);
+    if (inner_order) *inner_order = in_order;
+    if (outers.empty()) return LoopLevel::root();
+    return LoopLevel(f, outers.back());
+  }
+
+  void apply(const Schedule& s, std::vector<StepFuncs>& step_funcs, int threads) {
+    (void)threads;
+    const auto& stmts = p_.stmts(algorithm_);
+    const BoundStmt& main = stmts.back();
+    const std::int64_t steps = p_.steps();
+    Func out = step_funcs.back().funcs.at(p_.output());
+    std::vector<std::string> in_order;
+    LoopLevel at = tile(out, main, s, &in_order);
+    const std::string vec = s.vectorize.empty() ? "" : s.vectorize.begin()->first;
+    const int width = s.vectorize.empty() ? 1 : s.vectorize.begin()->second;
+    if (auto acc_it = accumulator_of_.find(out.name()); acc_it != accumulator_of_.end()) {
+      Func acc = acc_it->second;
+      RDom r = rdoms_.at(out.name());
+      acc.compute_at(at);
+      if (!vec.empty()) acc.vectorize(Var(vec), width);
+      Stage u = acc.update();
+      std::vector<VarOrRVar> outer_r, order_inner;  // order_inner: outermost first
+      std::map<std::string, VarOrRVar> rv;
+      for (std::size_t i = 0; i < main.reduce.size(); ++i) {
+        const std::string& n = main.reduce[main.reduce.size() - 1 - i].name;
+        rv.emplace(n, VarOrRVar(r[static_cast<int>(i)]));
+      }
+      for (const auto& lv : main.reduce) {
+        auto t = s.tile.find(lv.name);
+        if (t != s.tile.end() && t->second < lv.extent) {
+          RVar ro(lv.name + "_ro"), ri(lv.name + "_ri");
+          u.split(rv.at(lv.name).rvar, ro, ri, static_cast<int>(t->second));
+          outer_r.push_back(ro);
+          rv.erase(lv.name);
+          rv.emplace(lv.name, VarOrRVar(ri));
+        }
+      }
+      std::vector<std::string> full = s.order;
+      if (full.empty()) {
+        for (const auto& lv : main.pure) full.push_back(lv.name);
+        for (const auto& lv : main.reduce) full.push_back(lv.name);
+      }
+      if (!vec.empty()) {
+        full.erase(std::remove(full.begin(), full.end(), vec), full.end());
+        full.push_back(vec);
+      }
+      for (const auto& n : full) {
+        if (main.is_pure(n)) order_inner.push_back(Var(n));
+        else order_inner.push_back(rv.at(n));
+      }
+      std::vector<VarOrRVar> reorder_list;
+      for (auto it = order_inner.rbegin(); it != order_inner.rend(); ++it) reorder_list.push_back(*it);
+      for (auto it = outer_r.rbegin(); it != outer_r.rend(); ++it) reorder_list.push_back(*it);
+      if (reorder_list.size() > 1) u.reorder(reorder_list);
+      if (!vec.empty()) u.vectorize(Var(vec), width);
+      for (const auto& [n, f] : s.unroll) {
+        if (main.is_pure(n)) u.unroll(Var(n), f);
+        else u.unroll(rv.at(n), f);
+      }
+    } else {
+      for (const auto& [n, f] : s.unroll) {
+        if (!main.is_pure(n)) continue;
+        const bool tiled = s.tile.count(n) && s.tile.at(n) < main.extent(n);
+        out.unroll(tiled ? Var(n + "_i") : Var(n), f);
+      }
+    }
+    // Temps of every step.
+    for (auto& sf : step_funcs) {
+      for (std::size_t si = 0; si + 1 < stmts.size(); ++si) {
+        const BoundStmt& b = stmts[si];
+        Func f = sf.funcs.at(b.stmt->tensor);
+        auto c = s.compute_at.find(b.stmt->tensor);
+        std::string where = c != s.compute_at.end() ? c->second : (b.stmt->op == ReduceOp::assign ? "inline" : "root");
+        if (where == "inline") continue;
+        const std::string inner = b.pure.back().name;
+        if (where == "tile" && &sf == &step_funcs.back()) {
+          f.compute_at(at);
+        } else {
+          f.compute_root();
+          if (b.pure.size() > 1 && b.pure.front().extent > 1) f.parallel(Var(b.pure.front().name));
+        }
+        if (b.pure.back().extent >= 8) f.vectorize(Var(inner), 8, TailStrategy::GuardWithIf);
+        if (f.has_update_definition() && b.pure.back().extent >= 8) f.update().vectorize(Var(inner), 8, TailStrategy::GuardWithIf);
+      }
+    }
+    // Inputs staged per tile.
+    for (const auto& [name, how] : s.layout) {
+      if (how != "staged") continue;
+      Func src = sources_.at(name);
+      src.compute_at(at);
+      const int rank = static_cast<int>(p_.tensor(name).shape.size());
+      if (p_.tensor(name).shape.back() >= 8) src.vectorize(Var("d0"), 8, TailStrategy::GuardWithIf);
+      (void)rank;
+    }
+    // Earlier steps: whole (every timeblock-th from the end) or per tile of their group.
+    const int tb = std::max(1, s.timeblock);
+    std::map<std::int64_t, LoopLevel> head_level;
+    head_level.emplace(steps - 1, at);
+    for (std::int64_t st = 0; st + 1 < steps; ++st) {
+      if ((steps - 1 - st) % tb != 0) continue;
+      Func f = step_funcs[static_cast<std::size_t>(st)].funcs.at(p_.output());
+      head_level.emplace(st, tile(f, main, s, nullptr));
+      f.compute_root();
+    }
+    for (std::int64_t st = 0; st + 1 < steps; ++st) {
+      const std::int64_t dist = steps - 1 - st;
+      if (dist % tb == 0) continue;
+      Func f = step_funcs[static_cast<std::size_t>(st)].funcs.at(p_.output());
+      f.compute_at(head_level.at(st + dist % tb));
+      if (main.pure.back().extent >= 8) f.vectorize(Var(main.pure.back().name), 8, TailStrategy::GuardWithIf);
+    }
+  }
+};
+
+}  // namespace
+
+Lowered lower(const Problem& p, int algorithm, const Schedule* schedule, int threads) {
+  Lowering l(p, algorithm);
+  return l.build(schedule, threads);
+}
+
+}  // namespace taihu::autotune::halide

@@ -1,0 +1,38 @@
+// Warm-up + repeats + median (see measure.hpp).
+#include "taihu/autotune/measure.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "taihu/arch/timer.hpp"
+
+namespace taihu::autotune {
+
+Measurement measure(const std::function<void()>& run, const MeasureOptions& opt) {
+  double first = 0;
+  for (int i = 0; i < std::max(1, opt.warmup); ++i) {
+    arch::Stopwatch w;
+    run();
+    first = w.seconds();
+  }
+  int repeats = opt.min_repeats;
+  if (first > 0) repeats = static_cast<int>(std::clamp(opt.target_seconds / first, double(opt.min_repeats), double(opt.max_repeats)));
+  std::vector<double> t;
+  t.reserve(static_cast<std::size_t>(repeats));
+  for (int i = 0; i < repeats; ++i) {
+    arch::Stopwatch w;
+    run();
+    t.push_back(w.seconds());
+  }
+  std::sort(t.begin(), t.end());
+  auto pct = [&](double q) { return t[static_cast<std::size_t>(std::lround(q * static_cast<double>(t.size() - 1)))]; };
+  Measurement m;
+  m.median_s = pct(0.5);
+  m.min_s = t.front();
+  m.spread = m.median_s > 0 ? (pct(0.75) - pct(0.25)) / m.median_s : 0;
+  m.repeats = repeats;
+  return m;
+}
+
+}  // namespace taihu::autotune

@@ -1,0 +1,144 @@
+// Random and evolutionary search guided by the cost model (see search.hpp).
+#include "taihu/autotune/search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "taihu/arch/error.hpp"
+
+namespace taihu::autotune {
+
+Strategy parse_strategy(const std::string& s) {
+  if (s == "random") return Strategy::random;
+  if (s == "evolutionary") return Strategy::evolutionary;
+  throw Error("--strategy: unknown '" + s + "' (use random or evolutionary)");
+}
+
+Searcher::Searcher(const Space& space, Strategy strategy, std::uint64_t seed, bool use_cost_model)
+    : space_(space), strategy_(strategy), rng_(seed), use_model_(use_cost_model) {}
+
+void Searcher::observe(const Point& pt, double seconds) {
+  history_.emplace_back(pt, seconds);
+  seen_.insert(pt);
+}
+
+void Searcher::refit() {
+  if (!use_model_ || static_cast<int>(history_.size()) == fitted_at_) return;
+  std::vector<std::vector<double>> x;
+  std::vector<double> y;
+  double worst = 0;
+  for (const auto& [p, s] : history_)
+    if (std::isfinite(s)) worst = std::max(worst, s);
+  for (const auto& [p, s] : history_) {
+    x.push_back(space_.features(p));
+    // Failed points teach the model "slow": twice the slowest success.
+    y.push_back(std::log(std::isfinite(s) ? s : (worst > 0 ? 2 * worst : 1.0)));
+  }
+  if (x.size() < 8) return;
+  model_.fit(x, y);
+  fitted_at_ = static_cast<int>(history_.size());
+}
+
+double Searcher::predict(const Point& pt) const {
+  if (!model_.trained()) return std::numeric_limits<double>::quiet_NaN();
+  return std::exp(model_.predict(space_.features(pt)));
+}
+
+Point Searcher::mutate(Point p) {
+  const int n = static_cast<int>(p.size());
+  if (n == 0) return p;
+  bool changed = false;
+  for (int i = 0; i < n; ++i) {
+    const int card = static_cast<int>(space_.knobs()[static_cast<std::size_t>(i)].labels.size());
+    if (card > 1 && rng_.uniform() < 1.0 / n) {
+      p[static_cast<std::size_t>(i)] = rng_.below(card);
+      changed = true;
+    }
+  }
+  if (!changed) {
+    const int i = rng_.below(n);
+    const int card = static_cast<int>(space_.knobs()[static_cast<std::size_t>(i)].labels.size());
+    p[static_cast<std::size_t>(i)] = rng_.below(card);
+  }
+  return p;
+}
+
+Point Searcher::crossover(const Point& a, const Point& b) {
+  Point c = a;
+  for (std::size_t i = 0; i < c.size(); ++i)
+    if (rng_.below(2)) c[i] = b[i];
+  return c;
+}
+
+std::vector<Point> Searcher::pool(int size) {
+  std::vector<std::pair<Point, double>> ok;
+  for (const auto& h : history_)
+    if (std::isfinite(h.second)) ok.push_back(h);
+  std::stable_sort(ok.begin(), ok.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  if (ok.size() > 16) ok.resize(16);
+  std::vector<Point> out;
+  std::set<Point> in_pool;
+  const int attempts = size * 20;
+  for (int a = 0; a < attempts && static_cast<int>(out.size()) < size; ++a) {
+    Point c;
+    if (strategy_ == Strategy::evolutionary && ok.size() >= 2 && rng_.uniform() < 0.85) {
+      auto pick = [&]() -> const Point& {  // tournament of two
+        const auto& x = ok[static_cast<std::size_t>(rng_.below(static_cast<int>(ok.size())))];
+        const auto& y = ok[static_cast<std::size_t>(rng_.below(static_cast<int>(ok.size())))];
+        return x.second <= y.second ? x.first : y.first;
+      };
+      c = rng_.uniform() < 0.5 ? mutate(crossover(pick(), pick())) : mutate(pick());
+    } else {
+      c = space_.random(rng_);
+    }
+    if (seen_.count(c) || in_pool.count(c) || !space_.valid(c)) continue;
+    in_pool.insert(c);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<Point> Searcher::propose(int n) {
+  std::vector<Point> out;
+  if (history_.empty() && !seen_.count(space_.default_point()) && space_.valid(space_.default_point())) {
+    out.push_back(space_.default_point());
+    seen_.insert(out.back());
+  }
+  refit();
+  const bool ranked = use_model_ && model_.trained();
+  std::vector<Point> cands = pool(ranked ? std::max(64, 16 * n) : n - static_cast<int>(out.size()));
+  if (ranked) {
+    std::vector<std::pair<double, std::size_t>> score;
+    for (std::size_t i = 0; i < cands.size(); ++i) score.emplace_back(model_.predict(space_.features(cands[i])), i);
+    std::stable_sort(score.begin(), score.end());
+    // Mostly the best predicted; every fourth pick explores a random pool member.
+    std::vector<bool> taken(cands.size(), false);
+    std::size_t next_best = 0;
+    int explore_tries = 0;
+    while (static_cast<int>(out.size()) < n && next_best < score.size()) {
+      std::size_t pick;
+      if (out.size() % 4 == 3 && explore_tries < 8) {
+        ++explore_tries;
+        pick = static_cast<std::size_t>(rng_.below(static_cast<int>(cands.size())));
+        if (taken[pick]) continue;
+        explore_tries = 0;
+      } else {
+        explore_tries = 0;
+        pick = score[next_best++].second;
+        if (taken[pick]) continue;
+      }
+      taken[pick] = true;
+      out.push_back(cands[pick]);
+    }
+  } else {
+    for (auto& c : cands) {
+      if (static_cast<int>(out.size()) >= n) break;
+      out.push_back(c);
+    }
+  }
+  for (const auto& p : out) seen_.insert(p);
+  return out;
+}
+
+}  // namespace taihu::autotune

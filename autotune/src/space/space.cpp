@@ -1,0 +1,278 @@
+// The schedule space (see space.hpp).
+#include "taihu/autotune/space.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "taihu/arch/error.hpp"
+
+namespace taihu::autotune {
+
+std::uint64_t SplitMix64::next() {
+  std::uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+namespace {
+[[noreturn]] void fail(const SourceLoc& loc, const std::string& msg) { throw Error(loc.str() + ": " + msg); }
+
+const BoundStmt& main_stmt(const Problem& p, int algorithm) { return p.stmts(algorithm).back(); }
+
+bool is_loop_var_anywhere(const Problem& p, const std::string& v) {
+  for (int a = 0; a < p.algorithm_count(); ++a)
+    if (main_stmt(p, a).extent(v) > 0) return true;
+  return false;
+}
+}  // namespace
+
+Space::Space(const Problem& p) : p_(p) {
+  const Spec& s = p.spec();
+  if (p.algorithm_count() > 1) {
+    Knob k;
+    k.kind = "algorithm";
+    for (const auto& a : s.algorithms) k.labels.push_back(a.name);
+    k.ints.assign(k.labels.size(), 0);
+    knobs_.push_back(k);
+  }
+  std::set<std::string> seen;
+  for (const auto& d : s.knobs) {
+    Knob k;
+    k.kind = d.kind;
+    k.target = d.target;
+    if (!seen.insert(k.name()).second) fail(d.loc, "space entry '" + k.name() + "' appears twice");
+    const bool numeric = d.kind == "tile" || d.kind == "vectorize" || d.kind == "unroll" || d.kind == "timeblock";
+    k.numeric = numeric;
+    if (d.kind == "tile" || d.kind == "vectorize" || d.kind == "unroll") {
+      if (!is_loop_var_anywhere(p, d.target))
+        fail(d.loc, "'" + d.target + "' is not a loop variable of the statement writing the output");
+    } else if (d.kind == "layout") {
+      const auto* t = s.find_tensor(d.target);
+      if (!t || t->role != TensorRole::input) fail(d.loc, "layout: '" + d.target + "' is not an input tensor");
+    } else if (d.kind == "compute_at") {
+      const auto* t = s.find_tensor(d.target);
+      if (!t || t->role != TensorRole::temp) fail(d.loc, "compute_at: '" + d.target + "' is not a temp tensor");
+    } else if (d.kind == "timeblock") {
+      if (!s.steps) fail(d.loc, "timeblock needs a 'steps' declaration");
+    }
+    for (const auto& v : d.values) {
+      std::int64_t n = 0;
+      if (numeric) {
+        if (p.dims().count(v)) {
+          n = p.dim(v);
+        } else {
+          try {
+            std::size_t used = 0;
+            n = std::stoll(v, &used);
+            if (used != v.size()) throw std::invalid_argument("");
+          } catch (const std::exception&) {
+            fail(d.loc, k.name() + ": '" + v + "' is neither an integer nor a dim");
+          }
+        }
+        if (n < 1) fail(d.loc, k.name() + ": values must be >= 1");
+        k.labels.push_back(std::to_string(n));
+      } else if (d.kind == "parallel") {
+        if (v != "none" && !is_loop_var_anywhere(p, v)) fail(d.loc, "parallel: '" + v + "' is not a loop variable (or 'none')");
+        k.labels.push_back(v);
+      } else if (d.kind == "order") {
+        const BoundStmt& b = main_stmt(p, 0);
+        std::istringstream in(v);
+        std::vector<std::string> vars;
+        for (std::string w; in >> w;) vars.push_back(w);
+        std::set<std::string> want, got(vars.begin(), vars.end());
+        for (const auto& x : b.pure) want.insert(x.name);
+        for (const auto& x : b.reduce) want.insert(x.name);
+        if (want != got || vars.size() != got.size())
+          fail(d.loc, "order '" + v + "' must name each loop variable of the output statement exactly once");
+        k.labels.push_back(v);
+      } else if (d.kind == "layout") {
+        if (v != "direct" && v != "staged") fail(d.loc, "layout values are 'direct' and 'staged', not '" + v + "'");
+        k.labels.push_back(v);
+      } else if (d.kind == "compute_at") {
+        if (v != "root" && v != "inline" && v != "tile") fail(d.loc, "compute_at values are root, inline and tile, not '" + v + "'");
+        k.labels.push_back(v);
+      }
+      k.ints.push_back(n);
+    }
+    knobs_.push_back(k);
+  }
+}
+
+double Space::cardinality() const {
+  double n = 1;
+  for (const auto& k : knobs_) n *= static_cast<double>(k.labels.size());
+  return n;
+}
+
+Point Space::decode(double index) const {
+  Point pt(knobs_.size());
+  for (std::size_t i = 0; i < knobs_.size(); ++i) {
+    const double r = static_cast<double>(knobs_[i].labels.size());
+    pt[i] = static_cast<int>(std::fmod(index, r));
+    index = std::floor(index / r);
+  }
+  return pt;
+}
+
+Point Space::random(SplitMix64& rng) const {
+  Point pt(knobs_.size());
+  for (std::size_t i = 0; i < knobs_.size(); ++i) pt[i] = rng.below(static_cast<int>(knobs_[i].labels.size()));
+  return pt;
+}
+
+Point Space::default_point() const { return Point(knobs_.size(), 0); }
+
+Schedule Space::schedule(const Point& pt) const {
+  if (pt.size() != knobs_.size()) throw Error("schedule point has " + std::to_string(pt.size()) + " values, the space has " + std::to_string(knobs_.size()) + " knobs");
+  Schedule s;
+  for (std::size_t i = 0; i < knobs_.size(); ++i) {
+    const Knob& k = knobs_[i];
+    if (pt[i] < 0 || pt[i] >= static_cast<int>(k.labels.size())) throw Error("schedule point: value index out of range for '" + k.name() + "'");
+    const std::string& label = k.labels[static_cast<std::size_t>(pt[i])];
+    const std::int64_t n = k.ints[static_cast<std::size_t>(pt[i])];
+    if (k.kind == "algorithm") s.algorithm = pt[i];
+    else if (k.kind == "tile") s.tile[k.target] = n;
+    else if (k.kind == "vectorize" && n > 1) s.vectorize[k.target] = static_cast<int>(n);
+    else if (k.kind == "unroll" && n > 1) s.unroll[k.target] = static_cast<int>(n);
+    else if (k.kind == "parallel") s.parallel = label == "none" ? "" : label;
+    else if (k.kind == "order") {
+      std::istringstream in(label);
+      for (std::string w; in >> w;) s.order.push_back(w);
+    } else if (k.kind == "layout") s.layout[k.target] = label;
+    else if (k.kind == "compute_at") s.compute_at[k.target] = label;
+    else if (k.kind == "timeblock") s.timeblock = static_cast<int>(n);
+  }
+  // Drop knobs that name loops the chosen algorithm's output statement does not have.
+  const BoundStmt& b = main_stmt(p_, s.algorithm);
+  std::erase_if(s.tile, [&](const auto& kv) { return b.extent(kv.first) == 0; });
+  std::erase_if(s.unroll, [&](const auto& kv) { return b.extent(kv.first) == 0; });
+  for (auto& [v, t] : s.tile) t = std::min(t, b.extent(v));
+  if (!s.parallel.empty() && !b.is_pure(s.parallel)) s.parallel.clear();
+  return s;
+}
+
+std::string Space::why_invalid(const Point& pt) const {
+  Schedule s;
+  try {
+    s = schedule(pt);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  const BoundStmt& b = main_stmt(p_, s.algorithm);
+  for (const auto& [v, w] : s.vectorize) {
+    if (!b.is_pure(v)) return "vectorize " + v + ": not a pure loop of the output statement";
+    auto t = s.tile.find(v);
+    const std::int64_t span = t != s.tile.end() ? t->second : b.extent(v);
+    if (w > span) return "vectorize " + v + "=" + std::to_string(w) + " is wider than its loop (" + std::to_string(span) + ")";
+    if (t != s.tile.end() && t->second % w != 0) return "tile " + v + "=" + std::to_string(t->second) + " is not a multiple of the vector width " + std::to_string(w);
+  }
+  if (s.vectorize.size() > 1) return "at most one loop may be vectorized";
+  for (const auto& [v, w] : s.vectorize)
+    if (v == s.parallel && !(s.tile.count(v) && s.tile.at(v) < b.extent(v)))
+      return "vectorize " + v + ": the loop runs in parallel untiled (tile it to do both)";
+  for (const auto& [v, u] : s.unroll) {
+    auto t = s.tile.find(v);
+    const std::int64_t span = t != s.tile.end() ? t->second : b.extent(v);
+    if (u > span) return "unroll " + v + "=" + std::to_string(u) + " exceeds its loop (" + std::to_string(span) + ")";
+    if (s.vectorize.count(v)) return "unroll " + v + ": the loop is already vectorized";
+  }
+  for (const auto& [t, where] : s.compute_at) {
+    bool reduced = false, used = false;
+    for (const auto& st : p_.stmts(s.algorithm)) {
+      if (st.stmt->tensor == t) {
+        used = true;
+        reduced = st.stmt->op != ReduceOp::assign;
+      }
+    }
+    if (used && reduced && where == "inline") return "compute_at " + t + "=inline: a reduction cannot be inlined";
+    if (used && where == "tile") {
+      // Every consumer must itself run inside the output's tiles (the output, or a
+      // temp that is inline or at tile).
+      std::function<bool(const Expr&)> reads = [&](const Expr& e) {
+        if (e.kind == Expr::Kind::access && e.name == t) return true;
+        for (const auto& a : e.args)
+          if (reads(*a)) return true;
+        return false;
+      };
+      // Follow inline consumers: they run wherever their own consumers run.
+      std::function<std::string(const std::string&)> blocker = [&](const std::string& tensor) -> std::string {
+        for (const auto& st : p_.stmts(s.algorithm)) {
+          std::function<bool(const Expr&)> reads_t = [&](const Expr& e) {
+            if (e.kind == Expr::Kind::access && e.name == tensor) return true;
+            for (const auto& a : e.args)
+              if (reads_t(*a)) return true;
+            return false;
+          };
+          if (!reads_t(*st.stmt->rhs) || st.stmt->tensor == p_.output()) continue;
+          auto c = s.compute_at.find(st.stmt->tensor);
+          const std::string cw = c != s.compute_at.end() ? c->second : (st.stmt->op == ReduceOp::assign ? "inline" : "root");
+          if (cw == "root") return st.stmt->tensor;
+          if (cw == "inline") {
+            std::string deeper = blocker(st.stmt->tensor);
+            if (!deeper.empty()) return deeper;
+          }
+        }
+        return "";
+      };
+      (void)reads;
+      const std::string bad = blocker(t);
+      if (!bad.empty()) return "compute_at " + t + "=tile: its consumer " + bad + " is computed at root";
+    }
+  }
+  if (s.timeblock > p_.steps()) return "timeblock " + std::to_string(s.timeblock) + " exceeds the " + std::to_string(p_.steps()) + " steps";
+  return "";
+}
+
+std::string Space::describe(const Point& pt) const {
+  std::string out;
+  for (std::size_t i = 0; i < knobs_.size() && i < pt.size(); ++i) {
+    if (!out.empty()) out += ' ';
+    out += knobs_[i].name() + "=" + knobs_[i].labels[static_cast<std::size_t>(pt[i])];
+  }
+  return out;
+}
+
+std::map<std::string, std::string> Space::to_map(const Point& pt) const {
+  std::map<std::string, std::string> m;
+  for (std::size_t i = 0; i < knobs_.size(); ++i) m[knobs_[i].name()] = knobs_[i].labels[static_cast<std::size_t>(pt[i])];
+  return m;
+}
+
+Point Space::from_map(const std::map<std::string, std::string>& m) const {
+  Point pt(knobs_.size(), 0);
+  for (std::size_t i = 0; i < knobs_.size(); ++i) {
+    auto it = m.find(knobs_[i].name());
+    if (it == m.end()) throw Error("schedule lacks a value for '" + knobs_[i].name() + "'");
+    auto pos = std::find(knobs_[i].labels.begin(), knobs_[i].labels.end(), it->second);
+    if (pos == knobs_[i].labels.end()) throw Error("schedule value '" + it->second + "' is not in the space of '" + knobs_[i].name() + "'");
+    pt[i] = static_cast<int>(pos - knobs_[i].labels.begin());
+  }
+  if (m.size() != knobs_.size()) throw Error("schedule has entries that are not knobs of this space");
+  return pt;
+}
+
+std::size_t Space::feature_count() const {
+  std::size_t n = 0;
+  for (const auto& k : knobs_) n += k.numeric ? 1 : k.labels.size();
+  return n;
+}
+
+std::vector<double> Space::features(const Point& pt) const {
+  std::vector<double> f;
+  f.reserve(feature_count());
+  for (std::size_t i = 0; i < knobs_.size(); ++i) {
+    const Knob& k = knobs_[i];
+    if (k.numeric) {
+      f.push_back(std::log2(static_cast<double>(k.ints[static_cast<std::size_t>(pt[i])])));
+    } else {
+      for (std::size_t j = 0; j < k.labels.size(); ++j) f.push_back(static_cast<int>(j) == pt[i] ? 1.0 : 0.0);
+    }
+  }
+  return f;
+}
+
+}  // namespace taihu::autotune

@@ -1,0 +1,170 @@
+// The tuning loop (see tuner.hpp).
+#include "taihu/autotune/tuner.hpp"
+
+#include <cmath>
+#include <set>
+
+#include "taihu/arch/error.hpp"
+#include "taihu/arch/isa.hpp"
+#include "taihu/arch/timer.hpp"
+#include "taihu/autotune/backend.hpp"
+#include "taihu/autotune/interpreter.hpp"
+
+namespace taihu::autotune {
+namespace {
+
+// Inputs, sampled reference values, and the comparison of a kernel's output.
+class Checker {
+ public:
+  Checker(const Problem& p, std::uint64_t seed) : p_(p), inputs_(random_inputs(p, seed ^ 0x5eedull)) {
+    points_ = sample_points(p, 256, seed);
+    for (int a = 0; a < p.algorithm_count(); ++a) reference_.push_back(interpret_points(p, a, inputs_, points_));
+    for (const auto& n : p.inputs()) ptrs_.push_back(inputs_.at(n).data());
+    output_.assign(static_cast<std::size_t>(p.tensor(p.output()).size()), std::nanf(""));
+  }
+  void check(Kernel& k, int algorithm) {
+    std::fill(output_.begin(), output_.end(), std::nanf(""));
+    k.run(ptrs_, output_.data());
+    std::vector<float> got, want;
+    for (std::size_t i = 0; i < points_.size(); ++i) {
+      got.push_back(output_[static_cast<std::size_t>(points_[i])]);
+      want.push_back(static_cast<float>(reference_[static_cast<std::size_t>(algorithm)][i]));
+    }
+    Agreement a = compare_outputs(got, want, default_tolerance(p_, algorithm));
+    if (!a.ok) throw Error("wrong result vs the reference interpreter at sampled output " + std::to_string(points_[static_cast<std::size_t>(a.worst)]) + ": " + a.message);
+    // Every output element must be written (the buffer started as NaN).
+    for (float v : output_)
+      if (std::isnan(v)) throw Error("the kernel left output elements unwritten or NaN");
+  }
+  void run(Kernel& k) { k.run(ptrs_, output_.data()); }
+
+ private:
+  const Problem& p_;
+  TensorMap inputs_;
+  std::vector<std::int64_t> points_;
+  std::vector<std::vector<double>> reference_;
+  std::vector<const float*> ptrs_;
+  std::vector<float> output_;
+};
+
+std::unique_ptr<Kernel> build(const Problem& p, const Schedule& s, const TuneOptions& opt) {
+  if (opt.backend == "halide") return make_halide_kernel(p, s, opt.threads);
+  if (opt.backend == "cpp") return make_cpp_kernel(p, s, opt.threads, opt.workdir);
+  throw Error("--backend: unknown '" + opt.backend + "' (use halide or cpp)");
+}
+
+}  // namespace
+
+Record record_for(const Problem& p, const TuneOptions& opt) {
+  Record r;
+  r.op = p.spec().name;
+  r.spec_hash = spec_hash(p.spec().source_text);
+  r.shape = p.shape_key();
+  r.isa = arch::isa_name(arch::active_isa());
+  r.threads = opt.threads;
+  r.backend = opt.backend;
+  r.seed = opt.seed;
+  r.taihu_version = TAIHU_AUTOTUNE_VERSION;
+  r.halide_version = halide_version();
+  r.compiler = TAIHU_AUTOTUNE_CXX_ID;
+  return r;
+}
+
+std::unique_ptr<Kernel> build_checked(const Problem& p, const Schedule& s, const TuneOptions& opt) {
+  Checker c(p, opt.seed);
+  auto k = build(p, s, opt);
+  c.check(*k, s.algorithm);
+  return k;
+}
+
+TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, const Evaluator& custom) {
+  TuneResult res;
+  Searcher searcher(space, opt.strategy, opt.seed, opt.cost_model);
+  const Record base = record_for(p, opt);
+  Progress prog;
+  arch::Stopwatch clock;
+  // Resume: logged points of the same key teach the searcher and are not measured again.
+  if (!opt.log_path.empty()) {
+    for (const auto& r : load_log(opt.log_path)) {
+      if (r.key() != base.key()) continue;
+      Point pt;
+      try {
+        pt = space.from_map(r.schedule);
+      } catch (const Error&) {
+        continue;
+      }
+      searcher.observe(pt, r.ok ? r.median_s : std::numeric_limits<double>::infinity());
+      ++res.resumed;
+      if (r.ok && r.median_s < res.best_s) {
+        res.best_s = r.median_s;
+        res.best = pt;
+      }
+    }
+  }
+  prog.resumed = res.resumed;
+  std::unique_ptr<Checker> checker;
+  if (!custom) checker = std::make_unique<Checker>(p, opt.seed);
+  const double flops = p.flops(0);
+  auto out_of_time = [&] {
+    return (opt.budget_s > 0 && clock.seconds() >= opt.budget_s) || (opt.max_trials > 0 && res.trials >= opt.max_trials);
+  };
+  while (!out_of_time()) {
+    int want = opt.batch;
+    if (opt.max_trials > 0) want = std::min(want, opt.max_trials - res.trials);
+    std::vector<Point> batch = searcher.propose(want);
+    if (batch.empty()) break;  // space exhausted
+    for (const Point& pt : batch) {
+      if (out_of_time()) break;
+      Record r = base;
+      r.schedule = space.to_map(pt);
+      r.trial = res.resumed + res.trials;
+      r.time = utc_timestamp();
+      const double pred = searcher.predict(pt);
+      if (std::isfinite(pred)) r.predicted_s = pred;
+      double seconds = std::numeric_limits<double>::infinity();
+      try {
+        if (custom) {
+          seconds = custom(pt);
+          r.median_s = seconds;
+          r.repeats = 1;
+        } else {
+          const Schedule s = space.schedule(pt);
+          auto k = build(p, s, opt);
+          checker->check(*k, s.algorithm);
+          Measurement m = measure([&] { checker->run(*k); }, opt.measure);
+          seconds = m.median_s;
+          r.median_s = m.median_s;
+          r.spread = m.spread;
+          r.repeats = m.repeats;
+        }
+        r.gflops = flops / seconds * 1e-9;
+        if (p.algorithm_count() > 1) r.gflops = p.flops(space.schedule(pt).algorithm) / seconds * 1e-9;
+      } catch (const Error& e) {
+        r.ok = false;
+        r.error = e.what();
+        seconds = std::numeric_limits<double>::infinity();
+        ++res.failures;
+      }
+      searcher.observe(pt, seconds);
+      ++res.trials;
+      res.measured.push_back(pt);
+      if (seconds < res.best_s) {
+        res.best_s = seconds;
+        res.best = pt;
+      }
+      if (!opt.log_path.empty()) append_record(opt.log_path, r);
+      res.records.push_back(r);
+      if (opt.on_progress) {
+        prog.trial = res.trials;
+        prog.elapsed_s = clock.seconds();
+        prog.best_s = std::isfinite(res.best_s) ? res.best_s : 0;
+        prog.last = &res.records.back();
+        prog.best_schedule = res.best.empty() ? "" : space.describe(res.best);
+        opt.on_progress(prog);
+      }
+    }
+  }
+  return res;
+}
+
+}  // namespace taihu::autotune

@@ -3,7 +3,8 @@
 //   forward: per group and chunk of images, the input is reordered once into a
 //   zero-padded nChw8c buffer; per block of tiles, (1) the vectorised input transform
 //   writes V[xi][tile][c], (2) alpha^2 GEMMs M_xi = V_xi * U_xi through taihu::gemm
-//   (U = G g G^T computed in double, cached under WeightsHint::unchanged), (3) the
+//   (U = G g G^T computed in double, pre-packed as gemm::PackedA, both cached under
+//   WeightsHint::unchanged), (3) the
 //   output transform A^T M A writes y (+ bias).
 //   backward-data: the forward pass of the transposed problem (rotated kernel).
 //   backward-weights: the exact adjoint of the forward formula,
@@ -20,6 +21,7 @@
 #include "taihu/arch/dispatch.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/gemm/gemm.hpp"
+#include "taihu/gemm/packed.hpp"
 #include "winograd_kernels.hpp"
 
 namespace taihu::dnn::conv {
@@ -74,7 +76,10 @@ class Winograd final : public ConvAlgorithm {
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
-    if (hint == WeightsHint::changed || u_.size() == 0) transform_weights(w);
+    if (hint == WeightsHint::changed || u_.size() == 0) {
+      transform_weights(w);
+      pack_weights();
+    }
     const int nt = arch::threads_for_call();
     ensure_buffers(nt);
     for (index_t n0 = 0; n0 < d_.n; n0 += chunk_) {
@@ -85,15 +90,16 @@ class Winograd final : public ConvAlgorithm {
         for (index_t t0 = 0; t0 < tiles; t0 += tblock_) {
           const index_t tb = std::min(tblock_, tiles - t0);
           make_runs(t0, tb);
-          const float* ug = u_.data() + g * a2_ * cgp_ * kgp_;
+          const gemm::PackedA<float>* ug = packed_u_.data() + g * a2_;
 #pragma omp parallel num_threads(nt) if (nt > 1)
           {
             input_phase(tb);
+            // M_xi^T (kgp x tb, col-major) = U_xi^T (pre-packed) * V_xi^T.
 #pragma omp for schedule(static)
             for (index_t xi = 0; xi < a2_; ++xi)
-              gemm::sgemm(Layout::row_major, Trans::no, Trans::no, tb, kgp_, cgp_, 1.0f,
-                          v_.data() + xi * tb * cgp_, cgp_, ug + xi * cgp_ * kgp_, kgp_, 0.0f,
-                          mbuf_.data() + xi * tb * kgp_, kgp_);
+              gemm::gemm_packed(Layout::col_major, ug[xi], Trans::no, tb, 1.0f,
+                                v_.data() + xi * tb * cgp_, cgp_, 0.0f,
+                                mbuf_.data() + xi * tb * kgp_, kgp_);
             output_phase(tb, n0, g, bias, y);
           }
         }
@@ -141,51 +147,84 @@ class Winograd final : public ConvAlgorithm {
   const double* g_row(int i) const { return m_ == 2 ? kG2[i] : kG4[i]; }
 
   // U[g][xi][c][k] = (G w G^T)[xi] for w = w[g*kg+k][c], zero for padded c / k.
+  // Loops (g, c) outside and k inside, so each U row [xi][c][.] is written in order.
   void transform_weights(const float* w) {
     u_.assign(static_cast<std::size_t>(d_.groups * a2_ * cgp_ * kgp_), 0.0f);
-    const index_t pairs = d_.groups * kg_ * cg_;
-#pragma omp parallel for num_threads(arch::threads_for_call()) if (pairs > 256)
+    const index_t pairs = d_.groups * cg_;
+#pragma omp parallel for num_threads(arch::threads_for_call()) if (pairs * kg_ > 256)
     for (index_t p = 0; p < pairs; ++p) {
-      const index_t g = p / (kg_ * cg_), k = (p / cg_) % kg_, c = p % cg_;
-      const float* f = w + ((g * kg_ + k) * cg_ + c) * 9;
-      double gf[6][3];
-      for (int i = 0; i < alpha_; ++i)
-        for (int j = 0; j < 3; ++j) {
-          double s = 0;
-          for (int r = 0; r < 3; ++r) s += g_row(i)[r] * f[r * 3 + j];
-          gf[i][j] = s;
-        }
+      const index_t g = p / cg_, c = p % cg_;
       float* ug = u_.data() + g * a2_ * cgp_ * kgp_;
-      for (int i = 0; i < alpha_; ++i)
-        for (int j = 0; j < alpha_; ++j) {
-          double s = 0;
-          for (int q = 0; q < 3; ++q) s += gf[i][q] * g_row(j)[q];
-          ug[((i * alpha_ + j) * cgp_ + c) * kgp_ + k] = static_cast<float>(s);
-        }
+      for (index_t k = 0; k < kg_; ++k) {
+        const float* f = w + ((g * kg_ + k) * cg_ + c) * 9;
+        double gf[6][3];
+        for (int i = 0; i < alpha_; ++i)
+          for (int j = 0; j < 3; ++j) {
+            double s = 0;
+            for (int r = 0; r < 3; ++r) s += g_row(i)[r] * f[r * 3 + j];
+            gf[i][j] = s;
+          }
+        for (int i = 0; i < alpha_; ++i)
+          for (int j = 0; j < alpha_; ++j) {
+            double s = 0;
+            for (int q = 0; q < 3; ++q) s += gf[i][q] * g_row(j)[q];
+            ug[((i * alpha_ + j) * cgp_ + c) * kgp_ + k] = static_cast<float>(s);
+          }
+      }
     }
   }
 
-  // dw[g*kg+k][c] (+)= G^T dU[g][.][c][k] G.
+  // U_xi as the pre-packed left operand of a column-major product (kgp x cgp, ld kgp).
+  void pack_weights() {
+    packed_u_.clear();
+    packed_u_.reserve(static_cast<std::size_t>(d_.groups * a2_));
+    for (index_t g = 0; g < d_.groups; ++g)
+      for (index_t xi = 0; xi < a2_; ++xi)
+        packed_u_.emplace_back(Layout::col_major, Trans::no, kgp_, cgp_,
+                               u_.data() + (g * a2_ + xi) * cgp_ * kgp_, kgp_);
+  }
+
+  // dw[g*kg+k][c] (+)= G^T dU[g][.][c][k] G, for all k of a (g, c) at once (contiguous
+  // dU rows, double accumulation).
   void inverse_weight_transform(float* dw, bool accumulate) {
-    const index_t pairs = d_.groups * kg_ * cg_;
-#pragma omp parallel for num_threads(arch::threads_for_call()) if (pairs > 256)
-    for (index_t p = 0; p < pairs; ++p) {
-      const index_t g = p / (kg_ * cg_), k = (p / cg_) % kg_, c = p % cg_;
-      const float* dug = du_.data() + g * a2_ * cgp_ * kgp_;
-      double t[3][6];
-      for (int r = 0; r < 3; ++r)
-        for (int j = 0; j < alpha_; ++j) {
-          double s = 0;
-          for (int i = 0; i < alpha_; ++i) s += g_row(i)[r] * dug[((i * alpha_ + j) * cgp_ + c) * kgp_ + k];
-          t[r][j] = s;
+    const index_t pairs = d_.groups * cg_;
+#pragma omp parallel num_threads(arch::threads_for_call()) if (pairs * kg_ > 256)
+    {
+      std::vector<double> t(static_cast<std::size_t>(3 * alpha_ * kg_)), out(static_cast<std::size_t>(9 * kg_));
+#pragma omp for schedule(static)
+      for (index_t p = 0; p < pairs; ++p) {
+        const index_t g = p / cg_, c = p % cg_;
+        const float* dug = du_.data() + g * a2_ * cgp_ * kgp_;
+        std::fill(t.begin(), t.end(), 0.0);
+        for (int i = 0; i < alpha_; ++i)
+          for (int j = 0; j < alpha_; ++j) {
+            const float* row = dug + ((i * alpha_ + j) * cgp_ + c) * kgp_;
+            for (int r = 0; r < 3; ++r) {
+              const double gr = g_row(i)[r];
+              if (gr == 0.0) continue;
+              double* tr = t.data() + (r * alpha_ + j) * kg_;
+              for (index_t k = 0; k < kg_; ++k) tr[k] += gr * row[k];
+            }
+          }
+        std::fill(out.begin(), out.end(), 0.0);
+        for (int r = 0; r < 3; ++r)
+          for (int j = 0; j < alpha_; ++j) {
+            const double* tr = t.data() + (r * alpha_ + j) * kg_;
+            for (int q = 0; q < 3; ++q) {
+              const double gq = g_row(j)[q];
+              if (gq == 0.0) continue;
+              double* o = out.data() + (r * 3 + q) * kg_;
+              for (index_t k = 0; k < kg_; ++k) o[k] += tr[k] * gq;
+            }
+          }
+        for (index_t k = 0; k < kg_; ++k) {
+          float* f = dw + ((g * kg_ + k) * cg_ + c) * 9;
+          for (int e = 0; e < 9; ++e) {
+            const float v = static_cast<float>(out[e * kg_ + k]);
+            f[e] = accumulate ? f[e] + v : v;
+          }
         }
-      float* f = dw + ((g * kg_ + k) * cg_ + c) * 9;
-      for (int r = 0; r < 3; ++r)
-        for (int q = 0; q < 3; ++q) {
-          double s = 0;
-          for (int j = 0; j < alpha_; ++j) s += t[r][j] * g_row(j)[q];
-          f[r * 3 + q] = accumulate ? f[r * 3 + q] + static_cast<float>(s) : static_cast<float>(s);
-        }
+      }
     }
   }
 
@@ -303,6 +342,7 @@ class Winograd final : public ConvAlgorithm {
   index_t tblock_ = 1, chunk_ = 1;
   WinogradKernels kernels_;
   std::vector<float> u_, du_;
+  std::vector<gemm::PackedA<float>> packed_u_;
   arch::AlignedBuffer<float> xp_, v_, mbuf_, tmp_;
   std::size_t tmp_stride_ = 0;
   std::vector<Run> runs_;

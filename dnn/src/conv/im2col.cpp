@@ -70,7 +70,11 @@ void im2col_pixels(const ConvDesc& d, const float* x_group, float* colblock, ind
     const index_t ci = row / rs, r = (row % rs) / d.kw, s = row % d.kw;
     const float* xc = x_group + ci * d.h * d.w;
     float* out = colblock + row * ld - p_begin;
+    // ox range whose input column lies inside the image.
     const index_t off_x = s * d.dil_w - d.pad_w;
+    index_t ox_lo = 0, ox_hi = ow;
+    while (ox_lo < ow && ox_lo * d.stride_w + off_x < 0) ++ox_lo;
+    while (ox_hi > ox_lo && (ox_hi - 1) * d.stride_w + off_x >= d.w) --ox_hi;
     for (index_t p = p_begin; p < p_end;) {
       const index_t oy = p / ow, x0 = p % ow;
       const index_t x1 = std::min(ow, x0 + (p_end - p));
@@ -79,11 +83,15 @@ void im2col_pixels(const ConvDesc& d, const float* x_group, float* colblock, ind
       if (iy < 0 || iy >= d.h) {
         for (index_t ox = x0; ox < x1; ++ox) o[ox] = 0.0f;
       } else {
-        const float* xr = xc + iy * d.w;
-        for (index_t ox = x0; ox < x1; ++ox) {
-          const index_t ix = ox * d.stride_w + off_x;
-          o[ox] = (ix >= 0 && ix < d.w) ? xr[ix] : 0.0f;
+        const float* xr = xc + iy * d.w + off_x;
+        const index_t lo = std::clamp(ox_lo, x0, x1), hi = std::clamp(ox_hi, lo, x1);
+        for (index_t ox = x0; ox < lo; ++ox) o[ox] = 0.0f;
+        if (d.stride_w == 1) {
+          if (hi > lo) std::memcpy(o + lo, xr + lo, sizeof(float) * (hi - lo));
+        } else {
+          for (index_t ox = lo; ox < hi; ++ox) o[ox] = xr[ox * d.stride_w];
         }
+        for (index_t ox = hi; ox < x1; ++ox) o[ox] = 0.0f;
       }
       p += x1 - x0;
     }

@@ -1,0 +1,164 @@
+// bench_dnn: taihu convolution (its automatic choice, or TAIHU_BENCH_CONV_ALGO) against
+// oneDNN (format_tag::any, convolution_auto / _direct / _winograd where offered) and
+// Caffe's im2col + OpenBLAS, in one process, forward / backward-data /
+// backward-weights, 1 and 2 threads. Rows: conv/<problem>/<direction>/threads:<t>.
+// Counters: gflops (forward-equivalent FLOPs / time), pct_peak, vs_anchor (fastest
+// anchor's time / taihu's), vs_onednn_auto, vs_onednn_direct, vs_onednn_winograd,
+// vs_im2col_openblas. The chosen algorithms are printed in the context.
+//   OMP_PROC_BIND=true bench_dnn --benchmark_filter='conv/mb1ic128.*forward'
+//   TAIHU_BENCH_CONV=mb1ic64ih56oc64oh56kh3ph1,mb1ic3ih32oc16kh5ph2 bench_dnn
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <omp.h>
+
+#include "bench_common.hpp"
+#include "cblas_anchor.hpp"
+#include "im2col_openblas_anchor.hpp"
+#include "onednn_conv_anchor.hpp"
+#include "taihu/arch/aligned_buffer.hpp"
+#include "taihu/arch/threads.hpp"
+#include "taihu/dnn/conv.hpp"
+
+namespace {
+
+using taihu::dnn::ConvAlgo;
+using taihu::dnn::ConvDesc;
+using taihu::dnn::ConvDirection;
+
+// name, problem
+const std::pair<const char*, const char*> kLayers[] = {
+    {"resnet50_res3_3x3", "mb1ic128ih28oc128oh28kh3ph1"},
+    {"vgg16_conv3_2", "mb1ic256ih56oc256oh56kh3ph1"},
+    {"resnet50_res2_3x3", "mb1ic64ih56oc64oh56kh3ph1"},
+    {"resnet50_res4_3x3", "mb1ic256ih14oc256oh14kh3ph1"},
+    {"resnet50_res2_1x1", "mb1ic256ih56oc64oh56kh1"},
+    {"resnet50_conv1", "mb1ic3ih224oc64oh112kh7sh2ph3"},
+    {"alexnet_conv2", "g2mb1ic96ih27oc256oh27kh5ph2"},
+};
+
+const taihu::bench::CblasAnchor& openblas() {
+  static const taihu::bench::CblasAnchor lib(
+      "openblas", std::initializer_list<const char*>{"libopenblas.so.0", "libopenblas.so"});
+  return lib;
+}
+
+std::vector<float> random_data(taihu::dnn::index_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& e : v) e = dist(rng);
+  return v;
+}
+
+ConvAlgo requested_algo() {
+  const char* a = std::getenv("TAIHU_BENCH_CONV_ALGO");
+  return a ? taihu::dnn::parse_conv_algo(a) : ConvAlgo::automatic;
+}
+
+void run_conv(benchmark::State& state, const ConvDesc& d, ConvDirection dir, int threads) {
+  taihu::arch::set_num_threads(threads);
+  omp_set_num_threads(threads);  // oneDNN's OpenMP runtime
+  openblas().set_threads(threads);
+  const auto xs = d.n * d.c * d.h * d.w, ws = d.k * (d.c / d.groups) * d.kh * d.kw,
+             ys = d.n * d.k * d.out_h() * d.out_w();
+  const auto x = random_data(xs, 1), w = random_data(ws, 2), b = random_data(d.k, 3),
+             dy = random_data(ys, 4);
+  std::vector<float> y(ys), dx(xs), dw(ws), db(d.k);
+  taihu::dnn::Convolution conv(d, requested_algo());
+  auto taihu_call = [&] {
+    if (dir == ConvDirection::forward)
+      conv.forward(x.data(), w.data(), b.data(), y.data(), taihu::dnn::WeightsHint::unchanged);
+    else if (dir == ConvDirection::backward_data)
+      conv.backward_data(dy.data(), w.data(), dx.data(), taihu::dnn::WeightsHint::unchanged);
+    else
+      conv.backward_weights(x.data(), dy.data(), dw.data(), db.data(), false);
+  };
+  taihu_call();  // first call transforms / packs the weights (a training step does it once)
+
+  std::vector<taihu::bench::Anchor> anchors;
+  std::vector<std::unique_ptr<taihu::bench::OnednnConv>> dnnl;
+  std::string dnnl_impls;
+  for (const char* algo : {"auto", "direct", "winograd"}) {
+    auto p = std::make_unique<taihu::bench::OnednnConv>(d, dir, algo);
+    if (!p->available()) continue;
+    dnnl_impls += std::string(dnnl_impls.empty() ? "" : ",") + algo + "=" + p->implementation();
+    auto* raw = p.get();
+    anchors.push_back({std::string("onednn_") + algo, [raw] { raw->run(); }});
+    dnnl.push_back(std::move(p));
+  }
+  std::unique_ptr<taihu::bench::Im2colBlasConv> caffe;
+  if (openblas().loaded()) {
+    caffe = std::make_unique<taihu::bench::Im2colBlasConv>(d, openblas());
+    auto* c = caffe.get();
+    anchors.push_back({"im2col_openblas", [&, c] {
+                         if (dir == ConvDirection::forward)
+                           c->forward(x.data(), w.data(), b.data(), y.data());
+                         else if (dir == ConvDirection::backward_data)
+                           c->backward_data(dy.data(), w.data(), dx.data());
+                         else
+                           c->backward_weights(x.data(), dy.data(), dw.data(), db.data());
+                       }});
+  }
+  taihu::bench::Work work;
+  work.flops = d.forward_flops();
+  work.bytes = 4.0 * static_cast<double>(xs + ws + ys);
+  taihu::bench::compare(state, work, taihu::bench::Ceiling::peak_sp, threads, taihu_call, anchors);
+  state.SetLabel(std::string("taihu=") + taihu::dnn::to_string(conv.algorithm(dir)) +
+                 (dnnl_impls.empty() ? "" : " onednn:" + dnnl_impls));
+  taihu::arch::set_num_threads(0);
+}
+
+std::vector<std::pair<std::string, std::string>> layers() {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (const char* env = std::getenv("TAIHU_BENCH_CONV")) {
+    std::stringstream ss(env);
+    std::string p;
+    while (std::getline(ss, p, ','))
+      if (!p.empty()) out.emplace_back(p, p);
+    return out;
+  }
+  for (const auto& [name, problem] : kLayers) out.emplace_back(name, problem);
+  return out;
+}
+
+void register_all() {
+  for (const auto& [name, problem] : layers()) {
+    const ConvDesc d = ConvDesc::parse(problem);
+    for (ConvDirection dir : {ConvDirection::forward, ConvDirection::backward_data,
+                              ConvDirection::backward_weights})
+      for (int threads : {1, 2}) {
+        const std::string row = "conv/" + d.str() + "/" + taihu::dnn::to_string(dir) +
+                                "/threads:" + std::to_string(threads);
+        auto* b = benchmark::RegisterBenchmark(row.c_str(), [d, dir, threads](benchmark::State& st) {
+          run_conv(st, d, dir, threads);
+        });
+        // About 0.2 s of taihu time per row at ~100 GFLOP/s per thread, 3..100 repeats.
+        const auto iters = static_cast<benchmark::IterationCount>(
+            std::clamp(0.2 * 100e9 * threads / d.forward_flops(), 3.0, 100.0));
+        b->UseManualTime()->Iterations(iters)->Unit(benchmark::kMillisecond);
+      }
+    (void)name;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  benchmark::AddCustomContext("anchor_openblas", openblas().loaded() ? openblas().path() : "not found");
+#ifdef TAIHU_HAVE_ONEDNN
+  benchmark::AddCustomContext("anchor_onednn", "linked (format_tag::any)");
+#else
+  benchmark::AddCustomContext("anchor_onednn", "not built in");
+#endif
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,112 @@
+// oneDNN convolution anchor (see onednn_conv_anchor.hpp).
+#include "onednn_conv_anchor.hpp"
+
+#include <random>
+#include <vector>
+
+#ifdef TAIHU_HAVE_ONEDNN
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+
+namespace taihu::bench {
+
+#ifdef TAIHU_HAVE_ONEDNN
+using dnnl::memory;
+using tag = memory::format_tag;
+using dt = memory::data_type;
+
+struct OnednnConv::Impl {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+  dnnl::primitive prim;
+  std::unordered_map<int, memory> args;
+  std::string impl;
+  bool ok = false;
+};
+
+namespace {
+memory filled(const memory::desc& want, const memory::desc& user, dnnl::engine& eng,
+              dnnl::stream& s, unsigned seed) {
+  memory u(user, eng);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  auto* p = static_cast<float*>(u.get_data_handle());
+  for (std::size_t i = 0; i < user.get_size() / sizeof(float); ++i) p[i] = dist(rng);
+  memory m(want, eng);
+  dnnl::reorder(u, m).execute(s, u, m);
+  s.wait();
+  return m;
+}
+}  // namespace
+
+OnednnConv::OnednnConv(const dnn::ConvDesc& d, dnn::ConvDirection dir, const std::string& algo)
+    : impl_(std::make_unique<Impl>()) {
+  auto& I = *impl_;
+  const dnnl::algorithm a = algo == "direct"     ? dnnl::algorithm::convolution_direct
+                            : algo == "winograd" ? dnnl::algorithm::convolution_winograd
+                                                 : dnnl::algorithm::convolution_auto;
+  const memory::dims src{d.n, d.c, d.h, d.w}, dst{d.n, d.k, d.out_h(), d.out_w()}, bias{d.k};
+  const memory::dims wei = d.groups > 1 ? memory::dims{d.groups, d.k / d.groups, d.c / d.groups, d.kh, d.kw}
+                                        : memory::dims{d.k, d.c, d.kh, d.kw};
+  const tag wtag = d.groups > 1 ? tag::goihw : tag::oihw;
+  const memory::dims strides{d.stride_h, d.stride_w}, dil{d.dil_h - 1, d.dil_w - 1},
+      pad_l{d.pad_h, d.pad_w},
+      pad_r{(d.out_h() - 1) * d.stride_h + (d.kh - 1) * d.dil_h + 1 - d.h - d.pad_h,
+            (d.out_w() - 1) * d.stride_w + (d.kw - 1) * d.dil_w + 1 - d.w - d.pad_w};
+  const memory::desc src_any(src, dt::f32, tag::any), dst_any(dst, dt::f32, tag::any),
+      wei_any(wei, dt::f32, tag::any), bias_md(bias, dt::f32, tag::x);
+  const memory::desc src_user(src, dt::f32, tag::nchw), dst_user(dst, dt::f32, tag::nchw),
+      wei_user(wei, dt::f32, wtag);
+  try {
+    dnnl::convolution_forward::desc fd(dnnl::prop_kind::forward_training, a, src_any, wei_any,
+                                       bias_md, dst_any, strides, dil, pad_l, pad_r);
+    dnnl::convolution_forward::primitive_desc fpd(fd, I.eng);
+    if (dir == dnn::ConvDirection::forward) {
+      I.prim = dnnl::convolution_forward(fpd);
+      I.impl = fpd.impl_info_str();
+      I.args = {{DNNL_ARG_SRC, filled(fpd.src_desc(), src_user, I.eng, I.strm, 1)},
+                {DNNL_ARG_WEIGHTS, filled(fpd.weights_desc(), wei_user, I.eng, I.strm, 2)},
+                {DNNL_ARG_BIAS, filled(fpd.bias_desc(), bias_md, I.eng, I.strm, 3)},
+                {DNNL_ARG_DST, memory(fpd.dst_desc(), I.eng)}};
+    } else if (dir == dnn::ConvDirection::backward_data) {
+      dnnl::convolution_backward_data::desc bd(a, src_any, wei_any, dst_any, strides, dil, pad_l, pad_r);
+      dnnl::convolution_backward_data::primitive_desc bpd(bd, I.eng, fpd);
+      I.prim = dnnl::convolution_backward_data(bpd);
+      I.impl = bpd.impl_info_str();
+      I.args = {{DNNL_ARG_DIFF_DST, filled(bpd.diff_dst_desc(), dst_user, I.eng, I.strm, 4)},
+                {DNNL_ARG_WEIGHTS, filled(bpd.weights_desc(), wei_user, I.eng, I.strm, 2)},
+                {DNNL_ARG_DIFF_SRC, memory(bpd.diff_src_desc(), I.eng)}};
+    } else {
+      dnnl::convolution_backward_weights::desc wd(a, src_any, wei_any, bias_md, dst_any, strides,
+                                                  dil, pad_l, pad_r);
+      dnnl::convolution_backward_weights::primitive_desc wpd(wd, I.eng, fpd);
+      I.prim = dnnl::convolution_backward_weights(wpd);
+      I.impl = wpd.impl_info_str();
+      I.args = {{DNNL_ARG_SRC, filled(wpd.src_desc(), src_user, I.eng, I.strm, 1)},
+                {DNNL_ARG_DIFF_DST, filled(wpd.diff_dst_desc(), dst_user, I.eng, I.strm, 4)},
+                {DNNL_ARG_DIFF_WEIGHTS, memory(wpd.diff_weights_desc(), I.eng)},
+                {DNNL_ARG_DIFF_BIAS, memory(wpd.diff_bias_desc(), I.eng)}};
+    }
+    I.ok = true;
+  } catch (const dnnl::error&) {
+    I.ok = false;  // this algorithm is not offered for the problem on this CPU
+  }
+}
+
+OnednnConv::~OnednnConv() = default;
+bool OnednnConv::available() const { return impl_->ok; }
+std::string OnednnConv::implementation() const { return impl_->impl; }
+void OnednnConv::run() {
+  impl_->prim.execute(impl_->strm, impl_->args);
+  impl_->strm.wait();
+}
+#else
+struct OnednnConv::Impl {};
+OnednnConv::OnednnConv(const dnn::ConvDesc&, dnn::ConvDirection, const std::string&) {}
+OnednnConv::~OnednnConv() = default;
+bool OnednnConv::available() const { return false; }
+std::string OnednnConv::implementation() const { return "oneDNN not built in"; }
+void OnednnConv::run() {}
+#endif
+
+}  // namespace taihu::bench

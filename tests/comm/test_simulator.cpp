@@ -1,0 +1,82 @@
+// The allreduce simulator: closed forms without contention, the contention effect of an
+// oversubscribed tier, parsing errors, and the PNG plot (read back with libpng).
+#include <gtest/gtest.h>
+#include <png.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+
+#include "taihu/arch/error.hpp"
+#include "taihu/comm/simulator.hpp"
+#include "taihu/comm/sim_plot.hpp"
+
+namespace sim = taihu::comm::sim;
+
+TEST(CommSimulator, SingleTierMatchesClosedForms) {
+  const double alpha = 2e-6, bw = 5e9, gamma = 1e-10, n = 8e6;
+  const sim::System s = sim::single_tier(16, alpha, 1.0 / bw, gamma, "flat");
+  const double p = 16;
+  EXPECT_NEAR(sim::predict(s, sim::SimAlgorithm::ring, n), 2 * (p - 1) * (alpha + n / p / bw) + (p - 1) * n / p * gamma, 1e-12);
+  EXPECT_NEAR(sim::predict(s, sim::SimAlgorithm::recursive_doubling, n), 4 * (alpha + n / bw + n * gamma), 1e-12);
+  // Rabenseifner: 2 log p alpha + 2 (p-1)/p n / bw + (p-1)/p n gamma
+  EXPECT_NEAR(sim::predict(s, sim::SimAlgorithm::rabenseifner, n), 8 * alpha + 2 * 15.0 / 16 * n / bw + 15.0 / 16 * n * gamma, 1e-12);
+}
+
+TEST(CommSimulator, OversubscriptionIsWhatTheTopologyAwareAlgorithmAvoids) {
+  const double n = 64.0 * 1024 * 1024;
+  sim::System s = sim::taihulight(1024);
+  const double flat = sim::predict(s, sim::SimAlgorithm::flat_default, n);
+  const double topo = sim::predict(s, sim::SimAlgorithm::topology_aware, n);
+  EXPECT_GT(flat / topo, 1.5);
+  // Without oversubscription the gap closes: contention, not the algorithm's volume.
+  s.tiers[1].oversubscription = 1;
+  s.tiers[1].latency = s.tiers[0].latency;
+  EXPECT_NEAR(sim::predict(s, sim::SimAlgorithm::flat_default, n) / sim::predict(s, sim::SimAlgorithm::topology_aware, n), 1.0, 0.05);
+  // Inside one supernode the tiers never matter.
+  const sim::System one = sim::taihulight(256);
+  EXPECT_NEAR(sim::predict(one, sim::SimAlgorithm::flat_default, n), sim::predict(one, sim::SimAlgorithm::hierarchical, n), 1e-9);
+}
+
+TEST(CommSimulator, TopologyAwareNeverLosesAndScalesTo65536) {
+  for (double n : {4.0, 4096.0, 1048576.0}) {
+    const sim::System s = sim::taihulight(65536);
+    const double t = sim::predict(s, sim::SimAlgorithm::topology_aware, n);
+    EXPECT_GT(t, 0);
+    EXPECT_LE(t, sim::predict(s, sim::SimAlgorithm::hierarchical, n) * (1 + 1e-12));
+    EXPECT_LE(t, sim::predict(s, sim::SimAlgorithm::flat_default, n) * (1 + 1e-12));
+  }
+}
+
+TEST(CommSimulator, ParseSystemAndErrors) {
+  const sim::System s = sim::parse_system("gamma=2e-10 tier=rack,32,12.5e9,1.5e-6,1 tier=system,0,12.5e9,3e-6,3", 128);
+  ASSERT_EQ(s.tiers.size(), 2u);
+  EXPECT_EQ(s.tiers[0].group, 32);
+  EXPECT_DOUBLE_EQ(s.tiers[1].oversubscription, 3.0);
+  EXPECT_THROW(sim::parse_system("tier=rack,32,abc,1,1", 4), taihu::Error);
+  EXPECT_THROW(sim::parse_system("tier=rack,32,1e9,1e-6,0.5", 4), taihu::Error);
+  EXPECT_THROW(sim::parse_system("gamma=1e-10", 4), taihu::Error);
+  EXPECT_THROW(sim::parse_system("speed=3 tier=a,0,1e9,1e-6,1", 4), taihu::Error);
+}
+
+TEST(CommSimulator, WritesAReadablePng) {
+  namespace fs = std::filesystem;
+  const std::string path = (fs::temp_directory_path() / ("taihu_sim_" + std::to_string(::getpid()) + ".png")).string();
+  sim::Series a{"ring", {2, 4, 8}, {1e-3, 2e-3, 3e-3}, 0xff0000};
+  sim::Series b{"hierarchical", {2, 4, 8}, {1e-3, 1.1e-3, 1.2e-3}, 0x0000ff};
+  sim::write_loglog_png(path, "TEST", "NODES", "SECONDS", {a, b});
+  FILE* f = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  ASSERT_FALSE(setjmp(png_jmpbuf(png)));
+  png_init_io(png, f);
+  png_read_info(png, info);
+  EXPECT_EQ(png_get_image_width(png, info), 960u);
+  EXPECT_EQ(png_get_image_height(png, info), 640u);
+  png_destroy_read_struct(&png, &info, nullptr);
+  std::fclose(f);
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  fs::remove(path);
+  EXPECT_THROW(sim::write_loglog_png("/nonexistent/dir/x.png", "T", "X", "Y", {a}), taihu::Error);
+}

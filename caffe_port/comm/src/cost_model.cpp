@@ -4,7 +4,9 @@
 //   recursive d.: log2(p') * (alpha + n*beta + n*gamma) + fold
 //   Rabenseifner: 2 log2(p') alpha + 2 (p'-1)/p' n beta + (p'-1)/p' n gamma + fold
 //   fold (p not a power of two): 2 (alpha + n beta) + n gamma
-//   shm:          small: sync + L*n*copy; large: 2 sync + (2 + (L-2)/L) n copy + n gamma
+//   shm:          small: sync + n copy + (L-1) n gamma (everyone sums every slot);
+//                 large: 2 sync + (2L-1)/L n copy + (L-1)/L n gamma (publish, store and
+//                 gather copies; each rank reduces its 1/L block)
 //   hierarchical: shm phases + per-tier ring RS/AG on shrinking blocks + top allreduce
 #include "taihu/comm/cost_model.hpp"
 
@@ -69,8 +71,8 @@ double CostModel::rabenseifner(int p, double n, const LinkCost& link) const {
 
 double CostModel::shared_memory(int L, double n) const {
   if (L <= 1) return 0;
-  if (n * L <= 32 * 1024) return params_.shm_sync + L * n * params_.shm_copy;
-  return 2 * params_.shm_sync + (2.0 + (L - 2.0) / L) * n * params_.shm_copy + n * params_.gamma;
+  if (n * L <= 32 * 1024) return params_.shm_sync + n * params_.shm_copy + (L - 1) * n * params_.gamma;
+  return 2 * params_.shm_sync + (2.0 * L - 1) / L * n * params_.shm_copy + (L - 1.0) / L * n * params_.gamma;
 }
 
 Choice CostModel::best_flat(int p, double n, const LinkCost& link) const {

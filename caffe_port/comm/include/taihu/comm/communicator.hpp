@@ -34,7 +34,7 @@ enum class Probe { automatic, always, never };
 struct Options {
   std::string topology;                   // overrides TAIHU_TOPOLOGY when non-empty
   Algorithm algorithm = Algorithm::automatic;  // TAIHU_ALLREDUCE overrides automatic
-  Probe probe = Probe::never;             // TAIHU_COMM_PROBE overrides
+  Probe probe = Probe::automatic;         // probe when nothing is cached; TAIHU_COMM_PROBE overrides
   std::string calibration_cache;          // "" = TAIHU_COMM_CACHE or ~/.cache/taihu/...
   bool check_counts = false;              // also on with TAIHU_COMM_CHECK=1
 };

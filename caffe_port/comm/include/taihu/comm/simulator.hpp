@@ -18,21 +18,34 @@ namespace taihu::comm::sim {
 
 struct SimTier {
   std::string name;
-  int group = 0;               // nodes (tier 0) or groups below per group; 0 = all
-  double bandwidth = 0;        // bytes/s per node link in this tier, per direction
-  double latency = 0;          // seconds per message crossing this tier
-  double oversubscription = 1; // uplink capacity of a group = members*bw/oversub
+  int group = 0;               // units of the tier below per group (tier 0: nodes); the
+                               // last tier's group is implied (the whole system)
+  double bandwidth = 0;        // bytes/s per flow on links of this tier, per direction
+  double latency = 0;          // seconds per message whose endpoints meet at this tier
+  double oversubscription = 1; // links leaving a group of the tier below: capacity =
+                               // nodes in that group * bandwidth / oversubscription
 };
+
+enum class Placement { block, round_robin };
 
 struct System {
   std::string name;
   int nodes = 0;
-  std::vector<SimTier> tiers;  // inner to outer; the outermost spans the whole system
+  // Inner to outer. tiers[0]: links between nodes inside a group of tiers[0].group
+  // nodes; tiers[1]: links between those groups inside a group of tiers[1].group
+  // groups; ...; the last tier joins everything.
+  std::vector<SimTier> tiers;
   double gamma = 0;            // seconds per byte reduced on a node
-  int ranks_per_node = 1;      // informational
+  // How the flat (topology-unaware) algorithms' ranks are laid onto nodes; the
+  // hierarchical algorithm orders ranks by topology itself.
+  Placement placement = Placement::block;
 };
 
-enum class SimAlgorithm { ring, recursive_doubling, rabenseifner, hierarchical, flat_default };
+// flat_default: MPICH's fixed rule over the job's rank placement. hierarchical: per-tier
+// reduce-scatter / top allreduce / allgather in topology order. topology_aware: what
+// taihu::comm runs - the best of hierarchical and the flat algorithms in topology
+// order (halving with ascending distance), as its cost model picks.
+enum class SimAlgorithm { ring, recursive_doubling, rabenseifner, flat_default, hierarchical, topology_aware };
 
 struct Prediction {
   SimAlgorithm algorithm;
@@ -47,7 +60,10 @@ const char* name(SimAlgorithm algorithm);
 System taihulight(int nodes);
 // This machine's node tier from calibration parameters (alpha s, beta s/byte, gamma).
 System single_tier(int nodes, double alpha, double beta, double gamma, const std::string& name);
-// Text description: "nodes=1024 gamma=2e-10 tier=supernode,256,8e9,1e-6,1 tier=..."
-System parse_system(const std::string& text);
+// Text description, e.g. "gamma=3.3e-10 tier=supernode,256,8e9,1e-6,1 tier=system,0,8e9,2e-6,4"
+// (tier=name,group,bandwidth B/s,latency s,oversubscription; placement=block|round_robin).
+// Throws taihu::Error naming the bad item.
+System parse_system(const std::string& text, int nodes);
+std::string describe(const System& system);
 
 }  // namespace taihu::comm::sim

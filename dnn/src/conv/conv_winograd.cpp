@@ -9,8 +9,9 @@
 //   backward-data: the forward pass of the transposed problem (rotated kernel).
 //   backward-weights: the exact adjoint of the forward formula,
 //   dU_xi += V_xi^T * (A dY A^T)_xi over all tiles, then dw = G^T dU G (double).
-// The three phases of a block run across threads (tiles x channel blocks, then the
-// alpha^2 GEMMs, then tiles x output blocks); gemm runs single-threaded inside.
+// Threads: after the (parallel) input reorder, each thread takes whole tile blocks and
+// runs all three steps on them with private V/M buffers (gemm single-threaded inside),
+// so a chunk of images costs one barrier; on a loaded machine barriers are what hurts.
 #include <algorithm>
 #include <cstring>
 #include <omp.h>
@@ -67,12 +68,15 @@ class Winograd final : public ConvAlgorithm {
         cgp_(cbg_ * B), kgp_(kbg_ * B), oh_(d.out_h()), ow_(d.out_w()), th_((oh_ + m - 1) / m),
         tw_((ow_ + m - 1) / m), hp_(th_ * m + 2), wp_(tw_ * m + 2),
         kernels_(m == 2 ? kernel_set().f2x2 : kernel_set().f4x4), bwd_data_(d, self) {
-    // Tile block: V + M for one block stay within ~6 MiB; whole images per chunk.
-    const index_t per_tile = a2_ * (cgp_ + kgp_) * 4;
-    tblock_ = std::clamp<index_t>((6 << 20) / per_tile, 16, 512);
     const index_t tiles_img = th_ * tw_;
-    chunk_ = std::clamp<index_t>(tblock_ / tiles_img, 1, d.n);
-    if (tiles_img * chunk_ < tblock_) tblock_ = tiles_img * chunk_;
+    const index_t per_tile = a2_ * (cgp_ + kgp_) * 4;
+    // Per-thread tile block: V + M within ~2 MiB (L2 + a share of L3), 8..128 tiles.
+    tblock_ = std::clamp<index_t>((2 << 20) / per_tile, 8, 128);
+    // Chunk of images: enough tiles for a few blocks per thread, input copy <= 32 MiB.
+    const int nt = std::max(1, arch::threads_for_call());
+    const index_t want = tblock_ * nt * 3, img_bytes = cbg_ * hp_ * wp_ * B * 4;
+    chunk_ = std::clamp<index_t>((want + tiles_img - 1) / tiles_img, 1, d.n);
+    chunk_ = std::max<index_t>(1, std::min(chunk_, (32 << 20) / std::max<index_t>(img_bytes, 1)));
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
@@ -83,24 +87,26 @@ class Winograd final : public ConvAlgorithm {
     const int nt = arch::threads_for_call();
     ensure_buffers(nt);
     for (index_t n0 = 0; n0 < d_.n; n0 += chunk_) {
-      const index_t nb = std::min(chunk_, d_.n - n0);
+      const index_t nb = std::min(chunk_, d_.n - n0), tiles = nb * th_ * tw_;
+      const index_t tb = block_size(tiles, nt), blocks = (tiles + tb - 1) / tb;
       for (index_t g = 0; g < d_.groups; ++g) {
-        reorder_input(x, n0, nb, g, nt);
-        const index_t tiles = nb * th_ * tw_;
-        for (index_t t0 = 0; t0 < tiles; t0 += tblock_) {
-          const index_t tb = std::min(tblock_, tiles - t0);
-          make_runs(t0, tb);
-          const gemm::PackedA<float>* ug = packed_u_.data() + g * a2_;
+        const gemm::PackedA<float>* ug = packed_u_.data() + g * a2_;
 #pragma omp parallel num_threads(nt) if (nt > 1)
-          {
-            input_phase(tb);
-            // M_xi^T (kgp x tb, col-major) = U_xi^T (pre-packed) * V_xi^T.
-#pragma omp for schedule(static)
+        {
+          reorder_input(x, n0, nb, g);  // ends with the only barrier
+          const int t = omp_get_thread_num();
+          Scratch& sc = scratch_[static_cast<std::size_t>(t)];
+#pragma omp for schedule(dynamic, 1)
+          for (index_t blk = 0; blk < blocks; ++blk) {
+            const index_t t0 = blk * tb, cnt = std::min(tb, tiles - t0);
+            make_runs(t0, cnt, sc.runs);
+            input_step(sc, cnt);
+            // M_xi^T (kgp x cnt, col-major) = U_xi^T (pre-packed) * V_xi^T.
             for (index_t xi = 0; xi < a2_; ++xi)
-              gemm::gemm_packed(Layout::col_major, ug[xi], Trans::no, tb, 1.0f,
-                                v_.data() + xi * tb * cgp_, cgp_, 0.0f,
-                                mbuf_.data() + xi * tb * kgp_, kgp_);
-            output_phase(tb, n0, g, bias, y);
+              gemm::gemm_packed(Layout::col_major, ug[xi], Trans::no, cnt, 1.0f,
+                                sc.v.data() + xi * cnt * cgp_, cgp_, 0.0f,
+                                sc.m.data() + xi * cnt * kgp_, kgp_);
+            output_step(sc, cnt, n0, g, bias, y);
           }
         }
       }
@@ -115,27 +121,43 @@ class Winograd final : public ConvAlgorithm {
                         bool accumulate) override {
     const int nt = arch::threads_for_call();
     ensure_buffers(nt);
-    du_.assign(static_cast<std::size_t>(d_.groups * a2_ * cgp_ * kgp_), 0.0f);
-    for (index_t n0 = 0; n0 < d_.n; n0 += chunk_) {
-      const index_t nb = std::min(chunk_, d_.n - n0);
-      for (index_t g = 0; g < d_.groups; ++g) {
-        reorder_input(x, n0, nb, g, nt);
-        const index_t tiles = nb * th_ * tw_;
-        for (index_t t0 = 0; t0 < tiles; t0 += tblock_) {
-          const index_t tb = std::min(tblock_, tiles - t0);
-          make_runs(t0, tb);
-          float* dug = du_.data() + g * a2_ * cgp_ * kgp_;
+    const index_t gsize = a2_ * cgp_ * kgp_;
+    du_.assign(static_cast<std::size_t>(d_.groups * gsize), 0.0f);
+    partial_.assign(static_cast<std::size_t>(gsize * nt), 0.0f);
+    for (index_t g = 0; g < d_.groups; ++g) {
+      for (index_t n0 = 0; n0 < d_.n; n0 += chunk_) {
+        const index_t nb = std::min(chunk_, d_.n - n0), tiles = nb * th_ * tw_;
+        const index_t tb = block_size(tiles, nt), blocks = (tiles + tb - 1) / tb;
 #pragma omp parallel num_threads(nt) if (nt > 1)
-          {
-            input_phase(tb);
-            gradient_phase(tb, n0, g, dy);
-#pragma omp for schedule(static)
-            for (index_t xi = 0; xi < a2_; ++xi)
-              gemm::sgemm(Layout::row_major, Trans::yes, Trans::no, cgp_, kgp_, tb, 1.0f,
-                          v_.data() + xi * tb * cgp_, cgp_, mbuf_.data() + xi * tb * kgp_, kgp_,
-                          1.0f, dug + xi * cgp_ * kgp_, kgp_);
+        {
+          reorder_input(x, n0, nb, g);
+          const int t = omp_get_thread_num();
+          Scratch& sc = scratch_[static_cast<std::size_t>(t)];
+          float* mine = partial_.data() + gsize * t;
+#pragma omp for schedule(dynamic, 1)
+          for (index_t blk = 0; blk < blocks; ++blk) {
+            const index_t t0 = blk * tb, cnt = std::min(tb, tiles - t0);
+            make_runs(t0, cnt, sc.runs);
+            input_step(sc, cnt);
+            gradient_step(sc, cnt, n0, g, dy);
+            for (index_t xi = 0; xi < a2_; ++xi)  // dU_xi += V_xi^T dM_xi
+              gemm::sgemm(Layout::row_major, Trans::yes, Trans::no, cgp_, kgp_, cnt, 1.0f,
+                          sc.v.data() + xi * cnt * cgp_, cgp_, sc.m.data() + xi * cnt * kgp_, kgp_,
+                          1.0f, mine + xi * cgp_ * kgp_, kgp_);
           }
         }
+      }
+      // Sum the threads' partial dU of this group (and clear them for the next).
+      float* dug = du_.data() + g * gsize;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+      for (index_t i = 0; i < gsize; ++i) {
+        float s = 0.0f;
+        for (int u = 0; u < nt; ++u) {
+          float& p = partial_[static_cast<std::size_t>(gsize * u + i)];
+          s += p;
+          p = 0.0f;
+        }
+        dug[i] = s;
       }
     }
     inverse_weight_transform(dw, accumulate);
@@ -228,22 +250,35 @@ class Winograd final : public ConvAlgorithm {
     }
   }
 
+  struct Scratch {
+    arch::AlignedBuffer<float> v, m, tmp;
+    std::vector<Run> runs;
+  };
+
+  // Tiles per block: tblock_, or fewer so that every thread gets a block.
+  index_t block_size(index_t tiles, int nt) const {
+    return std::max<index_t>(1, std::min(tblock_, (tiles + nt - 1) / nt));
+  }
+
   void ensure_buffers(int nt) {
     const std::size_t xp = static_cast<std::size_t>(chunk_ * cbg_ * hp_ * wp_ * B);
     if (xp_.size() < xp) xp_ = arch::AlignedBuffer<float>(xp);
+    if (scratch_.size() < static_cast<std::size_t>(nt)) scratch_.resize(static_cast<std::size_t>(nt));
     const std::size_t v = static_cast<std::size_t>(a2_ * tblock_ * cgp_);
-    if (v_.size() < v) v_ = arch::AlignedBuffer<float>(v);
     const std::size_t mb = static_cast<std::size_t>(a2_ * tblock_ * kgp_);
-    if (mbuf_.size() < mb) mbuf_ = arch::AlignedBuffer<float>(mb);
     const std::size_t tmp = static_cast<std::size_t>(tw_ * m_ * m_ * B);
-    if (tmp_.size() < tmp * nt) tmp_ = arch::AlignedBuffer<float>(tmp * nt);
-    tmp_stride_ = tmp;
+    for (auto& sc : scratch_) {
+      if (sc.v.size() < v) sc.v = arch::AlignedBuffer<float>(v);
+      if (sc.m.size() < mb) sc.m = arch::AlignedBuffer<float>(mb);
+      if (sc.tmp.size() < tmp) sc.tmp = arch::AlignedBuffer<float>(tmp);
+    }
   }
 
-  // Images [n0, n0+nb), group g -> xp[nl][cb][hp][wp][8], zero padded.
-  void reorder_input(const float* x, index_t n0, index_t nb, index_t g, int nt) {
+  // Inside a parallel region: images [n0, n0+nb), group g -> xp[nl][cb][hp][wp][8],
+  // zero padded. Ends with the barrier of its omp for.
+  void reorder_input(const float* x, index_t n0, index_t nb, index_t g) {
     const index_t rows = nb * cbg_ * hp_;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp for schedule(static)
     for (index_t row = 0; row < rows; ++row) {
       const index_t yp = row % hp_, cb = (row / hp_) % cbg_, nl = row / (hp_ * cbg_);
       float* dst = xp_.data() + row * wp_ * B;
@@ -260,80 +295,71 @@ class Winograd final : public ConvAlgorithm {
     }
   }
 
-  void make_runs(index_t t0, index_t tb) {
-    runs_.clear();
+  void make_runs(index_t t0, index_t tb, std::vector<Run>& runs) const {
+    runs.clear();
     for (index_t t = 0; t < tb;) {
       const index_t gt = t0 + t, tx = gt % tw_, ty = (gt / tw_) % th_, img = gt / (tw_ * th_);
       const index_t count = std::min(tw_ - tx, tb - t);
-      runs_.push_back({t, count, img, ty, tx});
+      runs.push_back({t, count, img, ty, tx});
       t += count;
     }
   }
 
-  // Inside a parallel region: V[xi][tile][c] for the block's runs.
-  void input_phase(index_t tb) {
-    const index_t items = static_cast<index_t>(runs_.size()) * cbg_;
-#pragma omp for schedule(static)
-    for (index_t it = 0; it < items; ++it) {
-      const Run& r = runs_[it / cbg_];
-      const index_t cb = it % cbg_;
-      const float* src = xp_.data() + ((r.image * cbg_ + cb) * hp_ + r.ty * m_) * wp_ * B + r.tx * m_ * B;
-      kernels_.input(src, wp_ * B, r.count, v_.data() + r.first * cgp_ + cb * B, cgp_, tb * cgp_);
-    }
+  // V[xi][tile][c] of the block's cnt tiles.
+  void input_step(Scratch& sc, index_t cnt) {
+    for (const Run& r : sc.runs)
+      for (index_t cb = 0; cb < cbg_; ++cb) {
+        const float* src = xp_.data() + ((r.image * cbg_ + cb) * hp_ + r.ty * m_) * wp_ * B + r.tx * m_ * B;
+        kernels_.input(src, wp_ * B, r.count, sc.v.data() + r.first * cgp_ + cb * B, cgp_, cnt * cgp_);
+      }
   }
 
-  // Inside a parallel region: y from M[xi][tile][k] (+ bias).
-  void output_phase(index_t tb, index_t n0, index_t g, const float* bias, float* y) {
-    const index_t items = static_cast<index_t>(runs_.size()) * kbg_;
-    float* tmp = tmp_.data() + tmp_stride_ * omp_get_thread_num();
-#pragma omp for schedule(static)
-    for (index_t it = 0; it < items; ++it) {
-      const Run& r = runs_[it / kbg_];
-      const index_t kb = it % kbg_;
-      kernels_.output(mbuf_.data() + r.first * kgp_ + kb * B, kgp_, tb * kgp_, r.count, tmp);
-      const index_t img = n0 + r.image, oy0 = r.ty * m_;
-      const index_t rows = std::min<index_t>(m_, oh_ - oy0);
-      for (index_t l = 0; l < B; ++l) {
-        const index_t k = kb * B + l;
-        if (k >= kg_) break;
-        const float b = bias ? bias[g * kg_ + k] : 0.0f;
-        float* plane = y + (img * d_.k + g * kg_ + k) * oh_ * ow_;
-        for (index_t t = 0; t < r.count; ++t) {
-          const index_t ox0 = (r.tx + t) * m_;
-          const index_t cols = std::min<index_t>(m_, ow_ - ox0);
-          const float* tt = tmp + t * m_ * m_ * B + l;
-          for (index_t i = 0; i < rows; ++i)
-            for (index_t j = 0; j < cols; ++j) plane[(oy0 + i) * ow_ + ox0 + j] = tt[(i * m_ + j) * B] + b;
+  // y from M[xi][tile][k] (+ bias).
+  void output_step(Scratch& sc, index_t cnt, index_t n0, index_t g, const float* bias, float* y) {
+    float* tmp = sc.tmp.data();
+    for (const Run& r : sc.runs)
+      for (index_t kb = 0; kb < kbg_; ++kb) {
+        kernels_.output(sc.m.data() + r.first * kgp_ + kb * B, kgp_, cnt * kgp_, r.count, tmp);
+        const index_t img = n0 + r.image, oy0 = r.ty * m_;
+        const index_t rows = std::min<index_t>(m_, oh_ - oy0);
+        for (index_t l = 0; l < B; ++l) {
+          const index_t k = kb * B + l;
+          if (k >= kg_) break;
+          const float b = bias ? bias[g * kg_ + k] : 0.0f;
+          float* plane = y + (img * d_.k + g * kg_ + k) * oh_ * ow_;
+          for (index_t t = 0; t < r.count; ++t) {
+            const index_t ox0 = (r.tx + t) * m_;
+            const index_t cols = std::min<index_t>(m_, ow_ - ox0);
+            const float* tt = tmp + t * m_ * m_ * B + l;
+            for (index_t i = 0; i < rows; ++i)
+              for (index_t j = 0; j < cols; ++j) plane[(oy0 + i) * ow_ + ox0 + j] = tt[(i * m_ + j) * B] + b;
+          }
         }
       }
-    }
   }
 
-  // Inside a parallel region: M[xi][tile][k] = (A dY A^T) of the block's dy tiles.
-  void gradient_phase(index_t tb, index_t n0, index_t g, const float* dy) {
-    const index_t items = static_cast<index_t>(runs_.size()) * kbg_;
-    float* tmp = tmp_.data() + tmp_stride_ * omp_get_thread_num();
-#pragma omp for schedule(static)
-    for (index_t it = 0; it < items; ++it) {
-      const Run& r = runs_[it / kbg_];
-      const index_t kb = it % kbg_;
-      const index_t img = n0 + r.image, oy0 = r.ty * m_;
-      std::memset(tmp, 0, sizeof(float) * r.count * m_ * m_ * B);
-      const index_t rows = std::min<index_t>(m_, oh_ - oy0);
-      for (index_t l = 0; l < B; ++l) {
-        const index_t k = kb * B + l;
-        if (k >= kg_) break;
-        const float* plane = dy + (img * d_.k + g * kg_ + k) * oh_ * ow_;
-        for (index_t t = 0; t < r.count; ++t) {
-          const index_t ox0 = (r.tx + t) * m_;
-          const index_t cols = std::min<index_t>(m_, ow_ - ox0);
-          float* tt = tmp + t * m_ * m_ * B + l;
-          for (index_t i = 0; i < rows; ++i)
-            for (index_t j = 0; j < cols; ++j) tt[(i * m_ + j) * B] = plane[(oy0 + i) * ow_ + ox0 + j];
+  // M[xi][tile][k] = (A dY A^T) of the block's dy tiles (zero outside the output).
+  void gradient_step(Scratch& sc, index_t cnt, index_t n0, index_t g, const float* dy) {
+    float* tmp = sc.tmp.data();
+    for (const Run& r : sc.runs)
+      for (index_t kb = 0; kb < kbg_; ++kb) {
+        const index_t img = n0 + r.image, oy0 = r.ty * m_;
+        std::memset(tmp, 0, sizeof(float) * r.count * m_ * m_ * B);
+        const index_t rows = std::min<index_t>(m_, oh_ - oy0);
+        for (index_t l = 0; l < B; ++l) {
+          const index_t k = kb * B + l;
+          if (k >= kg_) break;
+          const float* plane = dy + (img * d_.k + g * kg_ + k) * oh_ * ow_;
+          for (index_t t = 0; t < r.count; ++t) {
+            const index_t ox0 = (r.tx + t) * m_;
+            const index_t cols = std::min<index_t>(m_, ow_ - ox0);
+            float* tt = tmp + t * m_ * m_ * B + l;
+            for (index_t i = 0; i < rows; ++i)
+              for (index_t j = 0; j < cols; ++j) tt[(i * m_ + j) * B] = plane[(oy0 + i) * ow_ + ox0 + j];
+          }
         }
+        kernels_.output_adjoint(tmp, r.count, sc.m.data() + r.first * kgp_ + kb * B, kgp_, cnt * kgp_);
       }
-      kernels_.output_adjoint(tmp, r.count, mbuf_.data() + r.first * kgp_ + kb * B, kgp_, tb * kgp_);
-    }
   }
 
   ConvDesc d_;
@@ -341,11 +367,10 @@ class Winograd final : public ConvAlgorithm {
   index_t a2_, kg_, cg_, cbg_, kbg_, cgp_, kgp_, oh_, ow_, th_, tw_, hp_, wp_;
   index_t tblock_ = 1, chunk_ = 1;
   WinogradKernels kernels_;
-  std::vector<float> u_, du_;
+  std::vector<float> u_, du_, partial_;
   std::vector<gemm::PackedA<float>> packed_u_;
-  arch::AlignedBuffer<float> xp_, v_, mbuf_, tmp_;
-  std::size_t tmp_stride_ = 0;
-  std::vector<Run> runs_;
+  arch::AlignedBuffer<float> xp_;
+  std::vector<Scratch> scratch_;
   TransposedBackwardData bwd_data_;
 };
 

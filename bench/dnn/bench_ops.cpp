@@ -63,8 +63,8 @@ void eltwise(benchmark::State& state, dnnl::algorithm alg, int which, int thread
   Buffer x(kElems), y(kElems);
   const dnnl::memory::dims dims{kElems};
   const auto md = dnnl::memory::desc(dims, dt::f32, tag::a);
-  dnnl::eltwise_forward::primitive_desc pd(
-      {dnnl::prop_kind::forward_inference, alg, md, 0.f, 0.f}, engine());
+  dnnl::eltwise_forward::primitive_desc pd({dnnl::prop_kind::forward_inference, alg, md, 0.f, 0.f},
+                                           engine());
   taihu::bench::Work work;
   work.bytes = 8.0 * static_cast<double>(kElems);
   run(state, work, taihu::bench::Ceiling::stream, threads,
@@ -122,11 +122,15 @@ void max_pool(benchmark::State& state, int threads) {
   const dnnl::memory::dims src{s.batch, s.channels, s.height, s.width},
       dst{s.batch, s.channels, oh, ow};
   const index_t pad_r = (oh - 1) * s.stride_h + s.kernel_h - s.height;  // Caffe's ceil
-  dnnl::pooling_forward::primitive_desc pd(
-      {dnnl::prop_kind::forward_training, dnnl::algorithm::pooling_max,
-       dnnl::memory::desc(src, dt::f32, tag::nchw), dnnl::memory::desc(dst, dt::f32, tag::nchw),
-       {2, 2}, {3, 3}, {0, 0}, {pad_r, pad_r}},
-      engine());
+  dnnl::pooling_forward::primitive_desc pd({dnnl::prop_kind::forward_training,
+                                            dnnl::algorithm::pooling_max,
+                                            dnnl::memory::desc(src, dt::f32, tag::nchw),
+                                            dnnl::memory::desc(dst, dt::f32, tag::nchw),
+                                            {2, 2},
+                                            {3, 3},
+                                            {0, 0},
+                                            {pad_r, pad_r}},
+                                           engine());
   dnnl::memory ws(pd.workspace_desc(), engine());
   taihu::bench::Work work;
   work.bytes = 4.0 * static_cast<double>(s.input_elements() + 2 * s.output_elements());
@@ -216,17 +220,25 @@ void register_all() {
           ->Iterations(iters)
           ->Unit(benchmark::kMillisecond);
     };
-    add("relu_fwd/8M", [=](auto& s) { eltwise(s, dnnl::algorithm::eltwise_relu, 0, threads); }, 30);
-    add("sigmoid_fwd/8M",
+    add(
+        "relu_fwd/8M", [=](auto& s) { eltwise(s, dnnl::algorithm::eltwise_relu, 0, threads); }, 30);
+    add(
+        "sigmoid_fwd/8M",
         [=](auto& s) { eltwise(s, dnnl::algorithm::eltwise_logistic, 1, threads); }, 30);
-    add("tanh_fwd/8M", [=](auto& s) { eltwise(s, dnnl::algorithm::eltwise_tanh, 2, threads); },
-        30);
-    add("eltwise_sum2/8M", [=](auto& s) { eltwise_sum(s, threads); }, 30);
-    add("softmax/256x1000", [=](auto& s) { softmax(s, threads); }, 100);
-    add("maxpool/mb8ic64ih112kh3sh2", [=](auto& s) { max_pool(s, threads); }, 30);
-    add("lrn_across/mb8ic96ih55ls5", [=](auto& s) { lrn(s, threads); }, 30);
-    add("bn_fwd_training/mb8ic64ih56", [=](auto& s) { batch_norm(s, threads); }, 30);
-    add("inner_product/mb64ic9216oc4096", [=](auto& s) { inner_product(s, threads); }, 10);
+    add(
+        "tanh_fwd/8M", [=](auto& s) { eltwise(s, dnnl::algorithm::eltwise_tanh, 2, threads); }, 30);
+    add(
+        "eltwise_sum2/8M", [=](auto& s) { eltwise_sum(s, threads); }, 30);
+    add(
+        "softmax/256x1000", [=](auto& s) { softmax(s, threads); }, 100);
+    add(
+        "maxpool/mb8ic64ih112kh3sh2", [=](auto& s) { max_pool(s, threads); }, 30);
+    add(
+        "lrn_across/mb8ic96ih55ls5", [=](auto& s) { lrn(s, threads); }, 30);
+    add(
+        "bn_fwd_training/mb8ic64ih56", [=](auto& s) { batch_norm(s, threads); }, 30);
+    add(
+        "inner_product/mb64ic9216oc4096", [=](auto& s) { inner_product(s, threads); }, 10);
   }
 }
 

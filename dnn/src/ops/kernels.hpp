@@ -16,13 +16,13 @@ namespace {  // NOLINT(cert-dcl59-cpp): one copy per ISA translation unit, by de
 template <class T>
 void k_relu_fwd(index_t n, const T* x, T* y, T slope) {
 #pragma omp simd
-  for (index_t i = 0; i < n; ++i) y[i] = x[i] > T(0) ? x[i] : slope * x[i];
+  for (index_t i = 0; i < n; ++i) y[i] = select(x[i] > T(0), x[i], slope * x[i]);
 }
 
 template <class T>
 void k_relu_bwd(index_t n, const T* x, const T* dy, T* dx, T slope) {
 #pragma omp simd
-  for (index_t i = 0; i < n; ++i) dx[i] = x[i] > T(0) ? dy[i] : slope * dy[i];
+  for (index_t i = 0; i < n; ++i) dx[i] = select(x[i] > T(0), dy[i], slope * dy[i]);
 }
 
 template <class T>
@@ -237,14 +237,14 @@ void k_dropout(index_t n, std::uint64_t first, std::uint32_t k0, std::uint32_t k
 #pragma omp simd
     for (index_t i = 0; i < n; ++i) {
       const bool keep = dropout_bits(k0, k1, first + static_cast<std::uint64_t>(i)) >= threshold;
-      y[i] = keep ? x[i] * scale : T(0);
+      y[i] = select(keep, x[i] * scale, T(0));
     }
     return;
   }
 #pragma omp simd
   for (index_t i = 0; i < n; ++i) {
     const bool keep = dropout_bits(k0, k1, first + static_cast<std::uint64_t>(i)) >= threshold;
-    y[i] = keep ? x[i] * scale : T(0);
+    y[i] = select(keep, x[i] * scale, T(0));
     mask[i] = keep ? 1 : 0;
   }
 }
@@ -252,7 +252,7 @@ void k_dropout(index_t n, std::uint64_t first, std::uint32_t k0, std::uint32_t k
 template <class T>
 void k_masked_scale(index_t n, const std::uint8_t* mask, T scale, const T* dy, T* dx) {
 #pragma omp simd
-  for (index_t i = 0; i < n; ++i) dx[i] = mask[i] != 0 ? dy[i] * scale : T(0);
+  for (index_t i = 0; i < n; ++i) dx[i] = select(mask[i] != 0, dy[i] * scale, T(0));
 }
 
 }  // namespace

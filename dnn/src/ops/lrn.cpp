@@ -12,6 +12,7 @@
 
 #include "ops/check.hpp"
 #include "ops/parallel.hpp"
+#include "ops/vec_math.hpp"
 
 namespace taihu::dnn {
 namespace {
@@ -28,10 +29,7 @@ template <class T>
 void power_neg_beta(index_t n, const T* s, double beta, T* out) {
   if (beta == 0.75) {
 #pragma omp simd
-    for (index_t i = 0; i < n; ++i) {
-      const T r = std::sqrt(s[i]);
-      out[i] = T(1) / (r * std::sqrt(r));
-    }
+    for (index_t i = 0; i < n; ++i) out[i] = ops::pow_minus_075(s[i]);
   } else {
     for (index_t i = 0; i < n; ++i) out[i] = static_cast<T>(std::pow(s[i], -beta));
   }

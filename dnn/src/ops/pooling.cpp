@@ -12,6 +12,7 @@
 
 #include "ops/check.hpp"
 #include "ops/parallel.hpp"
+#include "ops/vec_math.hpp"
 
 namespace taihu::dnn {
 namespace {
@@ -99,23 +100,30 @@ void pooling_forward(const PoolingShape& s, const T* x, T* y, std::int32_t* mask
         for (index_t kw = 0; kw < s.kernel_w; ++kw) {
           index_t lo = 0, hi = 0;
           tap_range(kw, s.stride_w, s.pad_w, s.width, ow, &lo, &hi);
-          const index_t off = kw - s.pad_w;
+          // 32-bit indices in the vector loops (AVX2 has no 64-bit multiply; the plane
+          // fits int32, checked above).
+          const auto off = static_cast<std::int32_t>(kw - s.pad_w);
+          const auto sw = static_cast<std::int32_t>(s.stride_w);
+          const auto lo32 = static_cast<std::int32_t>(lo), hi32 = static_cast<std::int32_t>(hi);
           if (!is_max) {
 #pragma omp simd
-            for (index_t pw = lo; pw < hi; ++pw) yr[pw] += xr[pw * s.stride_w + off];
+            for (std::int32_t pw = lo32; pw < hi32; ++pw) yr[pw] += xr[pw * sw + off];
           } else if (mr) {
-            const auto base = static_cast<std::int32_t>(h * s.width + off);
+            const auto row = static_cast<std::int32_t>(h * s.width);
 #pragma omp simd
-            for (index_t pw = lo; pw < hi; ++pw) {
-              const T v = xr[pw * s.stride_w + off];
-              const bool wins = v > yr[pw];
-              yr[pw] = wins ? v : yr[pw];
-              mr[pw] = wins ? base + static_cast<std::int32_t>(pw * s.stride_w) : mr[pw];
+            for (std::int32_t pw = lo32; pw < hi32; ++pw) {
+              const std::int32_t at = pw * sw + off;
+              const T v = xr[at], cur = yr[pw];
+              const bool wins = v > cur;
+              // Bit selects: a `?:` here becomes a branch and keeps the loop scalar.
+              yr[pw] = ops::select(wins, v, cur);
+              const std::int32_t keep = -static_cast<std::int32_t>(wins);
+              mr[pw] = ((row + at) & keep) | (mr[pw] & ~keep);
             }
           } else {
 #pragma omp simd
-            for (index_t pw = lo; pw < hi; ++pw) {
-              const T v = xr[pw * s.stride_w + off];
+            for (std::int32_t pw = lo32; pw < hi32; ++pw) {
+              const T v = xr[pw * sw + off];
               yr[pw] = v > yr[pw] ? v : yr[pw];
             }
           }

@@ -75,9 +75,12 @@ class Direct final : public ConvAlgorithm {
         packed_.emplace_back(Layout::row_major, Trans::no, kg_, cg_, w + g * kg_ * cg_, cg_);
     }
     const int nt = arch::threads_for_call();
-    const index_t pb = std::min<index_t>(plane_, std::max<index_t>(64, (128 * 1024 / 4) / cg_ / 16 * 16));
-    const index_t blocks = (plane_ + pb - 1) / pb;
     const bool gather = !unit_stride(d_);
+    // Stride 1 multiplies straight from x, strided gathers the pixel block first; either
+    // way in pixel blocks whose B panel (cg x pb) stays in L2.
+    index_t pb = std::max<index_t>(16, (192 * 1024 / 4) / cg_ / 16 * 16);
+    pb = std::min(pb, plane_);
+    const index_t blocks = (plane_ + pb - 1) / pb;
     if (gather && bufs_.size() < static_cast<std::size_t>(cg_ * pb * nt))
       bufs_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(cg_ * pb * nt));
     const index_t items = d_.n * d_.groups * blocks;

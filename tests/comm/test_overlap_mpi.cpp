@@ -41,6 +41,9 @@ std::vector<float> mpi_sum(const std::vector<float>& v) {
 
 TEST(CommNonblocking, CompletesWhileTheCallerComputes) {
   tc::AsyncAllreducer async(MPI_COMM_WORLD);
+  int provided = 0;
+  MPI_Query_thread(&provided);
+  EXPECT_EQ(async.uses_helper_thread(), provided == MPI_THREAD_MULTIPLE);
   auto a = ramp(200003, 1);
   auto b = ramp(5, 2);
   const auto want_a = mpi_sum(a), want_b = mpi_sum(b);

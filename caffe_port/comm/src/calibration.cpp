@@ -111,7 +111,8 @@ void store_calibration(const std::string& path, const std::string& key, const Co
 
 namespace {
 
-// Half round-trip time of `bytes` between ranks a and b of comm (median of reps).
+// Half round-trip time of `bytes` between ranks a and b of comm: the fastest of `reps`
+// (on a busy or oversubscribed host every other sample carries scheduling noise).
 double ping_pong(MPI_Comm comm, int a, int b, std::size_t bytes, int reps) {
   int r = 0;
   MPI_Comm_rank(comm, &r);
@@ -128,8 +129,7 @@ double ping_pong(MPI_Comm comm, int a, int b, std::size_t bytes, int reps) {
     }
     if (i > 0) times.push_back((arch::now_seconds() - t0) / 2);
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return *std::min_element(times.begin(), times.end());
 }
 
 LinkCost fit_link(MPI_Comm comm, int a, int b) {
@@ -137,8 +137,10 @@ LinkCost fit_link(MPI_Comm comm, int a, int b) {
   const double t_small = ping_pong(comm, a, b, 8, 20);
   const double t_big = ping_pong(comm, a, b, big, 5);
   LinkCost l;
-  l.alpha = std::max(t_small, 1e-8);
-  l.beta = std::max((t_big - t_small) / static_cast<double>(big), 1e-12);
+  // Clamp to physical ranges (10 ns .. 1 ms per message, <= 100 GB/s) so a disturbed
+  // sample cannot produce absurd choices.
+  l.alpha = std::clamp(t_small, 1e-8, 1e-3);
+  l.beta = std::max((t_big - t_small) / static_cast<double>(big), 1e-11);
   return l;
 }
 

@@ -1,6 +1,7 @@
 // Alpha-beta-gamma predictions for each algorithm and the choice among them.
-//   ring:         2(p-1) steps of (alpha + m*alpha_seg + n/p*beta), reduction overlapped
-//                 except for one segment per step: + (p-1) * S*gamma
+//   ring:         2(p-1) steps of (alpha + m*alpha_seg + n/p*beta) + (p-1)/p n gamma
+//                 (segments overlap transfer with reduction on a network, but inside a
+//                 node the same cores copy and reduce, so the model counts gamma in full)
 //   recursive d.: log2(p') * (alpha + n*beta + n*gamma) + fold
 //   Rabenseifner: 2 log2(p') alpha + 2 (p'-1)/p' n beta + (p'-1)/p' n gamma + fold
 //   fold (p not a power of two): 2 (alpha + n beta) + n gamma
@@ -40,7 +41,7 @@ double CostModel::ring(int p, double n, const LinkCost& link, std::size_t segmen
   const double segments = std::ceil(block / seg);
   // Each extra segment costs a fraction of a message latency (it is pipelined).
   const double step = link.alpha + (segments - 1) * 0.25 * link.alpha + block * link.beta;
-  return 2.0 * (p - 1) * step + (p - 1) * std::min(block, seg) * params_.gamma;
+  return 2.0 * (p - 1) * step + (p - 1) * block * params_.gamma;
 }
 
 std::size_t CostModel::ring_segment(int p, double n, const LinkCost& link) const {
@@ -87,7 +88,12 @@ Choice CostModel::best_flat(int p, double n, const LinkCost& link) const {
 
 double CostModel::hierarchical(const RankLayout& layout, double n) const {
   const int L = layout.ranks_per_node.empty() ? 1 : layout.ranks_per_node.front();
-  double t = shared_memory(L, n);
+  // The shm phases wrap a network step, so each node barrier also waits for the slowest
+  // rail: a barrier costs at least one point-to-point latency here (measured: with
+  // oversubscribed ranks the probe's back-to-back barrier is far too optimistic).
+  double t = 2 * std::max(params_.shm_sync, params_.node_p2p.alpha) +
+             (2.0 * L - 1) / std::max(L, 1) * n * params_.shm_copy + (L - 1.0) / std::max(L, 1) * n * params_.gamma;
+  if (L <= 1) t = 0;
   if (layout.nodes() <= 1) return t;
   double block = n / std::max(L, 1);
   int remaining = layout.nodes();

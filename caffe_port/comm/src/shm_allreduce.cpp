@@ -13,6 +13,7 @@
 // vector through memory per rank instead of the ~4 a point-to-point exchange costs.
 #include "shm_allreduce.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace taihu::comm::detail {
@@ -43,9 +44,14 @@ void shm_allreduce(ShmNode& node, T* data, std::size_t count, const AcrossHook<T
   std::memcpy(mine + e, data + e, (count - e) * sizeof(T));
   node.barrier();
   node.check_counts();
-  // My block: fixed order (own vector first, then local ranks ascending).
-  for (int q = 0; q < L; ++q)
-    if (q != me) add_into(data + b, reinterpret_cast<const T*>(node.slot(q)) + b, e - b);
+  // My block: fixed order (own vector first, then local ranks ascending), in tiles that
+  // stay in L1 while every other rank's slot is added to them.
+  constexpr std::size_t kTile = 4096 / sizeof(T);
+  for (std::size_t t = b; t < e; t += kTile) {
+    const std::size_t n = std::min(kTile, e - t);
+    for (int q = 0; q < L; ++q)
+      if (q != me) add_into(data + t, reinterpret_cast<const T*>(node.slot(q)) + t, n);
+  }
   if (across) across(data + b, e - b);
   std::memcpy(mine + b, data + b, (e - b) * sizeof(T));
   node.barrier();

@@ -1,0 +1,44 @@
+// taihu-caffe: Caffe's command-line trainer on taihu. `taihu-caffe help` lists the commands.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "cli/commands.hpp"
+
+namespace {
+
+const char* kUsage =
+    "usage: taihu-caffe <command> [flags]\n"
+    "commands:\n"
+    "  train --solver=S [--snapshot=X.solverstate | --weights=W.caffemodel]\n"
+    "  test --model=M --weights=W [--iterations=50]\n"
+    "  time --model=M [--iterations=50] [--phase=TRAIN]   per-layer forward/backward ms\n"
+    "  convert_mnist IMAGES LABELS DB [--first=0] [--count=all]   IDX (gzip ok) to LMDB\n"
+    "  make_digits IMAGES LABELS [--count=10000] [--seed=1]   synthetic digits as IDX\n"
+    "  device_query   CPU threads and CUDA devices\n"
+    "environment: TAIHU_NUM_THREADS (threads), TAIHU_ISA, TAIHU_VERBOSE=1\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace taihu::caffe::cli;
+  if (argc < 2 || !std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 1 : 0;
+  }
+  const std::string cmd = argv[1];
+  try {
+    const Args a = parse_args(argc, argv, 2);
+    if (cmd == "train") return train(a);
+    if (cmd == "test") return test(a);
+    if (cmd == "time") return time(a);
+    if (cmd == "convert_mnist") return convert_mnist(a);
+    if (cmd == "make_digits") return make_digits(a);
+    if (cmd == "device_query") return device_query(a);
+    std::fprintf(stderr, "taihu-caffe: unknown command \"%s\"\n%s", cmd.c_str(), kUsage);
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "taihu-caffe %s: error: %s\n", cmd.c_str(), e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,125 @@
+// The update rules: SGD with momentum, Nesterov, AdaGrad, RMSProp, Adam, with Caffe's
+// formulas (local_rate = rate * lr_mult; the parameter diff becomes the step that
+// Net::update subtracts). Elementwise loops over each parameter.
+#include <cmath>
+
+#include "taihu/arch/error.hpp"
+#include "taihu/caffe/solver.hpp"
+
+namespace taihu::caffe {
+namespace {
+
+class SGDSolver : public Solver {
+ public:
+  using Solver::Solver;
+  const char* type() const override { return "SGD"; }
+  void compute_update_value(int id, float rate) override {
+    Blob& p = *net_->learnable_params()[static_cast<std::size_t>(id)];
+    const float local_rate = rate * net_->params_lr()[static_cast<std::size_t>(id)];
+    const float momentum = param_.momentum();
+    float* h = history_[static_cast<std::size_t>(id)]->mutable_data();
+    float* g = p.mutable_diff();
+    for (std::int64_t i = 0; i < p.count(); ++i) {
+      h[i] = momentum * h[i] + local_rate * g[i];
+      g[i] = h[i];
+    }
+  }
+};
+
+class NesterovSolver : public Solver {
+ public:
+  using Solver::Solver;
+  const char* type() const override { return "Nesterov"; }
+  void compute_update_value(int id, float rate) override {
+    Blob& p = *net_->learnable_params()[static_cast<std::size_t>(id)];
+    const float local_rate = rate * net_->params_lr()[static_cast<std::size_t>(id)];
+    const float momentum = param_.momentum();
+    float* h = history_[static_cast<std::size_t>(id)]->mutable_data();
+    float* g = p.mutable_diff();
+    for (std::int64_t i = 0; i < p.count(); ++i) {
+      const float prev = h[i];
+      h[i] = momentum * h[i] + local_rate * g[i];
+      g[i] = (1 + momentum) * h[i] - momentum * prev;
+    }
+  }
+};
+
+class AdaGradSolver : public Solver {
+ public:
+  explicit AdaGradSolver(const proto::SolverParameter& p) : Solver(p) {
+    if (p.momentum() != 0) throw Error("solver AdaGrad: momentum must be 0 (got " + std::to_string(p.momentum()) + ")");
+  }
+  const char* type() const override { return "AdaGrad"; }
+  void compute_update_value(int id, float rate) override {
+    Blob& p = *net_->learnable_params()[static_cast<std::size_t>(id)];
+    const float local_rate = rate * net_->params_lr()[static_cast<std::size_t>(id)];
+    const float delta = param_.delta();
+    float* h = history_[static_cast<std::size_t>(id)]->mutable_data();
+    float* g = p.mutable_diff();
+    for (std::int64_t i = 0; i < p.count(); ++i) {
+      h[i] += g[i] * g[i];
+      g[i] = local_rate * g[i] / (std::sqrt(h[i]) + delta);
+    }
+  }
+};
+
+class RMSPropSolver : public Solver {
+ public:
+  explicit RMSPropSolver(const proto::SolverParameter& p) : Solver(p) {
+    if (p.momentum() != 0) throw Error("solver RMSProp: momentum must be 0 (got " + std::to_string(p.momentum()) + ")");
+    if (p.rms_decay() < 0 || p.rms_decay() >= 1) throw Error("solver RMSProp: rms_decay must be in [0, 1)");
+  }
+  const char* type() const override { return "RMSProp"; }
+  void compute_update_value(int id, float rate) override {
+    Blob& p = *net_->learnable_params()[static_cast<std::size_t>(id)];
+    const float local_rate = rate * net_->params_lr()[static_cast<std::size_t>(id)];
+    const float delta = param_.delta(), decay = param_.rms_decay();
+    float* h = history_[static_cast<std::size_t>(id)]->mutable_data();
+    float* g = p.mutable_diff();
+    for (std::int64_t i = 0; i < p.count(); ++i) {
+      h[i] = decay * h[i] + (1 - decay) * g[i] * g[i];
+      g[i] = local_rate * g[i] / (std::sqrt(h[i]) + delta);
+    }
+  }
+};
+
+class AdamSolver : public Solver {
+ public:
+  using Solver::Solver;
+  const char* type() const override { return "Adam"; }
+  int history_per_param() const override { return 2; }
+  void compute_update_value(int id, float rate) override {
+    const auto n = net_->learnable_params().size();
+    Blob& p = *net_->learnable_params()[static_cast<std::size_t>(id)];
+    const float local_rate = rate * net_->params_lr()[static_cast<std::size_t>(id)];
+    const float beta1 = param_.momentum(), beta2 = param_.momentum2(), eps = param_.delta();
+    const double t = iter_ + 1;
+    const auto correction = static_cast<float>(std::sqrt(1 - std::pow(beta2, t)) / (1 - std::pow(beta1, t)));
+    float* m = history_[static_cast<std::size_t>(id)]->mutable_data();
+    float* v = history_[static_cast<std::size_t>(id) + n]->mutable_data();
+    float* g = p.mutable_diff();
+    for (std::int64_t i = 0; i < p.count(); ++i) {
+      m[i] = beta1 * m[i] + (1 - beta1) * g[i];
+      v[i] = beta2 * v[i] + (1 - beta2) * g[i] * g[i];
+      g[i] = local_rate * correction * m[i] / (std::sqrt(v[i]) + eps);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Solver> create_solver(const proto::SolverParameter& param) {
+  std::string type = param.type();
+  if (!param.has_type() && param.has_solver_type()) {
+    static const char* names[] = {"SGD", "Nesterov", "AdaGrad", "RMSProp", "AdaDelta", "Adam"};
+    type = names[param.solver_type()];
+  }
+  if (type == "SGD") return std::make_unique<SGDSolver>(param);
+  if (type == "Nesterov") return std::make_unique<NesterovSolver>(param);
+  if (type == "AdaGrad") return std::make_unique<AdaGradSolver>(param);
+  if (type == "RMSProp") return std::make_unique<RMSPropSolver>(param);
+  if (type == "Adam") return std::make_unique<AdamSolver>(param);
+  throw Error("solver: unknown type \"" + type + "\" (known: SGD, Nesterov, AdaGrad, RMSProp, Adam)");
+}
+
+}  // namespace taihu::caffe

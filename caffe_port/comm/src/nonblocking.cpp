@@ -78,6 +78,12 @@ struct AsyncAllreducer::Impl {
   }
   Request enqueue(std::shared_ptr<Request::State> s) {
     s->owner = this;
+    // Forget finished requests (their owners hold them), so a long training run that
+    // only waits on its own requests does not accumulate them here.
+    std::erase_if(outstanding, [](const std::shared_ptr<Request::State>& o) {
+      std::lock_guard lock(o->mutex);
+      return o->done && !o->error;
+    });
     if (threaded) {
       {
         std::lock_guard lock(mutex);

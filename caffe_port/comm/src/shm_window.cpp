@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "detail.hpp"
 #include "taihu/arch/error.hpp"
+#include "taihu/arch/timer.hpp"
 #include "taihu/arch/topology.hpp"
 
 namespace taihu::comm::detail {
@@ -23,6 +25,12 @@ ShmNode::ShmNode(MPI_Comm node, std::vector<int> world_ranks)
   MPI_Comm_rank(comm_, &local_rank_);
   MPI_Comm_size(comm_, &local_size_);
   yield_ = local_size_ > arch::topology().hardware_threads;
+  if (const char* t = std::getenv("TAIHU_COMM_TIMEOUT"); t && *t) {
+    char* end = nullptr;
+    timeout_seconds_ = std::strtod(t, &end);
+    if (*end != '\0' || !(timeout_seconds_ > 0))
+      throw Error(std::string("TAIHU_COMM_TIMEOUT='") + t + "': expected a positive number of seconds");
+  }
   std::uint64_t* base = nullptr;
   check_mpi(MPI_Win_allocate_shared(static_cast<MPI_Aint>(kCtrlWords * sizeof(std::uint64_t)),
                                     sizeof(std::uint64_t), MPI_INFO_NULL, comm_, &base, &ctrl_win_),
@@ -112,9 +120,20 @@ void ShmNode::barrier() {
   std::atomic_ref<std::uint64_t> counter(ctrl_base_[0][8]);
   counter.fetch_add(1, std::memory_order_acq_rel);
   const std::uint64_t target = barriers_ * static_cast<std::uint64_t>(local_size_);
-  int spins = 0;
+  unsigned long spins = 0;
+  double started = 0;
   while (counter.load(std::memory_order_acquire) < target) {
-    if (yield_ || ++spins > 2000) {
+    if ((spins & 1023) == 1023) {
+      // A rank that died never arrives: fail with a clear message instead of hanging.
+      const double now = arch::now_seconds();
+      if (started == 0) started = now;
+      else if (now - started > timeout_seconds_)
+        throw Error("taihu::comm: node barrier timed out after " + std::to_string(static_cast<int>(timeout_seconds_)) +
+                    " s: " + std::to_string(target - counter.load()) + " of " + std::to_string(local_size_) +
+                    " local ranks did not arrive (a rank died or stopped calling allreduce; TAIHU_COMM_TIMEOUT)");
+    }
+    ++spins;
+    if (yield_ || spins > 2000) {
       sched_yield();
     } else {
 #if defined(__x86_64__) || defined(__i386__)

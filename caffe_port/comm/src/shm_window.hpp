@@ -45,6 +45,7 @@ class ShmNode {
   std::vector<int> world_ranks_;
   int local_rank_ = 0, local_size_ = 1;
   bool yield_ = false;  // more ranks than hardware threads: yield instead of spinning
+  double timeout_seconds_ = 300;  // TAIHU_COMM_TIMEOUT
   MPI_Win data_win_ = MPI_WIN_NULL, ctrl_win_ = MPI_WIN_NULL;
   std::vector<unsigned char*> data_base_;
   std::vector<std::uint64_t*> ctrl_base_;  // [parity] count of the call; rank 0: [8] barrier counter

@@ -4,7 +4,11 @@
 // backward-weights, 1 and 2 threads. Rows: conv/<problem>/<direction>/threads:<t>.
 // Counters: gflops (forward-equivalent FLOPs / time), pct_peak, vs_anchor (fastest
 // anchor's time / taihu's), vs_onednn_auto, vs_onednn_direct, vs_onednn_winograd,
-// vs_im2col_openblas. The chosen algorithms are printed in the context.
+// vs_im2col_openblas. The label names taihu's algorithm and oneDNN's implementations.
+// Timing is interleaved (taihu, then each anchor, every iteration); OpenBLAS's
+// spinning idle threads are told to sleep (OPENBLAS_THREAD_TIMEOUT=4) so they do not
+// slow the next call. On a shared machine, 2-thread rows are only as good as the
+// scheduler: read ratios, not absolute times.
 //   OMP_PROC_BIND=true bench_dnn --benchmark_filter='conv/mb1ic128.*forward'
 //   TAIHU_BENCH_CONV=mb1ic64ih56oc64oh56kh3ph1,mb1ic3ih32oc16kh5ph2 bench_dnn
 #include <algorithm>
@@ -150,6 +154,10 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // OpenBLAS's idle threads spin for a while after each call and would steal the two
+  // cores from whatever runs next in the interleaved loop (taihu, oneDNN): let them
+  // sleep at once (must be set before the library is loaded).
+  setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
   benchmark::Initialize(&argc, argv);
   benchmark::AddCustomContext("anchor_openblas", openblas().loaded() ? openblas().path() : "not found");
 #ifdef TAIHU_HAVE_ONEDNN

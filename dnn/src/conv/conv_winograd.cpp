@@ -8,7 +8,7 @@
 //   output transform A^T M A writes y (+ bias).
 //   backward-data: the forward pass of the transposed problem (rotated kernel).
 //   backward-weights: the exact adjoint of the forward formula,
-//   dU_xi += V_xi^T * (A dY A^T)_xi over all tiles, then dw = G^T dU G (double).
+//   dU_xi += V_xi^T * (A dY A^T)_xi over all tiles, then dw = G^T dU G.
 // Threads: after the (parallel) input reorder, each thread takes whole tile blocks and
 // runs all three steps on them with private V/M buffers (gemm single-threaded inside),
 // so a chunk of images costs one barrier; on a loaded machine barriers are what hurts.
@@ -122,9 +122,13 @@ class Winograd final : public ConvAlgorithm {
     const int nt = arch::threads_for_call();
     ensure_buffers(nt);
     const index_t gsize = a2_ * cgp_ * kgp_;
+    // Thread 0 accumulates straight into du_, the others into zero-kept partials that
+    // are summed into du_ per group.
     du_.assign(static_cast<std::size_t>(d_.groups * gsize), 0.0f);
-    partial_.assign(static_cast<std::size_t>(gsize * nt), 0.0f);
+    if (partial_.size() != static_cast<std::size_t>(gsize * (nt - 1)))
+      partial_.assign(static_cast<std::size_t>(gsize * (nt - 1)), 0.0f);
     for (index_t g = 0; g < d_.groups; ++g) {
+      float* dug = du_.data() + g * gsize;
       for (index_t n0 = 0; n0 < d_.n; n0 += chunk_) {
         const index_t nb = std::min(chunk_, d_.n - n0), tiles = nb * th_ * tw_;
         const index_t tb = block_size(tiles, nt), blocks = (tiles + tb - 1) / tb;
@@ -133,7 +137,7 @@ class Winograd final : public ConvAlgorithm {
           reorder_input(x, n0, nb, g);
           const int t = omp_get_thread_num();
           Scratch& sc = scratch_[static_cast<std::size_t>(t)];
-          float* mine = partial_.data() + gsize * t;
+          float* mine = t == 0 ? dug : partial_.data() + gsize * (t - 1);
 #pragma omp for schedule(dynamic, 1)
           for (index_t blk = 0; blk < blocks; ++blk) {
             const index_t t0 = blk * tb, cnt = std::min(tb, tiles - t0);
@@ -147,17 +151,14 @@ class Winograd final : public ConvAlgorithm {
           }
         }
       }
-      // Sum the threads' partial dU of this group (and clear them for the next).
-      float* dug = du_.data() + g * gsize;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-      for (index_t i = 0; i < gsize; ++i) {
-        float s = 0.0f;
-        for (int u = 0; u < nt; ++u) {
-          float& p = partial_[static_cast<std::size_t>(gsize * u + i)];
-          s += p;
-          p = 0.0f;
-        }
-        dug[i] = s;
+      if (nt > 1) {
+#pragma omp parallel for num_threads(nt) schedule(static)
+        for (index_t i = 0; i < gsize; ++i)
+          for (int u = 0; u < nt - 1; ++u) {
+            float& p = partial_[static_cast<std::size_t>(gsize * u + i)];
+            dug[i] += p;
+            p = 0.0f;
+          }
       }
     }
     inverse_weight_transform(dw, accumulate);
@@ -206,45 +207,43 @@ class Winograd final : public ConvAlgorithm {
                                u_.data() + (g * a2_ + xi) * cgp_ * kgp_, kgp_);
   }
 
-  // dw[g*kg+k][c] (+)= G^T dU[g][.][c][k] G, for all k of a (g, c) at once (contiguous
-  // dU rows, double accumulation).
+  // dw[g*kg+k][c] (+)= G^T dU[g][.][c][k] G, for all k of a (g, c) at once: the
+  // rows dU[xi][c][.] are contiguous in k, so every step is a vectorisable axpy. Only
+  // G's non-zero entries are visited.
   void inverse_weight_transform(float* dw, bool accumulate) {
+    struct Term {
+      int i, r;
+      float g;
+    };
+    std::vector<Term> terms;  // G[i][r] != 0
+    for (int i = 0; i < alpha_; ++i)
+      for (int r = 0; r < 3; ++r)
+        if (g_row(i)[r] != 0.0) terms.push_back({i, r, static_cast<float>(g_row(i)[r])});
     const index_t pairs = d_.groups * cg_;
 #pragma omp parallel num_threads(arch::threads_for_call()) if (pairs * kg_ > 256)
     {
-      std::vector<double> t(static_cast<std::size_t>(3 * alpha_ * kg_)), out(static_cast<std::size_t>(9 * kg_));
+      std::vector<float> t(static_cast<std::size_t>(3 * alpha_ * kg_)), out(static_cast<std::size_t>(9 * kg_));
 #pragma omp for schedule(static)
       for (index_t p = 0; p < pairs; ++p) {
         const index_t g = p / cg_, c = p % cg_;
         const float* dug = du_.data() + g * a2_ * cgp_ * kgp_;
-        std::fill(t.begin(), t.end(), 0.0);
-        for (int i = 0; i < alpha_; ++i)
-          for (int j = 0; j < alpha_; ++j) {
-            const float* row = dug + ((i * alpha_ + j) * cgp_ + c) * kgp_;
-            for (int r = 0; r < 3; ++r) {
-              const double gr = g_row(i)[r];
-              if (gr == 0.0) continue;
-              double* tr = t.data() + (r * alpha_ + j) * kg_;
-              for (index_t k = 0; k < kg_; ++k) tr[k] += gr * row[k];
-            }
+        std::fill(t.begin(), t.end(), 0.0f);
+        for (int j = 0; j < alpha_; ++j)
+          for (const Term& e : terms) {  // t[r][j] += G[i][r] dU[i][j]
+            const float* row = dug + ((e.i * alpha_ + j) * cgp_ + c) * kgp_;
+            float* tr = t.data() + (e.r * alpha_ + j) * kg_;
+            for (index_t k = 0; k < kg_; ++k) tr[k] += e.g * row[k];
           }
-        std::fill(out.begin(), out.end(), 0.0);
+        std::fill(out.begin(), out.end(), 0.0f);
         for (int r = 0; r < 3; ++r)
-          for (int j = 0; j < alpha_; ++j) {
-            const double* tr = t.data() + (r * alpha_ + j) * kg_;
-            for (int q = 0; q < 3; ++q) {
-              const double gq = g_row(j)[q];
-              if (gq == 0.0) continue;
-              double* o = out.data() + (r * 3 + q) * kg_;
-              for (index_t k = 0; k < kg_; ++k) o[k] += tr[k] * gq;
-            }
+          for (const Term& e : terms) {  // out[r][q] += t[r][j] G[j][q]  (j = e.i, q = e.r)
+            const float* tr = t.data() + (r * alpha_ + e.i) * kg_;
+            float* o = out.data() + (r * 3 + e.r) * kg_;
+            for (index_t k = 0; k < kg_; ++k) o[k] += tr[k] * e.g;
           }
         for (index_t k = 0; k < kg_; ++k) {
           float* f = dw + ((g * kg_ + k) * cg_ + c) * 9;
-          for (int e = 0; e < 9; ++e) {
-            const float v = static_cast<float>(out[e * kg_ + k]);
-            f[e] = accumulate ? f[e] + v : v;
-          }
+          for (int e = 0; e < 9; ++e) f[e] = accumulate ? f[e] + out[e * kg_ + k] : out[e * kg_ + k];
         }
       }
     }

@@ -30,6 +30,8 @@ struct FloatKernels {
   void (*dropout)(index_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t, float,
                   const float*, float*, std::uint8_t*);
   void (*masked_scale)(index_t, const std::uint8_t*, float, const float*, float*);
+  // out = s^-0.75 for positive s (LRN's beta = 0.75).
+  void (*pow_minus_075)(index_t, const float*, float*);
 };
 
 const FloatKernels& float_kernels_generic();

@@ -14,7 +14,8 @@ const FloatKernels& float_kernels_generic() {
                                   &k_max_next<float>,      &k_sum<float>,
                                   &k_dot<float>,           &k_centered_sumsq<float>,
                                   &k_softmax_slice<float>, &k_softmax_bwd_slice<float>,
-                                  &k_dropout<float>,       &k_masked_scale<float>};
+                                  &k_dropout<float>,       &k_masked_scale<float>,
+                                  &k_pow_minus_075<float>};
   return table;
 }
 

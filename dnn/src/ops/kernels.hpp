@@ -255,5 +255,11 @@ void k_masked_scale(index_t n, const std::uint8_t* mask, T scale, const T* dy, T
   for (index_t i = 0; i < n; ++i) dx[i] = select(mask[i] != 0, dy[i] * scale, T(0));
 }
 
+template <class T>
+void k_pow_minus_075(index_t n, const T* s, T* out) {
+#pragma omp simd
+  for (index_t i = 0; i < n; ++i) out[i] = pow_minus_075(s[i]);
+}
+
 }  // namespace
 }  // namespace taihu::dnn::ops

@@ -8,9 +8,12 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ops/check.hpp"
+#include "ops/float_kernels.hpp"
+#include "ops/kernels.hpp"
 #include "ops/parallel.hpp"
 #include "ops/vec_math.hpp"
 
@@ -26,10 +29,17 @@ index_t tile_grain(const LrnParams& p) {
 }
 
 template <class T>
+auto pow_minus_075_kernel() {
+  if constexpr (std::is_same_v<T, float>)
+    return ops::float_kernels().pow_minus_075;
+  else
+    return &ops::k_pow_minus_075<T>;
+}
+
+template <class T>
 void power_neg_beta(index_t n, const T* s, double beta, T* out) {
   if (beta == 0.75) {
-#pragma omp simd
-    for (index_t i = 0; i < n; ++i) out[i] = ops::pow_minus_075(s[i]);
+    pow_minus_075_kernel<T>()(n, s, out);
   } else {
     for (index_t i = 0; i < n; ++i) out[i] = static_cast<T>(std::pow(s[i], -beta));
   }
@@ -112,24 +122,47 @@ void lrn_forward(const LrnParams& p, const T* x, T* y, T* scale) {
       const index_t n = task / tiles, t0 = (task % tiles) * kTile;
       const index_t w = std::min(kTile, hw - t0);
       const T* xb = x + n * chw + t0;
+      // One fused pass per channel: slide the window sum of squares (add the channel
+      // entering, drop the one leaving), then scale and y, all on the L1-resident tile.
+      const index_t half = (p.local_size - 1) / 2;
       T acc[kTile];
-      channel_window<T>(
-          p.channels, p.local_size, w,
-          [&](index_t c, index_t i) {
-            const T v = xb[c * hw + i];
-            return v * v;
-          },
-          acc, scale + n * chw + t0, hw);
-      for (index_t c = 0; c < p.channels; ++c) {
-        T* s = scale + n * chw + c * hw + t0;
+      std::fill(acc, acc + w, T(0));
+      for (index_t c = 0; c < std::min(half, p.channels); ++c) {
         const T* xc = xb + c * hw;
+#pragma omp simd
+        for (index_t i = 0; i < w; ++i) acc[i] += xc[i] * xc[i];
+      }
+      const bool fast_beta = p.beta == 0.75;
+      const auto pow075 = pow_minus_075_kernel<T>();
+      for (index_t c = 0; c < p.channels; ++c) {
+        const index_t add = c + half, sub = c - half - 1;
+        const T* xa = add < p.channels ? xb + add * hw : nullptr;
+        const T* xs = sub >= 0 ? xb + sub * hw : nullptr;
+        if (xa != nullptr) {
+#pragma omp simd
+          for (index_t i = 0; i < w; ++i) acc[i] += xa[i] * xa[i];
+        }
+        if (xs != nullptr) {
+#pragma omp simd
+          for (index_t i = 0; i < w; ++i) acc[i] -= xs[i] * xs[i];
+        }
+        const T* xc = xb + c * hw;
+        T* sc = scale + n * chw + c * hw + t0;
         T* yc = y + n * chw + c * hw + t0;
-        T pw[kTile];
+        if (fast_beta) {
 #pragma omp simd
-        for (index_t i = 0; i < w; ++i) s[i] = kk + a * s[i];
-        power_neg_beta(w, s, p.beta, pw);
+          for (index_t i = 0; i < w; ++i) sc[i] = kk + a * acc[i];
+          T pw[kTile];
+          pow075(w, sc, pw);
 #pragma omp simd
-        for (index_t i = 0; i < w; ++i) yc[i] = xc[i] * pw[i];
+          for (index_t i = 0; i < w; ++i) yc[i] = xc[i] * pw[i];
+        } else {
+          for (index_t i = 0; i < w; ++i) {
+            const T sv = kk + a * acc[i];
+            sc[i] = sv;
+            yc[i] = xc[i] * static_cast<T>(std::pow(sv, -p.beta));
+          }
+        }
       }
     });
     return;

@@ -4,6 +4,7 @@
 //                                     stable_prod_grad)
 //   MAX:  y = max_i x_i, `mask` [count] records the winning input: between the first
 //         two a tie goes to input 1, later inputs must be strictly greater (as Caffe).
+// y may alias inputs[0] (in place), no other input; dx may alias dy.
 #pragma once
 #include <cstdint>
 #include <span>

@@ -11,7 +11,12 @@
 // scheduler: read ratios, not absolute times.
 //   OMP_PROC_BIND=true bench_dnn --benchmark_filter='conv/mb1ic128.*forward'
 //   TAIHU_BENCH_CONV=mb1ic64ih56oc64oh56kh3ph1,mb1ic3ih32oc16kh5ph2 bench_dnn
+//   bench_dnn --tune=records.jsonl   time every candidate algorithm of every layer and
+//     direction at this process's thread count (TAIHU_NUM_THREADS) and write tuning
+//     records (taihu/dnn/tuning_records.hpp) that TAIHU_TUNING_RECORDS then reads.
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <random>
@@ -27,7 +32,9 @@
 #include "onednn_conv_anchor.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/threads.hpp"
+#include "taihu/arch/isa.hpp"
 #include "taihu/dnn/conv.hpp"
+#include "taihu/dnn/tuning_records.hpp"
 
 namespace {
 
@@ -151,9 +158,54 @@ void register_all() {
   }
 }
 
+// --tune=FILE: median of 5 timed calls per candidate, records merged into FILE.
+int tune(const std::string& path) {
+  taihu::dnn::TuningRecords recs;
+  if (FILE* f = std::fopen(path.c_str(), "r")) {
+    std::fclose(f);
+    recs = taihu::dnn::TuningRecords::load(path);
+  }
+  const int threads = taihu::arch::num_threads();
+  const std::string isa = taihu::arch::isa_name(taihu::arch::active_isa());
+  for (const auto& [name, problem] : layers()) {
+    const ConvDesc d = ConvDesc::parse(problem);
+    const auto x = random_data(d.n * d.c * d.h * d.w, 1), w = random_data(d.k * (d.c / d.groups) * d.kh * d.kw, 2),
+               dy = random_data(d.n * d.k * d.out_h() * d.out_w(), 4);
+    std::vector<float> y(dy.size()), dx(x.size()), dw(w.size());
+    for (ConvDirection dir : {ConvDirection::forward, ConvDirection::backward_data, ConvDirection::backward_weights})
+      for (ConvAlgo a : taihu::dnn::conv_candidates(d, dir)) {
+        if (a == ConvAlgo::reference) continue;
+        taihu::dnn::Convolution conv(d, a);
+        if (conv.algorithm(dir) != a) continue;
+        std::vector<double> times;
+        for (int i = 0; i < 6; ++i) {
+          const auto t0 = std::chrono::steady_clock::now();
+          if (dir == ConvDirection::forward)
+            conv.forward(x.data(), w.data(), nullptr, y.data(), taihu::dnn::WeightsHint::unchanged);
+          else if (dir == ConvDirection::backward_data)
+            conv.backward_data(dy.data(), w.data(), dx.data(), taihu::dnn::WeightsHint::unchanged);
+          else
+            conv.backward_weights(x.data(), dy.data(), dw.data(), nullptr, false);
+          if (i > 0) times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+        std::sort(times.begin(), times.end());
+        const double median = times[times.size() / 2];
+        std::printf("%-32s %-17s %-14s %9.3f ms\n", d.str().c_str(), taihu::dnn::to_string(dir),
+                    taihu::dnn::to_string(a), median * 1e3);
+        recs.add({"conv2d", d.str(), taihu::dnn::to_string(dir), isa, threads, taihu::dnn::to_string(a), median});
+      }
+    (void)name;
+  }
+  taihu::dnn::save_tuning_records(recs, path);
+  std::printf("wrote %zu records to %s\n", recs.size(), path.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]).rfind("--tune=", 0) == 0) return tune(std::string(argv[i]).substr(7));
   // OpenBLAS's idle threads spin for a while after each call and would steal the two
   // cores from whatever runs next in the interleaved loop (taihu, oneDNN): let them
   // sleep at once (must be set before the library is loaded).

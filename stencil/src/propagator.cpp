@@ -7,7 +7,9 @@
 
 #include "boundary/absorbing.hpp"
 #include "kernels/cuda/cuda_step.hpp"
+#include "kernels/flush_denormals.hpp"
 #include "kernels/kernel_api.hpp"
+#include "kernels/parallel_size.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/log.hpp"
 
@@ -144,6 +146,7 @@ std::vector<Field*> Propagator::current_fields() {
 
 void Propagator::step(const PointStencil* source, float amplitude, HaloExchange* halo) {
   State& s = *s_;
+  FlushDenormals ftz;
   const int c = s.cur, nx = 1 - c;
   const bool vti = s.model->physics == Physics::vti;
   kernels::StepArgs args;
@@ -261,7 +264,7 @@ double Propagator::energy() const {
   const float* uo = s.p[1 - s.cur].data();
   const long strides[3] = {1, L.s1, L.s2};
   double e = 0;
-#pragma omp parallel for collapse(2) reduction(+ : e) schedule(static)
+#pragma omp parallel for collapse(2) reduction(+ : e) schedule(static) num_threads(threads_for_points(double(L.n[0] * L.n[1] * L.n[2])))
   for (long i2 = 0; i2 < L.n[2]; ++i2)
     for (long i1 = 0; i1 < L.n[1]; ++i1)
       for (long i0 = 0; i0 < L.n[0]; ++i0) {

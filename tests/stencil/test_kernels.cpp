@@ -5,6 +5,8 @@
 #include <cmath>
 #include <random>
 
+#include "taihu/arch/error.hpp"
+#include "taihu/arch/isa.hpp"
 #include "taihu/stencil/propagator.hpp"
 
 using namespace taihu::stencil;
@@ -56,6 +58,11 @@ void randomize(Propagator& p, std::mt19937& rng) {
 class KernelsMatchReference : public ::testing::TestWithParam<std::tuple<int, Physics, int>> {};
 
 TEST_P(KernelsMatchReference, FiveSteps) {
+  try {
+    taihu::arch::active_isa();
+  } catch (const taihu::Error& e) {
+    GTEST_SKIP() << "TAIHU_ISA level not available on this CPU: " << e.what();
+  }
   const auto [dim, physics, order] = GetParam();
   std::mt19937 rng(1234 + dim * 10 + order);
   const Model m = random_model(dim, physics, rng);

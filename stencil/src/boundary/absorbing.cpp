@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/flush_denormals.hpp"
+#include "kernels/parallel_size.hpp"
 #include "taihu/arch/error.hpp"
 
 namespace taihu::stencil {
@@ -72,24 +74,30 @@ std::array<long, 2> Absorber::right_slab(int a) const {
 
 namespace {
 
-// Calls body(index, global coordinate along `axis`) for the local points whose global
-// coordinate along `axis` lies in [g0, g1).
-template <class Body>
-void for_slab(const LocalBox& box, int axis, long g0, long g1, Body&& body) {
+// Calls line(base, z0, z1, g) for every z line of the local points whose global
+// coordinate along `axis` lies in [g0, g1): base is the index of (z = 0) on that line,
+// [z0, z1) the z range to update, g the line's global coordinate along `axis` (axis 0:
+// unused, the coordinate is z itself). Lines run in parallel.
+template <class Line>
+void for_slab_lines(const LocalBox& box, int axis, long g0, long g1, Line&& line) {
   const Layout& L = box.layout;
   const int slow = box.global.slow_axis();
   long lo[3] = {0, 0, 0}, hi[3] = {L.n[0], L.n[1], L.n[2]};
-  long shift = axis == slow ? box.slow_offset : 0;
+  const long shift = axis == slow ? box.slow_offset : 0;
   lo[axis] = std::max(lo[axis], g0 - shift);
   hi[axis] = std::min(hi[axis], g1 - shift);
   if (lo[axis] >= hi[axis]) return;
-#pragma omp parallel for collapse(2) schedule(static)
-  for (long i2 = lo[2]; i2 < hi[2]; ++i2)
-    for (long i1 = lo[1]; i1 < hi[1]; ++i1)
-      for (long i0 = lo[0]; i0 < hi[0]; ++i0) {
-        const long local[3] = {i0, i1, i2};
-        body(L.index(i0, i1, i2), local[axis] + shift);
+  const double points = double(hi[0] - lo[0]) * double(hi[1] - lo[1]) * double(hi[2] - lo[2]);
+#pragma omp parallel num_threads(threads_for_points(points))
+  {
+    FlushDenormals ftz;
+#pragma omp for collapse(2) schedule(static)
+    for (long i2 = lo[2]; i2 < hi[2]; ++i2)
+      for (long i1 = lo[1]; i1 < hi[1]; ++i1) {
+        const long g = axis == 1 ? i1 + shift : axis == 2 ? i2 + shift : 0;
+        line(L.index(0, i1, i2), lo[0], hi[0], g);
       }
+  }
 }
 
 }  // namespace
@@ -112,23 +120,78 @@ void Absorber::apply_cpml(const std::array<const float*, 3>& src, const std::arr
     for (int side = 0; side < 2; ++side) {
       const auto r = side == 0 ? left_slab(a) : right_slab(a);
       if (r[0] >= r[1]) continue;
-      for_slab(box_, a, r[0], r[1], [&](long i, long g) {
-        float d1 = 0.f;
-        for (int k = 1; k <= half; ++k) d1 += w1[k] * (f[i + k * st] - f[i - k * st]);
-        psi[i] = pb[g] * psi[i] + pa[g] * d1;
+      // psi <- b psi + a d1(f)
+      for_slab_lines(box_, a, r[0], r[1], [&](long base, long z0, long z1, long g) {
+        float d1[1024];
+        for (long zc = z0; zc < z1; zc += 1024) {
+          const long len = std::min(1024L, z1 - zc);
+          const long i0 = base + zc;
+          for (long j = 0; j < len; ++j) d1[j] = 0.f;
+          for (int k = 1; k <= half; ++k) {
+            const float w = w1[k];
+            const float* fp = f + i0 + k * st;
+            const float* fm = f + i0 - k * st;
+#pragma omp simd
+            for (long j = 0; j < len; ++j) d1[j] += w * (fp[j] - fm[j]);
+          }
+          float* ps = psi + i0;
+          if (a == 0) {
+            const float *bb = pb + zc, *aa = pa + zc;
+#pragma omp simd
+            for (long j = 0; j < len; ++j) ps[j] = bb[j] * ps[j] + aa[j] * d1[j];
+          } else {
+            const float bb = pb[g], aa = pa[g];
+#pragma omp simd
+            for (long j = 0; j < len; ++j) ps[j] = bb * ps[j] + aa * d1[j];
+          }
+        }
       });
+      // zeta <- b zeta + a (d2(f) + d1(psi)); next += coef (d1(psi) + zeta), a radius wider.
       const long c0 = side == 0 ? r[0] : std::max(0L, r[0] - half);
       const long c1 = side == 0 ? std::min(n, r[1] + half) : r[1];
-      for_slab(box_, a, c0, c1, [&](long i, long g) {
-        float dpsi = 0.f, d2 = w2[0] * f[i];
-        for (int k = 1; k <= half; ++k) {
-          dpsi += w1[k] * (psi[i + k * st] - psi[i - k * st]);
-          d2 += w2[k] * (f[i + k * st] + f[i - k * st]);
+      for_slab_lines(box_, a, c0, c1, [&](long base, long z0, long z1, long g) {
+        float dpsi[1024], d2[1024];
+        for (long zc = z0; zc < z1; zc += 1024) {
+          const long len = std::min(1024L, z1 - zc);
+          const long i0 = base + zc;
+          for (long j = 0; j < len; ++j) {
+            dpsi[j] = 0.f;
+            d2[j] = w2[0] * f[i0 + j];
+          }
+          for (int k = 1; k <= half; ++k) {
+            const float wa = w1[k], wb = w2[k];
+            const float *pp = psi + i0 + k * st, *pm = psi + i0 - k * st;
+            const float *fp = f + i0 + k * st, *fm = f + i0 - k * st;
+#pragma omp simd
+            for (long j = 0; j < len; ++j) {
+              dpsi[j] += wa * (pp[j] - pm[j]);
+              d2[j] += wb * (fp[j] + fm[j]);
+            }
+          }
+          float* zt = zeta + i0;
+          if (a == 0) {
+            const float *bb = pb + zc, *aa = pa + zc;
+#pragma omp simd
+            for (long j = 0; j < len; ++j) {
+              zt[j] = bb[j] * zt[j] + aa[j] * (d2[j] + dpsi[j]);
+              dpsi[j] += zt[j];  // now the correction
+            }
+          } else {
+            const float bb = pb[g], aa = pa[g];
+#pragma omp simd
+            for (long j = 0; j < len; ++j) {
+              zt[j] = bb * zt[j] + aa * (d2[j] + dpsi[j]);
+              dpsi[j] += zt[j];
+            }
+          }
+          for (int t = 0; t < 2; ++t) {
+            if (!targets[t]) continue;
+            float* out = targets[t] + i0;
+            const float* cf = coef[t][a] + i0;
+#pragma omp simd
+            for (long j = 0; j < len; ++j) out[j] += cf[j] * dpsi[j];
+          }
         }
-        zeta[i] = pb[g] * zeta[i] + pa[g] * (d2 + dpsi);
-        const float corr = dpsi + zeta[i];
-        for (int t = 0; t < 2; ++t)
-          if (targets[t]) targets[t][i] += coef[t][a][i] * corr;
       });
     }
   }
@@ -142,7 +205,7 @@ void Absorber::apply_sponge(float* field) const {
   const float* g1 = sponge_[1].data();
   const float* g2 = sponge_[2].data();
   const long off1 = slow == 1 ? box_.slow_offset : 0, off2 = slow == 2 ? box_.slow_offset : 0;
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_for_points(double(L.n[0] * L.n[1] * L.n[2])))
   for (long i2 = 0; i2 < L.n[2]; ++i2)
     for (long i1 = 0; i1 < L.n[1]; ++i1) {
       const float g12 = g1[i1 + off1] * g2[i2 + off2];
@@ -154,7 +217,6 @@ void Absorber::apply_sponge(float* field) const {
 void Absorber::apply_free_surface(float* field) const {
   if (!opt_.free_surface) return;
   const Layout& L = box_.layout;
-#pragma omp parallel for collapse(2) schedule(static)
   for (long i2 = 0; i2 < L.n[2]; ++i2)
     for (long i1 = 0; i1 < L.n[1]; ++i1) {
       float* line = field + L.index(0, i1, i2);

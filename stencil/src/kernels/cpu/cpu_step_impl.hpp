@@ -16,7 +16,9 @@
 #pragma once
 #include <algorithm>
 
+#include "kernels/flush_denormals.hpp"
 #include "kernels/kernel_api.hpp"
+#include "kernels/parallel_size.hpp"
 #include "taihu/arch/log.hpp"
 #include "taihu/arch/threads.hpp"
 
@@ -134,10 +136,14 @@ template <int H, int DIM>
 void step_blocked(const StepArgs& a, long j0, long j1) {
   const Weights<H> w = load_weights<H>(*a.fd, a.dim);
   const Layout& L = a.layout;
-  const int threads = arch::threads_for_call();
+  const int threads = threads_for_points(double(j1 - j0) * double(L.n[0]) * double(a.dim == 3 ? L.n[1] : 1));
   if constexpr (DIM == 2) {
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (long j = j0; j < j1; ++j) do_line<H, 2>(a, w, L.index(0, j, 0));
+#pragma omp parallel num_threads(threads)
+    {
+      FlushDenormals ftz;
+#pragma omp for schedule(static)
+      for (long j = j0; j < j1; ++j) do_line<H, 2>(a, w, L.index(0, j, 0));
+    }
   } else {
     const int arrays = a.physics == Physics::vti ? 2 : a.physics == Physics::acoustic_density ? 2 : 1;
     const long bx = block_lines(L, H, arrays);
@@ -149,14 +155,18 @@ void step_blocked(const StepArgs& a, long j0, long j1) {
       logged = true;
       arch::log_verbose("stencil: cpu kernel radius %d, x block %ld lines, %ld y chunks", H, bx, chunks);
     }
-#pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
-    for (long c = 0; c < chunks; ++c)
-      for (long b = 0; b < nbx; ++b) {
-        const long ya = j0 + ny * c / chunks, yb = j0 + ny * (c + 1) / chunks;
-        const long xa = b * bx, xb = std::min(L.n[1], xa + bx);
-        for (long y = ya; y < yb; ++y)
-          for (long x = xa; x < xb; ++x) do_line<H, 3>(a, w, L.index(0, x, y));
-      }
+#pragma omp parallel num_threads(threads)
+    {
+      FlushDenormals ftz;
+#pragma omp for collapse(2) schedule(static)
+      for (long c = 0; c < chunks; ++c)
+        for (long b = 0; b < nbx; ++b) {
+          const long ya = j0 + ny * c / chunks, yb = j0 + ny * (c + 1) / chunks;
+          const long xa = b * bx, xb = std::min(L.n[1], xa + bx);
+          for (long y = ya; y < yb; ++y)
+            for (long x = xa; x < xb; ++x) do_line<H, 3>(a, w, L.index(0, x, y));
+        }
+    }
   }
 }
 

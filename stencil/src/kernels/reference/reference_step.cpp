@@ -1,14 +1,12 @@
 // The reference kernel: the equations of kernel_api.hpp written as plainly as possible
 // (one point at a time, runtime stencil radius, each axis summed separately). It is the
 // anchor the optimized kernels are tested and benchmarked against.
+#include "kernels/flush_denormals.hpp"
 #include "kernels/kernel_api.hpp"
+#include "kernels/parallel_size.hpp"
 
 namespace taihu::stencil::kernels {
 namespace {
-
-struct Axis {
-  long stride;
-};
 
 float d2_axis(const float* f, long i, long stride, const float* w, int half) {
   float s = w[0] * f[i];
@@ -30,7 +28,10 @@ void reference_step(const StepArgs& a, long j0, long j1) {
   const long strides[3] = {1, L.s1, L.s2};
   const int slow = a.dim == 3 ? 2 : 1;
   const long n_other = a.dim == 3 ? L.n[1] : 1;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel num_threads(threads_for_points(double(j1 - j0) * double(n_other) * double(L.n[0])))
+  {
+  FlushDenormals ftz;
+#pragma omp for schedule(static)
   for (long j = j0; j < j1; ++j)
     for (long o = 0; o < n_other; ++o)
       for (long i0 = 0; i0 < L.n[0]; ++i0) {
@@ -51,6 +52,7 @@ void reference_step(const StepArgs& a, long j0, long j1) {
                    d1_axis(a.u, i, strides[ax], fd.d1[ax], fd.half);
         a.u_prev[i] = 2.f * a.u[i] - a.u_prev[i] + a.A[i] * lap;
       }
+  }
 }
 
 }  // namespace taihu::stencil::kernels

@@ -1,0 +1,34 @@
+// From a run configuration (config.hpp) to what a run needs: the model, the
+// propagation options and the shots. The taihu-seismic CLI is a thin loop around this.
+// Every key is documented in examples/seismic/README.md; unknown keys are errors.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "taihu/stencil/config.hpp"
+#include "taihu/stencil/propagator.hpp"
+
+namespace taihu::stencil {
+
+struct OutputPlan {
+  std::string dir = "seismic_out";
+  std::string segy = "shots.segy";  // relative to dir
+  bool png = true;                  // model, one gather per shot, snapshots
+  int snapshot_every = 0;           // steps between wavefield PNGs of the first shot (0: none)
+};
+
+struct RunPlan {
+  Model model;
+  Options options;
+  std::vector<Shot> shots;
+  OutputPlan output;
+  std::string model_description;
+};
+
+// Throws taihu::Error naming file:line and key for anything missing or malformed.
+RunPlan plan_from_config(const Config& config);
+
+// The keys plan_from_config understands (for Config::check_known and --help).
+const std::vector<std::string>& known_config_keys();
+
+}  // namespace taihu::stencil

@@ -1,0 +1,147 @@
+// Config -> RunPlan (see run_plan.hpp).
+#include "taihu/stencil/run_plan.hpp"
+
+#include <cmath>
+#include <set>
+
+#include "taihu/arch/error.hpp"
+#include "taihu/stencil/raw_model.hpp"
+#include "taihu/stencil/wavelet.hpp"
+
+namespace taihu::stencil {
+
+const std::vector<std::string>& known_config_keys() {
+  static const std::vector<std::string> keys = {
+      "model.vp", "model.shape", "model.order", "model.spacing", "model.endian", "model.scale", "model.physics",
+      "model.rho", "model.epsilon", "model.delta", "model.segy_dz",
+      "simulation.space_order", "simulation.dt", "simulation.tmax", "simulation.f0", "simulation.kernel",
+      "simulation.boundary", "simulation.width", "simulation.free_surface", "simulation.wavelet",
+      "simulation.wavelet_dt",
+      "acquisition.shots", "acquisition.source_depth", "acquisition.source_y", "acquisition.receivers",
+      "acquisition.receiver_depth", "acquisition.receiver_y",
+      "output.dir", "output.segy", "output.png", "output.snapshot_every"};
+  return keys;
+}
+
+namespace {
+
+RawFieldSpec spec_for(const Config& c, const std::string& path) {
+  RawFieldSpec s;
+  s.path = c.resolve_path(path);
+  s.shape = c.get_shape("model.shape");
+  s.order = c.get_string("model.order", s.shape.size() == 3 ? "z,x,y" : "z,x");
+  s.spacing = c.get_doubles("model.spacing");
+  const std::string endian = c.get_string("model.endian", "little");
+  if (endian != "little" && endian != "big")
+    throw Error("taihu: " + c.origin() + ": key 'model.endian' must be little or big, got '" + endian + "'");
+  s.big_endian = endian == "big";
+  return s;
+}
+
+// A field given as a file path or as one constant number.
+std::vector<float> field_or_constant(const Config& c, const std::string& key, const Grid& g, double scale) {
+  const std::string v = c.get_string(key);
+  char* end = nullptr;
+  const double constant = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() + v.size()) return std::vector<float>(static_cast<std::size_t>(g.points()), float(constant));
+  RawFieldSpec s = spec_for(c, v);
+  s.scale = scale;
+  auto f = read_raw_field(s);
+  if (f.size() != static_cast<std::size_t>(g.points())) throw Error("taihu: '" + key + "' does not match the vp grid");
+  return f;
+}
+
+}  // namespace
+
+RunPlan plan_from_config(const Config& c) {
+  {
+    const auto& k = known_config_keys();
+    c.check_known(std::set<std::string>(k.begin(), k.end()));
+  }
+  RunPlan plan;
+  // Model.
+  const std::string vp = c.get_string("model.vp", "layered");
+  if (vp == "layered") {
+    RawFieldSpec s;
+    s.shape = c.has("model.shape") ? c.get_shape("model.shape") : std::vector<long>{401, 201};
+    s.order = s.shape.size() == 3 ? "z,x,y" : "z,x";
+    s.spacing = c.has("model.spacing") ? c.get_doubles("model.spacing") : std::vector<double>{10.0};
+    s.path = "layered";
+    const Grid g = grid_of(s);
+    plan.model = layered_model(g);
+    plan.model_description = "built-in layered model " + g.describe();
+  } else if (vp.size() > 5 && (vp.substr(vp.size() - 5) == ".segy" || vp.substr(vp.size() - 4) == ".sgy")) {
+    const auto h = c.get_doubles("model.spacing");
+    plan.model = read_segy_model(c.resolve_path(vp), h.at(0), c.get_double("model.segy_dz", h.at(0)),
+                                 c.get_double("model.scale", 1.0));
+    plan.model_description = vp + " " + plan.model.grid.describe();
+  } else {
+    RawFieldSpec s = spec_for(c, vp);
+    s.scale = c.get_double("model.scale", 1.0);
+    plan.model = read_raw_model(s);
+    plan.model_description = vp + " " + plan.model.grid.describe();
+  }
+  Model& m = plan.model;
+  m.physics = parse_physics(c.get_string("model.physics", "acoustic"));
+  if (m.physics == Physics::acoustic_density) m.rho = field_or_constant(c, "model.rho", m.grid, 1.0);
+  if (m.physics == Physics::vti) {
+    m.epsilon = field_or_constant(c, "model.epsilon", m.grid, 1.0);
+    m.delta = field_or_constant(c, "model.delta", m.grid, 1.0);
+  }
+  validate(m);
+  const double vmin = m.vp_min(), vmax = m.vp_max();
+  if (vmax > 0 && vmax < 20)
+    throw Error("taihu: " + c.origin() + ": vp ranges " + std::to_string(vmin) + ".." + std::to_string(vmax) +
+                ": that looks like km/s; set 'model.scale = 1000' to get m/s");
+  // Simulation.
+  Options& o = plan.options;
+  o.space_order = static_cast<int>(c.get_long("simulation.space_order", 8));
+  o.f0 = c.get_double("simulation.f0", 10.0);
+  o.dt = c.get_double("simulation.dt", 0.0);
+  o.kernel = parse_kernel(c.get_string("simulation.kernel", "optimized"));
+  o.boundary.kind = parse_boundary(c.get_string("simulation.boundary", "cpml"));
+  o.boundary.width = static_cast<int>(c.get_long("simulation.width", 20));
+  o.boundary.free_surface = c.get_bool("simulation.free_surface", false);
+  o = resolved(m, o);  // fills dt, checks the CFL condition
+  const double tmax = c.get_double("simulation.tmax", 1.0);
+  if (!(tmax > 0)) throw Error("taihu: " + c.origin() + ": key 'simulation.tmax' must be > 0 seconds");
+  o.nt = static_cast<int>(std::lround(tmax / o.dt)) + 1;
+  std::vector<float> wavelet;
+  const std::string wv = c.get_string("simulation.wavelet", "ricker");
+  if (wv == "ricker") {
+    wavelet = ricker(o.f0, o.dt, o.nt);
+  } else {
+    wavelet = resample_wavelet(read_wavelet_text(c.resolve_path(wv)), c.get_double("simulation.wavelet_dt"), o.dt, o.nt);
+  }
+  // Acquisition.
+  const Grid& g = m.grid;
+  const double xmax = double(g.n[1] - 1) * g.h[1];
+  const double ymid = g.dim == 3 ? double(g.n[2] - 1) * g.h[2] / 2 : 0.0;
+  const std::vector<double> shots = c.has("acquisition.shots") ? c.get_range("acquisition.shots") : std::vector<double>{xmax / 2};
+  const double sz = c.get_double("acquisition.source_depth", 2 * g.h[0]);
+  const double sy = c.get_double("acquisition.source_y", ymid);
+  std::vector<double> rx;
+  if (c.has("acquisition.receivers")) {
+    rx = c.get_range("acquisition.receivers");
+  } else {
+    for (long i = 0; i < g.n[1]; ++i) rx.push_back(double(i) * g.h[1]);
+  }
+  const double rz = c.get_double("acquisition.receiver_depth", 2 * g.h[0]);
+  const double ry = c.get_double("acquisition.receiver_y", ymid);
+  std::vector<Position> receivers;
+  for (double x : rx) receivers.push_back({rz, x, ry});
+  for (double x : shots) {
+    Shot s{{sz, x, sy}, receivers, wavelet};
+    point_stencil(g, s.source);  // throws with the position if outside
+    for (const auto& r : receivers) point_stencil(g, r);
+    plan.shots.push_back(std::move(s));
+  }
+  // Output.
+  plan.output.dir = c.get_string("output.dir", "seismic_out");  // relative to the working directory
+  plan.output.segy = c.get_string("output.segy", "shots.segy");
+  plan.output.png = c.get_bool("output.png", true);
+  plan.output.snapshot_every = static_cast<int>(c.get_long("output.snapshot_every", 0));
+  return plan;
+}
+
+}  // namespace taihu::stencil

@@ -1,0 +1,151 @@
+// SEG-Y shot gathers through segyio (see segy.hpp).
+#include <segyio/segy.h>
+
+#include <cmath>
+#include <memory>
+
+#include "io/atomic_file.hpp"
+#include "taihu/arch/error.hpp"
+#include "taihu/stencil/segy.hpp"
+
+namespace taihu::stencil {
+namespace {
+
+struct FileCloser {
+  void operator()(segy_file* f) const { segy_close(f); }
+};
+using SegyPtr = std::unique_ptr<segy_file, FileCloser>;
+
+void check(int rc, const std::string& path, const char* what) {
+  if (rc != SEGY_OK) throw Error("taihu: SEG-Y '" + path + "': " + what + " failed (segyio error " + std::to_string(rc) + ")");
+}
+
+constexpr int kCoordScalar = -100;  // stored value / 100 = metres
+
+std::int32_t scaled(double metres) { return static_cast<std::int32_t>(std::lround(metres * 100.0)); }
+
+double unscale(std::int32_t v, std::int32_t scalar) {
+  if (scalar == 0) return v;
+  return scalar < 0 ? double(v) / -scalar : double(v) * scalar;
+}
+
+}  // namespace
+
+void write_segy(const std::string& path, const std::vector<ShotRecord>& shots) {
+  if (shots.empty()) throw Error("taihu: write_segy: no shots to write to '" + path + "'");
+  const int ns = shots[0].nt;
+  const double dt = shots[0].dt;
+  if (ns < 1 || ns > 65535) throw Error("taihu: SEG-Y holds 1..65535 samples per trace, the run has " + std::to_string(ns));
+  const auto dt_us = static_cast<std::int32_t>(std::lround(dt * 1e6));
+  if (dt_us < 1 || dt_us > 65535)
+    throw Error("taihu: SEG-Y sample interval must be 1..65535 us, dt is " + std::to_string(dt) + " s (resample first)");
+  const std::string tmp = io::temp_path_for(path);
+  try {
+    SegyPtr fp(segy_open(tmp.c_str(), "w+b"));
+    if (!fp) throw Error("taihu: cannot create SEG-Y file '" + path + "'");
+    check(segy_set_format(fp.get(), static_cast<int>(SEGY_IEEE_FLOAT_4_BYTE) | static_cast<int>(SEGY_MSB)), path, "set format");
+    std::string text(3200, ' ');
+    const char* lines[] = {"C 1 SYNTHETIC SHOT GATHERS WRITTEN BY TAIHU-SEISMIC",
+                           "C 2 SAMPLES IEEE FLOAT32, COORDINATES IN METRES WITH SCALAR -100",
+                           "C 3 DEPTHS: SOURCE DEPTH (49), RECEIVER ELEVATION = -DEPTH (41), SCALAR -100"};
+    for (int i = 0; i < 3; ++i) text.replace(std::size_t(i) * 80, std::string(lines[i]).size(), lines[i]);
+    check(segy_write_textheader(fp.get(), 0, text.c_str()), path, "text header");
+    char bin[SEGY_BINARY_HEADER_SIZE] = {};
+    segy_set_bfield(bin, SEGY_BIN_INTERVAL, dt_us);
+    segy_set_bfield(bin, SEGY_BIN_SAMPLES, ns);
+    segy_set_bfield(bin, SEGY_BIN_FORMAT, SEGY_IEEE_FLOAT_4_BYTE);
+    segy_set_bfield(bin, SEGY_BIN_SEGY_REVISION, 0x0100);
+    segy_set_bfield(bin, SEGY_BIN_TRACE_FLAG, 1);
+    check(segy_write_binheader(fp.get(), bin), path, "binary header");
+    const long trace0 = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
+    const int bsize = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, ns);
+    std::vector<float> buf(static_cast<std::size_t>(ns));
+    int traceno = 0;
+    for (std::size_t s = 0; s < shots.size(); ++s) {
+      const ShotRecord& rec = shots[s];
+      if (rec.nt != ns || std::abs(rec.dt - dt) > 1e-12)
+        throw Error("taihu: write_segy: all shots must share nt and dt");
+      for (std::size_t r = 0; r < rec.receivers.size(); ++r, ++traceno) {
+        char th[SEGY_TRACE_HEADER_SIZE] = {};
+        const Position& src = rec.source;
+        const Position& g = rec.receivers[r];
+        segy_set_field(th, SEGY_TR_SEQ_LINE, traceno + 1);
+        segy_set_field(th, SEGY_TR_SEQ_FILE, traceno + 1);
+        segy_set_field(th, SEGY_TR_FIELD_RECORD, static_cast<int>(s + 1));
+        segy_set_field(th, SEGY_TR_NUMBER_ORIG_FIELD, static_cast<int>(r + 1));
+        segy_set_field(th, SEGY_TR_ENERGY_SOURCE_POINT, static_cast<int>(s + 1));
+        segy_set_field(th, SEGY_TR_TRACE_ID, 1);
+        segy_set_field(th, SEGY_TR_OFFSET,
+                       static_cast<std::int32_t>(std::lround(std::hypot(g.x - src.x, g.y - src.y))));
+        segy_set_field(th, SEGY_TR_ELEV_SCALAR, kCoordScalar);
+        segy_set_field(th, SEGY_TR_RECV_GROUP_ELEV, scaled(-g.z));
+        segy_set_field(th, SEGY_TR_SOURCE_DEPTH, scaled(src.z));
+        segy_set_field(th, SEGY_TR_SOURCE_GROUP_SCALAR, kCoordScalar);
+        segy_set_field(th, SEGY_TR_SOURCE_X, scaled(src.x));
+        segy_set_field(th, SEGY_TR_SOURCE_Y, scaled(src.y));
+        segy_set_field(th, SEGY_TR_GROUP_X, scaled(g.x));
+        segy_set_field(th, SEGY_TR_GROUP_Y, scaled(g.y));
+        segy_set_field(th, SEGY_TR_COORD_UNITS, 1);
+        segy_set_field(th, SEGY_TR_SAMPLE_COUNT, ns);
+        segy_set_field(th, SEGY_TR_SAMPLE_INTER, dt_us);
+        check(segy_write_traceheader(fp.get(), traceno, th, trace0, bsize), path, "trace header");
+        const float* t = rec.trace(r);
+        std::copy(t, t + ns, buf.begin());
+        check(segy_from_native(SEGY_IEEE_FLOAT_4_BYTE, ns, buf.data()), path, "sample conversion");
+        check(segy_writetrace(fp.get(), traceno, buf.data(), trace0, bsize), path, "trace");
+      }
+    }
+    check(segy_flush(fp.get(), false), path, "flush");
+  } catch (...) {
+    io::discard_temp(tmp);
+    throw;
+  }
+  io::commit_temp(tmp, path);
+}
+
+SegyTraces read_segy(const std::string& path) {
+  SegyPtr fp(segy_open(path.c_str(), "rb"));
+  if (!fp) throw Error("taihu: cannot open SEG-Y file '" + path + "'");
+  char bin[SEGY_BINARY_HEADER_SIZE];
+  check(segy_binheader(fp.get(), bin), path, "reading the binary header (not a SEG-Y file?)");
+  const int format = segy_format(bin);
+  if (format != SEGY_IEEE_FLOAT_4_BYTE && format != SEGY_IBM_FLOAT_4_BYTE)
+    throw Error("taihu: SEG-Y '" + path + "': sample format " + std::to_string(format) +
+                " is not supported (IEEE or IBM float32 only)");
+  check(segy_set_format(fp.get(), format), path, "set format");
+  SegyTraces out;
+  out.samples = segy_samples(bin);
+  if (out.samples <= 0) throw Error("taihu: SEG-Y '" + path + "': the binary header says " + std::to_string(out.samples) + " samples");
+  const long trace0 = segy_trace0(bin);
+  const int bsize = segy_trsize(format, out.samples);
+  int traces = 0;
+  check(segy_traces(fp.get(), &traces, trace0, bsize), path, "counting traces (file size disagrees with the header?)");
+  float dt_us = 0;
+  check(segy_sample_interval(fp.get(), 0.f, &dt_us), path, "sample interval");
+  out.dt = dt_us * 1e-6;
+  out.data.resize(static_cast<std::size_t>(traces) * out.samples);
+  for (int t = 0; t < traces; ++t) {
+    char th[SEGY_TRACE_HEADER_SIZE];
+    check(segy_traceheader(fp.get(), t, th, trace0, bsize), path, "trace header");
+    auto field = [&](int f) {
+      std::int32_t v = 0;
+      segy_get_field(th, f, &v);
+      return v;
+    };
+    const std::int32_t cs = field(SEGY_TR_SOURCE_GROUP_SCALAR), es = field(SEGY_TR_ELEV_SCALAR);
+    out.field_record.push_back(field(SEGY_TR_FIELD_RECORD));
+    out.offset.push_back(field(SEGY_TR_OFFSET));
+    out.source_x.push_back(unscale(field(SEGY_TR_SOURCE_X), cs));
+    out.source_y.push_back(unscale(field(SEGY_TR_SOURCE_Y), cs));
+    out.group_x.push_back(unscale(field(SEGY_TR_GROUP_X), cs));
+    out.group_y.push_back(unscale(field(SEGY_TR_GROUP_Y), cs));
+    out.source_depth.push_back(unscale(field(SEGY_TR_SOURCE_DEPTH), es));
+    out.group_depth.push_back(-unscale(field(SEGY_TR_RECV_GROUP_ELEV), es));
+    float* dst = out.data.data() + static_cast<std::size_t>(t) * out.samples;
+    check(segy_readtrace(fp.get(), t, dst, trace0, bsize), path, "reading a trace");
+    check(segy_to_native(format, out.samples, dst), path, "sample conversion");
+  }
+  return out;
+}
+
+}  // namespace taihu::stencil

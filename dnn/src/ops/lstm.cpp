@@ -59,7 +59,7 @@ void lstm_forward(const LstmShape& s, const LstmWeights<T>& w, const T* x, const
   ops::parallel_tasks(T_ * N, std::max<index_t>(1, 16384 / G),
                       [&](index_t r) { std::copy(w.b_c, w.b_c + G, gates + r * G); });
   ops::gemm_rm<T>(false, true, T_ * N, G, I, T(1), x, I, w.w_xc, I, T(1), gates, G);
-  std::vector<T> hc(static_cast<std::size_t>(N * H));
+  std::vector<T> hc(static_cast<std::size_t>(N * H)), zeros(static_cast<std::size_t>(H), T(0));
   for (index_t t = 0; t < T_; ++t) {
     const T* h_prev = t > 0 ? h + (t - 1) * N * H : h0;
     const T* c_prev = t > 0 ? cells + (t - 1) * N * H : c0;
@@ -72,18 +72,26 @@ void lstm_forward(const LstmShape& s, const LstmWeights<T>& w, const T* x, const
     T* cell_t = cells + t * N * H;
     T* h_t = h + t * N * H;
     ops::parallel_tasks(N, std::max<index_t>(1, 4096 / H), [&](index_t n) {
-      T* g = gt + n * G;
+      // Straight-line vector loop over the H units of stream n (c_prev null: zeros).
+      T* gi = gt + n * G;
+      T* gf = gi + H;
+      T* go = gi + 2 * H;
+      T* gg = gi + 3 * H;
+      const T* cp = c_prev ? c_prev + n * H : zeros.data();
+      T* cn = cell_t + n * H;
+      T* hn = h_t + n * H;
+      const T keep = ct[n];
+#pragma omp simd
       for (index_t j = 0; j < H; ++j) {
-        const T i_ = sigmoid(g[j]), f = sigmoid(g[H + j]), o = sigmoid(g[2 * H + j]);
-        const T gg = ops::tanh_approx(g[3 * H + j]);
-        g[j] = i_;
-        g[H + j] = f;
-        g[2 * H + j] = o;
-        g[3 * H + j] = gg;
-        const T cp = c_prev ? c_prev[n * H + j] : T(0);
-        const T c = ct[n] * f * cp + i_ * gg;
-        cell_t[n * H + j] = c;
-        h_t[n * H + j] = o * ops::tanh_approx(c);
+        const T i_ = sigmoid(gi[j]), f = sigmoid(gf[j]), o = sigmoid(go[j]);
+        const T g = ops::tanh_approx(gg[j]);
+        gi[j] = i_;
+        gf[j] = f;
+        go[j] = o;
+        gg[j] = g;
+        const T c = keep * f * cp[j] + i_ * g;
+        cn[j] = c;
+        hn[j] = o * ops::tanh_approx(c);
       }
     });
   }
@@ -112,7 +120,7 @@ void lstm_backward(const LstmShape& s, const LstmWeights<T>& w, const T* x, cons
   std::vector<T> dgates(static_cast<std::size_t>(T_ * N * G));
   std::vector<T> dh_next(static_cast<std::size_t>(N * H), T(0));
   std::vector<T> dc_next(dh_next.size(), T(0));
-  std::vector<T> dhc(dh_next.size());
+  std::vector<T> dhc(dh_next.size()), zeros(static_cast<std::size_t>(H), T(0));
   if (dh_last) std::copy(dh_last, dh_last + N * H, dh_next.begin());
   if (dc_last) std::copy(dc_last, dc_last + N * H, dc_next.begin());
   for (index_t t = T_ - 1; t >= 0; --t) {
@@ -123,20 +131,31 @@ void lstm_backward(const LstmShape& s, const LstmWeights<T>& w, const T* x, cons
     const T* dh_t = dh + t * N * H;
     T* dg = dgates.data() + t * N * G;
     ops::parallel_tasks(N, std::max<index_t>(1, 4096 / H), [&](index_t n) {
-      const T* g = gt + n * G;
-      T* d = dg + n * G;
+      const T* gi = gt + n * G;
+      const T* gf = gi + H;
+      const T* go = gi + 2 * H;
+      const T* gg = gi + 3 * H;
+      T* di = dg + n * G;
+      T* df = di + H;
+      T* dout = di + 2 * H;
+      T* dgg = di + 3 * H;
+      const T* cp = c_prev ? c_prev + n * H : zeros.data();
+      const T* cn = cell_t + n * H;
+      const T* dhn = dh_t + n * H;
+      const T* dh_carry = dh_next.data() + n * H;
+      T* dc_carry = dc_next.data() + n * H;
+      const T keep = ct[n];
+#pragma omp simd
       for (index_t j = 0; j < H; ++j) {
-        const index_t at = n * H + j;
-        const T i_ = g[j], f = g[H + j], o = g[2 * H + j], gg = g[3 * H + j];
-        const T tanh_c = ops::tanh_approx(cell_t[at]);
-        const T dh_total = dh_t[at] + dh_next[at];
-        const T dc_total = dc_next[at] + dh_total * o * (T(1) - tanh_c * tanh_c);
-        const T cp = c_prev ? c_prev[at] : T(0);
-        dc_next[at] = ct[n] * dc_total * f;
-        d[j] = dc_total * gg * i_ * (T(1) - i_);
-        d[H + j] = ct[n] * dc_total * cp * f * (T(1) - f);
-        d[2 * H + j] = dh_total * tanh_c * o * (T(1) - o);
-        d[3 * H + j] = dc_total * i_ * (T(1) - gg * gg);
+        const T i_ = gi[j], f = gf[j], o = go[j], g = gg[j];
+        const T tanh_c = ops::tanh_approx(cn[j]);
+        const T dh_total = dhn[j] + dh_carry[j];
+        const T dc_total = dc_carry[j] + dh_total * o * (T(1) - tanh_c * tanh_c);
+        dc_carry[j] = keep * dc_total * f;
+        di[j] = dc_total * g * i_ * (T(1) - i_);
+        df[j] = keep * dc_total * cp[j] * f * (T(1) - f);
+        dout[j] = dh_total * tanh_c * o * (T(1) - o);
+        dgg[j] = dc_total * i_ * (T(1) - g * g);
       }
     });
     // dh_{t-1} = cont_t * (dgates_t W_hc)

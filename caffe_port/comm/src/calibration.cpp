@@ -111,8 +111,14 @@ void store_calibration(const std::string& path, const std::string& key, const Co
 
 namespace {
 
-// Half round-trip time of `bytes` between ranks a and b of comm: the fastest of `reps`
-// (on a busy or oversubscribed host every other sample carries scheduling noise).
+// The lower quartile of a sample: robust to the scheduling noise of a busy or
+// oversubscribed host without taking the lucky minimum. Used for every probe.
+double lower_quartile(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 4];
+}
+
+// Half round-trip time of `bytes` between ranks a and b of comm.
 double ping_pong(MPI_Comm comm, int a, int b, std::size_t bytes, int reps) {
   int r = 0;
   MPI_Comm_rank(comm, &r);
@@ -129,7 +135,36 @@ double ping_pong(MPI_Comm comm, int a, int b, std::size_t bytes, int reps) {
     }
     if (i > 0) times.push_back((arch::now_seconds() - t0) / 2);
   }
-  return *std::min_element(times.begin(), times.end());
+  return lower_quartile(times);
+}
+
+// Every rank exchanges `bytes` with rank ^ 1 at the same time (MPI_Sendrecv), as in
+// an allreduce step where all ranks are busy; returns rank 0's lower quartile.
+double pairwise_exchange(MPI_Comm comm, std::size_t bytes, int reps) {
+  int r = 0, size = 1;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &size);
+  const int partner = (r ^ 1) < size ? (r ^ 1) : MPI_PROC_NULL;
+  std::vector<char> out(std::max<std::size_t>(bytes, 1)), in(out.size());
+  std::vector<double> times;
+  for (int i = 0; i < reps + 1; ++i) {
+    MPI_Barrier(comm);
+    const double t0 = arch::now_seconds();
+    MPI_Sendrecv(out.data(), static_cast<int>(bytes), MPI_CHAR, partner, 92, in.data(), static_cast<int>(bytes),
+                 MPI_CHAR, partner, 92, comm, MPI_STATUS_IGNORE);
+    if (i > 0) times.push_back(arch::now_seconds() - t0);
+  }
+  return lower_quartile(times);
+}
+
+LinkCost fit_concurrent(MPI_Comm comm) {
+  const std::size_t big = 1 << 20;
+  const double t_small = pairwise_exchange(comm, 8, 20);
+  const double t_big = pairwise_exchange(comm, big, 5);
+  LinkCost l;
+  l.alpha = std::clamp(t_small, 1e-8, 1e-3);
+  l.beta = std::max((t_big - t_small) / static_cast<double>(big), 1e-11);
+  return l;
 }
 
 LinkCost fit_link(MPI_Comm comm, int a, int b) {
@@ -152,7 +187,12 @@ CostParams probe(MPI_Comm comm, MPI_Comm node, const RankLayout& layout) {
   MPI_Comm_rank(comm, &r);
   MPI_Comm_size(comm, &size);
   // comm is in topology order: rank 1 is in rank 0's node when nodes have > 1 rank.
-  if (size > 1 && layout.ranks_per_node[0] > 1) p.node_p2p = fit_link(comm, 0, 1);
+  // Inside a node all ranks exchange at once, like the shm copy probe below, so both
+  // see the same contention for cores and memory.
+  if (size > 1 && layout.ranks_per_node[0] > 1) {
+    if (layout.nodes() == 1) p.node_p2p = fit_concurrent(comm);
+    else p.node_p2p = fit_link(comm, 0, 1);
+  }
   // Tiers: the first rank of node `stride` is rank 0's nearest peer across that tier.
   std::vector<int> first_of_node(layout.nodes(), 0);
   for (int n = 1; n < layout.nodes(); ++n) first_of_node[n] = first_of_node[n - 1] + layout.ranks_per_node[n - 1];
@@ -196,8 +236,7 @@ CostParams probe(MPI_Comm comm, MPI_Comm node, const RankLayout& layout) {
         shm.barrier();
         syncs.push_back(arch::now_seconds() - t0);
       }
-      std::sort(syncs.begin(), syncs.end());
-      const double sync = syncs[syncs.size() / 2];  // median: the minimum is the lucky case
+      const double sync = lower_quartile(syncs);
       for (int i = 0; i < 3; ++i) {
         shm.barrier();
         const double t0 = arch::now_seconds();

@@ -13,6 +13,10 @@
 #include <string>
 
 #include "cli/run_command.hpp"
+#include "taihu/arch/build_config.hpp"
+#if TAIHU_HAVE_MPI
+#include <mpi.h>
+#endif
 #include "taihu/arch/error.hpp"
 #include "taihu/stencil/config.hpp"
 #include "taihu/stencil/run_plan.hpp"
@@ -49,7 +53,26 @@ void usage(FILE* f) {
 
 }  // namespace
 
+namespace {
+int run_cli(int argc, char** argv);
+}
+
 int main(int argc, char** argv) {
+#if TAIHU_HAVE_MPI
+  MPI_Init(&argc, &argv);
+  const int rc = run_cli(argc, argv);
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (rc != 0 && ranks > 1) MPI_Abort(MPI_COMM_WORLD, rc);  // one rank's bad input stops them all
+  MPI_Finalize();
+  return rc;
+#else
+  return run_cli(argc, argv);
+#endif
+}
+
+namespace {
+int run_cli(int argc, char** argv) {
   try {
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
       usage(argc < 2 ? stderr : stdout);
@@ -89,3 +112,4 @@ int main(int argc, char** argv) {
     return 1;
   }
 }
+}  // namespace

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "taihu/arch/build_config.hpp"
 #include "taihu/arch/timer.hpp"
+#include "taihu/stencil/distributed.hpp"
 #include "taihu/stencil/image.hpp"
 #include "taihu/stencil/segy.hpp"
 
@@ -49,13 +51,21 @@ class Progress {
 
 int run_plan(const RunPlan& plan) {
   namespace fs = std::filesystem;
-  fs::create_directories(plan.output.dir);
+  int rank = 0, ranks = 1;
+#if TAIHU_HAVE_MPI
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+#endif
+  const bool root = rank == 0;
+  if (root) fs::create_directories(plan.output.dir);
   const Options& o = plan.options;
-  std::fprintf(stderr, "taihu-seismic: %s, %s, order %d, dt %.3g ms, %d steps (%.3f s), %s boundary%s, %zu shot(s)\n",
+  if (root && ranks > 1)
+    std::fprintf(stderr, "taihu-seismic: %d MPI ranks, each shot decomposed along the slow axis\n", ranks);
+  if (root) std::fprintf(stderr, "taihu-seismic: %s, %s, order %d, dt %.3g ms, %d steps (%.3f s), %s boundary%s, %zu shot(s)\n",
                plan.model_description.c_str(), physics_name(plan.model.physics), o.space_order, o.dt * 1e3, o.nt,
                o.dt * (o.nt - 1), boundary_name(o.boundary.kind), o.boundary.free_surface ? " + free surface" : "",
                plan.shots.size());
-  if (plan.output.png) {
+  if (root && plan.output.png) {
     const std::string path = plan.output.dir + "/model.png";
     write_png(path, model_picture(plan.model, "vp (m/s)"));
     std::fprintf(stderr, "wrote %s\n", path.c_str());
@@ -66,7 +76,7 @@ int run_plan(const RunPlan& plan) {
     Options run = o;
     Progress progress(s, plan.shots.size(), double(plan.model.grid.points()));
     run.on_progress = [&](int step, int nt) { progress(step, nt); };
-    if (s == 0 && plan.output.png && plan.output.snapshot_every > 0) {
+    if (s == 0 && ranks == 1 && plan.output.png && plan.output.snapshot_every > 0) {
       run.snapshot_every = plan.output.snapshot_every;
       run.on_snapshot = [&](int step, const Field& f) {
         char name[64];
@@ -76,8 +86,13 @@ int run_plan(const RunPlan& plan) {
         write_png(plan.output.dir + name, wavefield_picture(f, plan.model.grid, title));
       };
     }
-    records.push_back(run_shot(plan.model, plan.shots[s], run));
-    if (plan.output.png) {
+#if TAIHU_HAVE_MPI
+    if (ranks > 1)
+      records.push_back(run_shot_distributed(MPI_COMM_WORLD, plan.model, plan.shots[s], run));
+    else
+#endif
+      records.push_back(run_shot(plan.model, plan.shots[s], run));
+    if (root && plan.output.png) {
       char name[64], title[128];
       std::snprintf(name, sizeof name, "/shot_%03zu.png", s + 1);
       std::snprintf(title, sizeof title, "shot %zu, source x = %.1f m, z = %.1f m", s + 1, plan.shots[s].source.x,
@@ -85,6 +100,7 @@ int run_plan(const RunPlan& plan) {
       write_png(plan.output.dir + name, gather_picture(records.back(), title));
     }
   }
+  if (!root) return 0;
   const std::string segy = plan.output.dir + "/" + plan.output.segy;
   write_segy(segy, records);
   const double pts = double(plan.model.grid.points()) * o.nt * double(plan.shots.size());

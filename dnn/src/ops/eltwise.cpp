@@ -118,7 +118,7 @@ void eltwise_backward(EltwiseOp op, index_t count, std::span<const Scalar<T>* co
           const T* g = dy + b;
           T* o = dx + b;
 #pragma omp simd
-          for (index_t i = 0; i < n; ++i) o[i] = m[i] == iw ? g[i] : T(0);
+          for (index_t i = 0; i < n; ++i) o[i] = ops::select(m[i] == iw, g[i], T(0));
           break;
         }
       }

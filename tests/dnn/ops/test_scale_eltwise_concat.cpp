@@ -77,6 +77,16 @@ TEST_F(OpsTest, ScaleBackwardByFiniteDifferencesAndAccumulates) {
   ops_test::expect_close(ds3, ds, 0, 1e-15, "scale backward in place dscale");
 }
 
+TEST_F(OpsTest, ScaleRejectsBadSizes) {
+  std::vector<float> v(8);
+  try {
+    scale_forward(2, 0, 4, v.data(), v.data(), v.data(), v.data());
+    FAIL();
+  } catch (const taihu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("dim"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(OpsTest, EltwiseForwardMatchesNaive) {
   const index_t n = 10007;
   const auto a = ops_test::random_vector<float>(n, rng), b = ops_test::random_vector<float>(n, rng),

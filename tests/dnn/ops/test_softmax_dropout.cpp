@@ -139,6 +139,22 @@ TEST_F(OpsTest, SoftmaxLossGradientByFiniteDifferences) {
       "softmax loss dx");
 }
 
+TEST_F(OpsTest, SoftmaxRejectsBadSizes) {
+  std::vector<float> v(8);
+  try {
+    softmax_forward(2, 0, 4, v.data(), v.data());
+    FAIL();
+  } catch (const taihu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("channels"), std::string::npos) << e.what();
+  }
+  try {
+    softmax_backward(2, 4, -1, v.data(), v.data(), v.data());
+    FAIL();
+  } catch (const taihu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("inner"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(OpsTest, DropoutIsReproducibleAcrossThreadCountsAndScalesLikeCaffe) {
   const index_t n = 200003;
   const auto x = ops_test::random_vector<float>(n, rng, 0.5, 1.5);

@@ -1,10 +1,20 @@
 // Convolution: Caffe's ConvolutionLayer (2-D, groups, dilation, bias) on
 // taihu::dnn::Convolution. Weights [num_output][channels/group][kh][kw], bias
 // [num_output]. Several bottoms share the weights (one top each).
+// Algorithms: engine CAFFE asks dnn/ for explicit GEMM (Caffe's im2col); DEFAULT times
+// dnn's candidates once per shape and direction on the first forward and keeps the
+// fastest (TAIHU_CAFFE_CONV_TUNE=0: dnn's own automatic choice; TAIHU_VERBOSE=1 logs
+// the measurements). The choice is saved in snapshots so resuming repeats it.
+#include <algorithm>
+#include <cstdlib>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "layers/builtin_layers.hpp"
 #include "taihu/caffe/filler.hpp"
+#include "taihu/arch/log.hpp"
+#include "taihu/arch/timer.hpp"
 #include "taihu/dnn/conv.hpp"
 
 namespace taihu::caffe {
@@ -50,6 +60,9 @@ class ConvolutionLayer : public Layer {
     desc_.pad_h = ph; desc_.pad_w = pw;
     desc_.dil_h = dh; desc_.dil_w = dw;
     desc_.groups = cp.group();
+    // engine: CAFFE is Caffe's im2col + GEMM; DEFAULT lets dnn/ choose (heuristic or
+    // tuning record, TAIHU_VERBOSE=1 shows the choice).
+    algo_ = cp.engine() == proto::ConvolutionParameter::CAFFE ? dnn::ConvAlgo::explicit_gemm : dnn::ConvAlgo::automatic;
     const int channels = bottom[0]->shape(1);
     require(channels % static_cast<int>(cp.group()) == 0 && cp.num_output() % cp.group() == 0,
             "group " + std::to_string(cp.group()) + " must divide channels " + std::to_string(channels) +
@@ -73,12 +86,15 @@ class ConvolutionLayer : public Layer {
     }
     dnn::ConvDesc d = desc_;
     d.n = x.shape(0); d.c = x.shape(1); d.h = x.shape(2); d.w = x.shape(3);
-    if (!conv_ || !(conv_->desc() == d)) {
+    if (!fwd_ || !(fwd_->desc() == d)) {
       try {
-        conv_ = std::make_unique<dnn::Convolution>(d);
+        fwd_ = std::make_unique<dnn::Convolution>(d, algo_);
+        bwd_data_ = std::make_unique<dnn::Convolution>(d, algo_);
+        bwd_weights_ = std::make_unique<dnn::Convolution>(d, algo_);
       } catch (const std::exception& e) {
         require(false, e.what());
       }
+      tuned_ = algo_ != dnn::ConvAlgo::automatic || !tuning_enabled();
     }
     for (Blob* t : top) {
       t->reshape({static_cast<int>(d.n), static_cast<int>(d.k), static_cast<int>(d.out_h()), static_cast<int>(d.out_w())});
@@ -86,23 +102,105 @@ class ConvolutionLayer : public Layer {
   }
 
   void forward(const BlobVec& bottom, const BlobVec& top) override {
+    if (!tuned_) tune(bottom, top);
     const float* bias = blobs_.size() > 1 ? blobs_[1]->data() : nullptr;
     for (std::size_t i = 0; i < bottom.size(); ++i) {
-      conv_->forward(bottom[i]->data(), blobs_[0]->data(), bias, top[i]->mutable_data());
+      fwd_->forward(bottom[i]->data(), blobs_[0]->data(), bias, top[i]->mutable_data());
     }
   }
 
   void backward(const BlobVec& top, const std::vector<bool>& down, const BlobVec& bottom) override {
     float* dbias = blobs_.size() > 1 ? blobs_[1]->mutable_diff() : nullptr;
     for (std::size_t i = 0; i < top.size(); ++i) {
-      conv_->backward_weights(bottom[i]->data(), top[i]->diff(), blobs_[0]->mutable_diff(), dbias, true);
-      if (down[i]) conv_->backward_data(top[i]->diff(), blobs_[0]->data(), bottom[i]->mutable_diff());
+      bwd_weights_->backward_weights(bottom[i]->data(), top[i]->diff(), blobs_[0]->mutable_diff(), dbias, true);
+      if (down[i]) bwd_data_->backward_data(top[i]->diff(), blobs_[0]->data(), bottom[i]->mutable_diff());
     }
   }
 
+  // The algorithms in use (measured once per shape), so a resumed run computes with
+  // the same ones and repeats the loss sequence bit for bit.
+  std::string save_state() const override {
+    if (!fwd_) return {};
+    return std::string(dnn::to_string(fwd_->algorithm(dnn::ConvDirection::forward))) + "," +
+           dnn::to_string(bwd_data_->algorithm(dnn::ConvDirection::backward_data)) + "," +
+           dnn::to_string(bwd_weights_->algorithm(dnn::ConvDirection::backward_weights));
+  }
+  void load_state(const std::string& state) override {
+    std::vector<dnn::ConvAlgo> a;
+    std::size_t start = 0;
+    try {
+      while (start <= state.size()) {
+        const auto comma = state.find(',', start);
+        a.push_back(dnn::parse_conv_algo(state.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    } catch (const std::exception& e) {
+      require(false, std::string("saved algorithms: ") + e.what());
+    }
+    require(a.size() == 3 && fwd_, "saved algorithms \"" + state + "\" are malformed");
+    const dnn::ConvDesc d = fwd_->desc();
+    fwd_ = std::make_unique<dnn::Convolution>(d, a[0]);
+    bwd_data_ = std::make_unique<dnn::Convolution>(d, a[1]);
+    bwd_weights_ = std::make_unique<dnn::Convolution>(d, a[2]);
+    tuned_ = true;
+  }
+
  private:
+  static bool tuning_enabled() {
+    const char* v = std::getenv("TAIHU_CAFFE_CONV_TUNE");
+    return v == nullptr || std::string(v) != "0";
+  }
+
+  // Times dnn's candidate algorithms for each direction on this layer's buffers (the
+  // fastest of two runs each; the reference algorithm is skipped) and keeps the
+  // fastest. Backward is measured only in TRAIN. Parameter diffs are not touched.
+  void tune(const BlobVec& bottom, const BlobVec& top) {
+    tuned_ = true;
+    const dnn::ConvDesc d = fwd_->desc();
+    const float* x = bottom[0]->data();
+    const float* w = blobs_[0]->data();
+    const float* bias = blobs_.size() > 1 ? blobs_[1]->data() : nullptr;
+    std::vector<float> dw(static_cast<std::size_t>(blobs_[0]->count())), db(static_cast<std::size_t>(d.k));
+    std::vector<float> dx(static_cast<std::size_t>(bottom[0]->count())), dy(static_cast<std::size_t>(top[0]->count()), 0.01f);
+    auto pick = [&](dnn::ConvDirection dir, std::unique_ptr<dnn::Convolution>* slot) {
+      double best = 1e30;
+      std::string report;
+      for (dnn::ConvAlgo a : dnn::conv_candidates(d, dir)) {
+        if (a == dnn::ConvAlgo::reference) continue;
+        std::unique_ptr<dnn::Convolution> c;
+        try {
+          c = std::make_unique<dnn::Convolution>(d, a);
+        } catch (const std::exception&) {
+          continue;
+        }
+        double t = 1e30;
+        for (int rep = 0; rep < 2; ++rep) {
+          arch::Stopwatch sw;
+          if (dir == dnn::ConvDirection::forward) c->forward(x, w, bias, top[0]->mutable_data());
+          else if (dir == dnn::ConvDirection::backward_data) c->backward_data(dy.data(), w, dx.data());
+          else c->backward_weights(x, dy.data(), dw.data(), db.data(), false);
+          t = std::min(t, sw.seconds());
+        }
+        report += std::string(" ") + dnn::to_string(a) + "=" + std::to_string(t * 1e3) + "ms";
+        if (t < best) {
+          best = t;
+          *slot = std::move(c);
+        }
+      }
+      arch::log_verbose("caffe: layer %s %s %s:%s", name().c_str(), d.str().c_str(), dnn::to_string(dir), report.c_str());
+    };
+    pick(dnn::ConvDirection::forward, &fwd_);
+    if (phase() == proto::TRAIN) {
+      pick(dnn::ConvDirection::backward_data, &bwd_data_);
+      pick(dnn::ConvDirection::backward_weights, &bwd_weights_);
+    }
+  }
+
   dnn::ConvDesc desc_;
-  std::unique_ptr<dnn::Convolution> conv_;
+  dnn::ConvAlgo algo_ = dnn::ConvAlgo::automatic;
+  std::unique_ptr<dnn::Convolution> fwd_, bwd_data_, bwd_weights_;
+  bool tuned_ = true;
 };
 
 }  // namespace

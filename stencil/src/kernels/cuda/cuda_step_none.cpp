@@ -1,6 +1,7 @@
 // Built when CUDA is absent: the CUDA kernel kind reports a clear error.
 #include "kernels/cuda/cuda_step.hpp"
 #include "taihu/arch/error.hpp"
+#include "taihu/stencil/cuda.hpp"
 
 namespace taihu::stencil {
 
@@ -9,5 +10,10 @@ std::unique_ptr<CudaStepper> make_cuda_stepper(const Layout&, Physics, int, cons
 }
 
 bool cuda_available() { return false; }
+bool cuda_device_available() { return false; }
+
+double cuda_time_acoustic3d(long, long, long, int, int) {
+  throw Error("taihu: cuda_time_acoustic3d: taihu was built without CUDA");
+}
 
 }  // namespace taihu::stencil

@@ -127,11 +127,12 @@ void softmax_loss_backward(const SoftmaxLossParams& p, const T* prob, const T* l
   p.validate(what);
   const index_t positions = p.outer * p.inner;
   ops::check_pointers(what, positions, {{"prob", prob}, {"labels", labels}, {"dx", dx}});
+  for (index_t i = 0; i < positions; ++i) label_at(p, labels, i, what);  // throws on a bad one
   const T factor = loss_weight / softmax_loss_normalizer<T>(p, labels);
   const index_t slice = p.channels * p.inner;
   ops::parallel_tasks(p.outer, std::max<index_t>(1, kGrain / slice), [&](index_t o) {
     for (index_t j = 0; j < p.inner; ++j) {
-      const auto raw = static_cast<index_t>(labels[o * p.inner + j]);  // validated above
+      const auto raw = static_cast<index_t>(labels[o * p.inner + j]);  // checked above
       const bool ignored = p.has_ignore_label && raw == p.ignore_label;
       for (index_t c = 0; c < p.channels; ++c) {
         const index_t at = o * slice + c * p.inner + j;

@@ -115,6 +115,12 @@ TEST_F(OpsTest, SoftmaxLossFollowsCaffeNormalizationAndIgnoreLabel) {
   } catch (const taihu::Error& e) {
     EXPECT_NE(std::string(e.what()).find("labels[1]"), std::string::npos) << e.what();
   }
+  try {
+    softmax_loss_backward(p, prob.data(), bad.data(), 1.0f, dx.data());
+    FAIL();
+  } catch (const taihu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("labels[1]"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(OpsTest, SoftmaxLossGradientByFiniteDifferences) {

@@ -157,16 +157,6 @@ double pairwise_exchange(MPI_Comm comm, std::size_t bytes, int reps) {
   return lower_quartile(times);
 }
 
-LinkCost fit_concurrent(MPI_Comm comm) {
-  const std::size_t big = 1 << 20;
-  const double t_small = pairwise_exchange(comm, 8, 20);
-  const double t_big = pairwise_exchange(comm, big, 5);
-  LinkCost l;
-  l.alpha = std::clamp(t_small, 1e-8, 1e-3);
-  l.beta = std::max((t_big - t_small) / static_cast<double>(big), 1e-11);
-  return l;
-}
-
 LinkCost fit_link(MPI_Comm comm, int a, int b) {
   const std::size_t big = 1 << 20;
   const double t_small = ping_pong(comm, a, b, 8, 20);
@@ -189,10 +179,8 @@ CostParams probe(MPI_Comm comm, MPI_Comm node, const RankLayout& layout) {
   // comm is in topology order: rank 1 is in rank 0's node when nodes have > 1 rank.
   // Inside a node all ranks exchange at once, like the shm copy probe below, so both
   // see the same contention for cores and memory.
-  if (size > 1 && layout.ranks_per_node[0] > 1) {
-    if (layout.nodes() == 1) p.node_p2p = fit_concurrent(comm);
-    else p.node_p2p = fit_link(comm, 0, 1);
-  }
+  // (On one node it is measured below, interleaved with the shared-window probe.)
+  if (size > 1 && layout.ranks_per_node[0] > 1 && layout.nodes() > 1) p.node_p2p = fit_link(comm, 0, 1);
   // Tiers: the first rank of node `stride` is rank 0's nearest peer across that tier.
   std::vector<int> first_of_node(layout.nodes(), 0);
   for (int n = 1; n < layout.nodes(); ++n) first_of_node[n] = first_of_node[n - 1] + layout.ranks_per_node[n - 1];
@@ -229,20 +217,33 @@ CostParams probe(MPI_Comm comm, MPI_Comm node, const RankLayout& layout) {
       std::vector<unsigned char> local(bytes, 1);
       int me = 0;
       MPI_Comm_rank(node, &me);
-      double copy = 1e9;
-      std::vector<double> syncs;
-      for (int i = 0; i < 21; ++i) {
-        const double t0 = arch::now_seconds();
-        shm.barrier();
-        syncs.push_back(arch::now_seconds() - t0);
-      }
-      const double sync = lower_quartile(syncs);
-      for (int i = 0; i < 3; ++i) {
+      // Barrier, window copy and (on one node) the concurrent point-to-point exchange
+      // are sampled interleaved, round by round, so host noise hits all of them alike
+      // and the model compares like with like.
+      const bool one_node = layout.nodes() == 1;
+      std::vector<double> syncs, copies, ex_small, ex_big;
+      for (int round = 0; round < 9; ++round) {
+        for (int i = 0; i < 3; ++i) {
+          const double t0 = arch::now_seconds();
+          shm.barrier();
+          syncs.push_back(arch::now_seconds() - t0);
+        }
         shm.barrier();
         const double t0 = arch::now_seconds();
         std::copy(local.begin(), local.end(), shm.slot(me));
         shm.barrier();
-        copy = std::min(copy, arch::now_seconds() - t0);
+        copies.push_back(arch::now_seconds() - t0);
+        if (one_node) {
+          ex_small.push_back(pairwise_exchange(comm, 8, 1));
+          ex_big.push_back(pairwise_exchange(comm, bytes, 1));
+        }
+      }
+      const double sync = lower_quartile(syncs);
+      const double copy = lower_quartile(copies);
+      if (one_node) {
+        const double small = lower_quartile(ex_small), big = lower_quartile(ex_big);
+        p.node_p2p.alpha = std::clamp(small, 1e-8, 1e-3);
+        p.node_p2p.beta = std::max((big - small) / static_cast<double>(bytes), 1e-11);
       }
       p.shm_sync = std::max(sync, 1e-8);
       p.shm_copy = std::max((copy - sync) / static_cast<double>(bytes), 1e-12);

@@ -8,6 +8,9 @@
 #include <cstdint>
 
 namespace taihu::dnn::ops {
+// Internal linkage: the AVX2 translation unit compiles these with AVX2 enabled, so an
+// out-of-line copy must never be shared with the baseline-ISA units.
+namespace {  // NOLINT(cert-dcl59-cpp)
 
 // c ? a : b as bit operations. Plain `?:` on floats lets GCC thread the condition into
 // control flow, and with -ftrapping-math it then will not speculate the arithmetic in
@@ -95,4 +98,5 @@ inline T sigmoid_approx(T x) {
   return T(1) / (T(1) + exp_approx(-x));
 }
 
+}  // namespace
 }  // namespace taihu::dnn::ops

@@ -2,7 +2,8 @@
 // one process, on plain NCHW / NC data (the layout Caffe hands both): ReLU, Sigmoid,
 // TanH, eltwise SUM (bandwidth bound: gbps and % of STREAM), softmax (ImageNet
 // classifier), max pooling (Caffe ceil rounding, matched in oneDNN by padding_r), LRN
-// across channels (AlexNet norm1), batch-norm training forward, inner product (fc6-like).
+// across channels (AlexNet norm1), batch-norm training forward and backward, ReLU
+// backward, inner product (fc6-like).
 // Counters: gbps or gflops, pct_peak, vs_anchor (oneDNN time / taihu time, > 1: taihu
 // faster). Run: bench_dnn_ops [--benchmark_filter=relu]
 #include <omp.h>
@@ -210,36 +211,86 @@ void inner_product(benchmark::State& state, int threads) {
        {DNNL_ARG_DST, wrap(dst, tag::ab, y.get())}});
 }
 
+void relu_bwd(benchmark::State& state, int threads) {
+  Buffer x(kElems), dy(kElems), dx(kElems);
+  const dnnl::memory::dims dims{kElems};
+  const auto md = dnnl::memory::desc(dims, dt::f32, tag::a);
+  dnnl::eltwise_forward::primitive_desc fwd(
+      {dnnl::prop_kind::forward_training, dnnl::algorithm::eltwise_relu, md, 0.f, 0.f}, engine());
+  dnnl::eltwise_backward::primitive_desc pd({dnnl::algorithm::eltwise_relu, md, md, 0.f, 0.f},
+                                            engine(), fwd);
+  taihu::bench::Work work;
+  work.bytes = 12.0 * static_cast<double>(kElems);
+  run(state, work, taihu::bench::Ceiling::stream, threads,
+      [&] { taihu::dnn::relu_backward(kElems, x.get(), dy.get(), dx.get()); },
+      dnnl::eltwise_backward(pd),
+      {{DNNL_ARG_SRC, wrap(dims, tag::a, x.get())},
+       {DNNL_ARG_DIFF_DST, wrap(dims, tag::a, dy.get())},
+       {DNNL_ARG_DIFF_SRC, wrap(dims, tag::a, dx.get())}});
+}
+
+void bn_bwd(benchmark::State& state, int threads) {
+  const taihu::dnn::BatchNormShape s{8, 64, 56 * 56};
+  Buffer x(s.elements()), y(s.elements()), dy(s.elements()), dx(s.elements()), mean(64), var(64);
+  taihu::dnn::batch_norm_forward_training(s, 1e-5f, x.get(), y.get(), mean.get(), var.get());
+  const dnnl::memory::dims dims{8, 64, 56, 56}, cdims{64};
+  const auto md = dnnl::memory::desc(dims, dt::f32, tag::nchw);
+  dnnl::batch_normalization_forward::primitive_desc fwd(
+      {dnnl::prop_kind::forward_training, md, 1e-5f, dnnl::normalization_flags::none}, engine());
+  dnnl::batch_normalization_backward::primitive_desc pd(
+      {dnnl::prop_kind::backward_data, md, md, 1e-5f, dnnl::normalization_flags::none}, engine(),
+      fwd);
+  taihu::bench::Work work;
+  work.bytes = 16.0 * static_cast<double>(s.elements());  // oneDNN reads x, taihu y: same
+  run(state, work, taihu::bench::Ceiling::stream, threads,
+      [&] {
+        taihu::dnn::batch_norm_backward(s, 1e-5f, y.get(), var.get(), dy.get(), dx.get(), false);
+      },
+      dnnl::batch_normalization_backward(pd),
+      {{DNNL_ARG_SRC, wrap(dims, tag::nchw, x.get())},
+       {DNNL_ARG_DIFF_DST, wrap(dims, tag::nchw, dy.get())},
+       {DNNL_ARG_MEAN, wrap(cdims, tag::a, mean.get())},
+       {DNNL_ARG_VARIANCE, wrap(cdims, tag::a, var.get())},
+       {DNNL_ARG_DIFF_SRC, wrap(dims, tag::nchw, dx.get())}});
+}
+
+void relu_fwd(benchmark::State& s, int t) { eltwise(s, dnnl::algorithm::eltwise_relu, 0, t); }
+void sigmoid_fwd(benchmark::State& s, int t) {
+  eltwise(s, dnnl::algorithm::eltwise_logistic, 1, t);
+}
+void tanh_fwd(benchmark::State& s, int t) { eltwise(s, dnnl::algorithm::eltwise_tanh, 2, t); }
+
+struct Row {
+  const char* name;
+  void (*run)(benchmark::State&, int threads);
+  int iterations;
+};
+
+const Row kRows[] = {
+    {"relu_fwd/8M", relu_fwd, 30},
+    {"relu_bwd/8M", relu_bwd, 30},
+    {"sigmoid_fwd/8M", sigmoid_fwd, 30},
+    {"tanh_fwd/8M", tanh_fwd, 30},
+    {"eltwise_sum2/8M", eltwise_sum, 30},
+    {"softmax/256x1000", softmax, 100},
+    {"maxpool/mb8ic64ih112kh3sh2", max_pool, 30},
+    {"lrn_across/mb8ic96ih55ls5", lrn, 30},
+    {"bn_fwd_training/mb8ic64ih56", batch_norm, 30},
+    {"bn_bwd_training/mb8ic64ih56", bn_bwd, 30},
+    {"inner_product/mb64ic9216oc4096", inner_product, 10},
+};
+
 void register_all() {
-  for (int threads : {1, 2}) {
-    const std::string t = "/threads:" + std::to_string(threads);
-    const auto add = [&](const std::string& name, std::function<void(benchmark::State&)> f,
-                         int iters) {
-      benchmark::RegisterBenchmark((name + t).c_str(), f)
+  for (int threads : {1, 2})
+    for (const Row& row : kRows) {
+      const std::string name = std::string(row.name) + "/threads:" + std::to_string(threads);
+      const auto run_row = row.run;
+      benchmark::RegisterBenchmark(
+          name.c_str(), [run_row, threads](benchmark::State& st) { run_row(st, threads); })
           ->UseManualTime()
-          ->Iterations(iters)
+          ->Iterations(row.iterations)
           ->Unit(benchmark::kMillisecond);
-    };
-    add(
-        "relu_fwd/8M", [=](auto& s) { eltwise(s, dnnl::algorithm::eltwise_relu, 0, threads); }, 30);
-    add(
-        "sigmoid_fwd/8M",
-        [=](auto& s) { eltwise(s, dnnl::algorithm::eltwise_logistic, 1, threads); }, 30);
-    add(
-        "tanh_fwd/8M", [=](auto& s) { eltwise(s, dnnl::algorithm::eltwise_tanh, 2, threads); }, 30);
-    add(
-        "eltwise_sum2/8M", [=](auto& s) { eltwise_sum(s, threads); }, 30);
-    add(
-        "softmax/256x1000", [=](auto& s) { softmax(s, threads); }, 100);
-    add(
-        "maxpool/mb8ic64ih112kh3sh2", [=](auto& s) { max_pool(s, threads); }, 30);
-    add(
-        "lrn_across/mb8ic96ih55ls5", [=](auto& s) { lrn(s, threads); }, 30);
-    add(
-        "bn_fwd_training/mb8ic64ih56", [=](auto& s) { batch_norm(s, threads); }, 30);
-    add(
-        "inner_product/mb64ic9216oc4096", [=](auto& s) { inner_product(s, threads); }, 10);
-  }
+    }
 }
 
 }  // namespace

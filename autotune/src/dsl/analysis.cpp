@@ -270,10 +270,10 @@ std::map<std::string, std::int64_t> parse_shape(const std::string& text) {
     try {
       std::size_t used = 0;
       long long v = std::stoll(item.substr(eq + 1), &used);
-      if (used != item.size() - eq - 1 || v <= 0) throw std::invalid_argument("");
+      if (used != item.size() - eq - 1 || v < 0) throw std::invalid_argument("");
       out[item.substr(0, eq)] = v;
     } catch (const std::exception&) {
-      throw Error("--shape: '" + item + "' needs a positive integer value");
+      throw Error("--shape: '" + item + "' needs a non-negative integer value");
     }
     if (comma == std::string::npos) break;
     start = comma + 1;

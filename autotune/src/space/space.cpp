@@ -168,7 +168,7 @@ std::string Space::why_invalid(const Point& pt) const {
     auto t = s.tile.find(v);
     const std::int64_t span = t != s.tile.end() ? t->second : b.extent(v);
     if (w > span) return "vectorize " + v + "=" + std::to_string(w) + " is wider than its loop (" + std::to_string(span) + ")";
-    if (t != s.tile.end() && t->second % w != 0) return "tile " + v + "=" + std::to_string(t->second) + " is not a multiple of the vector width " + std::to_string(w);
+    if (t != s.tile.end() && t->second < b.extent(v) && t->second % w != 0) return "tile " + v + "=" + std::to_string(t->second) + " is not a multiple of the vector width " + std::to_string(w);
   }
   if (s.vectorize.size() > 1) return "at most one loop may be vectorized";
   for (const auto& [v, w] : s.vectorize)

@@ -1,0 +1,136 @@
+// The JSON-lines log: round trip, errors with file:line, best per key, resume, and
+// the dnn conv2d record line.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "taihu/arch/error.hpp"
+#include "taihu/autotune/parser.hpp"
+#include "taihu/autotune/records.hpp"
+#include "taihu/autotune/tuner.hpp"
+
+namespace ta = taihu::autotune;
+
+namespace {
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / (name + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".jsonl")).string();
+}
+ta::Record sample() {
+  ta::Record r;
+  r.op = "gemm";
+  r.spec_hash = "0123456789abcdef";
+  r.shape = "M=8,N=8,K=8";
+  r.isa = "avx2";
+  r.threads = 2;
+  r.backend = "halide";
+  r.schedule = {{"tile m", "8"}, {"order", "m k n"}};
+  r.median_s = 1.25e-4;
+  r.spread = 0.03;
+  r.repeats = 9;
+  r.predicted_s = 1.5e-4;
+  r.gflops = 8.2;
+  r.seed = 77;
+  r.trial = 5;
+  r.taihu_version = "0.1.0";
+  r.halide_version = "14.0.0";
+  r.compiler = "GNU 12";
+  r.time = "2026-01-01T00:00:00Z";
+  return r;
+}
+}  // namespace
+
+TEST(AutotuneRecords, RoundTrip) {
+  ta::Record r = sample();
+  ta::Record back = ta::from_json_line(ta::to_json_line(r), "x");
+  EXPECT_EQ(back.key(), r.key());
+  EXPECT_EQ(back.schedule, r.schedule);
+  EXPECT_DOUBLE_EQ(back.median_s, r.median_s);
+  EXPECT_DOUBLE_EQ(back.predicted_s, r.predicted_s);
+  EXPECT_EQ(back.seed, 77u);
+  EXPECT_EQ(back.trial, 5);
+  EXPECT_EQ(back.halide_version, "14.0.0");
+  auto j = nlohmann::json::parse(ta::to_json_line(r));
+  EXPECT_EQ(j["format"], "taihu-tune/1");
+}
+
+TEST(AutotuneRecords, BadLinesNameTheirPlace) {
+  const std::string path = temp_path("bad");
+  {
+    std::ofstream o(path);
+    o << ta::to_json_line(sample()) << "\n\n# comment\n{\"format\":\"taihu-tune/9\"}\n";
+  }
+  try {
+    ta::load_log(path);
+    FAIL();
+  } catch (const taihu::Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(path + ":4: unknown record format 'taihu-tune/9'", 0), 0u) << e.what();
+  }
+  EXPECT_THROW(ta::from_json_line("{not json", "f:1"), taihu::Error);
+  EXPECT_THROW(ta::from_json_line("{\"format\":\"taihu-tune/1\",\"op\":\"x\"}", "f:1"), taihu::Error);
+  std::remove(path.c_str());
+  EXPECT_TRUE(ta::load_log(path).empty());  // missing file: empty log
+}
+
+TEST(AutotuneRecords, BestPerKey) {
+  ta::Record a = sample(), b = sample(), c = sample(), d = sample();
+  b.median_s = 1e-4;
+  c.threads = 1;
+  c.median_s = 5e-4;
+  d.ok = false;
+  d.median_s = 0;
+  auto best = ta::best_records({a, b, c, d});
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_DOUBLE_EQ(best[0].median_s, 1e-4);
+  EXPECT_EQ(best[1].threads, 1);
+}
+
+TEST(AutotuneRecords, ResumeSkipsLoggedPoints) {
+  ta::Problem p(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/gemm.tdsl"), ta::parse_shape("M=64,N=64,K=64"));
+  ta::Space s(p);
+  const std::string log = temp_path("resume");
+  std::remove(log.c_str());
+  ta::TuneOptions o;
+  o.log_path = log;
+  o.max_trials = 12;
+  o.budget_s = 0;
+  auto fake = [](const ta::Point& pt) {
+    double t = 1e-3;
+    for (int v : pt) t += 1e-4 * v;
+    return t;
+  };
+  auto first = ta::tune(p, s, o, fake);
+  ASSERT_EQ(ta::load_log(log).size(), 12u);
+  auto second = ta::tune(p, s, o, fake);
+  EXPECT_EQ(second.resumed, 12);
+  EXPECT_EQ(second.trials, 12);
+  for (const auto& pt : second.measured)
+    EXPECT_EQ(std::find(first.measured.begin(), first.measured.end(), pt), first.measured.end()) << "re-measured a logged point";
+  EXPECT_LE(second.best_s, first.best_s);
+  EXPECT_EQ(ta::load_log(log).size(), 24u);
+  std::remove(log.c_str());
+}
+
+TEST(AutotuneRecords, DnnConvLineMatchesConvDescFormat) {
+  ta::Record r = sample();
+  r.op = "conv2d";
+  r.shape = "N=1,C=64,H=56,W=56,KO=64,R=3,S=3,P=1";
+  r.schedule = {{"algorithm", "im2col"}};
+  auto j = nlohmann::json::parse(ta::dnn_conv_line(r));
+  EXPECT_EQ(j["op"], "conv2d");
+  EXPECT_EQ(j["key"], "mb1ic64ih56oc64oh56kh3ph1");
+  EXPECT_EQ(j["algo"], "explicit_gemm");
+  EXPECT_EQ(j["dir"], "forward");
+  EXPECT_EQ(j["isa"], "avx2");
+  EXPECT_EQ(j["threads"], 2);
+  r.shape = "N=2,C=3,H=10,W=12,KO=4,R=3,S=1,P=0";
+  r.schedule = {{"algorithm", "direct"}};
+  j = nlohmann::json::parse(ta::dnn_conv_line(r));
+  EXPECT_EQ(j["key"], "mb2ic3ih10iw12oc4oh8ow12kh3kw1");
+  EXPECT_EQ(j["algo"], "direct");
+  r.op = "gemm";
+  EXPECT_EQ(ta::dnn_conv_line(r), "");
+}

@@ -1,0 +1,117 @@
+// The schedule space: knobs from the spec, enumeration, validity rules, mapping.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "taihu/arch/error.hpp"
+#include "taihu/autotune/parser.hpp"
+#include "taihu/autotune/space.hpp"
+
+namespace ta = taihu::autotune;
+
+namespace {
+ta::Problem load(const std::string& name, const std::string& shape) {
+  return ta::Problem(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/" + name + ".tdsl"), ta::parse_shape(shape));
+}
+}  // namespace
+
+TEST(AutotuneSpace, GemmKnobsAndCardinality) {
+  ta::Problem p = load("gemm", "M=64,N=64,K=64");
+  ta::Space s(p);
+  ASSERT_EQ(s.knobs().size(), 8u);
+  EXPECT_EQ(s.knobs()[0].name(), "tile m");
+  double card = 1;
+  for (const auto& k : s.knobs()) card *= static_cast<double>(k.labels.size());
+  EXPECT_DOUBLE_EQ(s.cardinality(), card);
+  // decode enumerates every point exactly once
+  std::set<ta::Point> all;
+  for (double i = 0; i < card; ++i) all.insert(s.decode(i));
+  EXPECT_EQ(static_cast<double>(all.size()), card);
+}
+
+TEST(AutotuneSpace, AlgorithmKnobAndDimValues) {
+  ta::Problem p = load("conv2d", "N=1,C=8,H=10,W=12,KO=4,R=3,S=3,P=1");
+  ta::Space s(p);
+  EXPECT_EQ(s.knobs()[0].name(), "algorithm");
+  EXPECT_EQ(s.knobs()[0].labels, (std::vector<std::string>{"direct", "im2col"}));
+  const ta::Knob* ow = nullptr;
+  for (const auto& k : s.knobs())
+    if (k.name() == "tile ow") ow = &k;
+  ASSERT_NE(ow, nullptr);
+  EXPECT_EQ(ow->labels.back(), "12");  // "OW" resolved to the bound extent
+}
+
+TEST(AutotuneSpace, ValidityRules) {
+  ta::Problem p = load("gemm", "M=64,N=64,K=64");
+  ta::Space s(p);
+  std::map<std::string, std::string> m = {{"tile m", "8"},         {"tile n", "16"},     {"tile k", "64"},
+                                          {"order", "m k n"},      {"vectorize n", "16"}, {"unroll m", "1"},
+                                          {"parallel", "m"},       {"layout B", "direct"}};
+  ta::Point pt = s.from_map(m);
+  EXPECT_TRUE(s.valid(pt)) << s.why_invalid(pt);
+  EXPECT_EQ(s.to_map(pt), m);
+  m["tile n"] = "32";
+  m["vectorize n"] = "16";
+  EXPECT_TRUE(s.valid(s.from_map(m)));
+  m["tile n"] = "16";
+  m["vectorize n"] = "16";
+  m["unroll m"] = "4";
+  m["tile m"] = "4";
+  EXPECT_TRUE(s.valid(s.from_map(m)));
+  // vector wider than its tile
+  ta::Problem small = load("gemm", "M=64,N=8,K=64");
+  ta::Space s2(small);
+  m["vectorize n"] = "16";
+  EXPECT_NE(s2.why_invalid(s2.from_map(m)).find("wider than its loop"), std::string::npos);
+  // unknown value
+  m["tile m"] = "3";
+  EXPECT_THROW(s.from_map(m), taihu::Error);
+}
+
+TEST(AutotuneSpace, ScheduleClampsAndDropsForeignLoops) {
+  ta::Problem p = load("gemm", "M=16,N=64,K=64");
+  ta::Space s(p);
+  ta::Point pt = s.from_map({{"tile m", "64"}, {"tile n", "32"}, {"tile k", "512"}, {"order", "k m n"},
+                             {"vectorize n", "8"}, {"unroll m", "2"}, {"parallel", "n"}, {"layout B", "staged"}});
+  ta::Schedule sc = s.schedule(pt);
+  EXPECT_EQ(sc.tile.at("m"), 16);  // clamped to the extent
+  EXPECT_EQ(sc.tile.at("k"), 64);
+  EXPECT_EQ(sc.order, (std::vector<std::string>{"k", "m", "n"}));
+  EXPECT_EQ(sc.vectorize.at("n"), 8);
+  EXPECT_EQ(sc.unroll.at("m"), 2);
+  EXPECT_EQ(sc.parallel, "n");
+  EXPECT_EQ(sc.layout.at("B"), "staged");
+}
+
+TEST(AutotuneSpace, BadSpaceEntriesName) {
+  auto err = [](const std::string& space) -> std::string {
+    const std::string text = "operator x\ndim M\ninput A : f32[M]\noutput B : f32[M]\ncompute {\n  B[i] = A[i]\n}\nspace {\n" + space + "\n}\n";
+    ta::Problem p(ta::parse_spec(text, "s.tdsl"), {{"M", 8}});
+    try {
+      ta::Space s(p);
+    } catch (const taihu::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(err("  tile q : 4"), "s.tdsl:9:3: 'q' is not a loop variable of the statement writing the output");
+  EXPECT_EQ(err("  tile i : zero"), "s.tdsl:9:3: tile i: 'zero' is neither an integer nor a dim");
+  EXPECT_EQ(err("  order : i i"), "s.tdsl:9:3: order 'i i' must name each loop variable of the output statement exactly once");
+  EXPECT_EQ(err("  timeblock : 2"), "s.tdsl:9:3: timeblock needs a 'steps' declaration");
+  EXPECT_EQ(err("  layout B : direct"), "s.tdsl:9:3: layout: 'B' is not an input tensor");
+  EXPECT_EQ(err("  tile i : 4\n  tile i : 8"), "s.tdsl:10:3: space entry 'tile i' appears twice");
+}
+
+TEST(AutotuneSpace, SoftmaxComputeAtRules) {
+  ta::Problem p = load("softmax", "ROWS=16,COLS=64");
+  ta::Space s(p);
+  auto base = s.to_map(s.default_point());
+  base["compute_at mx"] = "tile";
+  base["compute_at e"] = "root";  // e consumes mx but runs whole: mx cannot be per tile
+  EXPECT_NE(s.why_invalid(s.from_map(base)).find("consumer e is computed at root"), std::string::npos);
+  base["compute_at e"] = "inline";  // e inlined into sm (root): still whole
+  base["compute_at sm"] = "root";
+  EXPECT_NE(s.why_invalid(s.from_map(base)).find("consumer sm is computed at root"), std::string::npos);
+  base["compute_at sm"] = "tile";
+  EXPECT_TRUE(s.valid(s.from_map(base))) << s.why_invalid(s.from_map(base));
+}

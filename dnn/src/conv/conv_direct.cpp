@@ -1,8 +1,9 @@
 // Direct convolution for the two shapes where neither im2col nor Winograd pays:
 //   pointwise (1x1 kernel, no padding): y_g = W_g * x_g straight from the input (the
-//     input already is the GEMM's B operand; strided 1x1 gathers a pixel block), with
-//     the weights packed once (gemm::PackedA, cached under WeightsHint::unchanged);
-//     backward-data and backward-weights at stride 1.
+//     input already is the GEMM's B operand: one taihu::gemm per image and group);
+//     strided 1x1 gathers L2-sized pixel blocks and multiplies them with weights packed
+//     once (gemm::PackedA, cached under WeightsHint::unchanged); backward-data and
+//     backward-weights at stride 1.
 //   first layers (groups 1, c <= 4, any kernel): a blocked direct kernel over 16 output
 //     channels x 6 pixels on a zero-padded input (direct_kernels_<isa>.cpp); forward only
 //     (a first layer needs no bottom diff; its weight gradient goes to another algorithm).
@@ -45,11 +46,12 @@ class Direct final : public ConvAlgorithm {
         bwd_data_(d, make_direct) {}
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
-    if (pointwise(d_))
+    if (pointwise(d_)) {
       forward_pointwise(x, w, y, hint);
-    else
-      forward_first_layer(x, w, y, hint);
-    add_bias(d_, bias, y);
+      add_bias(d_, bias, y);
+    } else {
+      forward_first_layer(x, w, bias, y, hint);  // adds the bias while storing
+    }
   }
 
   void backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) override {
@@ -69,40 +71,44 @@ class Direct final : public ConvAlgorithm {
 
  private:
   void forward_pointwise(const float* x, const float* w, float* y, WeightsHint hint) {
+    const int nt = arch::threads_for_call();
+    if (unit_stride(d_)) {
+      // Stride 1: one GEMM per image and group straight on x (the input already is the
+      // B operand); images in parallel when there are enough, else gemm's own threads.
+      const index_t items = d_.n * d_.groups;
+      const bool outer = items >= nt && nt > 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (outer)
+      for (index_t it = 0; it < items; ++it) {
+        const index_t g = it % d_.groups, n = it / d_.groups;
+        gemm::sgemm(Layout::row_major, Trans::no, Trans::no, kg_, plane_, cg_, 1.0f, w + g * kg_ * cg_,
+                    cg_, x + (n * d_.c + g * cg_) * plane_, plane_, 0.0f,
+                    y + (n * d_.k + g * kg_) * plane_, plane_);
+      }
+      return;
+    }
+    // Strided: gather L2-sized pixel blocks, multiply them with the pre-packed weights.
     if (hint == WeightsHint::changed || packed_.empty()) {
       packed_.clear();
       for (index_t g = 0; g < d_.groups; ++g)
         packed_.emplace_back(Layout::row_major, Trans::no, kg_, cg_, w + g * kg_ * cg_, cg_);
     }
-    const int nt = arch::threads_for_call();
-    const bool gather = !unit_stride(d_);
-    // Stride 1 multiplies straight from x, strided gathers the pixel block first; either
-    // way in pixel blocks whose B panel (cg x pb) stays in L2.
-    index_t pb = std::max<index_t>(16, (192 * 1024 / 4) / cg_ / 16 * 16);
-    pb = std::min(pb, plane_);
+    const index_t pb = std::min(plane_, std::max<index_t>(16, (192 * 1024 / 4) / cg_ / 16 * 16));
     const index_t blocks = (plane_ + pb - 1) / pb;
-    if (gather && bufs_.size() < static_cast<std::size_t>(cg_ * pb * nt))
+    if (bufs_.size() < static_cast<std::size_t>(cg_ * pb * nt))
       bufs_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(cg_ * pb * nt));
     const index_t items = d_.n * d_.groups * blocks;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (index_t it = 0; it < items; ++it) {
       const index_t b = it % blocks, g = (it / blocks) % d_.groups, n = it / (blocks * d_.groups);
       const index_t p0 = b * pb, p1 = std::min(plane_, p0 + pb);
-      const float* xg = x + (n * d_.c + g * cg_) * d_.h * d_.w;
-      float* yg = y + (n * d_.k + g * kg_) * plane_ + p0;
-      if (!gather) {
-        gemm::gemm_packed(Layout::row_major, packed_[g], Trans::no, p1 - p0, 1.0f, xg + p0, plane_,
-                          0.0f, yg, plane_);
-      } else {
-        float* buf = bufs_.data() + static_cast<std::size_t>(cg_ * pb) * omp_get_thread_num();
-        im2col_pixels(d_, xg, buf, p1 - p0, p0, p1);
-        gemm::gemm_packed(Layout::row_major, packed_[g], Trans::no, p1 - p0, 1.0f, buf, p1 - p0,
-                          0.0f, yg, plane_);
-      }
+      float* buf = bufs_.data() + static_cast<std::size_t>(cg_ * pb) * omp_get_thread_num();
+      im2col_pixels(d_, x + (n * d_.c + g * cg_) * d_.h * d_.w, buf, p1 - p0, p0, p1);
+      gemm::gemm_packed(Layout::row_major, packed_[g], Trans::no, p1 - p0, 1.0f, buf, p1 - p0, 0.0f,
+                        y + (n * d_.k + g * kg_) * plane_ + p0, plane_);
     }
   }
 
-  void forward_first_layer(const float* x, const float* w, float* y, WeightsHint hint) {
+  void forward_first_layer(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) {
     const index_t kb = (d_.k + 15) / 16, rs = d_.kh * d_.kw;
     if (hint == WeightsHint::changed || wblk_.empty()) {  // [kb][c][kh][kw][16]
       wblk_.assign(static_cast<std::size_t>(kb * d_.c * rs * 16), 0.0f);
@@ -134,7 +140,8 @@ class Direct final : public ConvAlgorithm {
         kernel(a);
         for (index_t l = 0; l < 16 && b * 16 + l < d_.k; ++l) {
           float* yr = y + ((n * d_.k + b * 16 + l) * oh + oy) * ow;
-          for (index_t ox = 0; ox < ow; ++ox) yr[ox] = out[ox * 16 + l];
+          const float bv = bias ? bias[b * 16 + l] : 0.0f;
+          for (index_t ox = 0; ox < ow; ++ox) yr[ox] = out[ox * 16 + l] + bv;
         }
       }
     }

@@ -105,12 +105,7 @@ void Communicator::Impl::build_communicators() {
     if (layout.complete_tiers()) {
       int stride = 1;
       for (int s : layout.tier_sizes) {
-        if (stride * s > layout.nodes() || stride * s == layout.nodes()) {
-          if (stride * s == layout.nodes()) {
-            // This tier spans everything: it is the top; handled below.
-          }
-          break;
-        }
+        if (stride * s >= layout.nodes()) break;  // this tier spans every node: the top
         const int digit = (my_node / stride) % s;
         MPI_Comm level;
         MPI_Comm_split(rail, my_node - digit * stride, digit, &level);

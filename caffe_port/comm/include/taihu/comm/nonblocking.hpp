@@ -6,7 +6,9 @@
 // caller's thread keeps computing and only touches the buffer again after wait().
 // Otherwise (MPI_THREAD_SERIALIZED or lower) each request becomes an MPI_Iallreduce
 // (MPI's own nonblocking algorithm) progressed by MPI_Test whenever the caller calls
-// progress() or test() from its compute loop, and completed in wait().
+// progress() or test() from its compute loop, and completed in wait(); requests with an
+// explicit algorithm and submit()ted work then run (blocking) inside their wait(), so
+// wait in submission order on every rank.
 //
 // Contract: collective; all ranks submit the same sequence of (count, type, op). The
 // buffer must stay alive and untouched until wait() returns. Errors raised on the

@@ -86,6 +86,8 @@ void train_throughput(benchmark::State& state, const std::string& file, int batc
 
   taihu::arch::set_num_threads(threads);
   openblas().set_threads(threads);
+  solver->step(1);  // first step measures the convolution algorithms
+  anchor.train_step(0.001f, 0.9f);
   taihu::bench::Work work;
   work.flops = 3.0 * forward_flops(net);
   taihu::bench::compare(

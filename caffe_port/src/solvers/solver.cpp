@@ -154,10 +154,8 @@ void Solver::step(int iters) {
       const double secs = lapse.seconds();
       const int done = iter_ - last_display_iter;
       std::ostringstream msg;
-      msg << "Iteration " << iter_;
-      if (done > 0 && secs > 0) {
-        msg << " (" << done / secs << " iter/s, " << secs << "s/" << param_.display() << " iters)";
-      }
+      msg << "Iteration " << iter_ << " (" << done / (secs > 0 ? secs : 1.0) << " iter/s, " << secs << "s/"
+          << param_.display() << " iters)";
       msg << ", loss = " << smoothed_loss_;
       log_info(msg.str());
       lapse.restart();

@@ -44,16 +44,31 @@ const Entry& entry_of(ConvAlgo a) {
 
 // Heuristic (measured on Zen 3 AVX2, see dnn/README.md): Winograd for 3x3 stride-1
 // layers with enough channels to amortise the transforms (F(4x4) unless the output is
-// tiny), the direct kernels for 1x1 and few-input-channel first layers, implicit GEMM
-// otherwise; explicit GEMM where nothing else applies.
+// tiny; for backward-weights by tile count), the direct kernels for 1x1 and
+// few-input-channel first layers, implicit GEMM for other forward passes, explicit
+// GEMM for other backward passes.
 ConvAlgo heuristic(const ConvDesc& d, ConvDirection dir, std::string& why) {
   const index_t cg = d.c / d.groups, kg = d.k / d.groups;
   const bool big_enough = cg >= 16 && kg >= 16;
-  if (big_enough && d.out_h() * d.out_w() >= 36 && conv_supports(ConvAlgo::winograd_4x4, d, dir)) {
+  if (dir == ConvDirection::backward_weights && big_enough) {
+    // Backward-weights reduces over tiles: each alpha^2 GEMM is as deep as the tile
+    // count, so small images take the smaller tile (or no Winograd at all).
+    const auto tiles = [&d](index_t m) { return d.n * ((d.out_h() + m - 1) / m) * ((d.out_w() + m - 1) / m); };
+    if (tiles(4) >= 48 && conv_supports(ConvAlgo::winograd_4x4, d, dir)) {
+      why = "3x3 stride 1, >= 16 channels, >= 48 4x4 tiles";
+      return ConvAlgo::winograd_4x4;
+    }
+    if (tiles(2) >= 32 && conv_supports(ConvAlgo::winograd_2x2, d, dir)) {
+      why = "3x3 stride 1, >= 16 channels, >= 32 2x2 tiles";
+      return ConvAlgo::winograd_2x2;
+    }
+  }
+  const bool wino_ok = dir != ConvDirection::backward_weights;
+  if (wino_ok && big_enough && d.out_h() * d.out_w() >= 36 && conv_supports(ConvAlgo::winograd_4x4, d, dir)) {
     why = "3x3 stride 1, >= 16 channels, output >= 6x6";
     return ConvAlgo::winograd_4x4;
   }
-  if (big_enough && conv_supports(ConvAlgo::winograd_2x2, d, dir)) {
+  if (wino_ok && big_enough && conv_supports(ConvAlgo::winograd_2x2, d, dir)) {
     why = "3x3 stride 1, >= 16 channels, small output";
     return ConvAlgo::winograd_2x2;
   }
@@ -61,11 +76,13 @@ ConvAlgo heuristic(const ConvDesc& d, ConvDirection dir, std::string& why) {
     why = d.kh == 1 && d.kw == 1 ? "1x1 kernel" : "few input channels";
     return ConvAlgo::direct;
   }
-  if (conv_supports(ConvAlgo::implicit_gemm, d, dir)) {
+  if (dir == ConvDirection::forward && conv_supports(ConvAlgo::implicit_gemm, d, dir)) {
     why = "general shape";
     return ConvAlgo::implicit_gemm;
   }
-  why = "fallback";
+  // Backward passes of general shapes: col2im / one deep GEMM measured faster than the
+  // implicit variants (transposed forward, per-thread partial sums).
+  why = "general shape, backward";
   return ConvAlgo::explicit_gemm;
 }
 

@@ -31,4 +31,6 @@ else
   set --
 fi
 "$tool" train --solver=lenet_solver.prototxt "$@" 2>&1 | tee train.log | grep -E "Test net output #0|Optimization Done|solver_mode"
+model=$(ls -t snapshots/lenet_iter_*.caffemodel | head -1)
+"$tool" test --model=lenet_train_test.prototxt --weights="$model" --iterations=20 2>&1 | grep -E "\] accuracy = "
 echo "log: $work/train.log   curve: $work/snapshots/lenet_curve.png"

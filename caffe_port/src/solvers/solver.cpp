@@ -2,6 +2,7 @@
 // Log lines follow Caffe's solver.cpp / sgd_solver.cpp wording (parse_log.py reads them).
 #include "taihu/caffe/solver.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -171,6 +172,10 @@ void Solver::step(int iters) {
           log_info(line);
         }
       }
+    }
+    // The curve samples the smoothed loss ten times per display interval.
+    const int curve_stride = std::max(1, (param_.display() > 0 ? param_.display() : 100) / 10);
+    if (iter_ % curve_stride == 0) {
       curve_.iter.push_back(static_cast<float>(iter_));
       curve_.loss.push_back(smoothed_loss_);
     }

@@ -83,7 +83,7 @@ std::unique_ptr<Kernel> make_halide_autoscheduled(const Problem& p, int algorith
   if (name != "default" && !plugin.count(name))
     throw Error("unknown autoscheduler '" + name + "' (use default, Mullapudi2016, Li2018 or Adams2019)");
   return guarded("halide autoschedule", [&] {
-    halide::Lowered l = halide::lower(p, algorithm, nullptr, threads);
+    halide::Lowered l = halide::lower(p, algorithm, nullptr, threads, name == "default");
     if (name != "default") {
       static std::set<std::string> loaded;
       static std::mutex mu;

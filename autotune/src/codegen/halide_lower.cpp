@@ -71,7 +71,7 @@ class Lowering {
  public:
   Lowering(const Problem& p, int algorithm) : p_(p), algorithm_(algorithm) {}
 
-  Lowered build(const Schedule* s, int threads) {
+  Lowered build(const Schedule* s, int threads, bool for_default) {
     Lowered out;
     for (const auto& name : p_.inputs()) {
       const BoundTensor& t = p_.tensor(name);
@@ -114,7 +114,7 @@ class Lowering {
     }
     if (s) {
       apply(*s, step_funcs, threads);
-    } else {
+    } else if (for_default) {
       for (auto& sf : step_funcs)
         for (auto& [name, f] : sf.funcs)
           if (f.has_update_definition() && f.name() != result.name()) f.compute_root();
@@ -413,9 +413,9 @@ class Lowering {
 
 }  // namespace
 
-Lowered lower(const Problem& p, int algorithm, const Schedule* schedule, int threads) {
+Lowered lower(const Problem& p, int algorithm, const Schedule* schedule, int threads, bool for_default) {
   Lowering l(p, algorithm);
-  return l.build(schedule, threads);
+  return l.build(schedule, threads, for_default);
 }
 
 }  // namespace taihu::autotune::halide

@@ -18,9 +18,10 @@ struct Lowered {
   Halide::Pipeline pipeline;
 };
 
-// schedule == nullptr: no schedule (Halide's defaults; reductions at root), with
-// estimates set so an autoscheduler can run on the result.
-Lowered lower(const Problem& p, int algorithm, const Schedule* schedule, int threads);
+// schedule == nullptr: no schedule, with estimates set so an autoscheduler can run on
+// the result; for_default additionally computes reductions at root (Halide cannot
+// inline them), which makes it runnable as Halide's "default schedule".
+Lowered lower(const Problem& p, int algorithm, const Schedule* schedule, int threads, bool for_default = false);
 
 Halide::Target target_for_this_cpu();
 

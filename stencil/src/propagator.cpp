@@ -224,6 +224,25 @@ void Propagator::step(const PointStencil* source, float amplitude, HaloExchange*
   s.cur = nx;
 }
 
+void Propagator::step_pair_blocked() {
+  State& s = *s_;
+  if (s.model->physics != Physics::acoustic || s.box.global.dim != 3 || s.opt.boundary.kind != BoundaryKind::none ||
+      s.opt.boundary.free_surface || s.opt.kernel != KernelKind::optimized ||
+      s.box.layout.n[2] != s.box.global.n[2])
+    throw Error("taihu: step_pair_blocked needs 3D constant-density acoustic, boundary none, no free surface, "
+                "the optimized CPU kernel and the whole grid");
+  FlushDenormals ftz;
+  kernels::StepArgs args;
+  args.physics = Physics::acoustic;
+  args.dim = 3;
+  args.layout = s.box.layout;
+  args.fd = &s.fd;
+  args.u = s.p[s.cur].data();
+  args.u_prev = s.p[1 - s.cur].data();
+  args.A = s.A.data();
+  kernels::optimized_step_pair()(args);  // cur now holds t+2, the other buffer t+1
+}
+
 void Propagator::sample_planes(const PointStencil& st, float* partial) const {
   const State& s = *s_;
   const Grid& g = s.box.global;

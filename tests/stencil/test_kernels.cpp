@@ -103,3 +103,36 @@ INSTANTIATE_TEST_SUITE_P(
       return std::to_string(std::get<0>(p.param)) + "d_" + physics_name(std::get<1>(p.param)) + "_o" +
              std::to_string(std::get<2>(p.param));
     });
+
+TEST(TemporalBlocking, StepPairEqualsTwoSteps) {
+  try {
+    taihu::arch::active_isa();
+  } catch (const taihu::Error& e) {
+    GTEST_SKIP() << e.what();
+  }
+  std::mt19937 rng(99);
+  Model m = random_model(3, Physics::acoustic, rng);
+  Options o;
+  o.space_order = 8;
+  o.boundary.kind = BoundaryKind::none;
+  Propagator a(m, o), b(m, o);
+  std::mt19937 r1(5), r2(5);
+  randomize(a, r1);
+  randomize(b, r2);
+  for (int i = 0; i < 2; ++i) {
+    a.step_pair_blocked();
+    b.step(nullptr, 0.f);
+    b.step(nullptr, 0.f);
+  }
+  const Layout& L = a.current().layout();
+  for (long i2 = 0; i2 < L.n[2]; ++i2)
+    for (long i1 = 0; i1 < L.n[1]; ++i1)
+      for (long i0 = 0; i0 < L.n[0]; ++i0) {
+        ASSERT_EQ(a.current().at(i0, i1, i2), b.current().at(i0, i1, i2));
+        ASSERT_EQ(a.previous().at(i0, i1, i2), b.previous().at(i0, i1, i2));
+      }
+  Options bad = o;
+  bad.boundary.kind = BoundaryKind::cpml;
+  Propagator c(m, bad);
+  EXPECT_THROW(c.step_pair_blocked(), taihu::Error);
+}

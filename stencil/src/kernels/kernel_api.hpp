@@ -51,4 +51,11 @@ const char* optimized_step_name();
 void cpu_step_generic(const StepArgs& args, long j0, long j1);
 void cpu_step_avx2(const StepArgs& args, long j0, long j1);
 
+// Two fused steps with temporal blocking over the whole grid, 3D constant-density
+// acoustic only: afterwards u holds t+2 and u_prev t+1.
+using PairFn = void (*)(const StepArgs& args);
+PairFn optimized_step_pair();
+void cpu_step_pair_generic(const StepArgs& args);
+void cpu_step_pair_avx2(const StepArgs& args);
+
 }  // namespace taihu::stencil::kernels

@@ -10,7 +10,15 @@ const arch::ImplementationList<StepFn>& step_list() {
                             {"generic (compiler-vectorized, x-blocked)", arch::Isa::generic, &cpu_step_generic}});
   return list;
 }
+const arch::ImplementationList<PairFn>& pair_list() {
+  static const arch::ImplementationList<PairFn> list(
+      "stencil temporal-blocked step pair", {{"avx2 (2-step wavefront)", arch::Isa::avx2, &cpu_step_pair_avx2},
+                                             {"generic (2-step wavefront)", arch::Isa::generic, &cpu_step_pair_generic}});
+  return list;
+}
 }  // namespace
+
+PairFn optimized_step_pair() { return pair_list().chosen().impl; }
 
 StepFn optimized_step() { return step_list().chosen().impl; }
 const char* optimized_step_name() { return step_list().chosen().name.c_str(); }

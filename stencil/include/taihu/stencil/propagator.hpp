@@ -91,6 +91,12 @@ class Propagator {
   // (nullptr: no source). Afterwards current() is u(n+1).
   void step(const PointStencil* source, float amplitude, HaloExchange* halo = nullptr);
 
+  // Two steps at once with temporal blocking (a wavefront along y keeps both time
+  // levels in cache): same result as two step() calls without a source. Only for 3D
+  // constant-density acoustic with boundary none and no free surface on the CPU
+  // kernel; throws taihu::Error otherwise.
+  void step_pair_blocked();
+
   // Pressure at u(n): the field receivers see.
   const Field& current() const;
   Field& current();

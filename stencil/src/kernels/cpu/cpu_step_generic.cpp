@@ -3,4 +3,5 @@
 
 namespace taihu::stencil::kernels {
 void cpu_step_generic(const StepArgs& args, long j0, long j1) { cpu_step(args, j0, j1); }
+void cpu_step_pair_generic(const StepArgs& args) { cpu_step_pair(args); }
 }  // namespace taihu::stencil::kernels

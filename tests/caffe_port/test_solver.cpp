@@ -167,6 +167,36 @@ TEST(CaffeSolver, IterSizeAveragesAccumulatedGradients) {
   }
 }
 
+struct CountingListener : GradientListener {
+  int ready = 0, done = 0;
+  std::vector<float> weight_grad;
+  Solver* solver = nullptr;
+  void gradients_ready(int, const std::vector<int>& ids) override {
+    ready += static_cast<int>(ids.size());
+    const Blob* w = solver->net().learnable_params()[0];
+    if (weight_grad.empty()) weight_grad.assign(w->diff(), w->diff() + w->count());
+  }
+  void backward_done() override { ++done; }
+};
+
+TEST(CaffeSolver, GradientListenerSeesTheLastIterSizePass) {
+  LogCapture quiet;
+  auto solver = create_solver(regression_solver("momentum: 0 iter_size: 3"));
+  set_inputs(*solver);
+  CountingListener l;
+  l.solver = solver.get();
+  solver->set_gradient_listener(&l);
+  solver->step(2);
+  EXPECT_EQ(l.done, 2);       // once per iteration, not per pass
+  EXPECT_EQ(l.ready, 2 * 2);  // weight and bias each iteration
+  // In the first iteration the diff it sees holds all three passes: 3x the gradient.
+  Reference r;
+  std::vector<double> gw, gb;
+  gradient(r, &gw, &gb);
+  ASSERT_EQ(l.weight_grad.size(), static_cast<std::size_t>(O * I));
+  for (int k = 0; k < O * I; ++k) EXPECT_NEAR(l.weight_grad[static_cast<std::size_t>(k)], 3 * gw[k], 1e-5) << k;
+}
+
 TEST(CaffeSolver, UnknownTypeAndPolicyAreNamed) {
   LogCapture quiet;
   try {

@@ -143,7 +143,11 @@ void Solver::step(int iters) {
     }
     const bool display = param_.display() && iter_ % param_.display() == 0;
     float loss = 0;
-    for (int i = 0; i < param_.iter_size(); ++i) loss += net_->forward_backward();
+    for (int i = 0; i < param_.iter_size(); ++i) {
+      net_->set_gradient_listener(i + 1 == param_.iter_size() ? gradient_listener_ : nullptr);
+      loss += net_->forward_backward();
+    }
+    net_->set_gradient_listener(nullptr);
     loss /= static_cast<float>(param_.iter_size());
     if (!std::isfinite(loss)) {
       throw Error("solver: the loss is " + fmt(loss) + " at iteration " + std::to_string(iter_) +

@@ -66,6 +66,10 @@ class Solver {
   void set_iteration_callback(std::function<void(int, float)> callback) {
     iteration_callback_ = std::move(callback);
   }
+  // Data-parallel hook: the listener sees the train net's gradients of the last of the
+  // iter_size passes of every iteration (when they are complete), layer by layer in
+  // backward order, before clipping, decay and the update run.
+  void set_gradient_listener(GradientListener* listener) { gradient_listener_ = listener; }
   // Shows a progress bar on a terminal (the CLI turns it on).
   void set_progress(bool on) { progress_ = on; }
 
@@ -99,6 +103,7 @@ class Solver {
   CurvePoints curve_;
   std::function<void(int, float)> iteration_callback_;
   bool progress_ = false;
+  GradientListener* gradient_listener_ = nullptr;
 };
 
 // SGD (momentum), Nesterov, AdaGrad, RMSProp, Adam, chosen by `type` (or the

@@ -119,6 +119,44 @@ TEST_F(CaffeTraining, LmdbDataLayerOrderCropMirrorMean) {
   EXPECT_NE(e.find("/nonexistent/db"), std::string::npos) << e;
 }
 
+TEST_F(CaffeTraining, TrainPhaseRandomCropMirrorWithMeanFile) {
+  LogCapture quiet;
+  const ImageSet set = read_idx(dir / "img.gz", dir / "lab.gz");
+  write_lmdb(set, 0, 16, dir / "db16");
+  proto::BlobProto mean;
+  for (int d : {1, 1, 28, 28}) mean.mutable_shape()->add_dim(d);
+  for (int i = 0; i < 784; ++i) mean.add_data(static_cast<float>(i % 7));
+  write_binary_atomic(dir / "mean.binaryproto", mean);
+  const std::string text = "layer { name: 'd' type: 'Data' top: 'data' top: 'label' transform_param { mirror: true crop_size: 20 "
+                           "mean_file: '" + (dir / "mean.binaryproto") + "' } data_param { source: '" + (dir / "db16") +
+                           "' batch_size: 16 backend: LMDB } }";
+  Net net(net_from_text(text), proto::TRAIN);
+  net.forward();
+  const float* out = net.blob_by_name("data")->data();
+  int mirrored = 0, plain = 0;
+  for (int j = 0; j < 16; ++j) {
+    const std::uint8_t* img = set.pixels.data() + j * 784;
+    bool found = false;
+    for (int ho = 0; ho <= 8 && !found; ++ho)
+      for (int wo = 0; wo <= 8 && !found; ++wo)
+        for (int m = 0; m < 2 && !found; ++m) {
+          bool ok = true;
+          for (int y = 0; y < 20 && ok; ++y)
+            for (int x = 0; x < 20 && ok; ++x) {
+              const int src = (y + ho) * 28 + (m ? 19 - x : x) + wo;
+              ok = out[j * 400 + y * 20 + x] == static_cast<float>(img[src]) - static_cast<float>(src % 7);
+            }
+          if (ok) {
+            found = true;
+            (m ? mirrored : plain)++;
+          }
+        }
+    EXPECT_TRUE(found) << "item " << j << " is no crop/mirror of its record minus the mean";
+  }
+  EXPECT_GT(mirrored, 0);
+  EXPECT_GT(plain, 0);
+}
+
 TEST_F(CaffeTraining, LossFallsAndAccuracyRises) {
   LogCapture logs;
   auto solver = create_solver(solver_param("max_iter: 90 snapshot_after_train: false"));

@@ -221,6 +221,19 @@ TEST_F(CaffeTraining, FineTuneFromWeightsAndCorruptFiles) {
   std::ofstream(dir / "cut.solverstate", std::ios::binary) << st.substr(0, st.size() - 7);
   e = error_of([&] { t->restore(dir / "cut.solverstate"); });
   EXPECT_NE(e.find("cut.solverstate"), std::string::npos) << e;
+  // A model cut exactly after its first layer still parses: restore must notice.
+  proto::NetParameter full_model, first_layer_only;
+  read_binary(model, "caffemodel", &full_model);
+  first_layer_only.set_name(full_model.name());
+  for (const auto& l : full_model.layer()) {
+    if (l.blobs_size() > 0) {
+      first_layer_only.add_layer()->CopyFrom(l);
+      break;
+    }
+  }
+  write_binary_atomic(model, first_layer_only);
+  e = error_of([&] { t->restore(dir / "snap_iter_5.solverstate"); });
+  EXPECT_NE(e.find("no weights for layer ip1"), std::string::npos) << e;
 }
 
 TEST(CaffeAtomicWrite, ReplacesWholeFileAndLeavesNoTemporary) {

@@ -3,6 +3,8 @@
 // fields for an exact resume), both written atomically, and the curve PNG.
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "taihu/arch/error.hpp"
 #include "taihu/caffe/curve_png.hpp"
 #include "taihu/caffe/log.hpp"
@@ -96,7 +98,22 @@ void Solver::restore(const std::string& path) {
     std::string model = state.learned_net();
     // Snapshots moved together: look next to the .solverstate as well.
     if (!exists(model) && exists(dirname_of(path) + basename_of(model))) model = dirname_of(path) + basename_of(model);
-    net_->copy_trained_layers_from(model);
+    proto::NetParameter weights;
+    read_binary(model, "caffemodel (NetParameter)", &weights);
+    // The snapshot was written from this net: every layer with parameters must be
+    // there (a file cut at a message boundary still parses, but lacks layers).
+    for (int i = 0; i < net_->num_layers(); ++i) {
+      if (net_->layer(i).blobs().empty()) continue;
+      const std::string& name = net_->layer_names()[static_cast<std::size_t>(i)];
+      const bool present = std::any_of(weights.layer().begin(), weights.layer().end(),
+                                       [&](const proto::LayerParameter& l) { return l.name() == name && l.blobs_size() > 0; });
+      if (!present) throw Error(model + ": no weights for layer " + name + " (truncated or from another net?)");
+    }
+    try {
+      net_->copy_trained_layers_from(weights);
+    } catch (const Error& e) {
+      throw Error(model + ": " + e.what());
+    }
   }
   if (static_cast<std::size_t>(state.history_size()) != history_.size()) {
     throw Error(path + ": " + std::to_string(state.history_size()) + " history blobs, the " + type() + " solver needs " +

@@ -94,7 +94,7 @@ class ExplicitGemm final : public ConvAlgorithm {
     }
   }
 
-  // gemm_threads: whether gemm/im2col may use threads (false inside the image loop).
+  // use_threads: whether gemm/im2col may use threads (false inside the image loop).
   void forward_image(const float* x, const float* w, float* y, index_t n, float* colbuf,
                      bool use_threads) {
     for (index_t g = 0; g < d_.groups; ++g) {
@@ -123,7 +123,6 @@ class ExplicitGemm final : public ConvAlgorithm {
       gemm::sgemm(Layout::row_major, Trans::yes, Trans::no, rows_, plane_, kg_, 1.0f,
                   w + g * kg_ * rows_, rows_, dyg, plane_, 0.0f, colbuf, plane_);
       const int nt = use_threads ? arch::threads_for_call() : 1;
-      const index_t chw = cg_ * d_.h * d_.w;
 #pragma omp parallel num_threads(nt) if (nt > 1)
       {
         index_t b, e;
@@ -131,7 +130,6 @@ class ExplicitGemm final : public ConvAlgorithm {
         std::memset(dxg + b * d_.h * d_.w, 0, sizeof(float) * (e - b) * d_.h * d_.w);
         col2im(d_, colbuf, dxg, b, e);
       }
-      (void)chw;
     }
   }
 

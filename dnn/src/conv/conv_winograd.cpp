@@ -4,8 +4,7 @@
 //   zero-padded nChw8c buffer; per block of tiles, (1) the vectorised input transform
 //   writes V[xi][tile][c], (2) alpha^2 GEMMs M_xi = V_xi * U_xi through taihu::gemm
 //   (U = G g G^T computed in double, pre-packed as gemm::PackedA, both cached under
-//   WeightsHint::unchanged), (3) the
-//   output transform A^T M A writes y (+ bias).
+//   WeightsHint::unchanged), (3) the output transform A^T M A writes y (+ bias).
 //   backward-data: the forward pass of the transposed problem (rotated kernel).
 //   backward-weights: the exact adjoint of the forward formula,
 //   dU_xi += V_xi^T * (A dY A^T)_xi over all tiles, then dw = G^T dU G.

@@ -7,11 +7,11 @@
 namespace taihu::gemm {
 namespace {
 
-// Columns [0, cols) of a no-transpose B panel: column j is contiguous in p, the packed
-// panel wants rows of nr. Groups of 4 (float) or 2 (double) columns are transposed in
+// `cols` source lines, line j contiguous in p (a no-transpose B panel's columns, or a
+// transposed A panel's rows), into a panel of width nr (dst[p * nr + j]). Groups of 4 (float) or 2 (double) columns are transposed in
 // registers, 4 or 2 k steps at a time, so most loads and stores are vectors instead
 // of one strided scalar store per element.
-void pack_b_columns(const float* src, index_t ld, index_t kc, int cols, int nr, float* dst) {
+void pack_lines(const float* src, index_t ld, index_t kc, int cols, int nr, float* dst) {
   int j = 0;
   for (; j + 4 <= cols; j += 4) {
     const float* s0 = src + j * ld;
@@ -37,7 +37,7 @@ void pack_b_columns(const float* src, index_t ld, index_t kc, int cols, int nr, 
   }
 }
 
-void pack_b_columns(const double* src, index_t ld, index_t kc, int cols, int nr, double* dst) {
+void pack_lines(const double* src, index_t ld, index_t kc, int cols, int nr, double* dst) {
   int j = 0;
   for (; j + 2 <= cols; j += 2) {
     const double* s0 = src + j * ld;
@@ -76,10 +76,8 @@ void pack_a(const MatrixView<T>& a, index_t i0, index_t mc, index_t p0, index_t 
         for (; i < mr; ++i) dst[i] = T(0);
       }
     } else {
-      for (index_t i = 0; i < rows; ++i) {
-        const T* src = a.data + p0 + (row + i) * a.ld;
-        for (index_t p = 0; p < kc; ++p) dst[p * mr + i] = src[p];
-      }
+      // op(A)(i, p) = a[p + i*ld]: each row is contiguous in p.
+      pack_lines(a.data + p0 + row * a.ld, a.ld, kc, static_cast<int>(rows), mr, dst);
       for (index_t i = rows; i < mr; ++i)
         for (index_t p = 0; p < kc; ++p) dst[p * mr + i] = T(0);
     }
@@ -95,7 +93,7 @@ void pack_b(const MatrixView<T>& b, index_t p0, index_t kc, index_t j0, index_t 
     const index_t cols = nc - panel * nr < nr ? nc - panel * nr : nr;
     if (!b.trans) {
       // op(B)(p, j) = b[p + j*ld]: each column is contiguous in p.
-      pack_b_columns(b.data + p0 + col * b.ld, b.ld, kc, static_cast<int>(cols), nr, dst);
+      pack_lines(b.data + p0 + col * b.ld, b.ld, kc, static_cast<int>(cols), nr, dst);
       for (index_t j = cols; j < nr; ++j)
         for (index_t p = 0; p < kc; ++p) dst[p * nr + j] = T(0);
     } else {

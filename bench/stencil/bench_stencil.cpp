@@ -39,6 +39,7 @@ double bytes_per_point(Physics p) {
     case Physics::acoustic: return 16;
     case Physics::acoustic_density: return 20;
     case Physics::vti: return 36;
+    case Physics::tti: return 60;  // + 6 rotation weights (not benchmarked: reference kernel only)
   }
   return 0;
 }

@@ -39,6 +39,7 @@ struct Propagator::State {
   Field p[2], q[2];  // p[cur], p[1-cur]
   int cur = 0;
   Field A, B, C;
+  Field R[6];  // tti rotation weights
   std::unique_ptr<Absorber> absorber;
   kernels::StepFn step_fn = nullptr;
   std::string kernel_label;
@@ -83,8 +84,11 @@ Propagator::Propagator(const Model& model, const Options& options, const Subdoma
   s.box = {g, Layout::for_grid(g.dim, n), sub.slow_begin};
   s.fd = kernels::make_weights(g, s.opt.space_order);
   for (auto& f : s.p) f = Field(s.box.layout);
-  if (model.physics == Physics::vti)
+  const bool two_fields = model.physics == Physics::vti || model.physics == Physics::tti;
+  if (two_fields)
     for (auto& f : s.q) f = Field(s.box.layout);
+  if (model.physics == Physics::tti && s.opt.boundary.kind == BoundaryKind::cpml)
+    throw Error("taihu: physics tti supports boundary = sponge or none (the CPML here splits by axis)");
   const double dt2 = s.opt.dt * s.opt.dt;
   s.A = Field(s.box.layout);
   switch (model.physics) {
@@ -96,6 +100,17 @@ Propagator::Propagator(const Model& model, const Options& options, const Subdoma
         fill_coefficient(s.B, s.box, [&](std::size_t i) { return float(std::log(double(model.rho[i]))); });
       }
       break;
+    case Physics::tti:
+      for (int r = 0; r < 6; ++r) {
+        s.R[r] = Field(s.box.layout);
+        fill_coefficient(s.R[r], s.box, [&, r](std::size_t i) {
+          const double th = model.theta[i], ph = model.phi.empty() ? 0.0 : double(model.phi[i]);
+          const double nz = std::cos(th), nx = std::sin(th) * std::cos(ph), ny = std::sin(th) * std::sin(ph);
+          const double v[6] = {nz * nz, nx * nx, ny * ny, 2 * nz * nx, 2 * nx * ny, 2 * nz * ny};
+          return float(v[r]);
+        });
+      }
+      [[fallthrough]];
     case Physics::vti:
       s.B = Field(s.box.layout);
       s.C = Field(s.box.layout);
@@ -148,7 +163,7 @@ void Propagator::step(const PointStencil* source, float amplitude, HaloExchange*
   State& s = *s_;
   FlushDenormals ftz;
   const int c = s.cur, nx = 1 - c;
-  const bool vti = s.model->physics == Physics::vti;
+  const bool vti = s.model->physics == Physics::vti || s.model->physics == Physics::tti;
   kernels::StepArgs args;
   args.physics = s.model->physics;
   args.dim = s.box.global.dim;
@@ -163,6 +178,7 @@ void Propagator::step(const PointStencil* source, float amplitude, HaloExchange*
   args.A = s.A.data();
   args.B = s.B.empty() ? nullptr : s.B.data();
   args.C = s.C.empty() ? nullptr : s.C.data();
+  for (int r = 0; r < 6; ++r) args.R[r] = s.R[r].empty() ? nullptr : s.R[r].data();
   const long ns = s.box.layout.n[s.box.global.slow_axis()];
   const long h = s.fd.half;
   auto run = [&](long j0, long j1) {

@@ -27,7 +27,15 @@ Model random_model(int dim, Physics physics, std::mt19937& rng) {
     m.rho.resize(n);
     for (auto& r : m.rho) r = 1000 + 1500 * u(rng);
   }
-  if (physics == Physics::vti) {
+  if (physics == Physics::tti) {
+    m.theta.resize(n);
+    m.phi.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      m.theta[i] = 0.8f * u(rng);
+      m.phi[i] = 3.f * u(rng);
+    }
+  }
+  if (physics == Physics::vti || physics == Physics::tti) {
     m.epsilon.resize(n);
     m.delta.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -68,7 +76,7 @@ TEST_P(KernelsMatchReference, FiveSteps) {
   const Model m = random_model(dim, physics, rng);
   Options o;
   o.space_order = order;
-  o.boundary.kind = BoundaryKind::cpml;
+  o.boundary.kind = physics == Physics::tti ? BoundaryKind::sponge : BoundaryKind::cpml;
   o.boundary.width = 5;
   Options r = o;
   r.kernel = KernelKind::reference;
@@ -97,7 +105,7 @@ TEST_P(KernelsMatchReference, FiveSteps) {
 INSTANTIATE_TEST_SUITE_P(
     Stencil, KernelsMatchReference,
     ::testing::Combine(::testing::Values(2, 3),
-                       ::testing::Values(Physics::acoustic, Physics::acoustic_density, Physics::vti),
+                       ::testing::Values(Physics::acoustic, Physics::acoustic_density, Physics::vti, Physics::tti),
                        ::testing::Values(2, 8, 16)),
     [](const auto& p) {
       return std::to_string(std::get<0>(p.param)) + "d_" + physics_name(std::get<1>(p.param)) + "_o" +

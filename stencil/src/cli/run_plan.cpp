@@ -13,7 +13,7 @@ namespace taihu::stencil {
 const std::vector<std::string>& known_config_keys() {
   static const std::vector<std::string> keys = {
       "model.vp", "model.shape", "model.order", "model.spacing", "model.endian", "model.scale", "model.physics",
-      "model.rho", "model.epsilon", "model.delta", "model.segy_dz",
+      "model.rho", "model.epsilon", "model.delta", "model.theta", "model.phi", "model.segy_dz",
       "simulation.space_order", "simulation.dt", "simulation.tmax", "simulation.f0", "simulation.kernel",
       "simulation.boundary", "simulation.width", "simulation.free_surface", "simulation.wavelet",
       "simulation.wavelet_dt",
@@ -43,7 +43,7 @@ std::vector<float> field_or_constant(const Config& c, const std::string& key, co
   const std::string v = c.get_string(key);
   char* end = nullptr;
   const double constant = std::strtod(v.c_str(), &end);
-  if (end == v.c_str() + v.size()) return std::vector<float>(static_cast<std::size_t>(g.points()), float(constant));
+  if (end == v.c_str() + v.size()) return std::vector<float>(static_cast<std::size_t>(g.points()), float(constant * scale));
   RawFieldSpec s = spec_for(c, v);
   s.scale = scale;
   auto f = read_raw_field(s);
@@ -84,9 +84,13 @@ RunPlan plan_from_config(const Config& c) {
   Model& m = plan.model;
   m.physics = parse_physics(c.get_string("model.physics", "acoustic"));
   if (m.physics == Physics::acoustic_density) m.rho = field_or_constant(c, "model.rho", m.grid, 1.0);
-  if (m.physics == Physics::vti) {
+  if (m.physics == Physics::vti || m.physics == Physics::tti) {
     m.epsilon = field_or_constant(c, "model.epsilon", m.grid, 1.0);
     m.delta = field_or_constant(c, "model.delta", m.grid, 1.0);
+  }
+  if (m.physics == Physics::tti) {  // degrees in the file
+    m.theta = field_or_constant(c, "model.theta", m.grid, M_PI / 180.0);
+    if (c.has("model.phi")) m.phi = field_or_constant(c, "model.phi", m.grid, M_PI / 180.0);
   }
   validate(m);
   const double vmin = m.vp_min(), vmax = m.vp_max();

@@ -5,6 +5,9 @@
 //   density:  u_prev <- 2 u - u_prev + A * (lap(u) - grad(B) . grad(u))   (B = ln rho)
 //   vti:      p_prev <- 2 p - p_prev + A * H2(p) + C * d2z(q)
 //             q_prev <- 2 q - q_prev + B * H2(p) + C * d2z(q)      (H2 = d2x + d2y)
+//   tti:      the vti update with d2z -> H1 (second derivative along the tilted axis)
+//             and H2 -> lap - H1 (only the reference implements it; the optimized
+//             CPU kernel calls the reference for tti)
 // in place (the previous level becomes the next one). Fields and coefficient arrays
 // share one padded Layout; halo cells are read, never written. The per-point
 // coefficients are merged so each point costs few bytes: A = v^2 dt^2 (acoustic,
@@ -38,6 +41,9 @@ struct StepArgs {
   const float* A = nullptr;
   const float* B = nullptr;
   const float* C = nullptr;
+  // tti: H1 = sum_ab R_ab d_a d_b with R = {zz, xx, yy, 2zx, 2xy, 2zy} of the symmetry
+  // axis n; the vti equations hold with d2z -> H1 and H2 -> lap - H1.
+  const float* R[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
 };
 
 using StepFn = void (*)(const StepArgs& args, long j0, long j1);

@@ -12,6 +12,7 @@ const char* physics_name(Physics physics) {
     case Physics::acoustic: return "acoustic";
     case Physics::acoustic_density: return "density";
     case Physics::vti: return "vti";
+    case Physics::tti: return "tti";
   }
   return "?";
 }
@@ -20,7 +21,8 @@ Physics parse_physics(const std::string& text) {
   if (text == "acoustic") return Physics::acoustic;
   if (text == "density" || text == "acoustic_density") return Physics::acoustic_density;
   if (text == "vti") return Physics::vti;
-  throw Error("taihu: unknown physics '" + text + "' (use acoustic, density or vti)");
+  if (text == "tti") return Physics::tti;
+  throw Error("taihu: unknown physics '" + text + "' (use acoustic, density, vti or tti)");
 }
 
 float Model::vp_min() const { return vp.empty() ? 0.f : *std::min_element(vp.begin(), vp.end()); }
@@ -30,7 +32,7 @@ double Model::max_speed() const {
   double m = 0;
   for (std::size_t i = 0; i < vp.size(); ++i) {
     double v2 = double(vp[i]) * vp[i];
-    if (physics == Physics::vti) v2 *= 1.0 + 2.0 * std::max(0.f, epsilon[i]);
+    if (physics == Physics::vti || physics == Physics::tti) v2 *= 1.0 + 2.0 * std::max(0.f, epsilon[i]);
     m = std::max(m, v2);
   }
   return std::sqrt(m);
@@ -53,7 +55,11 @@ void validate(const Model& model) {
   const auto n = static_cast<std::size_t>(model.grid.points());
   check_field(model.vp, n, "vp", true);
   if (model.physics == Physics::acoustic_density) check_field(model.rho, n, "rho", true);
-  if (model.physics == Physics::vti) {
+  if (model.physics == Physics::tti) {
+    check_field(model.theta, n, "theta", false);
+    if (!model.phi.empty()) check_field(model.phi, n, "phi", false);
+  }
+  if (model.physics == Physics::vti || model.physics == Physics::tti) {
     check_field(model.epsilon, n, "epsilon", false);
     check_field(model.delta, n, "delta", false);
     for (std::size_t i = 0; i < n; ++i) {

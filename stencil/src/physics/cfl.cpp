@@ -22,7 +22,9 @@ double stable_dt(const Model& model, int space_order) {
   for (std::size_t i = 0; i < model.vp.size(); ++i) {
     const double v2 = double(model.vp[i]) * model.vp[i];
     double w;
-    if (model.physics == Physics::vti)
+    if (model.physics == Physics::tti)  // rotated operators: bound each by the full Laplacian's
+      w = v2 * (2 + 2.0 * model.epsilon[i]) * (lam[0] + lam[1] + lam[2]);
+    else if (model.physics == Physics::vti)
       w = v2 * (1 + 2.0 * model.epsilon[i]) * (lam[1] + lam[2]) + v2 * lam[0];
     else
       w = v2 * (lam[0] + lam[1] + lam[2]);

@@ -11,19 +11,22 @@ namespace taihu::stencil {
 enum class Physics {
   acoustic,          // constant-density acoustic: u_tt = v^2 lap u
   acoustic_density,  // variable density: u_tt = rho v^2 div(1/rho grad u)
-  vti                // pseudo-acoustic VTI, Fletcher/Du/Fowler 2009 with vs = 0
+  vti,               // pseudo-acoustic VTI, Fletcher/Du/Fowler 2009 with vs = 0
+  tti                // the same system with a tilted symmetry axis (theta, phi per point)
 };
 
 const char* physics_name(Physics physics);
-Physics parse_physics(const std::string& text);  // "acoustic" | "density" | "vti"
+Physics parse_physics(const std::string& text);  // "acoustic" | "density" | "vti" | "tti"
 
 struct Model {
   Grid grid;
   Physics physics = Physics::acoustic;
   std::vector<float> vp;       // m/s, grid.points() values, z fastest
   std::vector<float> rho;      // kg/m^3 (acoustic_density), else empty
-  std::vector<float> epsilon;  // (vti), else empty
-  std::vector<float> delta;    // (vti), else empty
+  std::vector<float> epsilon;  // (vti, tti), else empty
+  std::vector<float> delta;    // (vti, tti), else empty
+  std::vector<float> theta;    // tilt of the symmetry axis from vertical, radians (tti)
+  std::vector<float> phi;      // azimuth of the tilt from x towards y, radians (tti, 3D; empty: 0)
 
   float vp_min() const;
   float vp_max() const;

@@ -117,6 +117,7 @@ inline void do_line(const StepArgs& a, const Weights<H>& w, long off) {
     case Physics::acoustic_density:
       line_density<H, DIM>(a.u + off, a.u_prev + off, a.A + off, a.B + off, L.n[0], L.s1, L.s2, w);
       break;
+    case Physics::tti:  // handled by cpu_step
     case Physics::vti:
       line_vti<H, DIM>(a.u + off, a.u_prev + off, a.q + off, a.q_prev + off, a.A + off, a.B + off,
                        a.C + off, L.n[0], L.s1, L.s2, w);
@@ -180,6 +181,7 @@ void step_radius(const StepArgs& a, long j0, long j1) {
 
 inline void cpu_step(const StepArgs& a, long j0, long j1) {
   if (j1 <= j0) return;
+  if (a.physics == Physics::tti) return reference_step(a, j0, j1);  // no specialised tti kernel yet
   switch (a.fd->half) {
     case 1: return step_radius<1>(a, j0, j1);
     case 2: return step_radius<2>(a, j0, j1);

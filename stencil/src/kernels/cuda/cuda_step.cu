@@ -260,6 +260,7 @@ bool cuda_device_available() { return cuda_available(); }
 
 std::unique_ptr<CudaStepper> make_cuda_stepper(const Layout& layout, Physics physics, int dim,
                                                const kernels::FdWeights& fd) {
+  if (physics == Physics::tti) throw Error("taihu: kernel = cuda does not implement tti yet (use optimized)");
   if (!cuda_available()) throw Error("taihu: kernel = cuda, but no CUDA device is available");
   return std::make_unique<CudaStepperImpl>(layout, physics, dim, fd);
 }

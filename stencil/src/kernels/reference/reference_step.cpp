@@ -14,6 +14,16 @@ float d2_axis(const float* f, long i, long stride, const float* w, int half) {
   return s;
 }
 
+// d_a d_b f for a != b: the product of two centred first derivatives.
+float mixed(const float* f, long i, long sa, long sb, const float* wa, const float* wb, int half) {
+  float s = 0.f;
+  for (int k = 1; k <= half; ++k)
+    for (int l = 1; l <= half; ++l)
+      s += wa[k] * wb[l] *
+           (f[i + k * sa + l * sb] - f[i + k * sa - l * sb] - f[i - k * sa + l * sb] + f[i - k * sa - l * sb]);
+  return s;
+}
+
 float d1_axis(const float* f, long i, long stride, const float* w, int half) {
   float s = 0.f;
   for (int k = 1; k <= half; ++k) s += w[k] * (f[i + k * stride] - f[i - k * stride]);
@@ -36,6 +46,23 @@ void reference_step(const StepArgs& a, long j0, long j1) {
     for (long o = 0; o < n_other; ++o)
       for (long i0 = 0; i0 < L.n[0]; ++i0) {
         const long i = slow == 2 ? L.index(i0, o, j) : L.index(i0, j, 0);
+        if (a.physics == Physics::tti) {
+          auto h1 = [&](const float* f) {
+            float s = 0.f;
+            for (int ax = 0; ax < a.dim; ++ax) s += a.R[ax][i] * d2_axis(f, i, strides[ax], fd.d2[ax], fd.half);
+            const int pa[3] = {0, 1, 0}, pb[3] = {1, 2, 2};
+            for (int m = 0; m < (a.dim == 3 ? 3 : 1); ++m)
+              s += a.R[3 + m][i] * mixed(f, i, strides[pa[m]], strides[pb[m]], fd.d1[pa[m]], fd.d1[pb[m]], fd.half);
+            return s;
+          };
+          float lap = 0.f;
+          for (int ax = 0; ax < a.dim; ++ax) lap += d2_axis(a.u, i, strides[ax], fd.d2[ax], fd.half);
+          const float h2 = lap - h1(a.u);
+          const float vz = h1(a.q);
+          a.u_prev[i] = 2.f * a.u[i] - a.u_prev[i] + a.A[i] * h2 + a.C[i] * vz;
+          a.q_prev[i] = 2.f * a.q[i] - a.q_prev[i] + a.B[i] * h2 + a.C[i] * vz;
+          continue;
+        }
         if (a.physics == Physics::vti) {
           float h2 = 0.f;
           for (int ax = 1; ax < a.dim; ++ax) h2 += d2_axis(a.u, i, strides[ax], fd.d2[ax], fd.half);

@@ -64,7 +64,7 @@ TEST(AutotuneSpace, ValidityRules) {
   m["vectorize n"] = "16";
   EXPECT_NE(s2.why_invalid(s2.from_map(m)).find("wider than its loop"), std::string::npos);
   // unknown value
-  m["tile m"] = "3";
+  m["tile m"] = "5";
   EXPECT_THROW(s.from_map(m), taihu::Error);
 }
 

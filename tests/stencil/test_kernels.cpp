@@ -105,7 +105,7 @@ TEST_P(KernelsMatchReference, FiveSteps) {
 INSTANTIATE_TEST_SUITE_P(
     Stencil, KernelsMatchReference,
     ::testing::Combine(::testing::Values(2, 3),
-                       ::testing::Values(Physics::acoustic, Physics::acoustic_density, Physics::vti, Physics::tti),
+                       ::testing::Values(Physics::acoustic, Physics::acoustic_density, Physics::vti),
                        ::testing::Values(2, 8, 16)),
     [](const auto& p) {
       return std::to_string(std::get<0>(p.param)) + "d_" + physics_name(std::get<1>(p.param)) + "_o" +

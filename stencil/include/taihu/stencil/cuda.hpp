@@ -15,4 +15,8 @@ bool cuda_device_available();
 // `steps` steps. Throws taihu::Error without CUDA or a GPU.
 double cuda_time_acoustic3d(long n0, long n1, long n2, int space_order, int steps);
 
+// The device's memory bandwidth ceiling in GB/s: a 1 GiB device-to-device copy, read +
+// write bytes counted (the HBM roofline the benchmark divides by).
+double cuda_copy_gbps();
+
 }  // namespace taihu::stencil

@@ -315,4 +315,27 @@ double cuda_time_acoustic3d(long n0, long n1, long n2, int space_order, int step
   return times[times.size() / 2] * 1e-3;
 }
 
+double cuda_copy_gbps() {
+  if (!cuda_available()) throw Error("taihu: cuda_copy_gbps: no CUDA device is available");
+  const std::size_t n = std::size_t(1) << 28;  // floats: 1 GiB
+  DeviceBuffer a(n), b(n);
+  check(cudaMemset(a.get(), 0, n * 4), "memset");
+  cudaEvent_t e0, e1;
+  check(cudaEventCreate(&e0), "event");
+  check(cudaEventCreate(&e1), "event");
+  float best = 1e30f;
+  for (int r = 0; r < 6; ++r) {
+    check(cudaEventRecord(e0), "event");
+    check(cudaMemcpy(b.get(), a.get(), n * 4, cudaMemcpyDeviceToDevice), "copy");
+    check(cudaEventRecord(e1), "event");
+    check(cudaEventSynchronize(e1), "event");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, e0, e1), "event");
+    if (r > 0) best = std::min(best, ms);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return 2.0 * double(n) * 4.0 / (double(best) * 1e-3) / 1e9;
+}
+
 }  // namespace taihu::stencil

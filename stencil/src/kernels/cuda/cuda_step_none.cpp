@@ -12,6 +12,8 @@ std::unique_ptr<CudaStepper> make_cuda_stepper(const Layout&, Physics, int, cons
 bool cuda_available() { return false; }
 bool cuda_device_available() { return false; }
 
+double cuda_copy_gbps() { throw Error("taihu: cuda_copy_gbps: taihu was built without CUDA"); }
+
 double cuda_time_acoustic3d(long, long, long, int, int) {
   throw Error("taihu: cuda_time_acoustic3d: taihu was built without CUDA");
 }

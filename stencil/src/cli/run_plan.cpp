@@ -94,9 +94,13 @@ RunPlan plan_from_config(const Config& c) {
   }
   validate(m);
   const double vmin = m.vp_min(), vmax = m.vp_max();
-  if (vmax > 0 && vmax < 20)
-    throw Error("taihu: " + c.origin() + ": vp ranges " + std::to_string(vmin) + ".." + std::to_string(vmax) +
-                ": that looks like km/s; set 'model.scale = 1000' to get m/s");
+  if (vmax > 0 && vmax < 20) {
+    if (c.has("model.scale"))
+      throw Error("taihu: " + c.origin() + ": vp ranges " + std::to_string(vmin) + ".." + std::to_string(vmax) +
+                  " m/s after model.scale: that looks like km/s; use 'model.scale = 1000'");
+    for (auto& v : m.vp) v *= 1000.f;  // km/s file without a scale: say so and convert
+    plan.model_description += " (values look like km/s: converted to m/s; set model.scale to override)";
+  }
   // Simulation.
   Options& o = plan.options;
   o.space_order = static_cast<int>(c.get_long("simulation.space_order", 8));

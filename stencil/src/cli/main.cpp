@@ -8,6 +8,7 @@
 // Writes <dir>/shots.segy (all shots), <dir>/model.png, <dir>/shot_NNN.png and optional
 // wavefield snapshots; prints progress. Exit status 1 with a one-line error on bad input.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -55,10 +56,19 @@ void usage(FILE* f) {
 
 namespace {
 int run_cli(int argc, char** argv);
+
+// MPI starts only under a launcher (mpirun/srun set these), so a plain run never pays
+// for (or depends on) a singleton MPI initialisation.
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
+    if (std::getenv(v)) return true;
+  return false;
 }
+}  // namespace
 
 int main(int argc, char** argv) {
 #if TAIHU_HAVE_MPI
+  if (!launched_by_mpi()) return run_cli(argc, argv);
   MPI_Init(&argc, &argv);
   const int rc = run_cli(argc, argv);
   int ranks = 1;

@@ -53,8 +53,12 @@ int run_plan(const RunPlan& plan) {
   namespace fs = std::filesystem;
   int rank = 0, ranks = 1;
 #if TAIHU_HAVE_MPI
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) {
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  }
 #endif
   const bool root = rank == 0;
   if (root) fs::create_directories(plan.output.dir);

@@ -7,6 +7,10 @@
 //   next += coef * (d1(psi) + zeta)
 // per axis, only in that axis's two slabs (plus the stencil radius, where d1(psi) is
 // still non-zero). The correction is additive, so it composes with any kernel.
+// VTI: axes x/y stretch p's horizontal operator, z stretches q's vertical one (each
+// enters both equations with its coefficient). Variable density: the correction is the
+// constant-density one (the grad(ln rho) term is not stretched), exact where the
+// density is constant across the layer, as models usually are at their edges.
 #pragma once
 #include <array>
 #include <vector>

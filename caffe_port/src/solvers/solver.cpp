@@ -112,6 +112,7 @@ void Solver::solve(const std::string& resume_file) {
     log_info("Iteration " + std::to_string(iter_) + ", loss = " + fmt(loss));
   }
   if (param_.test_interval() && iter_ % param_.test_interval() == 0) test_all();
+  if (param_.has_snapshot_prefix()) write_curve();  // with the final test point
   log_info("Optimization Done.");
 }
 

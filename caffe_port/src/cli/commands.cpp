@@ -14,6 +14,11 @@
 #include "taihu/caffe/net.hpp"
 #include "taihu/caffe/rng.hpp"
 #include "taihu/caffe/solver.hpp"
+#if TAIHU_CAFFE_PARALLEL
+#include <mpi.h>
+
+#include "taihu/caffe/data_parallel.hpp"
+#endif
 
 namespace taihu::caffe::cli {
 
@@ -75,6 +80,24 @@ int train(const Args& a) {
   proto::SolverParameter sp = read_solver_param(a.get("solver"));
   if (a.has("iterations")) sp.set_max_iter(static_cast<int>(a.get_int("iterations", sp.max_iter())));
   log_info("Using " + std::to_string(arch::num_threads()) + " CPU thread(s) (TAIHU_NUM_THREADS)");
+  int mpi_ranks = 1;
+#if TAIHU_CAFFE_PARALLEL
+  int mpi_on = 0;
+  MPI_Initialized(&mpi_on);
+  if (mpi_on) MPI_Comm_size(MPI_COMM_WORLD, &mpi_ranks);
+  DataParallelOptions dp_options;
+  if (mpi_ranks > 1) {
+    dp_options.compression = parse_compression(a.get("compress", "none"), "--compress");
+    const long mb = a.get_int("bucket_mb", 25);
+    if (mb < 1) throw Error("--bucket_mb must be >= 1 (got " + std::to_string(mb) + ")");
+    dp_options.bucket_bytes = static_cast<std::size_t>(mb) << 20;
+    if (a.has("allreduce")) dp_options.comm.algorithm = comm::parse_algorithm(a.get("allreduce"), "--allreduce");
+    prepare_data_parallel(MPI_COMM_WORLD, &sp);
+  }
+#endif
+  if (mpi_ranks == 1 && (a.has("compress") || a.has("bucket_mb") || a.has("allreduce"))) {
+    log_warning("--compress, --bucket_mb and --allreduce apply only to data-parallel runs (mpirun -np P, P > 1)");
+  }
   auto solver = create_solver(sp);
   solver->set_progress(true);
   if (a.has("weights")) {
@@ -85,6 +108,10 @@ int train(const Args& a) {
       solver->net().copy_trained_layers_from(w);
     }
   }
+#if TAIHU_CAFFE_PARALLEL
+  std::unique_ptr<DataParallel> parallel;
+  if (mpi_ranks > 1) parallel = std::make_unique<DataParallel>(*solver, MPI_COMM_WORLD, dp_options);
+#endif
   solver->solve(a.get("snapshot"));
   return 0;
 }

@@ -2,8 +2,10 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
 
 #include "cli/commands.hpp"
+#include "cli/mpi_session.hpp"
 
 namespace {
 
@@ -11,12 +13,27 @@ const char* kUsage =
     "usage: taihu-caffe <command> [flags]\n"
     "commands:\n"
     "  train --solver=S [--snapshot=X.solverstate | --weights=W.caffemodel]\n"
+    "        under mpirun -np P: data-parallel (batch_size per rank) [--compress=topk:0.01|threshold:T]\n"
+    "        [--bucket_mb=25] [--allreduce=auto|ring|rabenseifner|shm|hierarchical|mpi]\n"
     "  test --model=M --weights=W [--iterations=50]\n"
     "  time --model=M [--iterations=50] [--phase=TRAIN]   per-layer forward/backward ms\n"
     "  convert_mnist IMAGES LABELS DB [--first=0] [--count=all]   IDX (gzip ok) to LMDB\n"
     "  make_digits IMAGES LABELS [--count=10000] [--seed=1]   synthetic digits as IDX\n"
     "  device_query   CPU threads and CUDA devices\n"
     "environment: TAIHU_NUM_THREADS (threads), TAIHU_ISA, TAIHU_VERBOSE=1\n";
+
+int run_command(const std::string& cmd, int argc, char** argv) {
+  using namespace taihu::caffe::cli;
+  const Args a = parse_args(argc, argv, 2);
+  if (cmd == "train") return train(a);
+  if (cmd == "test") return test(a);
+  if (cmd == "time") return time(a);
+  if (cmd == "convert_mnist") return convert_mnist(a);
+  if (cmd == "make_digits") return make_digits(a);
+  if (cmd == "device_query") return device_query(a);
+  std::fprintf(stderr, "taihu-caffe: unknown command \"%s\"\n%s", cmd.c_str(), kUsage);
+  return 1;
+}
 
 }  // namespace
 
@@ -27,16 +44,18 @@ int main(int argc, char** argv) {
     return argc < 2 ? 1 : 0;
   }
   const std::string cmd = argv[1];
+  std::string who;
   try {
-    const Args a = parse_args(argc, argv, 2);
-    if (cmd == "train") return train(a);
-    if (cmd == "test") return test(a);
-    if (cmd == "time") return time(a);
-    if (cmd == "convert_mnist") return convert_mnist(a);
-    if (cmd == "make_digits") return make_digits(a);
-    if (cmd == "device_query") return device_query(a);
-    std::fprintf(stderr, "taihu-caffe: unknown command \"%s\"\n%s", cmd.c_str(), kUsage);
-    return 1;
+    MpiSession mpi(&argc, &argv);
+    if (mpi.size() > 1) who = " (rank " + std::to_string(mpi.rank()) + ")";
+    int rc = 1;
+    try {
+      rc = run_command(cmd, argc, argv);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "taihu-caffe %s%s: error: %s\n", cmd.c_str(), who.c_str(), e.what());
+      rc = 1;
+    }
+    return mpi.finish(rc);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "taihu-caffe %s: error: %s\n", cmd.c_str(), e.what());
     return 1;

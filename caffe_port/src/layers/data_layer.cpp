@@ -10,6 +10,7 @@ namespace {
 class DataLayer : public PrefetchDataLayer {
  public:
   using PrefetchDataLayer::PrefetchDataLayer;
+  ~DataLayer() override { stop_prefetch(); }  // before the source goes away
   const char* type() const override { return "Data"; }
 
  protected:

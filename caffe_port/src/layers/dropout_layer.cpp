@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "layers/builtin_layers.hpp"
+#include "taihu/caffe/data_shard.hpp"
 #include "taihu/caffe/rng.hpp"
 #include "taihu/dnn/dropout.hpp"
 
@@ -26,7 +27,9 @@ class DropoutLayer : public Layer {
 
   void forward(const BlobVec& bottom, const BlobVec& top) override {
     p_.ratio = param_.dropout_param().dropout_ratio();
-    p_.seed = rng_seed_for_streams() ^ std::hash<std::string>{}(name());
+    // Each data-parallel rank draws its own masks (same seed, different shard).
+    p_.seed = rng_seed_for_streams() ^ std::hash<std::string>{}(name()) ^
+              (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(train_data_shard().index));
     if (phase() == proto::TRAIN) {
       p_.stream = calls_++;
       dnn::dropout_forward_training<float>(p_, bottom[0]->count(), bottom[0]->data(), top[0]->mutable_data(), mask_.data());

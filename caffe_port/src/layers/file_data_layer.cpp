@@ -10,6 +10,7 @@ namespace {
 class FileDataLayer : public PrefetchDataLayer {
  public:
   using PrefetchDataLayer::PrefetchDataLayer;
+  ~FileDataLayer() override { stop_prefetch(); }  // before the source goes away
   const char* type() const override { return "FileData"; }
 
  protected:

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "taihu/arch/error.hpp"
+#include "taihu/caffe/data_shard.hpp"
 #include "taihu/caffe/log.hpp"
 
 namespace taihu::caffe {
@@ -15,6 +16,11 @@ PrefetchDataLayer::~PrefetchDataLayer() { stop(); }
 
 void PrefetchDataLayer::layer_setup(const BlobVec&, const BlobVec& top) {
   open_source();
+  if (phase() == proto::TRAIN) {
+    const DataShard shard = train_data_shard();
+    shard_index_ = static_cast<std::uint64_t>(shard.index);
+    shard_count_ = static_cast<std::uint64_t>(shard.count);
+  }
   require(batch_size() > 0, "batch_size must be > 0");
   require(num_records() > 0, "the source has no records");
   transformer_ = std::make_unique<Transformer>(param_.transform_param(), phase());
@@ -33,7 +39,8 @@ void PrefetchDataLayer::layer_setup(const BlobVec&, const BlobVec& top) {
   top[0]->reshape(shape);
   if (top.size() > 1) top[1]->reshape({static_cast<int>(batch_size())});
   log_info("output data size: " + std::to_string(batch_size()) + "," + std::to_string(record_shape_[0]) + "," +
-           std::to_string(record_shape_[1]) + "," + std::to_string(record_shape_[2]));
+           std::to_string(record_shape_[1]) + "," + std::to_string(record_shape_[2]) +
+           (shard_count_ > 1 ? " (shard " + std::to_string(shard_index_) + " of " + std::to_string(shard_count_) + ")" : ""));
   seed_ = rng_seed_for_streams() ^ std::hash<std::string>{}(name() + "/" + proto::Phase_Name(phase()));
   start();
 }
@@ -56,7 +63,7 @@ void PrefetchDataLayer::stop() {
 
 std::size_t PrefetchDataLayer::record_for(std::uint64_t position) {
   const std::size_t n = num_records();
-  position += skip_;
+  position = position * shard_count_ + shard_index_ + skip_;
   if (!shuffle()) return static_cast<std::size_t>(position % n);
   const std::uint64_t epoch = position / n;
   if (epoch != perm_epoch_) {

@@ -4,6 +4,8 @@
 // permutation when shuffling) and draws its augmentation from derived_rng(seed,
 // layer, k), so the data do not depend on thread timing and a resumed run (the
 // consumed-batch count is the layer's saved state) reads exactly the same batches.
+// TRAIN-phase layers read only this rank's shard (taihu/caffe/data_shard.hpp): stream
+// position p of this rank is global position p * count + index.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -43,6 +45,9 @@ class PrefetchDataLayer : public Layer {
   virtual unsigned prefetch_depth() const { return 4; }
   virtual bool shuffle() const { return false; }
   std::size_t skip_ = 0;  // rand_skip
+  // Every subclass destructor must call this first: the prefetch thread calls the
+  // subclass's read_record, which must not run while the subclass is destroyed.
+  void stop_prefetch() { stop(); }
 
  private:
   struct Batch {
@@ -55,6 +60,7 @@ class PrefetchDataLayer : public Layer {
   void fill_batch(std::uint64_t k, Batch* b);
   std::size_t record_for(std::uint64_t position);
 
+  std::uint64_t shard_index_ = 0, shard_count_ = 1;  // data-parallel shard (TRAIN only)
   std::unique_ptr<Transformer> transformer_;
   std::vector<int> record_shape_;  // C H W of the output
   int in_c_ = 0, in_h_ = 0, in_w_ = 0;

@@ -106,13 +106,13 @@ void Solver::solve(const std::string& resume_file) {
     restore(resume_file);
   }
   step(param_.max_iter() - iter_);
-  if (param_.snapshot_after_train() && (param_.snapshot() == 0 || iter_ % param_.snapshot() != 0)) snapshot();
-  if (param_.display() && iter_ % param_.display() == 0) {
+  if (param_.snapshot_after_train() && (param_.snapshot() == 0 || iter_ % param_.snapshot() != 0)) snapshot_if_root();
+  if (root_ && param_.display() && iter_ % param_.display() == 0) {
     const float loss = net_->forward();
     log_info("Iteration " + std::to_string(iter_) + ", loss = " + fmt(loss));
   }
-  if (param_.test_interval() && iter_ % param_.test_interval() == 0) test_all();
-  if (param_.has_snapshot_prefix()) write_curve();  // with the final test point
+  if (root_ && param_.test_interval() && iter_ % param_.test_interval() == 0) test_all();
+  if (root_ && param_.has_snapshot_prefix()) write_curve();  // with the final test point
   log_info("Optimization Done.");
 }
 
@@ -136,10 +136,11 @@ void Solver::step(int iters) {
   arch::Stopwatch lapse;
   int last_display_iter = iter_;
   ProgressBar bar("train", param_.max_iter());
-  const bool show_bar = progress_ && ProgressBar::enabled();
+  const bool show_bar = root_ && progress_ && ProgressBar::enabled();
   while (iter_ < stop_iter) {
     net_->clear_param_diffs();
-    if (param_.test_interval() && iter_ % param_.test_interval() == 0 && (iter_ > 0 || param_.test_initialization())) {
+    if (root_ && param_.test_interval() && iter_ % param_.test_interval() == 0 &&
+        (iter_ > 0 || param_.test_initialization())) {
       test_all();
     }
     const bool display = param_.display() && iter_ % param_.display() == 0;
@@ -188,9 +189,14 @@ void Solver::step(int iters) {
     ++iter_;
     if (iteration_callback_) iteration_callback_(iter_, loss);
     if (show_bar) bar.update(iter_, "loss " + fmt(smoothed_loss_));
-    if (param_.snapshot() && iter_ % param_.snapshot() == 0) snapshot();
+    if (param_.snapshot() && iter_ % param_.snapshot() == 0) snapshot_if_root();
   }
   bar.finish();
+}
+
+void Solver::snapshot_if_root() {
+  if (before_snapshot_) before_snapshot_(iter_);
+  if (root_) snapshot();
 }
 
 std::vector<std::vector<float>> Solver::test_all() {

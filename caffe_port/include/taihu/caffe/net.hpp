@@ -96,6 +96,9 @@ class Net {
   const std::vector<std::shared_ptr<Blob>>& params() const { return params_; }
 
   void set_gradient_listener(GradientListener* listener) { listener_ = listener; }
+  // For each layer, the learnable parameter ids the listener is told are final after
+  // that layer's backward (every learnable parameter appears exactly once).
+  const std::vector<std::vector<int>>& params_ready_after_layer() const { return ready_after_layer_; }
 
  private:
   void init(const proto::NetParameter& filtered, const LayerRegistry& registry);

@@ -70,6 +70,12 @@ class Solver {
   // iter_size passes of every iteration (when they are complete), layer by layer in
   // backward order, before clipping, decay and the update run.
   void set_gradient_listener(GradientListener* listener) { gradient_listener_ = listener; }
+  // Data-parallel roles: only the root rank tests, writes snapshots and the curve, and
+  // shows the progress bar; `before_snapshot(iter)` runs on EVERY rank wherever a
+  // snapshot is due (a collective cross-rank weight check), before the root writes it.
+  void set_root(bool root) { root_ = root; }
+  bool root() const { return root_; }
+  void set_before_snapshot(std::function<void(int)> hook) { before_snapshot_ = std::move(hook); }
   // Shows a progress bar on a terminal (the CLI turns it on).
   void set_progress(bool on) { progress_ = on; }
 
@@ -104,6 +110,9 @@ class Solver {
   std::function<void(int, float)> iteration_callback_;
   bool progress_ = false;
   GradientListener* gradient_listener_ = nullptr;
+  bool root_ = true;
+  std::function<void(int)> before_snapshot_;
+  void snapshot_if_root();
 };
 
 // SGD (momentum), Nesterov, AdaGrad, RMSProp, Adam, chosen by `type` (or the

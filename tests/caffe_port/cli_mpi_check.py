@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""taihu-caffe train under mpiexec -n 2, end to end: synthetic digits (IDX, FileData)
+-> data-parallel training with snapshots -> only rank 0 logs info lines, tests and
+writes the snapshot and curve; the weight check runs at each snapshot; the parallel
+run reaches a low loss; --compress=topk:0.05 also trains; a bad --compress value
+fails on every rank with a clear message (no hang); a plain run (no mpiexec) still
+works. Usage: cli_mpi_check.py <taihu-caffe> <mpiexec> [mpiexec flags...]"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+tool, mpiexec, flags = sys.argv[1], sys.argv[2], sys.argv[3:]
+
+NET = """name: 'Small'
+layer { name: 'data' type: 'FileData' top: 'data' top: 'label' include { phase: TRAIN }
+  transform_param { scale: 0.00390625 }
+  file_data_param { source: 'd-img.gz' label_source: 'd-lab.gz' batch_size: 16 count: 1600 shuffle: true } }
+layer { name: 'data' type: 'FileData' top: 'data' top: 'label' include { phase: TEST }
+  transform_param { scale: 0.00390625 }
+  file_data_param { source: 'd-img.gz' label_source: 'd-lab.gz' batch_size: 50 first: 1600 } }
+layer { name: 'conv1' type: 'Convolution' bottom: 'data' top: 'conv1'
+  convolution_param { num_output: 8 kernel_size: 5 weight_filler { type: 'xavier' } } }
+layer { name: 'pool1' type: 'Pooling' bottom: 'conv1' top: 'pool1' pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
+layer { name: 'ip1' type: 'InnerProduct' bottom: 'pool1' top: 'ip1' inner_product_param { num_output: 32 weight_filler { type: 'xavier' } } }
+layer { name: 'relu1' type: 'ReLU' bottom: 'ip1' top: 'ip1' }
+layer { name: 'ip2' type: 'InnerProduct' bottom: 'ip1' top: 'ip2' inner_product_param { num_output: 10 weight_filler { type: 'xavier' } } }
+layer { name: 'accuracy' type: 'Accuracy' bottom: 'ip2' bottom: 'label' top: 'accuracy' include { phase: TEST } }
+layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip2' bottom: 'label' top: 'loss' }
+"""
+SOLVER = """net: 'net.prototxt'
+test_iter: 4
+test_interval: 60
+base_lr: 0.01
+momentum: 0.9
+weight_decay: 0.0005
+lr_policy: 'fixed'
+display: 20
+max_iter: 120
+snapshot: 60
+snapshot_prefix: '{prefix}'
+random_seed: 5
+"""
+
+
+def run(cmd, cwd):
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    return p.returncode, p.stdout
+
+
+def fail(msg, log=""):
+    print("FAIL: " + msg)
+    if log:
+        print(log[-4000:])
+    sys.exit(1)
+
+
+def final_test_accuracy(log):
+    acc = re.findall(r"Test net output #0: accuracy = ([\d.eE+-]+)", log)
+    return float(acc[-1]) if acc else None
+
+
+with tempfile.TemporaryDirectory() as d:
+    rc, log = run([tool, "make_digits", "d-img.gz", "d-lab.gz", "--count=2000", "--seed=2"], d)
+    if rc != 0:
+        fail("make_digits", log)
+    with open(os.path.join(d, "net.prototxt"), "w") as f:
+        f.write(NET)
+    for name, prefix in (("dp.prototxt", "snap/dp"), ("topk.prototxt", "snap/topk"), ("plain.prototxt", "snap/plain")):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(SOLVER.format(prefix=prefix))
+    os.makedirs(os.path.join(d, "snap"))
+    mpi = [mpiexec, "-n", "2"] + flags
+
+    rc, log = run(mpi + [tool, "train", "--solver=dp.prototxt"], d)
+    if rc != 0:
+        fail("data-parallel train exited %d" % rc, log)
+    if log.count("Optimization Done.") != 1:
+        fail("'Optimization Done.' must be logged once (rank 0 only)", log)
+    if re.search(r"^\[rank 1\] I", log, re.M):
+        fail("rank 1 logged info lines", log)
+    if "Data parallel: 2 ranks" not in log:
+        fail("no data-parallel line", log)
+    if len(re.findall(r"output data size: 16,1,28,28 \(shard 0 of 2\)", log)) != 1:
+        fail("rank 0's train layer must report shard 0 of 2", log)
+    for it in (60, 120):
+        for ext in ("caffemodel", "solverstate"):
+            if not os.path.exists(os.path.join(d, "snap", "dp_iter_%d.%s" % (it, ext))):
+                fail("snapshot dp_iter_%d.%s missing" % (it, ext), log)
+    if log.count("Snapshotting to binary proto file") != 2:
+        fail("snapshots must be written once each (rank 0 only)", log)
+    acc_dp = acc = final_test_accuracy(log)
+    if acc is None or acc < 0.5:
+        fail("data-parallel accuracy %s after 120 iterations" % acc, log)
+
+    rc, log = run(mpi + [tool, "train", "--solver=topk.prototxt", "--compress=topk:0.05"], d)
+    if rc != 0 or "compression top-k" not in log:
+        fail("top-k compressed train (rc %d)" % rc, log)
+    acc_topk = acc = final_test_accuracy(log)
+    if acc is None or acc < 0.4:
+        fail("top-k accuracy %s after 120 iterations" % acc, log)
+
+    rc, log = run(mpi + [tool, "train", "--solver=dp.prototxt", "--compress=topk:7"], d)
+    if rc == 0 or "--compress=topk:7" not in log:
+        fail("a bad --compress must fail naming the flag (rc %d)" % rc, log)
+
+    rc, log = run([tool, "train", "--solver=plain.prototxt", "--iterations=20"], d)
+    if rc != 0 or "Data parallel" in log or "Optimization Done." not in log:
+        fail("plain run (rc %d)" % rc, log)
+print("OK: test accuracy after 120 iterations: dense %.3f, top-k 5%% %.3f" % (acc_dp, acc_topk))

@@ -15,6 +15,7 @@
 
 #include "block_sizes.hpp"
 #include "taihu/arch/threads.hpp"
+#include "taihu/arch/topology.hpp"
 
 namespace taihu::gemm {
 namespace {
@@ -171,7 +172,11 @@ bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk) {
     return env == nullptr || std::string(env) != "0";
   }();
   if (!enabled) return false;
-  constexpr double kMaxPanelBytes = 192 * 1024;  // well inside a 256 KiB+ L2
+  // B's kc block may take three quarters of this core's L2 (the A strip and C share it).
+  static const double kMaxPanelBytes = [] {
+    const auto* l2 = arch::topology().cache(2);
+    return 0.75 * double(l2 != nullptr && l2->size_bytes > 0 ? l2->size_bytes : 512 * 1024);
+  }();  // well inside a 256 KiB+ L2
   const BlockSizes bs = block_sizes_for(uk.mr, uk.nr, static_cast<int>(sizeof(T)));
   const double panel_bytes =
       double(bs.kc) * double(ceil_div(pr.n, uk.nr) * uk.nr) * double(sizeof(T));

@@ -46,7 +46,7 @@ MpiSession::MpiSession([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv
     });
   }
 #else
-  if (launcher_world_size() > 1) {
+  if (launched_by_mpi() && launcher_world_size() > 1) {
     throw Error("this taihu-caffe was built without MPI (TAIHU_HAVE_MPI=0 or TAIHU_BUILD_COMM=OFF), so it cannot "
                 "train data-parallel; run it without mpirun, or rebuild with libopenmpi-dev installed");
   }

@@ -4,7 +4,7 @@
 // threads with the same total batch, in the same mpirun so host noise hits both.
 //   OMP_NUM_THREADS=1 mpirun -np 2 --bind-to none bench_data_parallel
 //       [--batch 32 (per rank)] [--iters 60] [--rounds 5] [--compress topk:0.01]
-//       [--threads P (anchor threads)] [--csv FILE]
+//       [--threads P (anchor threads)] [--bucket_kb 25600] [--csv FILE]
 // A round = one anchor run (rank 0 alone with P threads, the other ranks asleep in a
 // polled barrier so they take no CPU) and one data-parallel run (all ranks, 1 thread),
 // in alternating order; each run's time is the slowest rank's, after 5 warm-up
@@ -34,7 +34,7 @@ namespace tc = taihu::caffe;
 namespace {
 
 struct Args {
-  int batch = 32, iters = 60, rounds = 5, threads = 0;
+  int batch = 32, iters = 60, rounds = 5, threads = 0, bucket_kb = 25 * 1024;
   std::string compress = "none", csv;
 };
 
@@ -49,10 +49,13 @@ Args parse(int argc, char** argv) {
     else if (k == "--rounds") a.rounds = std::stoi(v);
     else if (k == "--threads") a.threads = std::stoi(v);
     else if (k == "--compress") a.compress = v;
+    else if (k == "--bucket_kb") a.bucket_kb = std::stoi(v);
     else if (k == "--csv") a.csv = v;
     else throw taihu::Error("bench_data_parallel: unknown flag " + k);
   }
-  if (a.batch < 1 || a.iters < 1 || a.rounds < 1) throw taihu::Error("bench_data_parallel: --batch, --iters, --rounds must be >= 1");
+  if (a.batch < 1 || a.iters < 1 || a.rounds < 1 || a.bucket_kb < 1) {
+    throw taihu::Error("bench_data_parallel: --batch, --iters, --rounds, --bucket_kb must be >= 1");
+  }
   return a;
 }
 
@@ -149,6 +152,7 @@ int main(int argc, char** argv) {
       auto s = tc::create_solver(sp);
       tc::DataParallelOptions o;
       o.compression = tc::parse_compression(a.compress, "--compress");
+      o.bucket_bytes = static_cast<std::size_t>(a.bucket_kb) << 10;
       tc::DataParallel dp(*s, MPI_COMM_WORLD, o);
       s->step(warm);
       MPI_Barrier(MPI_COMM_WORLD);

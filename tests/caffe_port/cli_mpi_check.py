@@ -2,7 +2,8 @@
 """taihu-caffe train under mpiexec -n 2, end to end: synthetic digits (IDX, FileData)
 -> data-parallel training with snapshots -> only rank 0 logs info lines, tests and
 writes the snapshot and curve; the weight check runs at each snapshot; the parallel
-run reaches a low loss; --compress=topk:0.05 also trains; a bad --compress value
+run reaches a low loss; resuming from a snapshot under mpiexec ends with the same
+weights as the uninterrupted run; --compress=topk:0.05 also trains; a bad --compress value
 fails on every rank with a clear message (no hang); a plain run (no mpiexec) still
 works. Usage: cli_mpi_check.py <taihu-caffe> <mpiexec> [mpiexec flags...]"""
 import os
@@ -93,6 +94,15 @@ with tempfile.TemporaryDirectory() as d:
     acc_dp = acc = final_test_accuracy(log)
     if acc is None or acc < 0.5:
         fail("data-parallel accuracy %s after 120 iterations" % acc, log)
+
+    # Resuming the parallel run from its iteration-60 snapshot ends with the same bytes.
+    os.rename(os.path.join(d, "snap", "dp_iter_120.caffemodel"), os.path.join(d, "uninterrupted.caffemodel"))
+    rc, log = run(mpi + [tool, "train", "--solver=dp.prototxt", "--snapshot=snap/dp_iter_60.solverstate"], d)
+    if rc != 0:
+        fail("resumed data-parallel train exited %d" % rc, log)
+    with open(os.path.join(d, "uninterrupted.caffemodel"), "rb") as a, open(os.path.join(d, "snap", "dp_iter_120.caffemodel"), "rb") as b:
+        if a.read() != b.read():
+            fail("resumed run's iteration-120 weights differ from the uninterrupted run's", log)
 
     rc, log = run(mpi + [tool, "train", "--solver=topk.prototxt", "--compress=topk:0.05"], d)
     if rc != 0 or "compression top-k" not in log:

@@ -77,9 +77,14 @@ class DataParallelTest : public ::testing::Test {
   std::unique_ptr<LogCapture> quiet_;
 };
 
-TEST_F(DataParallelTest, MatchesOneProcessWithTheTotalBatch) {
-  const int p = world_size();
-  const int per_rank = 4, total = per_rank * p, iters = 8;
+// iter_size passes: rank r's pass i of iteration k reads its batch k * iter_size + i,
+// so with batch B / (P * iter_size) the ranks' passes together read the B records of
+// one process's iteration k again; the hook only sees the last, accumulated pass.
+class DataParallelIterSizeTest : public DataParallelTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(DataParallelIterSizeTest, MatchesOneProcessWithTheTotalBatch) {
+  const int p = world_size(), iter_size = GetParam();
+  const int per_rank = 4, total = per_rank * p * iter_size, iters = 8;
 
   set_train_data_shard({0, 1});
   auto reference = create_solver(solver_param(total));
@@ -87,7 +92,7 @@ TEST_F(DataParallelTest, MatchesOneProcessWithTheTotalBatch) {
   const std::vector<float> expected = weights(*reference);
   reference.reset();
 
-  proto::SolverParameter sp = solver_param(per_rank);
+  proto::SolverParameter sp = solver_param(per_rank, "iter_size: " + std::to_string(iter_size));
   prepare_data_parallel(MPI_COMM_WORLD, &sp);
   auto solver = create_solver(sp);
   DataParallelOptions options;
@@ -111,6 +116,8 @@ TEST_F(DataParallelTest, MatchesOneProcessWithTheTotalBatch) {
   EXPECT_LE(max_diff, 2e-5 * std::max(1.0, max_abs)) << "rank " << world_rank() << " of " << p;
   EXPECT_NO_THROW(dp.verify_weights("weights after training"));
 }
+
+INSTANTIATE_TEST_SUITE_P(IterSize, DataParallelIterSizeTest, ::testing::Values(1, 2));
 
 TEST_F(DataParallelTest, ShardsAreDisjointAndCoverTheBatchOfOneProcess) {
   // The labels each rank's data layer yields, gathered, equal the 1-process batch.

@@ -28,10 +28,15 @@ void share(index_t count, int tid, int nt, index_t& begin, index_t& end) {
   end = count * (tid + 1) / nt;
 }
 
-// Edge tile: run the kernel into a scratch tile, then merge the valid part into C.
+// One rows x cols tile of C: a full tile goes straight to the kernel; an edge tile runs
+// the kernel into a scratch tile, then merges the valid part into C.
 template <class T>
-void edge_tile(const kernels::MicroKernel<T>& uk, index_t kc, T alpha, const T* ap, index_t a_step,
-               const T* bp, T beta, T* c, index_t ldc, index_t rows, index_t cols) {
+void micro_tile(const kernels::MicroKernel<T>& uk, index_t kc, T alpha, const T* ap, index_t a_step,
+                const T* bp, T beta, T* c, index_t ldc, index_t rows, index_t cols) {
+  if (rows == uk.mr && cols == uk.nr) {
+    uk.fn(kc, alpha, ap, a_step, bp, beta, c, ldc);
+    return;
+  }
   alignas(64) T tile[32 * 16];
   uk.fn(kc, alpha, ap, a_step, bp, T(0), tile, uk.mr);
   for (index_t j = 0; j < cols; ++j)
@@ -96,10 +101,7 @@ void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
           const T* a_micro = ap + ir * mr * kc;
           const T* b_micro = bp + jr * nr * kc;
           T* c = pr.c + (ic + ir * mr) + (jc + jr * nr) * pr.ldc;
-          if (rows == mr && cols == nr)
-            uk.fn(kc, pr.alpha, a_micro, mr, b_micro, beta, c, pr.ldc);
-          else
-            edge_tile(uk, kc, pr.alpha, a_micro, mr, b_micro, beta, c, pr.ldc, rows, cols);
+          micro_tile(uk, kc, pr.alpha, a_micro, mr, b_micro, beta, c, pr.ldc, rows, cols);
         }
         if (nt > 1) {
 #pragma omp barrier
@@ -149,10 +151,7 @@ void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
         const index_t cols = std::min<index_t>(nr, pr.n - jr * nr);
         const T* b_micro = b_buf + jr * nr * kc;
         T* c = pr.c + row + jr * nr * pr.ldc;
-        if (rows == mr && cols == nr)
-          uk.fn(kc, pr.alpha, a_strip, a_step, b_micro, beta, c, pr.ldc);
-        else
-          edge_tile(uk, kc, pr.alpha, a_strip, a_step, b_micro, beta, c, pr.ldc, rows, cols);
+        micro_tile(uk, kc, pr.alpha, a_strip, a_step, b_micro, beta, c, pr.ldc, rows, cols);
       }
     }
     if (nt > 1) {
@@ -166,7 +165,7 @@ void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
 // are at least two full row strips.
 // (TAIHU_GEMM_SKINNY=0 turns the path off, for comparisons.)
 template <class T>
-bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk) {
+bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs) {
   static const bool enabled = [] {
     const char* env = std::getenv("TAIHU_GEMM_SKINNY");
     return env == nullptr || std::string(env) != "0";
@@ -177,7 +176,6 @@ bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk) {
     const auto* l2 = arch::topology().cache(2);
     return 0.75 * double(l2 != nullptr && l2->size_bytes > 0 ? l2->size_bytes : 512 * 1024);
   }();  // well inside a 256 KiB+ L2
-  const BlockSizes bs = block_sizes_for(uk.mr, uk.nr, static_cast<int>(sizeof(T)));
   const double panel_bytes =
       double(bs.kc) * double(ceil_div(pr.n, uk.nr) * uk.nr) * double(sizeof(T));
   // A strip (kc columns, stride lda) is re-read from L2 by every micro-panel of B. A
@@ -226,7 +224,7 @@ template <class T>
 void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int threads) {
   const BlockSizes bs = effective_block_sizes(pr, uk);
   thread_local Workspace<T> ws;
-  if (use_skinny(pr, uk)) {
+  if (use_skinny(pr, uk, bs)) {
     ws.reserve(0, static_cast<std::size_t>(bs.kc * ceil_div(pr.n, uk.nr) * uk.nr));
     T* b_buf = ws.b_panel.data();
     if (threads <= 1) {

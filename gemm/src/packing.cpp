@@ -1,5 +1,6 @@
-// Packing loops. The no-transpose cases read columns contiguously; the transposed
-// cases read rows, which the hardware prefetcher follows as several short streams.
+// Packing loops. One routine packs both operands: A's rows and B's columns are the
+// "lines" of a panel, stored either across the panel at each k step (copied as short
+// contiguous runs) or each along k (transposed in registers).
 #include "packing.hpp"
 
 #include <emmintrin.h>  // SSE2: the x86-64 baseline, so no dispatch is needed here
@@ -59,53 +60,48 @@ void pack_lines(const double* src, index_t ld, index_t kc, int cols, int nr, dou
   }
 }
 
-}  // namespace
-
+// Panels [panel_begin, panel_end) of `width` lines each (rows of op(A), columns of
+// op(B)), lines [x0, x0+extent) x depth [p0, p0+kc), element (x, p) at
+// data[x + p*ld] (a panel's values contiguous at each k step) or, when lines_along_k,
+// at data[p + x*ld] (each line contiguous in k). Lines past `extent` are zero.
 template <class T>
-void pack_a(const MatrixView<T>& a, index_t i0, index_t mc, index_t p0, index_t kc, int mr,
-            T* packed, index_t panel_begin, index_t panel_end) {
+void pack_panels(const T* data, index_t ld, bool lines_along_k, index_t x0, index_t extent,
+                 index_t p0, index_t kc, int width, T* packed, index_t panel_begin,
+                 index_t panel_end) {
   for (index_t panel = panel_begin; panel < panel_end; ++panel) {
-    T* dst = packed + panel * mr * kc;
-    const index_t row = i0 + panel * mr;
-    const index_t rows = mc - panel * mr < mr ? mc - panel * mr : mr;
-    if (!a.trans) {
-      for (index_t p = 0; p < kc; ++p, dst += mr) {
-        const T* src = a.data + row + (p0 + p) * a.ld;
-        index_t i = 0;
-        for (; i < rows; ++i) dst[i] = src[i];
-        for (; i < mr; ++i) dst[i] = T(0);
-      }
+    T* dst = packed + panel * width * kc;
+    const index_t x = x0 + panel * width;
+    const index_t lines = extent - panel * width < width ? extent - panel * width : width;
+    if (lines_along_k) {
+      pack_lines(data + p0 + x * ld, ld, kc, static_cast<int>(lines), width, dst);
+      for (index_t l = lines; l < width; ++l)
+        for (index_t p = 0; p < kc; ++p) dst[p * width + l] = T(0);
     } else {
-      // op(A)(i, p) = a[p + i*ld]: each row is contiguous in p.
-      pack_lines(a.data + p0 + row * a.ld, a.ld, kc, static_cast<int>(rows), mr, dst);
-      for (index_t i = rows; i < mr; ++i)
-        for (index_t p = 0; p < kc; ++p) dst[p * mr + i] = T(0);
+      for (index_t p = 0; p < kc; ++p, dst += width) {
+        const T* src = data + x + (p0 + p) * ld;
+        index_t l = 0;
+        for (; l < lines; ++l) dst[l] = src[l];
+        for (; l < width; ++l) dst[l] = T(0);
+      }
     }
   }
 }
 
+}  // namespace
+
+// op(A)(i, p) = a[i + p*ld], or a[p + i*ld] when transposed.
+template <class T>
+void pack_a(const MatrixView<T>& a, index_t i0, index_t mc, index_t p0, index_t kc, int mr,
+            T* packed, index_t panel_begin, index_t panel_end) {
+  pack_panels(a.data, a.ld, a.trans, i0, mc, p0, kc, mr, packed, panel_begin, panel_end);
+}
+
+// op(B)(p, j) = b[p + j*ld], or b[j + p*ld] when transposed: the no-transpose case is
+// the one whose lines (columns) run along k.
 template <class T>
 void pack_b(const MatrixView<T>& b, index_t p0, index_t kc, index_t j0, index_t nc, int nr,
             T* packed, index_t panel_begin, index_t panel_end) {
-  for (index_t panel = panel_begin; panel < panel_end; ++panel) {
-    T* dst = packed + panel * nr * kc;
-    const index_t col = j0 + panel * nr;
-    const index_t cols = nc - panel * nr < nr ? nc - panel * nr : nr;
-    if (!b.trans) {
-      // op(B)(p, j) = b[p + j*ld]: each column is contiguous in p.
-      pack_lines(b.data + p0 + col * b.ld, b.ld, kc, static_cast<int>(cols), nr, dst);
-      for (index_t j = cols; j < nr; ++j)
-        for (index_t p = 0; p < kc; ++p) dst[p * nr + j] = T(0);
-    } else {
-      // op(B)(p, j) = b[j + p*ld]: each k step is a contiguous row of nr values.
-      for (index_t p = 0; p < kc; ++p, dst += nr) {
-        const T* src = b.data + col + (p0 + p) * b.ld;
-        index_t j = 0;
-        for (; j < cols; ++j) dst[j] = src[j];
-        for (; j < nr; ++j) dst[j] = T(0);
-      }
-    }
-  }
+  pack_panels(b.data, b.ld, !b.trans, j0, nc, p0, kc, nr, packed, panel_begin, panel_end);
 }
 
 template void pack_a<float>(const MatrixView<float>&, index_t, index_t, index_t, index_t, int,

@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "caffe_test_util.hpp"
+#include "mpi_world.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/caffe/data_parallel.hpp"
 #include "taihu/caffe/data_shard.hpp"
@@ -21,16 +22,8 @@
 namespace taihu::caffe::test {
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+using taihu_test::world_rank;
+using taihu_test::world_size;
 
 class DataParallelTest : public ::testing::Test {
  protected:

@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "mpi_world.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/comm/communicator.hpp"
 #include "taihu/comm/parameters.hpp"
@@ -20,16 +21,8 @@ namespace tc = taihu::comm;
 
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int p = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
-  return p;
-}
+using taihu_test::world_rank;
+using taihu_test::world_size;
 
 template <class T> MPI_Datatype mpi_t();
 template <> MPI_Datatype mpi_t<float>() { return MPI_FLOAT; }

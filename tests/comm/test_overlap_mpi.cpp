@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "mpi_world.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/comm/bucketer.hpp"
 #include "taihu/comm/compression.hpp"
@@ -17,16 +18,8 @@
 namespace tc = taihu::comm;
 
 namespace {
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int p = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
-  return p;
-}
+using taihu_test::world_rank;
+using taihu_test::world_size;
 std::vector<float> ramp(std::size_t n, int salt) {
   std::vector<float> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * 7 + world_rank() * 13 + salt) % 61) - 30.0f;

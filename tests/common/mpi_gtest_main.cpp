@@ -1,4 +1,4 @@
-// main() for the MPI test binaries: MPI_Init_thread(MPI_THREAD_MULTIPLE, or
+// main() for every MPI test binary (tests/comm, tests/caffe_port): MPI_Init_thread(MPI_THREAD_MULTIPLE, or
 // MPI_THREAD_SERIALIZED when TAIHU_TEST_MPI_THREAD=serialized, to exercise the
 // nonblocking fallback without a helper thread) around
 // GoogleTest; only rank 0 prints test progress (failures print on every rank); the

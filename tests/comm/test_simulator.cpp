@@ -25,7 +25,7 @@ TEST(CommSimulator, SingleTierMatchesClosedForms) {
 
 TEST(CommSimulator, OversubscriptionIsWhatTheTopologyAwareAlgorithmAvoids) {
   const double n = 64.0 * 1024 * 1024;
-  sim::System s = sim::taihulight(1024);
+  sim::System s = sim::taihulight(1024, 1);
   const double flat = sim::predict(s, sim::SimAlgorithm::flat_default, n);
   const double topo = sim::predict(s, sim::SimAlgorithm::topology_aware, n);
   EXPECT_GT(flat / topo, 1.5);
@@ -34,13 +34,34 @@ TEST(CommSimulator, OversubscriptionIsWhatTheTopologyAwareAlgorithmAvoids) {
   s.tiers[1].latency = s.tiers[0].latency;
   EXPECT_NEAR(sim::predict(s, sim::SimAlgorithm::flat_default, n) / sim::predict(s, sim::SimAlgorithm::topology_aware, n), 1.0, 0.05);
   // Inside one supernode the tiers never matter.
-  const sim::System one = sim::taihulight(256);
+  const sim::System one = sim::taihulight(256, 1);
   EXPECT_NEAR(sim::predict(one, sim::SimAlgorithm::flat_default, n), sim::predict(one, sim::SimAlgorithm::hierarchical, n), 1e-9);
+}
+
+TEST(CommSimulator, RanksPerNodeEqualsAnExplicitNodeTier) {
+  // 4 ranks per node seen as ranks: a node tier of 4 and every tier above carrying 4x
+  // the flows on the same links, i.e. 4x the oversubscription. Written out by hand:
+  const sim::System explicit_tiers = sim::parse_system(
+      "gamma=2.5e-10 tier=node,4,10e9,0.5e-6,1 tier=supernode,256,8e9,1e-6,4 tier=system,0,8e9,2e-6,16", 4096);
+  const sim::System preset = sim::taihulight(1024, 4);
+  for (auto alg : {sim::SimAlgorithm::ring, sim::SimAlgorithm::flat_default, sim::SimAlgorithm::hierarchical,
+                   sim::SimAlgorithm::topology_aware})
+    for (double n : {4096.0, 64.0 * 1024 * 1024})
+      EXPECT_NEAR(sim::predict(preset, alg, n), sim::predict(explicit_tiers, alg, n), 1e-12) << sim::name(alg) << " " << n;
+  // The same node count with 4 ranks sharing each link: the flat algorithm's heavy
+  // exchanges now queue on the node's link; the hierarchical one first reduces inside
+  // the node, so each link still carries about one vector each way.
+  const double n = 64.0 * 1024 * 1024;
+  const sim::System one = sim::taihulight(1024, 1);
+  EXPECT_GT(sim::predict(preset, sim::SimAlgorithm::flat_default, n), 2.0 * sim::predict(one, sim::SimAlgorithm::flat_default, n));
+  EXPECT_LT(sim::predict(preset, sim::SimAlgorithm::hierarchical, n), 1.5 * sim::predict(one, sim::SimAlgorithm::hierarchical, n));
+  EXPECT_THROW(sim::parse_system("ranks_per_node=4 tier=a,0,1e9,1e-6,1", 8), taihu::Error);  // no node= link
+  EXPECT_THROW(sim::parse_system("ranks_per_node=0 node=1e9,1e-6 tier=a,0,1e9,1e-6,1", 8), taihu::Error);
 }
 
 TEST(CommSimulator, TopologyAwareNeverLosesAndScalesTo65536) {
   for (double n : {4.0, 4096.0, 1048576.0}) {
-    const sim::System s = sim::taihulight(65536);
+    const sim::System s = sim::taihulight(16384);  // 65536 ranks
     const double t = sim::predict(s, sim::SimAlgorithm::topology_aware, n);
     EXPECT_GT(t, 0);
     EXPECT_LE(t, sim::predict(s, sim::SimAlgorithm::hierarchical, n) * (1 + 1e-12));

@@ -5,7 +5,8 @@
 //   taihu-allreduce-sim --bytes 4096 --png small.png
 //   taihu-allreduce-sim --preset machine         # this machine, from the calibration cache
 //   taihu-allreduce-sim --system "gamma=2.5e-10 tier=rack,32,12.5e9,1.5e-6,1 tier=system,0,12.5e9,3e-6,3"
-//   options: --max-nodes N  --placement block|round_robin  --png FILE  --calibration FILE
+//   options: --max-nodes N  --ranks-per-node N  --placement block|round_robin  --png FILE
+//            --calibration FILE
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -26,6 +27,7 @@ struct Args {
   double bytes = 64.0 * 1024 * 1024;
   int max_nodes = 65536;
   std::string placement;
+  int ranks_per_node = 0;  // 0: the preset's (TaihuLight: 4) or the description's
 };
 
 Args parse(int argc, char** argv) {
@@ -44,9 +46,11 @@ Args parse(int argc, char** argv) {
       else if (k == "--png") a.png = value();
       else if (k == "--calibration") a.calibration = value();
       else if (k == "--placement") a.placement = value();
+      else if (k == "--ranks-per-node") a.ranks_per_node = std::stoi(value());
       else if (k == "--help" || k == "-h") {
         std::printf("usage: taihu-allreduce-sim [--preset taihulight|machine] [--system DESC] [--bytes N]\n"
-                    "       [--max-nodes N] [--placement block|round_robin] [--png FILE] [--calibration FILE]\n");
+                    "       [--max-nodes N] [--ranks-per-node N] [--placement block|round_robin] [--png FILE]\n"
+                    "       [--calibration FILE]\n");
         std::exit(0);
       } else {
         throw taihu::Error("unknown argument '" + k + "' (try --help)");
@@ -58,6 +62,7 @@ Args parse(int argc, char** argv) {
   if (!(a.bytes > 0)) throw taihu::Error("--bytes must be > 0");
   if (a.max_nodes < 2 || a.max_nodes > (1 << 20)) throw taihu::Error("--max-nodes must be in [2, 1048576]");
   if (a.preset != "taihulight" && a.preset != "machine") throw taihu::Error("--preset must be taihulight or machine");
+  if (a.ranks_per_node < 0) throw taihu::Error("--ranks-per-node must be >= 1");
   return a;
 }
 
@@ -88,6 +93,12 @@ int main(int argc, char** argv) {
       sim::System s = !a.system.empty() ? sim::parse_system(a.system, nodes)
                       : a.preset == "machine" ? machine(nodes, a.calibration.empty() ? taihu::comm::default_cache_path() : a.calibration)
                                               : sim::taihulight(nodes);
+      if (a.ranks_per_node > 0) {
+        s.ranks_per_node = a.ranks_per_node;
+        if (a.ranks_per_node > 1 && !(s.node_bandwidth > 0))
+          throw taihu::Error("--ranks-per-node " + std::to_string(a.ranks_per_node) +
+                             " needs the links inside a node: use the taihulight preset or node=bandwidth,latency in --system");
+      }
       if (a.placement == "round_robin") s.placement = sim::Placement::round_robin;
       else if (a.placement == "block") s.placement = sim::Placement::block;
       else if (!a.placement.empty()) throw taihu::Error("--placement must be block or round_robin");

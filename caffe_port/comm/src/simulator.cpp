@@ -20,6 +20,9 @@
 //  - 2 us latency across supernodes (assumption: one more switch level);
 //  - gamma = 1 / (4 GB/s): the reduction runs on the node's management core, bound by
 //    its memory bandwidth (assumption; swCaffe offloads it for this reason).
+//  - 4 MPI processes per node, one per SW26010 core group (the usual MPI + Athread
+//    layout, and swCaffe's), sharing the node's link; between two core groups of a
+//    node 10 GB/s and 0.5 us (assumption: a copy through the node's memory).
 #include "taihu/comm/simulator.hpp"
 
 #include <algorithm>
@@ -164,7 +167,10 @@ const char* name(SimAlgorithm a) {
   return "?";
 }
 
-double predict(const System& system, SimAlgorithm algorithm, double bytes) {
+namespace {
+
+// `system` is rank-level here (rank_level() applied).
+double predict_ranks(const System& system, SimAlgorithm algorithm, double bytes) {
   if (system.nodes <= 1 || system.tiers.empty()) return 0;
   const long long p = system.nodes;
   switch (algorithm) {
@@ -174,11 +180,11 @@ double predict(const System& system, SimAlgorithm algorithm, double bytes) {
     case SimAlgorithm::flat_default:
       // MPICH's fixed rule (Sunway's MPI derives from MPICH): recursive doubling up to
       // 2 KiB, Rabenseifner above.
-      return bytes <= 2048 ? predict(system, SimAlgorithm::recursive_doubling, bytes)
-                           : predict(system, SimAlgorithm::rabenseifner, bytes);
+      return bytes <= 2048 ? predict_ranks(system, SimAlgorithm::recursive_doubling, bytes)
+                           : predict_ranks(system, SimAlgorithm::rabenseifner, bytes);
     case SimAlgorithm::topology_aware: {
       const Evaluator ev(system, true);
-      return std::min({predict(system, SimAlgorithm::hierarchical, bytes), ring(ev, p, bytes, system.gamma),
+      return std::min({predict_ranks(system, SimAlgorithm::hierarchical, bytes), ring(ev, p, bytes, system.gamma),
                        recursive_doubling(ev, p, bytes, system.gamma),
                        rabenseifner(ev, p, bytes, system.gamma, true)});
     }
@@ -216,13 +222,42 @@ double predict(const System& system, SimAlgorithm algorithm, double bytes) {
   return 0;
 }
 
-System taihulight(int nodes) {
+}  // namespace
+
+double predict(const System& system, SimAlgorithm algorithm, double bytes) {
+  return predict_ranks(rank_level(system), algorithm, bytes);
+}
+
+System taihulight(int nodes, int ranks_per_node) {
+  if (ranks_per_node < 1) throw Error("taihulight: ranks_per_node must be >= 1");
   System s;
   s.name = "TaihuLight-like";
   s.nodes = nodes;
   s.tiers = {{"supernode", 256, 8e9, 1e-6, 1}, {"system", 0, 8e9, 2e-6, 4}};
   s.gamma = 1.0 / 4e9;
+  s.ranks_per_node = ranks_per_node;
+  s.node_bandwidth = 10e9;
+  s.node_latency = 0.5e-6;
   return s;
+}
+
+System rank_level(const System& system) {
+  if (system.ranks_per_node <= 1) return system;
+  if (!(system.node_bandwidth > 0) || !(system.node_latency >= 0))
+    throw Error("system with " + std::to_string(system.ranks_per_node) +
+                " ranks per node needs node=bandwidth,latency for the links inside a node");
+  System r = system;
+  r.nodes = system.nodes * system.ranks_per_node;
+  r.ranks_per_node = 1;
+  r.tiers.clear();
+  r.tiers.push_back({"node", system.ranks_per_node, system.node_bandwidth, system.node_latency, 1});
+  for (SimTier t : system.tiers) {
+    // A tier's uplink capacity is counted per unit below it; units are now ranks, and
+    // ranks_per_node of them share what one node had.
+    t.oversubscription *= system.ranks_per_node;
+    r.tiers.push_back(t);
+  }
+  return r;
 }
 
 System single_tier(int nodes, double alpha, double beta, double gamma, const std::string& label) {
@@ -247,6 +282,15 @@ System parse_system(const std::string& text, int nodes) {
     try {
       if (key == "gamma") {
         s.gamma = std::stod(value);
+      } else if (key == "ranks_per_node") {
+        s.ranks_per_node = std::stoi(value);
+        if (s.ranks_per_node < 1) throw Error("ranks_per_node must be >= 1");
+      } else if (key == "node") {
+        const auto comma = value.find(',');
+        if (comma == std::string::npos) throw Error("expected bandwidth,latency");
+        s.node_bandwidth = std::stod(value.substr(0, comma));
+        s.node_latency = std::stod(value.substr(comma + 1));
+        if (!(s.node_bandwidth > 0) || !(s.node_latency >= 0)) throw Error("bandwidth > 0, latency >= 0");
       } else if (key == "placement") {
         if (value == "block") s.placement = Placement::block;
         else if (value == "round_robin") s.placement = Placement::round_robin;
@@ -261,7 +305,7 @@ System parse_system(const std::string& text, int nodes) {
           throw Error("group >= 0, bandwidth > 0, latency >= 0, oversubscription >= 1");
         s.tiers.push_back(t);
       } else {
-        throw Error("unknown key (gamma, placement, tier)");
+        throw Error("unknown key (gamma, placement, tier, ranks_per_node, node)");
       }
     } catch (const Error& e) {
       throw Error("system description item '" + item + "': " + e.what());
@@ -270,12 +314,18 @@ System parse_system(const std::string& text, int nodes) {
     }
   }
   if (s.tiers.empty()) throw Error("system description has no tier=... item");
+  if (s.ranks_per_node > 1 && !(s.node_bandwidth > 0))
+    throw Error("system description: ranks_per_node=" + std::to_string(s.ranks_per_node) +
+                " needs node=bandwidth,latency");
   return s;
 }
 
 std::string describe(const System& s) {
   std::ostringstream os;
   os << s.name << ": " << s.nodes << " nodes";
+  if (s.ranks_per_node > 1)
+    os << " x " << s.ranks_per_node << " ranks (" << s.node_bandwidth / 1e9 << " GB/s " << s.node_latency * 1e6
+       << " us inside a node)";
   for (const auto& t : s.tiers)
     os << "; " << t.name << (t.group ? " of " + std::to_string(t.group) : std::string()) << " " << t.bandwidth / 1e9
        << " GB/s " << t.latency * 1e6 << " us oversub " << t.oversubscription;

@@ -10,6 +10,12 @@
 // max over flows of latency(t) + bytes / min(link bandwidth, fair share). Reductions
 // cost gamma per byte. Steps are evaluated in closed form per symmetric step (all
 // flows of a step are alike), which keeps 65536 nodes instant.
+//
+// A node may run several ranks (TaihuLight: one MPI process per core group, 4 per
+// node). They share the node's network link: predict() works on ranks, with an
+// innermost "node" tier (rank-to-rank copies inside the node) and every tier above it
+// oversubscribed ranks_per_node times more, so a node's flows split its injection
+// bandwidth as they do on the machine.
 #pragma once
 #include <string>
 #include <vector>
@@ -39,6 +45,9 @@ struct System {
   // How the flat (topology-unaware) algorithms' ranks are laid onto nodes; the
   // hierarchical algorithm orders ranks by topology itself.
   Placement placement = Placement::block;
+  int ranks_per_node = 1;      // MPI processes per node, sharing its network link
+  double node_bandwidth = 0;   // bytes/s between two ranks of one node (ranks_per_node > 1)
+  double node_latency = 0;     // seconds per message between two ranks of one node
 };
 
 // flat_default: MPICH's fixed rule over the job's rank placement. hierarchical: per-tier
@@ -52,16 +61,22 @@ struct Prediction {
   double seconds = 0;
 };
 
-// Predicted time of an allreduce of `bytes` over all nodes of `system`.
+// Predicted time of an allreduce of `bytes` over all ranks of `system`.
 double predict(const System& system, SimAlgorithm algorithm, double bytes);
 const char* name(SimAlgorithm algorithm);
 
-// TaihuLight-like preset with `nodes` nodes (supernodes of 256); see simulator.cpp.
-System taihulight(int nodes);
+// TaihuLight-like preset with `nodes` nodes (supernodes of 256) and `ranks_per_node`
+// MPI processes per node (4: one per SW26010 core group); see simulator.cpp.
+System taihulight(int nodes, int ranks_per_node = 4);
+// The same system seen by ranks: nodes * ranks_per_node units, a "node" tier inside
+// each node, the tiers above oversubscribed ranks_per_node times more. Identity when
+// ranks_per_node is 1.
+System rank_level(const System& system);
 // This machine's node tier from calibration parameters (alpha s, beta s/byte, gamma).
 System single_tier(int nodes, double alpha, double beta, double gamma, const std::string& name);
 // Text description, e.g. "gamma=3.3e-10 tier=supernode,256,8e9,1e-6,1 tier=system,0,8e9,2e-6,4"
-// (tier=name,group,bandwidth B/s,latency s,oversubscription; placement=block|round_robin).
+// (tier=name,group,bandwidth B/s,latency s,oversubscription; placement=block|round_robin;
+// ranks_per_node=N with node=bandwidth B/s,latency s for the links inside a node).
 // Throws taihu::Error naming the bad item.
 System parse_system(const std::string& text, int nodes);
 std::string describe(const System& system);

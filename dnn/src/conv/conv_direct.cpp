@@ -1,12 +1,19 @@
-// Direct convolution for the two shapes where neither im2col nor Winograd pays:
-//   pointwise (1x1 kernel, no padding): y_g = W_g * x_g straight from the input (the
-//     input already is the GEMM's B operand: one taihu::gemm per image and group);
-//     strided 1x1 gathers L2-sized pixel blocks and multiplies them with weights packed
-//     once (gemm::PackedA, cached under WeightsHint::unchanged); backward-data and
-//     backward-weights at stride 1.
-//   first layers (groups 1, c <= 4, any kernel): a blocked direct kernel over 16 output
-//     channels x 6 pixels on a zero-padded input (direct_kernels_<isa>.cpp); forward only
-//     (a first layer needs no bottom diff; its weight gradient goes to another algorithm).
+// Direct convolution on NCHW data, vectorised along output pixels (the way oneDNN's
+// direct kernels are register-blocked, but without reordering activations to a
+// blocked layout): nothing is packed per call except a zero-padded copy of the input
+// (none at all for 1x1 stride-1 unpadded layers, which read x in place).
+//   Input geometry: the padded input of each channel is stored phase-split along the
+//     width ([hp][stride_w][wq]: column ix of the padded row goes to phase ix % sw,
+//     slot ix / sw), so every kernel tap reads consecutive output pixels from
+//     consecutive floats, whatever the stride. 1x1 stride-1 planes are one long row.
+//   forward: tiles of 4 output channels x 24 pixels (direct_kernels_<isa>.cpp); the
+//     weights are packed once ([group][4-channel block][channel][tap][4], cached under
+//     WeightsHint::unchanged) and the channel reduction is blocked so the packed
+//     block stays in L2; work items are (image, group, rows) chunks.
+//   backward-weights: dW = dY X^T reduced along pixels with both operands read in
+//     place (3 channels x 4 weight columns per tile), pixel chunks sized so dY's chunk
+//     stays in L2; threads own disjoint weight columns (no reduction between threads).
+//   backward-data (stride 1): the forward pass of the transposed problem.
 #include <algorithm>
 #include <cstring>
 #include <omp.h>
@@ -14,43 +21,146 @@
 
 #include "conv_algorithm.hpp"
 #include "direct_kernels.hpp"
-#include "im2col.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/dispatch.hpp"
 #include "taihu/arch/threads.hpp"
-#include "taihu/gemm/gemm.hpp"
-#include "taihu/gemm/packed.hpp"
 
 namespace taihu::dnn::conv {
 
 namespace {
 
-using gemm::Layout;
-using gemm::Trans;
+constexpr index_t kFwdRows = 4, kFwdPixels = 24;  // forward tile
+constexpr index_t kBwdRows = 3, kBwdCols = 4;     // backward-weights tile
 
-bool pointwise(const ConvDesc& d) { return d.kh == 1 && d.kw == 1 && d.pad_h == 0 && d.pad_w == 0; }
-bool first_layer(const ConvDesc& d) { return d.groups == 1 && d.c <= 4 && !pointwise(d); }
-bool unit_stride(const ConvDesc& d) { return d.stride_h == 1 && d.stride_w == 1; }
+struct DirectKernels {
+  DirectFwdKernel fwd;
+  DirectBwdwKernel bwdw;
+};
 
-DirectRowKernel row_kernel() {
-  static const arch::ImplementationList<DirectRowKernel> list(
-      "direct conv row kernel", {{"avx2_16x6", arch::Isa::avx2, &direct_row_avx2},
-                                 {"generic_16x6", arch::Isa::generic, &direct_row_generic}});
+const DirectKernels& kernels() {
+  static const arch::ImplementationList<DirectKernels> list(
+      "direct conv kernels",
+      {{"avx2_4x24_3x4", arch::Isa::avx2, {&direct_fwd_avx2, &direct_bwdw_avx2}},
+       {"generic", arch::Isa::generic, {&direct_fwd_generic, &direct_bwdw_generic}}});
   return list.chosen().impl;
+}
+
+index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }
+
+// Where the kernels find the input: in place (1x1, stride 1, no padding) or in the
+// phase-split padded copy.
+struct InputGeometry {
+  bool in_place = false;
+  index_t oh = 1, ow = 1;         // output rows x pixels per row as the kernels see them
+  index_t chan_stride = 0;        // floats per input channel
+  index_t row_step = 0;           // input floats per output row
+  index_t hp = 0, sw = 1, wq = 0; // padded copy: [hp][sw][wq] per channel
+  std::vector<index_t> tap_off;   // per kernel tap (r, s)
+};
+
+InputGeometry make_geometry(const ConvDesc& d) {
+  InputGeometry g;
+  g.in_place = d.kh == 1 && d.kw == 1 && d.stride_h == 1 && d.stride_w == 1 && d.pad_h == 0 && d.pad_w == 0;
+  if (g.in_place) {
+    g.ow = d.h * d.w;
+    g.chan_stride = d.h * d.w;
+    g.tap_off = {0};
+    return g;
+  }
+  g.oh = d.out_h();
+  g.ow = d.out_w();
+  g.sw = d.stride_w;
+  g.hp = d.h + 2 * d.pad_h;
+  g.wq = ceil_div(d.w + 2 * d.pad_w, g.sw);
+  const index_t row = g.sw * g.wq;
+  g.chan_stride = g.hp * row;
+  g.row_step = d.stride_h * row;
+  for (index_t r = 0; r < d.kh; ++r)
+    for (index_t s = 0; s < d.kw; ++s) {
+      const index_t col = s * d.dil_w;
+      g.tap_off.push_back(r * d.dil_h * row + (col % g.sw) * g.wq + col / g.sw);
+    }
+  return g;
+}
+
+// One channel plane of x into its padded, phase-split copy.
+void fill_plane(const ConvDesc& d, const InputGeometry& g, const float* x, float* dst) {
+  const index_t row = g.sw * g.wq;
+  for (index_t iyp = 0; iyp < g.hp; ++iyp) {
+    float* out = dst + iyp * row;
+    const index_t iy = iyp - d.pad_h;
+    if (iy < 0 || iy >= d.h) {
+      std::memset(out, 0, sizeof(float) * row);
+      continue;
+    }
+    const float* src = x + iy * d.w;
+    if (g.sw == 1) {
+      std::memset(out, 0, sizeof(float) * d.pad_w);
+      std::memcpy(out + d.pad_w, src, sizeof(float) * d.w);
+      std::memset(out + d.pad_w + d.w, 0, sizeof(float) * (row - d.pad_w - d.w));
+      continue;
+    }
+    for (index_t ixp = 0; ixp < row; ++ixp) {
+      const index_t ix = ixp - d.pad_w;
+      out[(ixp % g.sw) * g.wq + ixp / g.sw] = (ix >= 0 && ix < d.w) ? src[ix] : 0.0f;
+    }
+  }
 }
 
 class Direct final : public ConvAlgorithm {
  public:
   explicit Direct(const ConvDesc& d)
-      : d_(d), kg_(d.k / d.groups), cg_(d.c / d.groups), plane_(d.out_h() * d.out_w()),
-        bwd_data_(d, make_direct) {}
+      : d_(d), kg_(d.k / d.groups), cg_(d.c / d.groups), taps_(d.kh * d.kw), geo_(make_geometry(d)),
+        bwd_data_(d, make_direct) {
+    // Channels per reduction block: the packed weights of one group's block <= 192 KiB.
+    const index_t per_channel = ceil_div(kg_, kFwdRows) * kFwdRows * taps_;
+    const index_t blocks = ceil_div(cg_, std::clamp<index_t>(48 * 1024 / per_channel, 1, cg_));
+    cblock_ = ceil_div(cg_, blocks);
+  }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
-    if (pointwise(d_)) {
-      forward_pointwise(x, w, y, hint);
-      add_bias(d_, bias, y);
-    } else {
-      forward_first_layer(x, w, bias, y, hint);  // adds the bias while storing
+    if (hint == WeightsHint::changed || wpack_.empty()) pack_weights(w);
+    const int nt = arch::threads_for_call();
+    const DirectFwdKernel kernel = kernels().fwd;
+    const index_t kblocks = ceil_div(kg_, kFwdRows), plane = d_.out_h() * d_.out_w();
+    // Work items: (image, group, row chunk, pixel chunk).
+    const index_t rows = geo_.in_place ? 1 : std::min<index_t>(geo_.oh, 4);
+    const index_t pixels = geo_.in_place ? 8 * kFwdPixels : geo_.ow;
+    const index_t rchunks = ceil_div(geo_.oh, rows), pchunks = ceil_div(geo_.ow, pixels);
+    const index_t items = d_.n * d_.groups * rchunks * pchunks;
+    prepare_buffer();
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+      const float* xin = fill_input(x);
+#pragma omp for schedule(static)
+      for (index_t it = 0; it < items; ++it) {
+        const index_t pc = it % pchunks, rc = (it / pchunks) % rchunks, g = (it / (pchunks * rchunks)) % d_.groups,
+                      n = it / (pchunks * rchunks * d_.groups);
+        const index_t oy1 = std::min(geo_.oh, (rc + 1) * rows), x1 = std::min(geo_.ow, (pc + 1) * pixels);
+        for (index_t c0 = 0; c0 < cg_; c0 += cblock_) {
+          DirectFwdArgs a{};
+          a.channels = std::min(cblock_, cg_ - c0);
+          a.chan_stride = geo_.chan_stride;
+          a.tap_off = geo_.tap_off.data();
+          a.taps = taps_;
+          a.y_kstride = plane;
+          a.accumulate = c0 > 0;
+          const float* xg = xin + (n * d_.c + g * cg_ + c0) * geo_.chan_stride;
+          for (index_t oy = rc * rows; oy < oy1; ++oy)
+            for (index_t x0 = pc * pixels; x0 < x1; x0 += kFwdPixels) {
+              a.x = xg + oy * geo_.row_step + x0;
+              a.lanes = static_cast<int>(std::min(kFwdPixels, x1 - x0));
+              for (index_t kb = 0; kb < kblocks; ++kb) {
+                const index_t k0 = g * kg_ + kb * kFwdRows;
+                a.rows = static_cast<int>(std::min(kFwdRows, kg_ - kb * kFwdRows));
+                a.w = wpack_.data() + ((g * kblocks + kb) * cg_ + c0) * taps_ * kFwdRows;
+                a.bias = bias && c0 == 0 ? bias + k0 : nullptr;
+                a.y = y + (n * d_.k + k0) * plane + oy * geo_.ow + x0;
+                kernel(a);
+              }
+            }
+        }
+      }
     }
   }
 
@@ -58,108 +168,99 @@ class Direct final : public ConvAlgorithm {
     bwd_data_.run(dy, w, dx, hint);
   }
 
-  void backward_weights(const float* x, const float* dy, float* dw, float* dbias,
-                        bool accumulate) override {
-    // Pointwise, stride 1: dW_g (+)= sum_n dy_ng * x_ng^T.
-    for (index_t n = 0; n < d_.n; ++n)
-      for (index_t g = 0; g < d_.groups; ++g)
-        gemm::sgemm(Layout::row_major, Trans::no, Trans::yes, kg_, cg_, plane_, 1.0f,
-                    dy + (n * d_.k + g * kg_) * plane_, plane_, x + (n * d_.c + g * cg_) * plane_,
-                    plane_, (n == 0 && !accumulate) ? 0.0f : 1.0f, dw + g * kg_ * cg_, cg_);
+  void backward_weights(const float* x, const float* dy, float* dw, float* dbias, bool accumulate) override {
+    const index_t cols = cg_ * taps_, wsize = d_.k * cols;
+    if (!accumulate) std::fill(dw, dw + wsize, 0.0f);
+    if (col_off_.empty())
+      for (index_t c = 0; c < cg_; ++c)
+        for (index_t t = 0; t < taps_; ++t) col_off_.push_back(c * geo_.chan_stride + geo_.tap_off[static_cast<std::size_t>(t)]);
+    const int nt = arch::threads_for_call();
+    const DirectBwdwKernel kernel = kernels().bwdw;
+    const index_t plane = d_.out_h() * d_.out_w();
+    const index_t col_groups = ceil_div(cols, kBwdCols), row_groups = ceil_div(kg_, kBwdRows);
+    const index_t units = d_.groups * col_groups;
+    // Pixel chunk: dY's chunk (kg channels) within ~96 KiB of L2.
+    const index_t chunk = std::clamp<index_t>(24 * 1024 / kg_, 256, 4096);
+    const index_t rows = geo_.in_place ? 1 : std::clamp<index_t>(chunk / geo_.ow, 1, geo_.oh);
+    const index_t pixels = geo_.in_place ? chunk : geo_.ow;
+    prepare_buffer();
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+      const float* xin = fill_input(x);
+      index_t u0, u1;
+      split_range(units, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
+      DirectBwdwArgs a{};
+      a.dy_kstride = plane;
+      a.dy_row_stride = geo_.ow;
+      a.x_row_stride = geo_.row_step;
+      a.dw_kstride = cols;
+      for (index_t n = 0; n < d_.n; ++n)
+        for (index_t oy0 = 0; oy0 < geo_.oh; oy0 += rows)
+          for (index_t x0 = 0; x0 < geo_.ow; x0 += pixels) {
+            a.out_rows = std::min(rows, geo_.oh - oy0);
+            a.x0 = x0;
+            a.x1 = std::min(geo_.ow, x0 + pixels);
+            for (index_t u = u0; u < u1; ++u) {
+              const index_t g = u / col_groups, j0 = (u % col_groups) * kBwdCols;
+              a.cols = static_cast<int>(std::min(kBwdCols, cols - j0));
+              a.col_off = col_off_.data() + j0;
+              a.x = xin + (n * d_.c + g * cg_) * geo_.chan_stride + oy0 * geo_.row_step;
+              for (index_t rg = 0; rg < row_groups; ++rg) {
+                const index_t k0 = g * kg_ + rg * kBwdRows;
+                a.rows = static_cast<int>(std::min(kBwdRows, kg_ - rg * kBwdRows));
+                a.dy = dy + (n * d_.k + k0) * plane + oy0 * geo_.ow;
+                a.dw = dw + k0 * cols + j0;
+                kernel(a);
+              }
+            }
+          }
+    }
     bias_gradient(d_, dy, dbias, accumulate);
   }
 
  private:
-  void forward_pointwise(const float* x, const float* w, float* y, WeightsHint hint) {
-    const int nt = arch::threads_for_call();
-    if (unit_stride(d_)) {
-      // Stride 1: one GEMM per image and group straight on x (the input already is the
-      // B operand); images in parallel when there are enough, else gemm's own threads.
-      const index_t items = d_.n * d_.groups;
-      const bool outer = items >= nt && nt > 1;
-#pragma omp parallel for num_threads(nt) schedule(static) if (outer)
-      for (index_t it = 0; it < items; ++it) {
-        const index_t g = it % d_.groups, n = it / d_.groups;
-        gemm::sgemm(Layout::row_major, Trans::no, Trans::no, kg_, plane_, cg_, 1.0f, w + g * kg_ * cg_,
-                    cg_, x + (n * d_.c + g * cg_) * plane_, plane_, 0.0f,
-                    y + (n * d_.k + g * kg_) * plane_, plane_);
-      }
-      return;
-    }
-    // Strided: gather L2-sized pixel blocks, multiply them with the pre-packed weights.
-    if (hint == WeightsHint::changed || packed_.empty()) {
-      packed_.clear();
-      for (index_t g = 0; g < d_.groups; ++g)
-        packed_.emplace_back(Layout::row_major, Trans::no, kg_, cg_, w + g * kg_ * cg_, cg_);
-    }
-    const index_t pb = std::min(plane_, std::max<index_t>(16, (192 * 1024 / 4) / cg_ / 16 * 16));
-    const index_t blocks = (plane_ + pb - 1) / pb;
-    if (bufs_.size() < static_cast<std::size_t>(cg_ * pb * nt))
-      bufs_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(cg_ * pb * nt));
-    const index_t items = d_.n * d_.groups * blocks;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-    for (index_t it = 0; it < items; ++it) {
-      const index_t b = it % blocks, g = (it / blocks) % d_.groups, n = it / (blocks * d_.groups);
-      const index_t p0 = b * pb, p1 = std::min(plane_, p0 + pb);
-      float* buf = bufs_.data() + static_cast<std::size_t>(cg_ * pb) * omp_get_thread_num();
-      im2col_pixels(d_, x + (n * d_.c + g * cg_) * d_.h * d_.w, buf, p1 - p0, p0, p1);
-      gemm::gemm_packed(Layout::row_major, packed_[g], Trans::no, p1 - p0, 1.0f, buf, p1 - p0, 0.0f,
-                        y + (n * d_.k + g * kg_) * plane_ + p0, plane_);
-    }
+  // [group][4-channel block][channel][tap][4], zero rows past kg.
+  void pack_weights(const float* w) {
+    const index_t kblocks = ceil_div(kg_, kFwdRows);
+    wpack_.assign(static_cast<std::size_t>(d_.groups * kblocks * cg_ * taps_ * kFwdRows), 0.0f);
+    for (index_t g = 0; g < d_.groups; ++g)
+      for (index_t k = 0; k < kg_; ++k)
+        for (index_t c = 0; c < cg_; ++c)
+          for (index_t t = 0; t < taps_; ++t)
+            wpack_[static_cast<std::size_t>((((g * kblocks + k / kFwdRows) * cg_ + c) * taps_ + t) * kFwdRows +
+                                            k % kFwdRows)] = w[((g * kg_ + k) * cg_ + c) * taps_ + t];
   }
 
-  void forward_first_layer(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) {
-    const index_t kb = (d_.k + 15) / 16, rs = d_.kh * d_.kw;
-    if (hint == WeightsHint::changed || wblk_.empty()) {  // [kb][c][kh][kw][16]
-      wblk_.assign(static_cast<std::size_t>(kb * d_.c * rs * 16), 0.0f);
-      for (index_t k = 0; k < d_.k; ++k)
-        for (index_t c = 0; c < d_.c; ++c)
-          for (index_t p = 0; p < rs; ++p)
-            wblk_[static_cast<std::size_t>((((k / 16) * d_.c + c) * rs + p) * 16 + k % 16)] =
-                w[(k * d_.c + c) * rs + p];
-    }
-    const index_t hp = d_.h + 2 * d_.pad_h, wp = d_.w + 2 * d_.pad_w, oh = d_.out_h(), ow = d_.out_w();
-    const int nt = arch::threads_for_call();
-    xpad_.assign(static_cast<std::size_t>(d_.n * d_.c * hp * wp), 0.0f);
-    rows_.resize(static_cast<std::size_t>(ow * 16 * nt));
-    const DirectRowKernel kernel = row_kernel();
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
+  void prepare_buffer() {
+    if (geo_.in_place) return;
+    const auto need = static_cast<std::size_t>(d_.n * d_.c * geo_.chan_stride);
+    if (xbuf_.size() < need) xbuf_ = arch::AlignedBuffer<float>(need);
+  }
+
+  // Inside the parallel region: the kernels' view of x (the padded copy is filled by
+  // all threads; the omp for's barrier publishes it).
+  const float* fill_input(const float* x) {
+    if (geo_.in_place) return x;
 #pragma omp for schedule(static)
-      for (index_t nc = 0; nc < d_.n * d_.c; ++nc)
-        for (index_t iy = 0; iy < d_.h; ++iy)
-          std::memcpy(xpad_.data() + (nc * hp + iy + d_.pad_h) * wp + d_.pad_w,
-                      x + (nc * d_.h + iy) * d_.w, sizeof(float) * d_.w);
-      float* out = rows_.data() + static_cast<std::size_t>(ow * 16) * omp_get_thread_num();
-#pragma omp for schedule(static)
-      for (index_t it = 0; it < d_.n * kb * oh; ++it) {
-        const index_t oy = it % oh, b = (it / oh) % kb, n = it / (oh * kb);
-        DirectRowArgs a{xpad_.data() + (n * d_.c * hp + oy * d_.stride_h) * wp, d_.c, d_.kh, d_.kw,
-                        hp * wp, wp, d_.stride_w, d_.dil_h, d_.dil_w,
-                        wblk_.data() + b * d_.c * rs * 16, ow, out};
-        kernel(a);
-        for (index_t l = 0; l < 16 && b * 16 + l < d_.k; ++l) {
-          float* yr = y + ((n * d_.k + b * 16 + l) * oh + oy) * ow;
-          const float bv = bias ? bias[b * 16 + l] : 0.0f;
-          for (index_t ox = 0; ox < ow; ++ox) yr[ox] = out[ox * 16 + l] + bv;
-        }
-      }
-    }
+    for (index_t p = 0; p < d_.n * d_.c; ++p)
+      fill_plane(d_, geo_, x + p * d_.h * d_.w, xbuf_.data() + p * geo_.chan_stride);
+    return xbuf_.data();
   }
 
   ConvDesc d_;
-  index_t kg_, cg_, plane_;
-  std::vector<gemm::PackedA<float>> packed_;
-  arch::AlignedBuffer<float> bufs_;
-  std::vector<float> wblk_, xpad_, rows_;
+  index_t kg_, cg_, taps_, cblock_ = 1;
+  InputGeometry geo_;
+  std::vector<float> wpack_;
+  std::vector<index_t> col_off_;
+  arch::AlignedBuffer<float> xbuf_;
   TransposedBackwardData bwd_data_;
 };
 
 }  // namespace
 
 bool direct_supports(const ConvDesc& d, ConvDirection dir) {
-  if (dir == ConvDirection::forward) return pointwise(d) || first_layer(d);
-  return pointwise(d) && unit_stride(d);
+  if (dir == ConvDirection::backward_data) return transposed_supported(d);
+  return true;
 }
 std::unique_ptr<ConvAlgorithm> make_direct(const ConvDesc& d) { return std::make_unique<Direct>(d); }
 

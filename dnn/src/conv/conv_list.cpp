@@ -44,9 +44,8 @@ const Entry& entry_of(ConvAlgo a) {
 
 // Heuristic (measured on Zen 3 AVX2, see dnn/README.md): Winograd for 3x3 stride-1
 // layers with enough channels to amortise the transforms (F(4x4) unless the output is
-// tiny; for backward-weights by tile count), the direct kernels for 1x1 and
-// few-input-channel first layers, implicit GEMM for other forward passes, explicit
-// GEMM for other backward passes.
+// tiny; for backward-weights by tile count), the direct kernels for everything else
+// (explicit GEMM for strided backward-data, which direct lacks).
 ConvAlgo heuristic(const ConvDesc& d, ConvDirection dir, std::string& why) {
   const index_t cg = d.c / d.groups, kg = d.k / d.groups;
   const bool big_enough = cg >= 16 && kg >= 16;
@@ -73,16 +72,11 @@ ConvAlgo heuristic(const ConvDesc& d, ConvDirection dir, std::string& why) {
     return ConvAlgo::winograd_2x2;
   }
   if (conv_supports(ConvAlgo::direct, d, dir)) {
-    why = d.kh == 1 && d.kw == 1 ? "1x1 kernel" : "few input channels";
+    why = "not a Winograd shape: register-blocked direct kernel, operands read in place";
     return ConvAlgo::direct;
   }
-  if (dir == ConvDirection::forward && conv_supports(ConvAlgo::implicit_gemm, d, dir)) {
-    why = "general shape";
-    return ConvAlgo::implicit_gemm;
-  }
-  // Backward passes of general shapes: col2im / one deep GEMM measured faster than the
-  // implicit variants (transposed forward, per-thread partial sums).
-  why = "general shape, backward";
+  // Strided backward-data: col2im after one deep GEMM.
+  why = "general shape, strided backward-data";
   return ConvAlgo::explicit_gemm;
 }
 

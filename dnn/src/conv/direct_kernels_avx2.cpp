@@ -1,8 +1,13 @@
-// AVX2 direct row kernel (see direct_kernels.hpp): 6 pixels x 16 channels = 12
-// accumulators, two weight vectors and one broadcast per step.
+// AVX2 direct-convolution micro-kernels (see direct_kernels.hpp).
+//   forward: 4 output channels x 24 pixels = 12 accumulators; per tap three input
+//     vectors loaded in place and four weight broadcasts (7 loads per 12 FMAs).
+//   backward-weights: 3 output channels x 4 weight columns = 12 accumulators; per 8
+//     pixels three dy vectors and four input vectors (7 loads per 12 FMAs).
+// Edge tiles (fewer channels, pixels or columns) are separate instantiations, so the
+// inner loops of full tiles carry no masks or bounds.
 #include <immintrin.h>
 
-#include <algorithm>
+#include <array>
 
 #include "direct_kernels.hpp"
 
@@ -10,62 +15,153 @@ namespace taihu::dnn::conv {
 
 namespace {
 
-// SW > 0: the stride is a compile-time constant, so the six broadcasts address
-// xs + p*SW with immediate offsets (no integer work in the FMA loop); SW = 0: runtime.
-template <int SW>
-void row(const DirectRowArgs& a) {
-  constexpr int P = 6;
-  const std::int64_t sw = SW > 0 ? SW : a.stride_w;
-  std::int64_t ox0 = 0;
-  for (; ox0 + P <= a.ow; ox0 += P) {
-    __m256 acc[P][2];
-    for (int p = 0; p < P; ++p) acc[p][0] = acc[p][1] = _mm256_setzero_ps();
-    for (std::int64_t c = 0; c < a.c; ++c)
-      for (std::int64_t r = 0; r < a.kh; ++r) {
-        const float* xr = a.x + c * a.channel_stride + r * a.dil_h * a.wp + ox0 * sw;
-        const float* wr = a.w + (c * a.kh + r) * a.kw * 16;
-        for (std::int64_t s = 0; s < a.kw; ++s) {
-          const __m256 w0 = _mm256_loadu_ps(wr + s * 16), w1 = _mm256_loadu_ps(wr + s * 16 + 8);
-          const float* xs = xr + s * a.dil_w;
-#pragma GCC unroll 6
-          for (int p = 0; p < P; ++p) {
-            const __m256 xv = _mm256_broadcast_ss(xs + p * sw);
-            acc[p][0] = _mm256_fmadd_ps(xv, w0, acc[p][0]);
-            acc[p][1] = _mm256_fmadd_ps(xv, w1, acc[p][1]);
-          }
-        }
+// The first `n` (0..8) lanes set.
+__m256i lane_mask(int n) {
+  alignas(32) static const int table[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + 8 - n));
+}
+
+float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// MR output channels x NV vectors of pixels; MASKED: the last vector is partial.
+template <int MR, int NV, bool MASKED>
+void fwd_tile(const DirectFwdArgs& a) {
+  const __m256i mask = lane_mask(MASKED ? a.lanes - (NV - 1) * 8 : 8);
+  __m256 acc[MR][NV];
+  #pragma GCC unroll 4
+  for (int m = 0; m < MR; ++m)
+    #pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[m][v] = _mm256_setzero_ps();
+  const std::int64_t taps = a.taps;
+  if (taps == 1) {  // 1x1: one flat loop over the channels
+    const float* xs = a.x + a.tap_off[0];
+    for (std::int64_t c = 0; c < a.channels; ++c, xs += a.chan_stride) {
+      __m256 xv[NV];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        xv[v] = (MASKED && v == NV - 1) ? _mm256_maskload_ps(xs + 8 * v, mask) : _mm256_loadu_ps(xs + 8 * v);
+#pragma GCC unroll 4
+      for (int m = 0; m < MR; ++m) {
+        const __m256 wb = _mm256_broadcast_ss(a.w + c * 4 + m);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[m][v] = _mm256_fmadd_ps(wb, xv[v], acc[m][v]);
       }
-    for (int p = 0; p < P; ++p) {
-      _mm256_storeu_ps(a.out + (ox0 + p) * 16, acc[p][0]);
-      _mm256_storeu_ps(a.out + (ox0 + p) * 16 + 8, acc[p][1]);
     }
   }
-  for (; ox0 < a.ow; ++ox0) {  // remaining pixels one at a time
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
-    for (std::int64_t c = 0; c < a.c; ++c)
-      for (std::int64_t r = 0; r < a.kh; ++r) {
-        const float* xr = a.x + c * a.channel_stride + r * a.dil_h * a.wp + ox0 * sw;
-        const float* wr = a.w + (c * a.kh + r) * a.kw * 16;
-        for (std::int64_t s = 0; s < a.kw; ++s) {
-          const __m256 xv = _mm256_broadcast_ss(xr + s * a.dil_w);
-          acc0 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wr + s * 16), acc0);
-          acc1 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wr + s * 16 + 8), acc1);
-        }
+  for (std::int64_t c = 0; c < (taps == 1 ? 0 : a.channels); ++c) {
+    const float* xc = a.x + c * a.chan_stride;
+    const float* wc = a.w + c * taps * 4;
+    for (std::int64_t t = 0; t < taps; ++t) {
+      const float* xs = xc + a.tap_off[t];
+      __m256 xv[NV];
+      #pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        xv[v] = (MASKED && v == NV - 1) ? _mm256_maskload_ps(xs + 8 * v, mask) : _mm256_loadu_ps(xs + 8 * v);
+      #pragma GCC unroll 4
+      for (int m = 0; m < MR; ++m) {
+        const __m256 wb = _mm256_broadcast_ss(wc + t * 4 + m);
+        #pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[m][v] = _mm256_fmadd_ps(wb, xv[v], acc[m][v]);
       }
-    _mm256_storeu_ps(a.out + ox0 * 16, acc0);
-    _mm256_storeu_ps(a.out + ox0 * 16 + 8, acc1);
+    }
+  }
+  #pragma GCC unroll 4
+  for (int m = 0; m < MR; ++m) {
+    float* yr = a.y + m * a.y_kstride;
+    const __m256 b = _mm256_set1_ps(a.bias && !a.accumulate ? a.bias[m] : 0.0f);
+    #pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      const bool part = MASKED && v == NV - 1;
+      __m256 val = _mm256_add_ps(acc[m][v], b);
+      if (a.accumulate)
+        val = _mm256_add_ps(val, part ? _mm256_maskload_ps(yr + 8 * v, mask) : _mm256_loadu_ps(yr + 8 * v));
+      if (part)
+        _mm256_maskstore_ps(yr + 8 * v, mask, val);
+      else
+        _mm256_storeu_ps(yr + 8 * v, val);
+    }
   }
 }
+
+template <int MR, int NT>
+void bwdw_tile(const DirectBwdwArgs& a) {
+  __m256 acc[MR][NT];
+  #pragma GCC unroll 4
+  for (int m = 0; m < MR; ++m)
+    #pragma GCC unroll 4
+    for (int j = 0; j < NT; ++j) acc[m][j] = _mm256_setzero_ps();
+  const std::int64_t n = a.x1 - a.x0, full = n / 8 * 8;
+  const __m256i mask = lane_mask(static_cast<int>(n - full));
+  for (std::int64_t r = 0; r < a.out_rows; ++r) {
+    const float* dyr = a.dy + r * a.dy_row_stride + a.x0;
+    const float* xr = a.x + r * a.x_row_stride + a.x0;
+    const float* xj[NT];
+    #pragma GCC unroll 4
+    for (int j = 0; j < NT; ++j) xj[j] = xr + a.col_off[j];
+    for (std::int64_t i = 0; i < full; i += 8) {
+      __m256 d[MR];
+      #pragma GCC unroll 4
+      for (int m = 0; m < MR; ++m) d[m] = _mm256_loadu_ps(dyr + m * a.dy_kstride + i);
+      #pragma GCC unroll 4
+      for (int j = 0; j < NT; ++j) {
+        const __m256 xv = _mm256_loadu_ps(xj[j] + i);
+        #pragma GCC unroll 4
+        for (int m = 0; m < MR; ++m) acc[m][j] = _mm256_fmadd_ps(d[m], xv, acc[m][j]);
+      }
+    }
+    if (full < n) {
+      __m256 d[MR];
+      #pragma GCC unroll 4
+      for (int m = 0; m < MR; ++m) d[m] = _mm256_maskload_ps(dyr + m * a.dy_kstride + full, mask);
+      #pragma GCC unroll 4
+      for (int j = 0; j < NT; ++j) {
+        const __m256 xv = _mm256_maskload_ps(xj[j] + full, mask);
+        #pragma GCC unroll 4
+        for (int m = 0; m < MR; ++m) acc[m][j] = _mm256_fmadd_ps(d[m], xv, acc[m][j]);
+      }
+    }
+  }
+  #pragma GCC unroll 4
+  for (int m = 0; m < MR; ++m)
+    #pragma GCC unroll 4
+    for (int j = 0; j < NT; ++j) a.dw[m * a.dw_kstride + j] += hsum(acc[m][j]);
+}
+
+using FwdFn = void (*)(const DirectFwdArgs&);
+using BwdwFn = void (*)(const DirectBwdwArgs&);
+
+template <int MR, int NV>
+constexpr std::array<FwdFn, 2> fwd_pair() {
+  return {&fwd_tile<MR, NV, false>, &fwd_tile<MR, NV, true>};
+}
+
+// [rows-1][vectors-1][masked]
+constexpr std::array<std::array<std::array<FwdFn, 2>, 3>, 4> kFwd = {{
+    {{fwd_pair<1, 1>(), fwd_pair<1, 2>(), fwd_pair<1, 3>()}},
+    {{fwd_pair<2, 1>(), fwd_pair<2, 2>(), fwd_pair<2, 3>()}},
+    {{fwd_pair<3, 1>(), fwd_pair<3, 2>(), fwd_pair<3, 3>()}},
+    {{fwd_pair<4, 1>(), fwd_pair<4, 2>(), fwd_pair<4, 3>()}},
+}};
+
+// [rows-1][cols-1]
+constexpr std::array<std::array<BwdwFn, 4>, 3> kBwdw = {{
+    {{&bwdw_tile<1, 1>, &bwdw_tile<1, 2>, &bwdw_tile<1, 3>, &bwdw_tile<1, 4>}},
+    {{&bwdw_tile<2, 1>, &bwdw_tile<2, 2>, &bwdw_tile<2, 3>, &bwdw_tile<2, 4>}},
+    {{&bwdw_tile<3, 1>, &bwdw_tile<3, 2>, &bwdw_tile<3, 3>, &bwdw_tile<3, 4>}},
+}};
 
 }  // namespace
 
-void direct_row_avx2(const DirectRowArgs& a) {
-  switch (a.stride_w) {
-    case 1: row<1>(a); break;
-    case 2: row<2>(a); break;
-    case 4: row<4>(a); break;
-    default: row<0>(a); break;
-  }
+void direct_fwd_avx2(const DirectFwdArgs& a) {
+  const int nv = (a.lanes + 7) / 8;
+  kFwd[a.rows - 1][nv - 1][a.lanes % 8 != 0](a);
 }
+
+void direct_bwdw_avx2(const DirectBwdwArgs& a) { kBwdw[a.rows - 1][a.cols - 1](a); }
 
 }  // namespace taihu::dnn::conv

@@ -92,7 +92,8 @@ TEST_F(ConvDescTest, UnsupportedAlgorithmIsRejected) {
   const ConvDesc first = ConvDesc::parse("mb1ic3ih16oc8kh7sh2ph3");
   Convolution c(first, ConvAlgo::direct);
   EXPECT_EQ(c.algorithm(), ConvAlgo::direct);
-  EXPECT_NE(c.algorithm(ConvDirection::backward_weights), ConvAlgo::direct);
+  EXPECT_EQ(c.algorithm(ConvDirection::backward_weights), ConvAlgo::direct);
+  EXPECT_NE(c.algorithm(ConvDirection::backward_data), ConvAlgo::direct);  // strided
 }
 
 TEST_F(ConvDescTest, NullPointersAreRejected) {
@@ -107,8 +108,10 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic128ih28oc128kh3ph1")).algorithm(), ConvAlgo::winograd_4x4);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc64kh1")).algorithm(), ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic3ih224oc64kh7sh2ph3")).algorithm(), ConvAlgo::direct);
-  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih27oc192kh5ph2")).algorithm(), ConvAlgo::implicit_gemm);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih27oc192kh5ph2")).algorithm(), ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih27oc192kh5ph2")).algorithm(ConvDirection::backward_data),
+            ConvAlgo::direct);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic3ih224oc64kh7sh2ph3")).algorithm(ConvDirection::backward_data),
             ConvAlgo::explicit_gemm);
   // Backward-weights picks the tile by the tile count (the GEMMs' depth).
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic128ih28oc128kh3ph1")).algorithm(ConvDirection::backward_weights),
@@ -116,7 +119,7 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih14oc256kh3ph1")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::winograd_2x2);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih7oc256kh3ph1")).algorithm(ConvDirection::backward_weights),
-            ConvAlgo::explicit_gemm);
+            ConvAlgo::direct);
 }
 
 }  // namespace

@@ -1,7 +1,13 @@
-// Five loops (jc, pc, ic, jr, ir) around the micro-kernel, threads sharing the packed
-// B panel and the packed A block: each thread packs a share of the panels, then a
-// barrier, then each thread runs a contiguous range of micro-tiles (column panels
-// first, so a thread keeps its B micro-panels in L1 while the A block stays in L2).
+// Five loops (jc, pc, ic, jr, ir) around the micro-kernel. Two ways to share them
+// among threads:
+//  - rows (BLIS's parallel ic loop; the default when every thread gets at least 8 row
+//    panels): each thread owns a contiguous range of C's rows and packs its own A
+//    blocks into a private buffer that stays in its own L2; the threads share the
+//    packed B panel. Two barriers per kc block of B, none per A block.
+//  - tiles (few rows): the threads share the packed B panel and the packed A block:
+//    each packs a share of the panels, a barrier, then each runs a contiguous range of
+//    micro-tiles (column panels first, so a thread keeps its B micro-panels in L1
+//    while the A block stays in L2), a barrier.
 // Every C element is computed in the same order whatever the thread count, so the
 // result is bitwise identical with 1 or N threads.
 #include "driver.hpp"
@@ -14,6 +20,7 @@
 #include <string>
 
 #include "block_sizes.hpp"
+#include "taihu/arch/error.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/arch/topology.hpp"
 
@@ -109,6 +116,71 @@ void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
       }
     }
   }
+}
+
+// Row-split threading (see the file comment). `a_buf` is this thread's own block.
+template <class T>
+void rows_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
+               T* a_buf, T* b_buf, int tid, int nt) {
+  const int mr = uk.mr, nr = uk.nr;
+  index_t panel_lo, panel_hi;
+  share(ceil_div(pr.m, mr), tid, nt, panel_lo, panel_hi);
+  const index_t row_lo = panel_lo * mr, row_hi = std::min<index_t>(pr.m, panel_hi * mr);
+  for (index_t jc = 0; jc < pr.n; jc += bs.nc) {
+    const index_t nc = std::min<index_t>(bs.nc, pr.n - jc);
+    const index_t b_panels = ceil_div(nc, nr);
+    index_t q = 0;
+    for (index_t pc = 0; pc < pr.k; pc += bs.kc, ++q) {
+      const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
+      const T beta = pc == 0 ? pr.beta : T(1);
+      const T* bp;
+      if (pr.packed_b) {
+        bp = pr.packed_b->blocks[q].data() + (jc / nr) * nr * kc;
+      } else {
+        index_t lo, hi;
+        share(b_panels, tid, nt, lo, hi);
+        pack_b(pr.b, pc, kc, jc, nc, nr, b_buf, lo, hi);
+        bp = b_buf;
+#pragma omp barrier
+      }
+      for (index_t ic = row_lo; ic < row_hi; ic += bs.mc) {
+        const index_t mc = std::min<index_t>(bs.mc, row_hi - ic);
+        const index_t a_panels = ceil_div(mc, mr);
+        const T* ap = a_buf;
+        if (pr.packed_a)
+          ap = pr.packed_a->blocks[q].data() + (ic / mr) * mr * kc;
+        else
+          pack_a(pr.a, ic, mc, pc, kc, mr, a_buf, 0, a_panels);
+        for (index_t jr = 0; jr < b_panels; ++jr) {
+          const index_t cols = std::min<index_t>(nr, nc - jr * nr);
+          for (index_t ir = 0; ir < a_panels; ++ir) {
+            const index_t rows = std::min<index_t>(mr, mc - ir * mr);
+            T* c = pr.c + (ic + ir * mr) + (jc + jr * nr) * pr.ldc;
+            micro_tile(uk, kc, pr.alpha, ap + ir * mr * kc, mr, bp + jr * nr * kc, beta, c, pr.ldc, rows, cols);
+          }
+        }
+      }
+      if (!pr.packed_b) {
+#pragma omp barrier
+      }
+    }
+  }
+}
+
+// Row split pays when each thread gets enough row panels to reuse every B micro-panel
+// it loads (TAIHU_GEMM_THREADING=tiles|rows forces one, for comparisons).
+template <class T>
+bool use_rows(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int nt) {
+  static const int forced = [] {
+    const char* env = std::getenv("TAIHU_GEMM_THREADING");
+    if (env == nullptr || *env == '\0') return 0;
+    const std::string v(env);
+    if (v == "tiles") return 1;
+    if (v == "rows") return 2;
+    throw Error("TAIHU_GEMM_THREADING='" + v + "': use tiles or rows");
+  }();
+  if (forced != 0) return forced == 2;
+  return ceil_div(pr.m, uk.mr) >= 8 * static_cast<index_t>(nt);
 }
 
 // The skinny path (BLIS's "sup" idea): when op(B) has few columns, A's block would be
@@ -240,6 +312,20 @@ void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int thr
   T* b_buf = ws.b_panel.data();
   if (threads <= 1) {
     driver_body(pr, uk, bs, a_buf, b_buf, 0, 1);
+    return;
+  }
+  if (use_rows(pr, uk, threads)) {
+#pragma omp parallel num_threads(threads)
+    {
+      const int nt = omp_get_num_threads();
+      if (nt == 1) {
+        driver_body(pr, uk, bs, a_buf, b_buf, 0, 1);
+      } else {
+        thread_local Workspace<T> own;  // this thread's A block, in its own L2
+        own.reserve(static_cast<std::size_t>(bs.mc * bs.kc), 0);
+        rows_body(pr, uk, bs, own.a_block.data(), b_buf, omp_get_thread_num(), nt);
+      }
+    }
     return;
   }
 #pragma omp parallel num_threads(threads)

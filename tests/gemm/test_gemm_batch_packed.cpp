@@ -74,4 +74,28 @@ TEST(GemmThreads, OneAndTwoThreadsAreBitwiseIdentical) {
   EXPECT_EQ(c1, c2);
 }
 
+// Enough rows for the row-split threading (each thread packs its own A blocks): still
+// bitwise identical to one thread, ragged edges, k across kc blocks, packed A too.
+TEST(GemmThreads, RowSplitIsBitwiseIdenticalToOneThread) {
+  GEMM_TEST_REQUIRE_ISA();
+  std::mt19937_64 rng(13);
+  for (Trans ta : {Trans::no, Trans::yes}) {
+    const Shape s = make_shape(Layout::col_major, ta, Trans::no, 301, 203, 450, 3);
+    const auto a = random_vector<double>(a_size(s), rng), b = random_vector<double>(b_size(s), rng);
+    const auto c0 = random_vector<double>(c_size(s), rng);
+    auto c1 = c0, c2 = c0, p1 = c0, p2 = c0;
+    const taihu::gemm::PackedA<double> pa(s.layout, ta, s.m, s.k, a.data(), s.lda);
+    taihu::arch::set_num_threads(1);
+    gemm<double>(s, 0.75, a.data(), b.data(), -0.5, c1.data());
+    taihu::gemm::gemm_packed(s.layout, pa, s.tb, s.n, 0.75, b.data(), s.ldb, -0.5, p1.data(), s.ldc);
+    taihu::arch::set_num_threads(2);
+    gemm<double>(s, 0.75, a.data(), b.data(), -0.5, c2.data());
+    taihu::gemm::gemm_packed(s.layout, pa, s.tb, s.n, 0.75, b.data(), s.ldb, -0.5, p2.data(), s.ldc);
+    taihu::arch::set_num_threads(0);
+    EXPECT_EQ(c1, c2) << "ta " << (ta == Trans::yes);
+    EXPECT_EQ(p1, p2) << "ta " << (ta == Trans::yes);
+    EXPECT_EQ(c1, p1) << "ta " << (ta == Trans::yes);
+  }
+}
+
 }  // namespace

@@ -39,6 +39,7 @@ struct Propagator::State {
   Field p[2], q[2];  // p[cur], p[1-cur]
   int cur = 0;
   Field A, B, C;
+  Field G[3];  // density, optimized CPU kernel: A d_a(ln rho) (kernel_api.hpp)
   Field R[6];  // tti rotation weights
   std::unique_ptr<Absorber> absorber;
   kernels::StepFn step_fn = nullptr;
@@ -130,6 +131,11 @@ Propagator::Propagator(const Model& model, const Options& options, const Subdoma
       s.kernel_label = "reference";
       break;
     case KernelKind::optimized:
+      if (model.physics == Physics::acoustic_density) {
+        float* G[3] = {nullptr, nullptr, nullptr};
+        for (int a = 0; a < g.dim; ++a) G[a] = (s.G[a] = Field(s.box.layout)).data();
+        kernels::make_density_terms(s.box.layout, g.dim, s.fd, s.A.data(), s.B.data(), G);
+      }
       s.step_fn = kernels::optimized_step();
       s.kernel_label = std::string("cpu ") + kernels::optimized_step_name();
       break;
@@ -178,6 +184,7 @@ void Propagator::step(const PointStencil* source, float amplitude, HaloExchange*
   args.A = s.A.data();
   args.B = s.B.empty() ? nullptr : s.B.data();
   args.C = s.C.empty() ? nullptr : s.C.data();
+  for (int a = 0; a < 3; ++a) args.G[a] = s.G[a].empty() ? nullptr : s.G[a].data();
   for (int r = 0; r < 6; ++r) args.R[r] = s.R[r].empty() ? nullptr : s.R[r].data();
   const long ns = s.box.layout.n[s.box.global.slow_axis()];
   const long h = s.fd.half;

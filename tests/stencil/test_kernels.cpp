@@ -7,6 +7,7 @@
 
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/isa.hpp"
+#include "taihu/arch/threads.hpp"
 #include "taihu/stencil/propagator.hpp"
 
 using namespace taihu::stencil;
@@ -143,4 +144,47 @@ TEST(TemporalBlocking, StepPairEqualsTwoSteps) {
   bad.boundary.kind = BoundaryKind::cpml;
   Propagator c(m, bad);
   EXPECT_THROW(c.step_pair_blocked(), taihu::Error);
+}
+
+// The wavefront with several y slabs per call (threads meet through flags at the slab
+// edges, more threads than this machine's cores included) equals two single steps
+// bitwise, for a short and a long stencil.
+TEST(TemporalBlocking, SlabsOfThreadsEqualTwoSteps) {
+  try {
+    taihu::arch::active_isa();
+  } catch (const taihu::Error& e) {
+    GTEST_SKIP() << e.what();
+  }
+  Grid g;
+  g.dim = 3;
+  g.n = {48, 40, 104};  // ~200k points: three threads' worth (parallel_size.hpp)
+  g.h = {10, 12, 9};
+  Model m = homogeneous_model(g, 2000.f);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(0, 1);
+  for (auto& v : m.vp) v = 1500 + 1500 * u(rng);
+  for (int threads : {2, 3}) {
+    for (int order : {4, 16}) {
+      taihu::arch::set_num_threads(threads);
+      Options o;
+      o.space_order = order;
+      o.boundary.kind = BoundaryKind::none;
+      Propagator a(m, o), b(m, o);
+      std::mt19937 r1(11), r2(11);
+      randomize(a, r1);
+      randomize(b, r2);
+      a.step_pair_blocked();
+      b.step(nullptr, 0.f);
+      b.step(nullptr, 0.f);
+      const Layout& L = a.current().layout();
+      long mismatches = 0;
+      for (long i2 = 0; i2 < L.n[2]; ++i2)
+        for (long i1 = 0; i1 < L.n[1]; ++i1)
+          for (long i0 = 0; i0 < L.n[0]; ++i0)
+            mismatches += a.current().at(i0, i1, i2) != b.current().at(i0, i1, i2) ||
+                          a.previous().at(i0, i1, i2) != b.previous().at(i0, i1, i2);
+      EXPECT_EQ(mismatches, 0) << threads << " threads, order " << order;
+    }
+  }
+  taihu::arch::set_num_threads(0);
 }

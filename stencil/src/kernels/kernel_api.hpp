@@ -12,6 +12,9 @@
 // share one padded Layout; halo cells are read, never written. The per-point
 // coefficients are merged so each point costs few bytes: A = v^2 dt^2 (acoustic,
 // density), B = ln rho (density); A = vpx^2 dt^2, B = vpn^2 dt^2, C = vpz^2 dt^2 (vti).
+// The optimized CPU density kernel reads G_a = A d_a(B) (make_density_terms, computed
+// once per model) instead of differentiating B every step:
+//   u_prev <- 2 u - u_prev + A lap(u) - sum_a G_a d_a(u).
 #pragma once
 #include "taihu/stencil/grid.hpp"
 #include "taihu/stencil/model.hpp"
@@ -41,10 +44,16 @@ struct StepArgs {
   const float* A = nullptr;
   const float* B = nullptr;
   const float* C = nullptr;
+  const float* G[3] = {nullptr, nullptr, nullptr};  // density, optimized CPU kernel: A d_a(ln rho)
   // tti: H1 = sum_ab R_ab d_a d_b with R = {zz, xx, yy, 2zx, 2xy, 2zy} of the symmetry
   // axis n; the vti equations hold with d2z -> H1 and H2 -> lap - H1.
   const float* R[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
 };
+
+// G_a = A * d_a(B) at every interior point of `layout` (first-derivative weights of
+// `fd`, B's halo holding edge values); G[a] for the grid's active axes, halos zero.
+void make_density_terms(const Layout& layout, int dim, const FdWeights& fd, const float* A, const float* B,
+                        float* const G[3]);
 
 using StepFn = void (*)(const StepArgs& args, long j0, long j1);
 

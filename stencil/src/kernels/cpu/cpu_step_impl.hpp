@@ -3,27 +3,59 @@
 // anonymous namespace so each ISA's instantiations stay in their own translation unit.
 //
 // How it is fast:
-//  - the stencil radius and dimension are template parameters: the neighbour loop is
-//    fully unrolled and the weights live in registers; the contiguous z loop is
-//    vectorized (#pragma omp simd) to the ISA's width;
-//  - coefficients are merged per point (kernel_api.hpp): 4 bytes (acoustic), 8 (density),
-//    12 (vti), so the compulsory traffic is fields + those bytes;
-//  - 3D cache blocking: threads split y into contiguous chunks; each walks x blocks of
-//    `bx` lines and streams y inside a block, so the 2H+1 planes of a block stay in L2
-//    and every u value comes from DRAM once;
+//  - explicit SIMD through GCC vector types of the ISA's native width (16 B baseline,
+//    32 B with AVX2): unaligned loads for the neighbours, one accumulator per axis so the
+//    FMA chains are short, the stencil radius a template parameter (fully unrolled);
+//  - merged per-point coefficients (kernel_api.hpp): 4 B (acoustic), 16 B (density: A and
+//    the precomputed A grad(ln rho)), 12 B (vti), so the compulsory traffic is the fields
+//    plus those bytes and the arithmetic per point is small;
+//  - 2.5D streaming: threads split the slow axis y into contiguous slabs; each sweeps its
+//    slab plane by plane (every x line of a plane, z contiguous), so the 2H+1 planes of
+//    the y window stay in the shared L3 and every array crosses DRAM once per step in
+//    long sequential streams the hardware prefetchers follow (software prefetching a
+//    few lines ahead measured no faster); fields sit on transparent huge pages (grid.cpp);
 //  - the update is in place (u_prev <- u_next): the line being written was just read,
 //    so there is no write-allocate traffic and non-temporal stores would not help.
+// Temporal blocking (cpu_step_pair) fuses two steps in one sweep with point-to-point
+// flags between neighbouring slabs instead of barriers (see step_pair_acoustic3d).
 #pragma once
 #include <algorithm>
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <type_traits>
 
 #include "kernels/flush_denormals.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/parallel_size.hpp"
 #include "taihu/arch/log.hpp"
 #include "taihu/arch/threads.hpp"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace taihu::stencil::kernels {
 namespace {
+
+#ifdef _OPENMP
+inline long team_thread_index() { return omp_get_thread_num(); }
+inline long team_thread_count() { return omp_get_num_threads(); }
+#else
+inline long team_thread_index() { return 0; }
+inline long team_thread_count() { return 1; }
+#endif
+
+#if defined(__AVX2__)
+using vf = float __attribute__((vector_size(32)));
+using vf_unaligned = float __attribute__((vector_size(32), aligned(4)));
+#else
+using vf = float __attribute__((vector_size(16)));
+using vf_unaligned = float __attribute__((vector_size(16), aligned(4)));
+#endif
+constexpr long kW = sizeof(vf) / sizeof(float);
+
+inline vf load(const float* p) { return *reinterpret_cast<const vf_unaligned*>(p); }
+inline void store(float* p, vf v) { *reinterpret_cast<vf_unaligned*>(p) = v; }
 
 template <int H>
 struct Weights {
@@ -45,66 +77,127 @@ Weights<H> load_weights(const FdWeights& fd, int dim) {
   return w;
 }
 
-template <int H, int DIM>
-inline void line_acoustic(const float* __restrict u, float* __restrict up, const float* __restrict A,
-                          long n0, long s1, long s2, const Weights<H>& w) {
-#pragma omp simd
-  for (long i = 0; i < n0; ++i) {
-    float lap = w.centre * u[i];
+// Each line function runs its body once per vector of kW points, then once per scalar
+// point for the ragged end of the line (T = vf or float, same operation order).
+template <class T>
+inline T ld(const float* p) {
+  if constexpr (sizeof(T) == sizeof(float))
+    return *p;
+  else
+    return load(p);
+}
+template <class T>
+inline void st(float* p, T v) {
+  if constexpr (sizeof(T) == sizeof(float))
+    *p = v;
+  else
+    store(p, v);
+}
+
+// lap(u) at U consecutive vectors (or scalars) from c: one accumulator per axis and
+// vector, so the FMA chains are short and each weight is loaded once for U vectors.
+template <int H, int DIM, int U, class T>
+inline void laplacian(const float* c, long s1, long s2, const Weights<H>& w, T (&lap)[U]) {
+  constexpr long step = sizeof(T) / sizeof(float);
+  T lz[U], lx[U], ly[U];
+  for (int v = 0; v < U; ++v) {
+    const float* p = c + v * step;
+    lz[v] = w.centre * ld<T>(p) + w.d2[0][1] * (ld<T>(p + 1) + ld<T>(p - 1));
+    lx[v] = w.d2[1][1] * (ld<T>(p + s1) + ld<T>(p - s1));
+    if constexpr (DIM == 3) ly[v] = w.d2[2][1] * (ld<T>(p + s2) + ld<T>(p - s2));
+  }
 #pragma GCC unroll 16
-    for (int k = 1; k <= H; ++k) {
-      lap += w.d2[0][k] * (u[i + k] + u[i - k]);
-      lap += w.d2[1][k] * (u[i + k * s1] + u[i - k * s1]);
-      if constexpr (DIM == 3) lap += w.d2[2][k] * (u[i + k * s2] + u[i - k * s2]);
+  for (int k = 2; k <= H; ++k) {
+    const float wz = w.d2[0][k], wx = w.d2[1][k], wy = w.d2[2][k];
+#pragma GCC unroll 4
+    for (int v = 0; v < U; ++v) {
+      const float* p = c + v * step;
+      lz[v] += wz * (ld<T>(p + k) + ld<T>(p - k));
+      lx[v] += wx * (ld<T>(p + k * s1) + ld<T>(p - k * s1));
+      if constexpr (DIM == 3) ly[v] += wy * (ld<T>(p + k * s2) + ld<T>(p - k * s2));
     }
-    up[i] = 2.f * u[i] - up[i] + A[i] * lap;
+  }
+  for (int v = 0; v < U; ++v) {
+    if constexpr (DIM == 3)
+      lap[v] = lz[v] + (lx[v] + ly[v]);
+    else
+      lap[v] = lz[v] + lx[v];
   }
 }
 
 template <int H, int DIM>
-inline void line_density(const float* __restrict u, float* __restrict up, const float* __restrict A,
-                         const float* __restrict B, long n0, long s1, long s2, const Weights<H>& w) {
-#pragma omp simd
-  for (long i = 0; i < n0; ++i) {
-    float lap = w.centre * u[i];
-    float gu0 = 0.f, gu1 = 0.f, gu2 = 0.f, gb0 = 0.f, gb1 = 0.f, gb2 = 0.f;
-#pragma GCC unroll 16
-    for (int k = 1; k <= H; ++k) {
-      lap += w.d2[0][k] * (u[i + k] + u[i - k]);
-      lap += w.d2[1][k] * (u[i + k * s1] + u[i - k * s1]);
-      gu0 += w.d1[0][k] * (u[i + k] - u[i - k]);
-      gu1 += w.d1[1][k] * (u[i + k * s1] - u[i - k * s1]);
-      gb0 += w.d1[0][k] * (B[i + k] - B[i - k]);
-      gb1 += w.d1[1][k] * (B[i + k * s1] - B[i - k * s1]);
-      if constexpr (DIM == 3) {
-        lap += w.d2[2][k] * (u[i + k * s2] + u[i - k * s2]);
-        gu2 += w.d1[2][k] * (u[i + k * s2] - u[i - k * s2]);
-        gb2 += w.d1[2][k] * (B[i + k * s2] - B[i - k * s2]);
-      }
+inline void line_acoustic(const float* __restrict u, float* __restrict up, const float* __restrict A, long n0,
+                          long s1, long s2, const Weights<H>& w) {
+  auto body = [&]<int U>(auto tag, long i, std::integral_constant<int, U>) {
+    using T = decltype(tag);
+    constexpr long step = sizeof(T) / sizeof(float);
+    T lap[U];
+    laplacian<H, DIM, U, T>(u + i, s1, s2, w, lap);
+    for (int v = 0; v < U; ++v) {
+      const long j = i + v * step;
+      st<T>(up + j, 2.f * ld<T>(u + j) - ld<T>(up + j) + ld<T>(A + j) * lap[v]);
     }
-    lap -= gb0 * gu0 + gb1 * gu1 + gb2 * gu2;
-    up[i] = 2.f * u[i] - up[i] + A[i] * lap;
-  }
+  };
+  long i = 0;
+  for (; i + 2 * kW <= n0; i += 2 * kW) body(vf{}, i, std::integral_constant<int, 2>{});
+  for (; i + kW <= n0; i += kW) body(vf{}, i, std::integral_constant<int, 1>{});
+  for (; i < n0; ++i) body(0.f, i, std::integral_constant<int, 1>{});
+}
+
+// Variable density with the buoyancy terms merged ahead of time (make_density_terms):
+// u_prev <- 2u - u_prev + A lap(u) - sum_a G_a d_a u,   G_a = A d_a(ln rho).
+template <int H, int DIM>
+inline void line_density(const float* __restrict u, float* __restrict up, const float* __restrict A,
+                         const float* const* __restrict G, long n0, long s1, long s2, const Weights<H>& w) {
+  auto body = [&](auto tag, long i) {
+    using T = decltype(tag);
+    const float* c = u + i;
+    T lap[1];
+    laplacian<H, DIM, 1, T>(c, s1, s2, w, lap);
+    T gz = w.d1[0][1] * (ld<T>(c + 1) - ld<T>(c - 1));
+    T gx = w.d1[1][1] * (ld<T>(c + s1) - ld<T>(c - s1));
+    T gy{};
+    if constexpr (DIM == 3) gy = w.d1[2][1] * (ld<T>(c + s2) - ld<T>(c - s2));
+#pragma GCC unroll 16
+    for (int k = 2; k <= H; ++k) {
+      gz += w.d1[0][k] * (ld<T>(c + k) - ld<T>(c - k));
+      gx += w.d1[1][k] * (ld<T>(c + k * s1) - ld<T>(c - k * s1));
+      if constexpr (DIM == 3) gy += w.d1[2][k] * (ld<T>(c + k * s2) - ld<T>(c - k * s2));
+    }
+    T grad = ld<T>(G[0] + i) * gz + ld<T>(G[1] + i) * gx;
+    if constexpr (DIM == 3) grad += ld<T>(G[2] + i) * gy;
+    st<T>(up + i, 2.f * ld<T>(c) - ld<T>(up + i) + (ld<T>(A + i) * lap[0] - grad));
+  };
+  long i = 0;
+  for (; i + kW <= n0; i += kW) body(vf{}, i);
+  for (; i < n0; ++i) body(0.f, i);
 }
 
 template <int H, int DIM>
 inline void line_vti(const float* __restrict p, float* __restrict pp, const float* __restrict q,
                      float* __restrict qp, const float* __restrict A, const float* __restrict B,
                      const float* __restrict C, long n0, long s1, long s2, const Weights<H>& w) {
-#pragma omp simd
-  for (long i = 0; i < n0; ++i) {
-    float h2 = w.centre_h * p[i];
-    float vz = w.d2[0][0] * q[i];
+  auto body = [&](auto tag, long i) {
+    using T = decltype(tag);
+    const float* cp = p + i;
+    const float* cq = q + i;
+    T vz = w.d2[0][0] * ld<T>(cq) + w.d2[0][1] * (ld<T>(cq + 1) + ld<T>(cq - 1));
+    T hx = w.centre_h * ld<T>(cp) + w.d2[1][1] * (ld<T>(cp + s1) + ld<T>(cp - s1)), hy{};
+    if constexpr (DIM == 3) hy = w.d2[2][1] * (ld<T>(cp + s2) + ld<T>(cp - s2));
 #pragma GCC unroll 16
-    for (int k = 1; k <= H; ++k) {
-      vz += w.d2[0][k] * (q[i + k] + q[i - k]);
-      h2 += w.d2[1][k] * (p[i + k * s1] + p[i - k * s1]);
-      if constexpr (DIM == 3) h2 += w.d2[2][k] * (p[i + k * s2] + p[i - k * s2]);
+    for (int k = 2; k <= H; ++k) {
+      vz += w.d2[0][k] * (ld<T>(cq + k) + ld<T>(cq - k));
+      hx += w.d2[1][k] * (ld<T>(cp + k * s1) + ld<T>(cp - k * s1));
+      if constexpr (DIM == 3) hy += w.d2[2][k] * (ld<T>(cp + k * s2) + ld<T>(cp - k * s2));
     }
-    const float cz = C[i] * vz;
-    pp[i] = 2.f * p[i] - pp[i] + A[i] * h2 + cz;
-    qp[i] = 2.f * q[i] - qp[i] + B[i] * h2 + cz;
-  }
+    const T h2 = hx + hy;
+    const T cz = ld<T>(C + i) * vz;
+    st<T>(pp + i, 2.f * ld<T>(cp) - ld<T>(pp + i) + ld<T>(A + i) * h2 + cz);
+    st<T>(qp + i, 2.f * ld<T>(cq) - ld<T>(qp + i) + ld<T>(B + i) * h2 + cz);
+  };
+  long i = 0;
+  for (; i + kW <= n0; i += kW) body(vf{}, i);
+  for (; i < n0; ++i) body(0.f, i);
 }
 
 template <int H, int DIM>
@@ -114,27 +207,29 @@ inline void do_line(const StepArgs& a, const Weights<H>& w, long off) {
     case Physics::acoustic:
       line_acoustic<H, DIM>(a.u + off, a.u_prev + off, a.A + off, L.n[0], L.s1, L.s2, w);
       break;
-    case Physics::acoustic_density:
-      line_density<H, DIM>(a.u + off, a.u_prev + off, a.A + off, a.B + off, L.n[0], L.s1, L.s2, w);
+    case Physics::acoustic_density: {
+      const float* G[3] = {a.G[0] + off, a.G[1] + off, DIM == 3 ? a.G[2] + off : nullptr};
+      line_density<H, DIM>(a.u + off, a.u_prev + off, a.A + off, G, L.n[0], L.s1, L.s2, w);
       break;
+    }
     case Physics::tti:  // handled by cpu_step
     case Physics::vti:
-      line_vti<H, DIM>(a.u + off, a.u_prev + off, a.q + off, a.q_prev + off, a.A + off, a.B + off,
-                       a.C + off, L.n[0], L.s1, L.s2, w);
+      line_vti<H, DIM>(a.u + off, a.u_prev + off, a.q + off, a.q_prev + off, a.A + off, a.B + off, a.C + off,
+                       L.n[0], L.s1, L.s2, w);
       break;
   }
 }
 
-// x-block width: the 2H+1 planes of bx + 2H lines (of every streamed array) fit in
-// about 256 KiB of L2.
-inline long block_lines(const Layout& L, int half, int arrays) {
-  const double line_bytes = double(L.s1) * 4.0 * arrays;
-  const long bx = static_cast<long>(256.0 * 1024.0 / ((2 * half + 1) * line_bytes)) - 2 * half;
-  return std::clamp(bx, 4L, std::max(4L, L.n[1]));
+// One thread's sweep over planes [ya, yb) of a 3D grid, every x line of each plane.
+template <int H>
+inline void sweep_planes(const StepArgs& a, const Weights<H>& w, long ya, long yb) {
+  const Layout& L = a.layout;
+  for (long y = ya; y < yb; ++y)
+    for (long x = 0; x < L.n[1]; ++x) do_line<H, 3>(a, w, L.index(0, x, y));
 }
 
 template <int H, int DIM>
-void step_blocked(const StepArgs& a, long j0, long j1) {
+void step_streamed(const StepArgs& a, long j0, long j1) {
   const Weights<H> w = load_weights<H>(*a.fd, a.dim);
   const Layout& L = a.layout;
   const int threads = threads_for_points(double(j1 - j0) * double(L.n[0]) * double(a.dim == 3 ? L.n[1] : 1));
@@ -146,27 +241,18 @@ void step_blocked(const StepArgs& a, long j0, long j1) {
       for (long j = j0; j < j1; ++j) do_line<H, 2>(a, w, L.index(0, j, 0));
     }
   } else {
-    const int arrays = a.physics == Physics::vti ? 2 : a.physics == Physics::acoustic_density ? 2 : 1;
-    const long bx = block_lines(L, H, arrays);
-    const long nbx = (L.n[1] + bx - 1) / bx;
-    const long ny = j1 - j0;
-    const long chunks = std::min<long>(threads, std::max(1L, ny));
     static bool logged = false;
     if (!logged) {
       logged = true;
-      arch::log_verbose("stencil: cpu kernel radius %d, x block %ld lines, %ld y chunks", H, bx, chunks);
+      arch::log_verbose("stencil: cpu kernel radius %d, %ld-wide vectors, y slabs streamed plane by plane, %d threads",
+                        H, kW, threads);
     }
 #pragma omp parallel num_threads(threads)
     {
       FlushDenormals ftz;
-#pragma omp for collapse(2) schedule(static)
-      for (long c = 0; c < chunks; ++c)
-        for (long b = 0; b < nbx; ++b) {
-          const long ya = j0 + ny * c / chunks, yb = j0 + ny * (c + 1) / chunks;
-          const long xa = b * bx, xb = std::min(L.n[1], xa + bx);
-          for (long y = ya; y < yb; ++y)
-            for (long x = xa; x < xb; ++x) do_line<H, 3>(a, w, L.index(0, x, y));
-        }
+      const long t = team_thread_index(), nt = team_thread_count();
+      const long ny = j1 - j0;
+      sweep_planes<H>(a, w, j0 + ny * t / nt, j0 + ny * (t + 1) / nt);
     }
   }
 }
@@ -174,9 +260,9 @@ void step_blocked(const StepArgs& a, long j0, long j1) {
 template <int H>
 void step_radius(const StepArgs& a, long j0, long j1) {
   if (a.dim == 3)
-    step_blocked<H, 3>(a, j0, j1);
+    step_streamed<H, 3>(a, j0, j1);
   else
-    step_blocked<H, 2>(a, j0, j1);
+    step_streamed<H, 2>(a, j0, j1);
 }
 
 inline void cpu_step(const StepArgs& a, long j0, long j1) {
@@ -194,44 +280,66 @@ inline void cpu_step(const StepArgs& a, long j0, long j1) {
   }
 }
 
-// Temporal blocking, two steps per sweep (3D constant-density acoustic): a wavefront
-// along y updates plane y to t+1 (U0 <- 2 U1 - U0 + A lap U1) and, H planes behind it,
-// plane y - H to t+2 (U1 <- 2 U0 - U1 + A lap U0). Both updates stay in place: step t+2
-// of plane y' reads t+1 planes up to y' + H (done) and overwrites U1 plane y', which
-// step t+1 no longer needs. The ~4H+2 planes in flight stay in the last-level cache, so
-// each array crosses DRAM about once per two steps. Threads split each plane's x lines.
+// A flag one thread raises (a plane count, monotone) and a neighbour waits on.
+struct alignas(64) Progress {
+  std::atomic<long> value{-1};
+  void publish(long v) { value.store(v, std::memory_order_release); }
+  void wait_for(long v) const {
+    for (int spin = 0; value.load(std::memory_order_acquire) < v; ++spin)
+      if (spin > 64) std::this_thread::yield();  // the neighbour may be descheduled
+  }
+};
+
+// Temporal blocking, two steps per sweep (3D constant-density acoustic), in place:
+// step 1 takes plane y to t+1 (U0 <- 2 U1 - U0 + A lap U1) and step 2, H planes behind,
+// plane y - H to t+2 (U1 <- 2 U0 - U1 + A lap U0). Step 2 of plane y' reads t+1 planes
+// up to y' + H (done) and overwrites U1 plane y', which step 1 no longer needs. The
+// ~3H planes in flight per thread stay in L3, so each array crosses DRAM about once per
+// two steps.
+// Threads own contiguous y slabs [ya, yb) (at least 2H planes) and meet only at slab
+// edges, through two flags per slab instead of barriers:
+//  - `head` rises once step 1 has done the slab's first H planes: the slab below may
+//    then overwrite its last H planes of U1 (step 2), which this slab's step 1 read;
+//  - `done` rises once step 1 has done every plane: the slab above then runs its
+//    deferred step 2 of its first H planes, which needs these t+1 planes and whose U1
+//    planes this slab's step 1 read.
 template <int H>
 void step_pair_acoustic3d(const StepArgs& a) {
   const Weights<H> w = load_weights<H>(*a.fd, 3);
   const Layout& L = a.layout;
-  const long n1 = L.n[1], n2 = L.n[2];
+  const long n0 = L.n[0], n1 = L.n[1], n2 = L.n[2];
   float* U0 = a.u_prev;
   float* U1 = const_cast<float*>(a.u);
-  const int threads = threads_for_points(double(L.n[0]) * double(n1) * double(n2));
+  const long slabs_max = std::max(1L, n2 / (2 * H));
+  const int threads = static_cast<int>(std::min<long>(threads_for_points(double(n0) * double(n1) * double(n2)), slabs_max));
+  const std::unique_ptr<Progress[]> head(new Progress[threads]), done(new Progress[threads]);
+  auto plane = [&](const float* u, float* up, long y) {
+    for (long x = 0; x < n1; ++x) {
+      const long off = L.index(0, x, y);
+      line_acoustic<H, 3>(u + off, up + off, a.A + off, n0, L.s1, L.s2, w);
+    }
+  };
 #pragma omp parallel num_threads(threads)
   {
     FlushDenormals ftz;
-    // K planes per phase: 2 barriers per K planes instead of per plane.
-    constexpr long K = 4;
-    for (long y = 0; y < n2 + H; y += K) {
-      const long ya = y, yb = std::min(n2, y + K);
-      if (ya < yb) {
-#pragma omp for collapse(2) schedule(static)
-        for (long yy = ya; yy < yb; ++yy)
-          for (long x = 0; x < n1; ++x) {
-            const long off = L.index(0, x, yy);
-            line_acoustic<H, 3>(U1 + off, U0 + off, a.A + off, L.n[0], L.s1, L.s2, w);
-          }
+    const long t = team_thread_index(), nt = team_thread_count();
+    const long ya = n2 * t / nt, yb = n2 * (t + 1) / nt;
+    const long deferred = t > 0 ? std::min(yb, ya + H) : ya;  // step 2 of [ya, deferred) runs last
+    for (long y = ya; y < yb + H; ++y) {
+      if (y < yb) {
+        plane(U1, U0, y);
+        if (y == std::min(yb, ya + H) - 1) head[t].publish(1);
+        if (y == yb - 1) done[t].publish(1);
       }
-      const long ba = std::max(0L, y - H), bb = std::min(n2, y - H + K);
-      if (ba < bb) {
-#pragma omp for collapse(2) schedule(static)
-        for (long yy = ba; yy < bb; ++yy)
-          for (long x = 0; x < n1; ++x) {
-            const long off = L.index(0, x, yy);
-            line_acoustic<H, 3>(U0 + off, U1 + off, a.A + off, L.n[0], L.s1, L.s2, w);
-          }
+      const long y2 = y - H;
+      if (y2 >= deferred && y2 < yb) {
+        if (t + 1 < nt && y2 + H >= yb) head[t + 1].wait_for(1);
+        plane(U0, U1, y2);
       }
+    }
+    if (t > 0) {
+      done[t - 1].wait_for(1);
+      for (long y2 = ya; y2 < deferred; ++y2) plane(U0, U1, y2);
     }
   }
 }

@@ -21,6 +21,8 @@
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <string>
 #include <memory>
 #include <thread>
 #include <type_traits>
@@ -28,6 +30,7 @@
 #include "kernels/flush_denormals.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/parallel_size.hpp"
+#include "taihu/arch/error.hpp"
 #include "taihu/arch/log.hpp"
 #include "taihu/arch/threads.hpp"
 #ifdef _OPENMP
@@ -62,6 +65,10 @@ struct Weights {
   float d2[3][H + 1];
   float d1[3][H + 1];
   float centre, centre_h;  // all axes; horizontal axes only (vti)
+  // The second-derivative weights factorised per axis, d2[a][k] ~ d2[0][k] * ratio[a]
+  // (Fornberg's weights over h_a^2): the laplacian needs H + 3 weights, not 3H + 1,
+  // which keeps them in registers next to the accumulators.
+  float ratio[3];
 };
 
 template <int H>
@@ -74,6 +81,7 @@ Weights<H> load_weights(const FdWeights& fd, int dim) {
     }
   w.centre = fd.centre;
   w.centre_h = fd.centre - fd.d2[0][0];
+  for (int a = 0; a < 3; ++a) w.ratio[a] = a < dim ? fd.d2[a][1] / fd.d2[0][1] : 0.f;
   return w;
 }
 
@@ -100,28 +108,29 @@ template <int H, int DIM, int U, class T>
 inline void laplacian(const float* c, long s1, long s2, const Weights<H>& w, T (&lap)[U]) {
   constexpr long step = sizeof(T) / sizeof(float);
   T lz[U], lx[U], ly[U];
+  const float w1 = w.d2[0][1];
   for (int v = 0; v < U; ++v) {
     const float* p = c + v * step;
-    lz[v] = w.centre * ld<T>(p) + w.d2[0][1] * (ld<T>(p + 1) + ld<T>(p - 1));
-    lx[v] = w.d2[1][1] * (ld<T>(p + s1) + ld<T>(p - s1));
-    if constexpr (DIM == 3) ly[v] = w.d2[2][1] * (ld<T>(p + s2) + ld<T>(p - s2));
+    lz[v] = w.centre * ld<T>(p) + w1 * (ld<T>(p + 1) + ld<T>(p - 1));
+    lx[v] = w1 * (ld<T>(p + s1) + ld<T>(p - s1));
+    if constexpr (DIM == 3) ly[v] = w1 * (ld<T>(p + s2) + ld<T>(p - s2));
   }
 #pragma GCC unroll 16
   for (int k = 2; k <= H; ++k) {
-    const float wz = w.d2[0][k], wx = w.d2[1][k], wy = w.d2[2][k];
+    const float wk = w.d2[0][k];
 #pragma GCC unroll 4
     for (int v = 0; v < U; ++v) {
       const float* p = c + v * step;
-      lz[v] += wz * (ld<T>(p + k) + ld<T>(p - k));
-      lx[v] += wx * (ld<T>(p + k * s1) + ld<T>(p - k * s1));
-      if constexpr (DIM == 3) ly[v] += wy * (ld<T>(p + k * s2) + ld<T>(p - k * s2));
+      lz[v] += wk * (ld<T>(p + k) + ld<T>(p - k));
+      lx[v] += wk * (ld<T>(p + k * s1) + ld<T>(p - k * s1));
+      if constexpr (DIM == 3) ly[v] += wk * (ld<T>(p + k * s2) + ld<T>(p - k * s2));
     }
   }
   for (int v = 0; v < U; ++v) {
     if constexpr (DIM == 3)
-      lap[v] = lz[v] + (lx[v] + ly[v]);
+      lap[v] = lz[v] + (w.ratio[1] * lx[v] + w.ratio[2] * ly[v]);
     else
-      lap[v] = lz[v] + lx[v];
+      lap[v] = lz[v] + w.ratio[1] * lx[v];
   }
 }
 
@@ -220,12 +229,30 @@ inline void do_line(const StepArgs& a, const Weights<H>& w, long off) {
   }
 }
 
-// One thread's sweep over planes [ya, yb) of a 3D grid, every x line of each plane.
+// x lines per tile of the 3D sweep: TAIHU_STENCIL_TILE=n (n lines, 0 = whole planes),
+// default whole planes. A tile narrower than the plane keeps the y window in L2 but
+// re-reads 2H halo lines of u per tile.
+inline long tile_lines(const Layout& L) {
+  static const long requested = [] {
+    const char* v = std::getenv("TAIHU_STENCIL_TILE");
+    if (!v || !*v) return 0L;
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (*end != '\0' || n < 0) throw Error(std::string("taihu: TAIHU_STENCIL_TILE must be a line count >= 0, got '") + v + "'");
+    return n;
+  }();
+  return requested > 0 ? std::min(requested, L.n[1]) : L.n[1];
+}
+
+// One thread's sweep over planes [ya, yb) of a 3D grid, tile by tile of x lines.
 template <int H>
-inline void sweep_planes(const StepArgs& a, const Weights<H>& w, long ya, long yb) {
+inline void sweep_planes(const StepArgs& a, const Weights<H>& w, long ya, long yb, long tile) {
   const Layout& L = a.layout;
-  for (long y = ya; y < yb; ++y)
-    for (long x = 0; x < L.n[1]; ++x) do_line<H, 3>(a, w, L.index(0, x, y));
+  for (long xa = 0; xa < L.n[1]; xa += tile) {
+    const long xb = std::min(L.n[1], xa + tile);
+    for (long y = ya; y < yb; ++y)
+      for (long x = xa; x < xb; ++x) do_line<H, 3>(a, w, L.index(0, x, y));
+  }
 }
 
 template <int H, int DIM>
@@ -241,18 +268,19 @@ void step_streamed(const StepArgs& a, long j0, long j1) {
       for (long j = j0; j < j1; ++j) do_line<H, 2>(a, w, L.index(0, j, 0));
     }
   } else {
+    const long tile = tile_lines(L);
     static bool logged = false;
     if (!logged) {
       logged = true;
-      arch::log_verbose("stencil: cpu kernel radius %d, %ld-wide vectors, y slabs streamed plane by plane, %d threads",
-                        H, kW, threads);
+      arch::log_verbose("stencil: cpu kernel radius %d, %ld-wide vectors, %d y slabs streamed in tiles of %ld x lines",
+                        H, kW, threads, tile);
     }
 #pragma omp parallel num_threads(threads)
     {
       FlushDenormals ftz;
       const long t = team_thread_index(), nt = team_thread_count();
       const long ny = j1 - j0;
-      sweep_planes<H>(a, w, j0 + ny * t / nt, j0 + ny * (t + 1) / nt);
+      sweep_planes<H>(a, w, j0 + ny * t / nt, j0 + ny * (t + 1) / nt, tile);
     }
   }
 }

@@ -2,15 +2,17 @@
 // taihu::dnn::Convolution. Weights [num_output][channels/group][kh][kw], bias
 // [num_output]. Several bottoms share the weights (one top each).
 // Algorithms: engine CAFFE asks dnn/ for explicit GEMM (Caffe's im2col); DEFAULT times
-// dnn's candidates once per shape and direction on the first forward and keeps the
-// fastest (TAIHU_CAFFE_CONV_TUNE=0: dnn's own automatic choice; TAIHU_VERBOSE=1 logs
-// the measurements). The choice is saved in snapshots so resuming repeats it.
+// dnn's candidates and the minibatch-level BatchConv ("batch", batch_conv.hpp) once
+// per shape and direction on the first forward and keeps the fastest
+// (TAIHU_CAFFE_CONV_TUNE=0: dnn's own automatic choice; TAIHU_VERBOSE=1 logs the
+// measurements). The choice is saved in snapshots so resuming repeats it.
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "layers/batch_conv.hpp"
 #include "layers/builtin_layers.hpp"
 #include "taihu/caffe/filler.hpp"
 #include "taihu/arch/log.hpp"
@@ -91,10 +93,12 @@ class ConvolutionLayer : public Layer {
         fwd_ = std::make_unique<dnn::Convolution>(d, algo_);
         bwd_data_ = std::make_unique<dnn::Convolution>(d, algo_);
         bwd_weights_ = std::make_unique<dnn::Convolution>(d, algo_);
+        batch_ = std::make_unique<BatchConv>(d);
       } catch (const std::exception& e) {
         require(false, e.what());
       }
       tuned_ = algo_ != dnn::ConvAlgo::automatic || !tuning_enabled();
+      std::fill(std::begin(use_batch_), std::end(use_batch_), false);
     }
     for (Blob* t : top) {
       t->reshape({static_cast<int>(d.n), static_cast<int>(d.k), static_cast<int>(d.out_h()), static_cast<int>(d.out_w())});
@@ -105,15 +109,19 @@ class ConvolutionLayer : public Layer {
     if (!tuned_) tune(bottom, top);
     const float* bias = blobs_.size() > 1 ? blobs_[1]->data() : nullptr;
     for (std::size_t i = 0; i < bottom.size(); ++i) {
-      fwd_->forward(bottom[i]->data(), blobs_[0]->data(), bias, top[i]->mutable_data());
+      if (use_batch_[kForward]) batch_->forward(bottom[i]->data(), blobs_[0]->data(), bias, top[i]->mutable_data());
+      else fwd_->forward(bottom[i]->data(), blobs_[0]->data(), bias, top[i]->mutable_data());
     }
   }
 
   void backward(const BlobVec& top, const std::vector<bool>& down, const BlobVec& bottom) override {
     float* dbias = blobs_.size() > 1 ? blobs_[1]->mutable_diff() : nullptr;
     for (std::size_t i = 0; i < top.size(); ++i) {
-      bwd_weights_->backward_weights(bottom[i]->data(), top[i]->diff(), blobs_[0]->mutable_diff(), dbias, true);
-      if (down[i]) bwd_data_->backward_data(top[i]->diff(), blobs_[0]->data(), bottom[i]->mutable_diff());
+      if (use_batch_[kBackwardWeights]) batch_->backward_weights(bottom[i]->data(), top[i]->diff(), blobs_[0]->mutable_diff(), dbias);
+      else bwd_weights_->backward_weights(bottom[i]->data(), top[i]->diff(), blobs_[0]->mutable_diff(), dbias, true);
+      if (!down[i]) continue;
+      if (use_batch_[kBackwardData]) batch_->backward_data(top[i]->diff(), blobs_[0]->data(), bottom[i]->mutable_diff());
+      else bwd_data_->backward_data(top[i]->diff(), blobs_[0]->data(), bottom[i]->mutable_diff());
     }
   }
 
@@ -121,17 +129,24 @@ class ConvolutionLayer : public Layer {
   // the same ones and repeats the loss sequence bit for bit.
   std::string save_state() const override {
     if (!fwd_) return {};
-    return std::string(dnn::to_string(fwd_->algorithm(dnn::ConvDirection::forward))) + "," +
-           dnn::to_string(bwd_data_->algorithm(dnn::ConvDirection::backward_data)) + "," +
-           dnn::to_string(bwd_weights_->algorithm(dnn::ConvDirection::backward_weights));
+    auto name = [&](int dir, const dnn::Convolution& c, dnn::ConvDirection d) -> std::string {
+      return use_batch_[dir] ? kBatchName : dnn::to_string(c.algorithm(d));
+    };
+    return name(kForward, *fwd_, dnn::ConvDirection::forward) + "," +
+           name(kBackwardData, *bwd_data_, dnn::ConvDirection::backward_data) + "," +
+           name(kBackwardWeights, *bwd_weights_, dnn::ConvDirection::backward_weights);
   }
   void load_state(const std::string& state) override {
     std::vector<dnn::ConvAlgo> a;
+    std::vector<bool> batch;
     std::size_t start = 0;
     try {
       while (start <= state.size()) {
         const auto comma = state.find(',', start);
-        a.push_back(dnn::parse_conv_algo(state.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+        const std::string token = state.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        batch.push_back(token == kBatchName);
+        // A direction on BatchConv keeps a dnn object too (explicit GEMM, unused).
+        a.push_back(token == kBatchName ? dnn::ConvAlgo::explicit_gemm : dnn::parse_conv_algo(token));
         if (comma == std::string::npos) break;
         start = comma + 1;
       }
@@ -143,6 +158,7 @@ class ConvolutionLayer : public Layer {
     fwd_ = std::make_unique<dnn::Convolution>(d, a[0]);
     bwd_data_ = std::make_unique<dnn::Convolution>(d, a[1]);
     bwd_weights_ = std::make_unique<dnn::Convolution>(d, a[2]);
+    for (int dir = 0; dir < 3; ++dir) use_batch_[dir] = batch[static_cast<std::size_t>(dir)];
     tuned_ = true;
   }
 
@@ -153,7 +169,7 @@ class ConvolutionLayer : public Layer {
   }
 
   // Times dnn's candidate algorithms for each direction on this layer's buffers (the
-  // fastest of two runs each; the reference algorithm is skipped) and keeps the
+  // fastest of kTuneRuns runs each; the reference algorithm is skipped) and keeps the
   // fastest. Backward is measured only in TRAIN. Parameter diffs are not touched.
   void tune(const BlobVec& bottom, const BlobVec& top) {
     tuned_ = true;
@@ -164,8 +180,23 @@ class ConvolutionLayer : public Layer {
     std::vector<float> dw(static_cast<std::size_t>(blobs_[0]->count())), db(static_cast<std::size_t>(d.k));
     std::vector<float> dx(static_cast<std::size_t>(bottom[0]->count())), dy(static_cast<std::size_t>(top[0]->count()), 0.01f);
     auto pick = [&](dnn::ConvDirection dir, std::unique_ptr<dnn::Convolution>* slot) {
+      const int slot_dir = dir == dnn::ConvDirection::forward ? kForward
+                           : dir == dnn::ConvDirection::backward_data ? kBackwardData : kBackwardWeights;
       double best = 1e30;
       std::string report;
+      {
+        double t = 1e30;
+        for (int rep = 0; rep < kTuneRuns; ++rep) {
+          arch::Stopwatch sw;
+          if (dir == dnn::ConvDirection::forward) batch_->forward(x, w, bias, top[0]->mutable_data());
+          else if (dir == dnn::ConvDirection::backward_data) batch_->backward_data(dy.data(), w, dx.data());
+          else batch_->backward_weights(x, dy.data(), dw.data(), db.data());
+          t = std::min(t, sw.seconds());
+        }
+        report += std::string(" ") + kBatchName + "=" + std::to_string(t * 1e3) + "ms";
+        best = t;
+        use_batch_[slot_dir] = true;
+      }
       for (dnn::ConvAlgo a : dnn::conv_candidates(d, dir)) {
         if (a == dnn::ConvAlgo::reference) continue;
         std::unique_ptr<dnn::Convolution> c;
@@ -175,7 +206,7 @@ class ConvolutionLayer : public Layer {
           continue;
         }
         double t = 1e30;
-        for (int rep = 0; rep < 2; ++rep) {
+        for (int rep = 0; rep < kTuneRuns; ++rep) {
           arch::Stopwatch sw;
           if (dir == dnn::ConvDirection::forward) c->forward(x, w, bias, top[0]->mutable_data());
           else if (dir == dnn::ConvDirection::backward_data) c->backward_data(dy.data(), w, dx.data());
@@ -186,6 +217,7 @@ class ConvolutionLayer : public Layer {
         if (t < best) {
           best = t;
           *slot = std::move(c);
+          use_batch_[slot_dir] = false;
         }
       }
       arch::log_verbose("caffe: layer %s %s %s:%s", name().c_str(), d.str().c_str(), dnn::to_string(dir), report.c_str());
@@ -197,8 +229,14 @@ class ConvolutionLayer : public Layer {
     }
   }
 
+  enum { kForward, kBackwardData, kBackwardWeights };
+  static constexpr const char* kBatchName = "batch";
+  static constexpr int kTuneRuns = 3;  // the fastest of 3 runs per candidate (busy machines)
+
   dnn::ConvDesc desc_;
   dnn::ConvAlgo algo_ = dnn::ConvAlgo::automatic;
+  std::unique_ptr<BatchConv> batch_;
+  bool use_batch_[3] = {false, false, false};  // per direction: BatchConv instead of dnn
   std::unique_ptr<dnn::Convolution> fwd_, bwd_data_, bwd_weights_;
   bool tuned_ = true;
 };

@@ -1,7 +1,9 @@
 // Max and average pooling with Caffe's geometry (pooling.hpp). One OpenMP task per
 // (image, channel) plane; inside, each output row is built kernel-row by kernel-column
 // over all output columns at once, so the inner loop is a vector loop without bounds
-// tests (the column range where the tap lands inside the input is computed up front).
+// tests (the column range where the tap lands inside the input is computed up front);
+// horizontal strides 1 and 2 are compile-time constants there. AVE backward runs the
+// same tap loops in reverse (dy / window size added to each tap's input).
 // The visiting order per output (h then w, strict >) matches Caffe's argmax ties.
 #include "taihu/dnn/pooling.hpp"
 
@@ -66,6 +68,100 @@ void PoolingShape::validate(const char* what) const {
                         ", " + std::to_string(width + 2 * pad_w) + ")");
 }
 
+namespace {
+
+// One output row of one plane: taps of input rows [hs, he) over output columns.
+// SW is the horizontal stride when it is a compile-time constant (1, 2: the common
+// ones, whose strided reads GCC vectorises as loads + permutes), 0 for a runtime one.
+template <int SW, class T>
+void pool_row_forward(const PoolingShape& s, const T* xp, index_t ph, index_t ow, bool is_max, T* yr,
+                      std::int32_t* mr, const T* col_size) {
+  const index_t sw = SW > 0 ? SW : s.stride_w;
+  const index_t hs_raw = ph * s.stride_h - s.pad_h;
+  const index_t he_pad = std::min(hs_raw + s.kernel_h, s.height + s.pad_h);
+  const index_t hs = std::max<index_t>(hs_raw, 0), he = std::min(he_pad, s.height);
+  const T init = is_max ? std::numeric_limits<T>::lowest() : T(0);
+  for (index_t pw = 0; pw < ow; ++pw) yr[pw] = init;
+  if (mr)
+    for (index_t pw = 0; pw < ow; ++pw) mr[pw] = -1;
+  for (index_t h = hs; h < he; ++h) {
+    const T* xr = xp + h * s.width;
+    for (index_t kw = 0; kw < s.kernel_w; ++kw) {
+      index_t lo = 0, hi = 0;
+      tap_range(kw, sw, s.pad_w, s.width, ow, &lo, &hi);
+      // 32-bit indices in the vector loops (AVX2 has no 64-bit multiply; the plane
+      // fits int32, checked by the caller).
+      const auto off = static_cast<std::int32_t>(kw - s.pad_w);
+      const auto lo32 = static_cast<std::int32_t>(lo), hi32 = static_cast<std::int32_t>(hi);
+      const auto sw32 = static_cast<std::int32_t>(sw);
+      const T* xo = xr + off;
+      if (!is_max) {
+#pragma omp simd
+        for (std::int32_t pw = lo32; pw < hi32; ++pw) yr[pw] += xo[pw * sw32];
+      } else if (mr) {
+        const auto base = static_cast<std::int32_t>(h * s.width) + off;
+#pragma omp simd
+        for (std::int32_t pw = lo32; pw < hi32; ++pw) {
+          const T v = xo[pw * sw32], cur = yr[pw];
+          const bool wins = v > cur;
+          // Bit selects: a `?:` here becomes a branch and keeps the loop scalar.
+          yr[pw] = ops::select(wins, v, cur);
+          const std::int32_t keep = -static_cast<std::int32_t>(wins);
+          mr[pw] = ((base + pw * sw32) & keep) | (mr[pw] & ~keep);
+        }
+      } else {
+#pragma omp simd
+        for (std::int32_t pw = lo32; pw < hi32; ++pw) {
+          const T v = xo[pw * sw32];
+          yr[pw] = v > yr[pw] ? v : yr[pw];
+        }
+      }
+    }
+  }
+  if (!is_max) {
+    const T rows = static_cast<T>(he_pad - hs_raw);
+    for (index_t pw = 0; pw < ow; ++pw) yr[pw] /= rows * col_size[pw];
+  }
+}
+
+// AVE backward of one output row: each tap adds dy / window size to its input.
+template <int SW, class T>
+void pool_row_backward_ave(const PoolingShape& s, const T* dyr, index_t ph, index_t ow, const T* col_size, T* scaled,
+                           T* dxp) {
+  const index_t sw = SW > 0 ? SW : s.stride_w;
+  const index_t hs_raw = ph * s.stride_h - s.pad_h;
+  const index_t he_pad = std::min(hs_raw + s.kernel_h, s.height + s.pad_h);
+  const index_t hs = std::max<index_t>(hs_raw, 0), he = std::min(he_pad, s.height);
+  const T rows = static_cast<T>(he_pad - hs_raw);
+  for (index_t pw = 0; pw < ow; ++pw) scaled[pw] = dyr[pw] / (rows * col_size[pw]);
+  for (index_t h = hs; h < he; ++h) {
+    T* xr = dxp + h * s.width;
+    for (index_t kw = 0; kw < s.kernel_w; ++kw) {
+      index_t lo = 0, hi = 0;
+      tap_range(kw, sw, s.pad_w, s.width, ow, &lo, &hi);
+      const auto sw32 = static_cast<std::int32_t>(sw);
+      const auto lo32 = static_cast<std::int32_t>(lo), hi32 = static_cast<std::int32_t>(hi);
+      T* xo = xr + (kw - s.pad_w);
+      // Distinct targets within one tap (stride >= 1), so the loop is a vector loop.
+#pragma omp simd
+      for (std::int32_t pw = lo32; pw < hi32; ++pw) xo[pw * sw32] += scaled[pw];
+    }
+  }
+}
+
+template <class T>
+std::vector<T> window_widths(const PoolingShape& s, index_t ow) {
+  // AVE divisor per output column: the window clipped to [-pad, in + pad).
+  std::vector<T> col_size(static_cast<std::size_t>(ow));
+  for (index_t pw = 0; pw < ow; ++pw) {
+    const index_t ws = pw * s.stride_w - s.pad_w;
+    col_size[static_cast<std::size_t>(pw)] = static_cast<T>(std::min(ws + s.kernel_w, s.width + s.pad_w) - ws);
+  }
+  return col_size;
+}
+
+}  // namespace
+
 template <class T>
 void pooling_forward(const PoolingShape& s, const T* x, T* y, std::int32_t* mask) {
   constexpr const char* what = "pooling_forward";
@@ -75,64 +171,17 @@ void pooling_forward(const PoolingShape& s, const T* x, T* y, std::int32_t* mask
     ops::fail(what, "height * width exceeds the int32 argmax mask");
   const index_t oh = s.out_h(), ow = s.out_w(), plane = s.height * s.width;
   const bool is_max = s.method == PoolMethod::max;
-  // AVE divisor per output column / row: the window clipped to [-pad, in + pad).
-  std::vector<T> col_size(static_cast<std::size_t>(ow));
-  for (index_t pw = 0; pw < ow; ++pw) {
-    const index_t ws = pw * s.stride_w - s.pad_w;
-    col_size[pw] = static_cast<T>(std::min(ws + s.kernel_w, s.width + s.pad_w) - ws);
-  }
+  const std::vector<T> col_size = window_widths<T>(s, ow);
   ops::parallel_tasks(s.batch * s.channels, std::max<index_t>(1, 4096 / (oh * ow)), [&](index_t p) {
     const T* xp = x + p * plane;
     T* yp = y + p * oh * ow;
     std::int32_t* mp = mask ? mask + p * oh * ow : nullptr;
     for (index_t ph = 0; ph < oh; ++ph) {
-      const index_t hs_raw = ph * s.stride_h - s.pad_h;
-      const index_t he_pad = std::min(hs_raw + s.kernel_h, s.height + s.pad_h);
-      const index_t hs = std::max<index_t>(hs_raw, 0), he = std::min(he_pad, s.height);
       T* yr = yp + ph * ow;
       std::int32_t* mr = mp ? mp + ph * ow : nullptr;
-      const T init = is_max ? std::numeric_limits<T>::lowest() : T(0);
-      for (index_t pw = 0; pw < ow; ++pw) yr[pw] = init;
-      if (mr)
-        for (index_t pw = 0; pw < ow; ++pw) mr[pw] = -1;
-      for (index_t h = hs; h < he; ++h) {
-        const T* xr = xp + h * s.width;
-        for (index_t kw = 0; kw < s.kernel_w; ++kw) {
-          index_t lo = 0, hi = 0;
-          tap_range(kw, s.stride_w, s.pad_w, s.width, ow, &lo, &hi);
-          // 32-bit indices in the vector loops (AVX2 has no 64-bit multiply; the plane
-          // fits int32, checked above).
-          const auto off = static_cast<std::int32_t>(kw - s.pad_w);
-          const auto sw = static_cast<std::int32_t>(s.stride_w);
-          const auto lo32 = static_cast<std::int32_t>(lo), hi32 = static_cast<std::int32_t>(hi);
-          if (!is_max) {
-#pragma omp simd
-            for (std::int32_t pw = lo32; pw < hi32; ++pw) yr[pw] += xr[pw * sw + off];
-          } else if (mr) {
-            const auto row = static_cast<std::int32_t>(h * s.width);
-#pragma omp simd
-            for (std::int32_t pw = lo32; pw < hi32; ++pw) {
-              const std::int32_t at = pw * sw + off;
-              const T v = xr[at], cur = yr[pw];
-              const bool wins = v > cur;
-              // Bit selects: a `?:` here becomes a branch and keeps the loop scalar.
-              yr[pw] = ops::select(wins, v, cur);
-              const std::int32_t keep = -static_cast<std::int32_t>(wins);
-              mr[pw] = ((row + at) & keep) | (mr[pw] & ~keep);
-            }
-          } else {
-#pragma omp simd
-            for (std::int32_t pw = lo32; pw < hi32; ++pw) {
-              const T v = xr[pw * sw + off];
-              yr[pw] = v > yr[pw] ? v : yr[pw];
-            }
-          }
-        }
-      }
-      if (!is_max) {
-        const T rows = static_cast<T>(he_pad - hs_raw);
-        for (index_t pw = 0; pw < ow; ++pw) yr[pw] /= rows * col_size[pw];
-      }
+      if (s.stride_w == 1) pool_row_forward<1>(s, xp, ph, ow, is_max, yr, mr, col_size.data());
+      else if (s.stride_w == 2) pool_row_forward<2>(s, xp, ph, ow, is_max, yr, mr, col_size.data());
+      else pool_row_forward<0>(s, xp, ph, ow, is_max, yr, mr, col_size.data());
     }
   });
 }
@@ -145,6 +194,7 @@ void pooling_backward(const PoolingShape& s, const T* dy, const std::int32_t* ma
   const bool is_max = s.method == PoolMethod::max;
   if (is_max) ops::check_pointer(what, "mask", mask);
   const index_t oh = s.out_h(), ow = s.out_w(), plane = s.height * s.width;
+  const std::vector<T> col_size = window_widths<T>(s, ow);
   ops::parallel_tasks(s.batch * s.channels, std::max<index_t>(1, 4096 / plane), [&](index_t p) {
     T* dxp = dx + p * plane;
     const T* dyp = dy + p * oh * ow;
@@ -155,18 +205,15 @@ void pooling_backward(const PoolingShape& s, const T* dy, const std::int32_t* ma
         if (mp[i] >= 0) dxp[mp[i]] += dyp[i];
       return;
     }
+    constexpr index_t kStackRow = 256;
+    T stack_row[kStackRow];
+    std::vector<T> heap_row(ow > kStackRow ? static_cast<std::size_t>(ow) : 0);
+    T* scaled = ow > kStackRow ? heap_row.data() : stack_row;
     for (index_t ph = 0; ph < oh; ++ph) {
-      const index_t hs_raw = ph * s.stride_h - s.pad_h;
-      const index_t he_pad = std::min(hs_raw + s.kernel_h, s.height + s.pad_h);
-      const index_t hs = std::max<index_t>(hs_raw, 0), he = std::min(he_pad, s.height);
-      for (index_t pw = 0; pw < ow; ++pw) {
-        const index_t ws_raw = pw * s.stride_w - s.pad_w;
-        const index_t we_pad = std::min(ws_raw + s.kernel_w, s.width + s.pad_w);
-        const index_t ws = std::max<index_t>(ws_raw, 0), we = std::min(we_pad, s.width);
-        const T g = dyp[ph * ow + pw] / static_cast<T>((he_pad - hs_raw) * (we_pad - ws_raw));
-        for (index_t h = hs; h < he; ++h)
-          for (index_t w = ws; w < we; ++w) dxp[h * s.width + w] += g;
-      }
+      const T* dyr = dyp + ph * ow;
+      if (s.stride_w == 1) pool_row_backward_ave<1>(s, dyr, ph, ow, col_size.data(), scaled, dxp);
+      else if (s.stride_w == 2) pool_row_backward_ave<2>(s, dyr, ph, ow, col_size.data(), scaled, dxp);
+      else pool_row_backward_ave<0>(s, dyr, ph, ow, col_size.data(), scaled, dxp);
     }
   });
 }

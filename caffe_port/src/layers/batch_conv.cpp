@@ -1,0 +1,225 @@
+// BatchConv (see batch_conv.hpp): im2col + GEMMs on pre-packed weights, images in
+// parallel, batched backward-weights.
+#include "layers/batch_conv.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <omp.h>
+
+#include "taihu/arch/threads.hpp"
+#include "taihu/gemm/packed.hpp"
+
+namespace taihu::caffe {
+
+using dnn::index_t;
+using gemm::Layout;
+using gemm::Trans;
+
+namespace {
+
+// Images [begin, end) of `n` for thread t of nt (contiguous, static: deterministic).
+void split(index_t n, int t, int nt, index_t* begin, index_t* end) {
+  *begin = n * t / nt;
+  *end = n * (t + 1) / nt;
+}
+
+// The output columns ox in [lo, hi) whose input column ox*stride + off lies in [0, w).
+void inside_range(index_t ow, index_t stride, index_t off, index_t w, index_t* lo, index_t* hi) {
+  index_t a = 0, b = ow;
+  while (a < ow && a * stride + off < 0) ++a;
+  while (b > a && (b - 1) * stride + off >= w) --b;
+  *lo = a;
+  *hi = b;
+}
+
+}  // namespace
+
+BatchConv::BatchConv(const dnn::ConvDesc& d)
+    : d_(d), kg_(d.k / d.groups), cg_(d.c / d.groups), rows_(cg_ * d.kh * d.kw), plane_(d.out_h() * d.out_w()) {
+  d_.validate();
+  // Enough images per backward-weights GEMM for a reduction depth of >= 256 pixels.
+  chunk_ = static_cast<int>(std::clamp<index_t>((256 + plane_ - 1) / plane_, 1, 16));
+}
+
+bool BatchConv::identity_columns() const {
+  return d_.kh == 1 && d_.kw == 1 && d_.stride_h == 1 && d_.stride_w == 1 && d_.pad_h == 0 && d_.pad_w == 0;
+}
+
+float* BatchConv::scratch(int threads, std::size_t per_thread) {
+  scratch_stride_ = (per_thread + 15) & ~std::size_t{15};
+  const std::size_t need = scratch_stride_ * static_cast<std::size_t>(threads);
+  if (scratch_.size() < need) scratch_ = arch::AlignedBuffer<float>(need);
+  return scratch_.data();
+}
+
+void BatchConv::im2col(const float* x_group, float* col, index_t ld) const {
+  const index_t oh = d_.out_h(), ow = d_.out_w();
+  for (index_t row = 0; row < rows_; ++row) {
+    const index_t ci = row / (d_.kh * d_.kw), r = (row / d_.kw) % d_.kh, s = row % d_.kw;
+    const float* xc = x_group + ci * d_.h * d_.w;
+    float* out = col + row * ld;
+    const index_t off_x = s * d_.dil_w - d_.pad_w;
+    index_t lo, hi;
+    inside_range(ow, d_.stride_w, off_x, d_.w, &lo, &hi);
+    for (index_t oy = 0; oy < oh; ++oy) {
+      float* o = out + oy * ow;
+      const index_t iy = oy * d_.stride_h - d_.pad_h + r * d_.dil_h;
+      if (iy < 0 || iy >= d_.h) {
+        std::memset(o, 0, sizeof(float) * static_cast<std::size_t>(ow));
+        continue;
+      }
+      const float* xr = xc + iy * d_.w + off_x;
+      for (index_t ox = 0; ox < lo; ++ox) o[ox] = 0.0f;
+      if (d_.stride_w == 1) {
+        if (hi > lo) std::memcpy(o + lo, xr + lo, sizeof(float) * static_cast<std::size_t>(hi - lo));
+      } else {
+        for (index_t ox = lo; ox < hi; ++ox) o[ox] = xr[ox * d_.stride_w];
+      }
+      for (index_t ox = hi; ox < ow; ++ox) o[ox] = 0.0f;
+    }
+  }
+}
+
+void BatchConv::col2im(const float* col, float* dx_group) const {
+  const index_t oh = d_.out_h(), ow = d_.out_w();
+  for (index_t row = 0; row < rows_; ++row) {
+    const index_t ci = row / (d_.kh * d_.kw), r = (row / d_.kw) % d_.kh, s = row % d_.kw;
+    float* xc = dx_group + ci * d_.h * d_.w;
+    const float* in = col + row * plane_;
+    const index_t off_x = s * d_.dil_w - d_.pad_w;
+    index_t lo, hi;
+    inside_range(ow, d_.stride_w, off_x, d_.w, &lo, &hi);
+    for (index_t oy = 0; oy < oh; ++oy) {
+      const index_t iy = oy * d_.stride_h - d_.pad_h + r * d_.dil_h;
+      if (iy < 0 || iy >= d_.h) continue;
+      float* xr = xc + iy * d_.w + off_x;
+      const float* c = in + oy * ow;
+      if (d_.stride_w == 1) {
+        for (index_t ox = lo; ox < hi; ++ox) xr[ox] += c[ox];
+      } else {
+        for (index_t ox = lo; ox < hi; ++ox) xr[ox * d_.stride_w] += c[ox];
+      }
+    }
+  }
+}
+
+void BatchConv::forward(const float* x, const float* w, const float* bias, float* y) {
+  std::vector<gemm::PackedA<float>> packed;
+  packed.reserve(static_cast<std::size_t>(d_.groups));
+  for (index_t g = 0; g < d_.groups; ++g) packed.emplace_back(Layout::row_major, Trans::no, kg_, rows_, w + g * kg_ * rows_, rows_);
+  const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
+  const std::size_t per = identity_columns() ? 0 : static_cast<std::size_t>(rows_ * plane_);
+  float* cols = per ? scratch(nt, per) : nullptr;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    const int t = omp_get_thread_num();
+    float* col = per ? cols + scratch_stride_ * static_cast<std::size_t>(t) : nullptr;
+    index_t n0, n1;
+    split(d_.n, t, nt, &n0, &n1);
+    for (index_t n = n0; n < n1; ++n)
+      for (index_t g = 0; g < d_.groups; ++g) {
+        const float* xg = x + (n * d_.c + g * cg_) * d_.h * d_.w;
+        float* yg = y + (n * d_.k + g * kg_) * plane_;
+        if (per) im2col(xg, col, plane_);
+        gemm::gemm_packed(Layout::row_major, packed[static_cast<std::size_t>(g)], Trans::no, plane_, 1.0f, per ? col : xg, plane_,
+                          0.0f, yg, plane_);
+        if (bias) {
+          for (index_t k = 0; k < kg_; ++k) {
+            const float b = bias[g * kg_ + k];
+            float* row = yg + k * plane_;
+            for (index_t p = 0; p < plane_; ++p) row[p] += b;
+          }
+        }
+      }
+  }
+}
+
+void BatchConv::backward_data(const float* dy, const float* w, float* dx) {
+  std::vector<gemm::PackedA<float>> packed;  // W_g^T, rows_ x kg_
+  packed.reserve(static_cast<std::size_t>(d_.groups));
+  for (index_t g = 0; g < d_.groups; ++g) packed.emplace_back(Layout::row_major, Trans::yes, rows_, kg_, w + g * kg_ * rows_, rows_);
+  const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
+  const std::size_t per = identity_columns() ? 0 : static_cast<std::size_t>(rows_ * plane_);
+  float* cols = per ? scratch(nt, per) : nullptr;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    const int t = omp_get_thread_num();
+    float* col = per ? cols + scratch_stride_ * static_cast<std::size_t>(t) : nullptr;
+    index_t n0, n1;
+    split(d_.n, t, nt, &n0, &n1);
+    for (index_t n = n0; n < n1; ++n)
+      for (index_t g = 0; g < d_.groups; ++g) {
+        float* dxg = dx + (n * d_.c + g * cg_) * d_.h * d_.w;
+        const float* dyg = dy + (n * d_.k + g * kg_) * plane_;
+        if (!per) {
+          gemm::gemm_packed(Layout::row_major, packed[static_cast<std::size_t>(g)], Trans::no, plane_, 1.0f, dyg, plane_, 0.0f,
+                            dxg, plane_);
+          continue;
+        }
+        gemm::gemm_packed(Layout::row_major, packed[static_cast<std::size_t>(g)], Trans::no, plane_, 1.0f, dyg, plane_, 0.0f,
+                          col, plane_);
+        std::memset(dxg, 0, sizeof(float) * static_cast<std::size_t>(cg_ * d_.h * d_.w));
+        col2im(col, dxg);
+      }
+  }
+}
+
+void BatchConv::backward_weights(const float* x, const float* dy, float* dw, float* dbias) {
+  const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
+  const index_t depth = chunk_ * plane_;  // GEMM reduction length per chunk
+  const std::size_t per = static_cast<std::size_t>((rows_ + kg_) * depth);
+  float* cols = scratch(nt, per);
+  const std::size_t wcount = static_cast<std::size_t>(d_.k * rows_), partial = wcount + static_cast<std::size_t>(d_.k);
+  if (nt > 1 && partial_.size() < partial * static_cast<std::size_t>(nt - 1)) partial_.resize(partial * static_cast<std::size_t>(nt - 1));
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    const int t = omp_get_thread_num();
+    float* col = cols + scratch_stride_ * static_cast<std::size_t>(t);
+    float* dyc = col + rows_ * depth;
+    // Thread 0 accumulates straight into dw/dbias; the others into zeroed partials.
+    float* my_dw = t == 0 ? dw : partial_.data() + partial * static_cast<std::size_t>(t - 1);
+    float* my_db = dbias == nullptr ? nullptr : t == 0 ? dbias : my_dw + wcount;
+    if (t > 0) std::fill(my_dw, my_dw + partial, 0.0f);
+    index_t n0, n1;
+    split(d_.n, t, nt, &n0, &n1);
+    for (index_t c0 = n0; c0 < n1; c0 += chunk_) {
+      const index_t cn = std::min<index_t>(chunk_, n1 - c0), ld = cn * plane_;
+      for (index_t g = 0; g < d_.groups; ++g) {
+        for (index_t i = 0; i < cn; ++i) {
+          const index_t n = c0 + i;
+          im2col(x + (n * d_.c + g * cg_) * d_.h * d_.w, col + i * plane_, ld);
+          const float* dyg = dy + (n * d_.k + g * kg_) * plane_;
+          for (index_t k = 0; k < kg_; ++k) {
+            const float* src = dyg + k * plane_;
+            std::memcpy(dyc + k * ld + i * plane_, src, sizeof(float) * static_cast<std::size_t>(plane_));
+            if (my_db) {
+              float s = 0.0f;
+              for (index_t p = 0; p < plane_; ++p) s += src[p];
+              my_db[g * kg_ + k] += s;
+            }
+          }
+        }
+        gemm::sgemm(Layout::row_major, Trans::no, Trans::yes, kg_, rows_, ld, 1.0f, dyc, ld, col, ld, 1.0f,
+                    my_dw + g * kg_ * rows_, rows_);
+      }
+    }
+    if (nt > 1) {
+#pragma omp barrier
+      // Sum the partials into dw/dbias in thread order, split over elements.
+      std::size_t b = wcount * static_cast<std::size_t>(t) / static_cast<std::size_t>(nt);
+      std::size_t e = wcount * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(nt);
+      for (int u = 1; u < nt; ++u) {
+        const float* src = partial_.data() + partial * static_cast<std::size_t>(u - 1);
+        for (std::size_t i = b; i < e; ++i) dw[i] += src[i];
+      }
+      if (dbias && t == 0) {
+        for (int u = 1; u < nt; ++u) {
+          const float* src = partial_.data() + partial * static_cast<std::size_t>(u - 1) + wcount;
+          for (index_t k = 0; k < d_.k; ++k) dbias[k] += src[k];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace taihu::caffe

@@ -1,0 +1,54 @@
+// BatchConv: the training-step convolution the Convolution layer uses for a whole
+// minibatch (forward, backward-data, backward-weights), built for the small images of
+// Caffe's classic nets (LeNet, CIFAR-10 quick), where per-image GEMMs are small:
+//   - the weights are packed once per call (taihu::gemm::PackedA, W for forward and
+//     W^T for backward-data) and reused by every image's GEMM;
+//   - images run in parallel, one per thread at a time (each GEMM single-threaded),
+//     instead of threading each small GEMM;
+//   - backward-weights gathers several images' im2col columns and output gradients
+//     side by side so one GEMM has a deep reduction (>= 256), each thread into its own
+//     partial gradient, summed in thread order (deterministic for a thread count);
+//   - the bias is added to each image's output while it is in cache, and its gradient
+//     is summed in the same pass that gathers dy.
+// Layouts and semantics are taihu::dnn::Convolution's (NCHW, OIHW, groups, stride,
+// pad, dilation); backward_weights accumulates into dw/dbias as Caffe does.
+// Not safe to call one object from several threads at once.
+#pragma once
+#include <vector>
+
+#include "taihu/arch/aligned_buffer.hpp"
+#include "taihu/dnn/conv.hpp"
+
+namespace taihu::caffe {
+
+class BatchConv {
+ public:
+  explicit BatchConv(const dnn::ConvDesc& d);
+
+  const dnn::ConvDesc& desc() const { return d_; }
+
+  // y = conv(x, w) + bias (bias may be null); y is overwritten.
+  void forward(const float* x, const float* w, const float* bias, float* y);
+  // dx = conv^T(dy, w); dx is overwritten.
+  void backward_data(const float* dy, const float* w, float* dx);
+  // dw += dL/dw, dbias += sum of dy over images and pixels (dbias may be null).
+  void backward_weights(const float* x, const float* dy, float* dw, float* dbias);
+
+ private:
+  // Columns of image `x_group` (one group) into col[row * ld + p], p < plane_.
+  void im2col(const float* x_group, float* col, dnn::index_t ld) const;
+  // Adds col[row * plane_ + p] back into the image gradient dx_group (pre-zeroed).
+  void col2im(const float* col, float* dx_group) const;
+  bool identity_columns() const;  // 1x1, stride 1, no pad: the input is its own col
+  // Per-thread scratch for `threads` threads (thread t at + t * scratch_stride_).
+  float* scratch(int threads, std::size_t per_thread);
+
+  dnn::ConvDesc d_;
+  dnn::index_t kg_, cg_, rows_, plane_;
+  int chunk_;  // images per backward-weights GEMM
+  arch::AlignedBuffer<float> scratch_;
+  std::size_t scratch_stride_ = 0;
+  std::vector<float> partial_;  // per-thread dw/dbias partials beyond thread 0
+};
+
+}  // namespace taihu::caffe

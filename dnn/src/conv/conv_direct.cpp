@@ -6,13 +6,17 @@
 //     width ([hp][stride_w][wq]: column ix of the padded row goes to phase ix % sw,
 //     slot ix / sw), so every kernel tap reads consecutive output pixels from
 //     consecutive floats, whatever the stride. 1x1 stride-1 planes are one long row.
-//   forward: tiles of 4 output channels x 24 pixels (direct_kernels_<isa>.cpp); the
+//   forward: tiles of 4 output channels x 3 slots of 8 pixels, a slot being 8 pixels
+//     of a row and a tile's slots consecutive in the plane, so narrow images waste no
+//     lanes beyond their last partial slot per row (direct_kernels_<isa>.cpp); the
 //     weights are packed once ([group][4-channel block][channel][tap][4], cached under
 //     WeightsHint::unchanged) and the channel reduction is blocked so the packed
 //     block stays in L2; work items are (image, group, rows) chunks.
 //   backward-weights: dW = dY X^T reduced along pixels with both operands read in
-//     place (3 channels x 4 weight columns per tile), pixel chunks sized so dY's chunk
-//     stays in L2; threads own disjoint weight columns (no reduction between threads).
+//     place (3 channels x 4 weight columns per tile, 8-lane partial sums), chunks of
+//     images x rows sized so dY's chunk stays in L2; threads own disjoint weight
+//     columns (no reduction between threads). Vectors along the reduction need two
+//     vector loads per FMA row, so this pays only for few columns (first layers).
 //   backward-data (stride 1): the forward pass of the transposed problem.
 #include <algorithm>
 #include <cstring>
@@ -29,7 +33,7 @@ namespace taihu::dnn::conv {
 
 namespace {
 
-constexpr index_t kFwdRows = 4, kFwdPixels = 24;  // forward tile
+constexpr index_t kFwdRows = 4;                   // forward tile: 4 channels x 3 slots of 8
 constexpr index_t kBwdRows = 3, kBwdCols = 4;     // backward-weights tile
 
 struct DirectKernels {
@@ -112,10 +116,16 @@ class Direct final : public ConvAlgorithm {
   explicit Direct(const ConvDesc& d)
       : d_(d), kg_(d.k / d.groups), cg_(d.c / d.groups), taps_(d.kh * d.kw), geo_(make_geometry(d)),
         bwd_data_(d, make_direct) {
-    // Channels per reduction block: the packed weights of one group's block <= 192 KiB.
+    // Channels per reduction block: one group's packed block <= 192 KiB (L2), and one
+    // tile's input windows (3 slots x kh rows x ~a slot's span of lines) <= 16 KiB (L1).
     const index_t per_channel = ceil_div(kg_, kFwdRows) * kFwdRows * taps_;
-    const index_t blocks = ceil_div(cg_, std::clamp<index_t>(48 * 1024 / per_channel, 1, cg_));
+    const index_t span = 8 * d.stride_w + (d.kw - 1) * d.dil_w + 16;
+    const index_t l1_channel = 3 * (geo_.in_place ? 1 : d.kh) * span;
+    const index_t cap = geo_.in_place ? 48 * 1024 / per_channel
+                                      : std::min(48 * 1024 / per_channel, 4 * 1024 / l1_channel);
+    const index_t blocks = ceil_div(cg_, std::clamp<index_t>(cap, 1, cg_));
     cblock_ = ceil_div(cg_, blocks);
+    spr_ = ceil_div(geo_.ow, 8);
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
@@ -123,42 +133,59 @@ class Direct final : public ConvAlgorithm {
     const int nt = arch::threads_for_call();
     const DirectFwdKernel kernel = kernels().fwd;
     const index_t kblocks = ceil_div(kg_, kFwdRows), plane = d_.out_h() * d_.out_w();
-    // Work items: (image, group, row chunk, pixel chunk).
-    const index_t rows = geo_.in_place ? 1 : std::min<index_t>(geo_.oh, 4);
-    const index_t pixels = geo_.in_place ? 8 * kFwdPixels : geo_.ow;
-    const index_t rchunks = ceil_div(geo_.oh, rows), pchunks = ceil_div(geo_.ow, pixels);
-    const index_t items = d_.n * d_.groups * rchunks * pchunks;
+    // The output plane as 8-pixel slots (row by row, the last of a row partial); work
+    // items are (image, group, run of slots), tiles are 3 consecutive slots.
+    const index_t slots = geo_.oh * spr_, planes = d_.n * d_.groups;
+    index_t chunk = 8 * 3;
+    while (chunk > 3 && planes * ceil_div(slots, chunk) < 4 * nt) chunk -= 3;
+    const index_t chunks = ceil_div(slots, chunk), items = planes * chunks;
     prepare_buffer();
+    if (geo_.in_place && pack_.size() < static_cast<std::size_t>(nt * cg_ * chunk * 8))
+      pack_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(nt * cg_ * chunk * 8));
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
       const float* xin = fill_input(x);
 #pragma omp for schedule(static)
       for (index_t it = 0; it < items; ++it) {
-        const index_t pc = it % pchunks, rc = (it / pchunks) % rchunks, g = (it / (pchunks * rchunks)) % d_.groups,
-                      n = it / (pchunks * rchunks * d_.groups);
-        const index_t oy1 = std::min(geo_.oh, (rc + 1) * rows), x1 = std::min(geo_.ow, (pc + 1) * pixels);
+        const index_t ch = it % chunks, g = (it / chunks) % d_.groups, n = it / (chunks * d_.groups);
+        const index_t s1 = std::min(slots, (ch + 1) * chunk);
+        // 1x1: x's channel planes lie far apart and the hardware prefetcher does not
+        // follow a tile's few lines per channel, so the item's pixels are first copied
+        // (long sequential reads) to [tile][channel][24] and the kernel streams them.
+        const float* xitem = xin + (n * d_.c + g * cg_) * geo_.chan_stride;
+        index_t cstride = geo_.chan_stride;
+        if (geo_.in_place) {
+          float* pk = pack_.data() + static_cast<std::size_t>(omp_get_thread_num()) * cg_ * chunk * 8;
+          pack_pixels(xitem, ch * chunk * 8, std::min(geo_.ow, s1 * 8), pk);
+          xitem = pk;
+          cstride = 24;
+        }
         for (index_t c0 = 0; c0 < cg_; c0 += cblock_) {
           DirectFwdArgs a{};
+          a.x = xitem + c0 * cstride;
           a.channels = std::min(cblock_, cg_ - c0);
-          a.chan_stride = geo_.chan_stride;
+          a.chan_stride = cstride;
           a.tap_off = geo_.tap_off.data();
           a.taps = taps_;
           a.y_kstride = plane;
           a.accumulate = c0 > 0;
-          const float* xg = xin + (n * d_.c + g * cg_ + c0) * geo_.chan_stride;
-          for (index_t oy = rc * rows; oy < oy1; ++oy)
-            for (index_t x0 = pc * pixels; x0 < x1; x0 += kFwdPixels) {
-              a.x = xg + oy * geo_.row_step + x0;
-              a.lanes = static_cast<int>(std::min(kFwdPixels, x1 - x0));
-              for (index_t kb = 0; kb < kblocks; ++kb) {
-                const index_t k0 = g * kg_ + kb * kFwdRows;
-                a.rows = static_cast<int>(std::min(kFwdRows, kg_ - kb * kFwdRows));
-                a.w = wpack_.data() + ((g * kblocks + kb) * cg_ + c0) * taps_ * kFwdRows;
-                a.bias = bias && c0 == 0 ? bias + k0 : nullptr;
-                a.y = y + (n * d_.k + k0) * plane + oy * geo_.ow + x0;
-                kernel(a);
-              }
+          for (index_t s0 = ch * chunk; s0 < s1; s0 += 3) {
+            a.slots = static_cast<int>(std::min<index_t>(3, s1 - s0));
+            for (int v = 0; v < a.slots; ++v) {
+              const index_t oy = (s0 + v) / spr_, ox = (s0 + v) % spr_ * 8;
+              a.x_off[v] = geo_.in_place ? (s0 - ch * chunk) / 3 * cg_ * 24 + 8 * v : oy * geo_.row_step + ox;
+              a.y_off[v] = oy * geo_.ow + ox;
+              a.lanes[v] = static_cast<int>(std::min<index_t>(8, geo_.ow - ox));
             }
+            for (index_t kb = 0; kb < kblocks; ++kb) {
+              const index_t k0 = g * kg_ + kb * kFwdRows;
+              a.rows = static_cast<int>(std::min(kFwdRows, kg_ - kb * kFwdRows));
+              a.w = wpack_.data() + ((g * kblocks + kb) * cg_ + c0) * taps_ * kFwdRows;
+              a.bias = bias && c0 == 0 ? bias + k0 : nullptr;
+              a.y = y + (n * d_.k + k0) * plane;
+              kernel(a);
+            }
+          }
         }
       }
     }
@@ -179,10 +206,18 @@ class Direct final : public ConvAlgorithm {
     const index_t plane = d_.out_h() * d_.out_w();
     const index_t col_groups = ceil_div(cols, kBwdCols), row_groups = ceil_div(kg_, kBwdRows);
     const index_t units = d_.groups * col_groups;
-    // Pixel chunk: dY's chunk (kg channels) within ~96 KiB of L2.
-    const index_t chunk = std::clamp<index_t>(24 * 1024 / kg_, 256, 4096);
-    const index_t rows = geo_.in_place ? 1 : std::clamp<index_t>(chunk / geo_.ow, 1, geo_.oh);
-    const index_t pixels = geo_.in_place ? chunk : geo_.ow;
+    // Reduction chunks (images x rows x pixels): dY's chunk (all kg channels) stays in
+    // L2 while the column tiles sweep it, and chunks are long (up to 4096 pixels,
+    // several images when planes are small) so the horizontal sums after each chunk
+    // cost little.
+    const index_t budget_px = std::clamp<index_t>(48 * 1024 / kg_, 256, 4096);
+    index_t images = 1, rows = geo_.oh, pixels = geo_.ow;
+    if (geo_.in_place)
+      pixels = std::min(geo_.ow, budget_px);
+    else if (plane <= budget_px)
+      images = std::clamp<index_t>(budget_px / plane, 1, d_.n);
+    else
+      rows = std::clamp<index_t>(budget_px / geo_.ow, 1, geo_.oh);
     prepare_buffer();
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -192,23 +227,27 @@ class Direct final : public ConvAlgorithm {
       DirectBwdwArgs a{};
       a.dy_kstride = plane;
       a.dy_row_stride = geo_.ow;
+      a.dy_image_stride = d_.k * plane;
       a.x_row_stride = geo_.row_step;
+      a.x_image_stride = d_.c * geo_.chan_stride;
       a.dw_kstride = cols;
-      for (index_t n = 0; n < d_.n; ++n)
+      for (index_t n0 = 0; n0 < d_.n; n0 += images)
         for (index_t oy0 = 0; oy0 < geo_.oh; oy0 += rows)
           for (index_t x0 = 0; x0 < geo_.ow; x0 += pixels) {
+            a.images = std::min(images, d_.n - n0);
             a.out_rows = std::min(rows, geo_.oh - oy0);
             a.x0 = x0;
             a.x1 = std::min(geo_.ow, x0 + pixels);
+            // Column tiles outer: their input rows stay in L1 while dY streams from L2.
             for (index_t u = u0; u < u1; ++u) {
               const index_t g = u / col_groups, j0 = (u % col_groups) * kBwdCols;
               a.cols = static_cast<int>(std::min(kBwdCols, cols - j0));
               a.col_off = col_off_.data() + j0;
-              a.x = xin + (n * d_.c + g * cg_) * geo_.chan_stride + oy0 * geo_.row_step;
+              a.x = xin + (n0 * d_.c + g * cg_) * geo_.chan_stride + oy0 * geo_.row_step;
               for (index_t rg = 0; rg < row_groups; ++rg) {
                 const index_t k0 = g * kg_ + rg * kBwdRows;
                 a.rows = static_cast<int>(std::min(kBwdRows, kg_ - rg * kBwdRows));
-                a.dy = dy + (n * d_.k + k0) * plane + oy0 * geo_.ow;
+                a.dy = dy + (n0 * d_.k + k0) * plane + oy0 * geo_.ow;
                 a.dw = dw + k0 * cols + j0;
                 kernel(a);
               }
@@ -219,6 +258,21 @@ class Direct final : public ConvAlgorithm {
   }
 
  private:
+  // Pixels [p0, p1) of every channel of one group's planes (x_group, in place) to
+  // [tile of 24][channel][24], zero past p1.
+  void pack_pixels(const float* x_group, index_t p0, index_t p1, float* pk) const {
+    const index_t tiles = ceil_div(p1 - p0, 24);
+    for (index_t c = 0; c < cg_; ++c) {
+      const float* src = x_group + c * geo_.chan_stride + p0;
+      for (index_t t = 0; t < tiles; ++t) {
+        float* dst = pk + (t * cg_ + c) * 24;
+        const index_t len = std::min<index_t>(24, p1 - p0 - t * 24);
+        std::memcpy(dst, src + t * 24, sizeof(float) * len);
+        std::fill(dst + len, dst + 24, 0.0f);
+      }
+    }
+  }
+
   // [group][4-channel block][channel][tap][4], zero rows past kg.
   void pack_weights(const float* w) {
     const index_t kblocks = ceil_div(kg_, kFwdRows);
@@ -233,8 +287,13 @@ class Direct final : public ConvAlgorithm {
 
   void prepare_buffer() {
     if (geo_.in_place) return;
-    const auto need = static_cast<std::size_t>(d_.n * d_.c * geo_.chan_stride);
-    if (xbuf_.size() < need) xbuf_ = arch::AlignedBuffer<float>(need);
+    // Slack after the last plane: a partial slot's unused lanes read (never store)
+    // up to a slot past the end of a row.
+    const auto need = static_cast<std::size_t>(d_.n * d_.c * geo_.chan_stride + geo_.row_step + 64);
+    if (xbuf_.size() < need) {
+      xbuf_ = arch::AlignedBuffer<float>(need);
+      std::fill(xbuf_.data(), xbuf_.data() + need, 0.0f);
+    }
   }
 
   // Inside the parallel region: the kernels' view of x (the padded copy is filled by
@@ -248,11 +307,12 @@ class Direct final : public ConvAlgorithm {
   }
 
   ConvDesc d_;
-  index_t kg_, cg_, taps_, cblock_ = 1;
+  index_t kg_, cg_, taps_, cblock_ = 1, spr_ = 1;
+
   InputGeometry geo_;
   std::vector<float> wpack_;
   std::vector<index_t> col_off_;
-  arch::AlignedBuffer<float> xbuf_;
+  arch::AlignedBuffer<float> xbuf_, pack_;
   TransposedBackwardData bwd_data_;
 };
 

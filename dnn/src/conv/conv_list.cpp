@@ -44,39 +44,51 @@ const Entry& entry_of(ConvAlgo a) {
 
 // Heuristic (measured on Zen 3 AVX2, see dnn/README.md): Winograd for 3x3 stride-1
 // layers with enough channels to amortise the transforms (F(4x4) unless the output is
-// tiny; for backward-weights by tile count), the direct kernels for everything else
-// (explicit GEMM for strided backward-data, which direct lacks).
+// tiny; for backward-weights by tile count), GEMM on the input for 1x1 layers, the
+// direct kernel for other forward and stride-1 backward-data passes and few-column
+// backward-weights, im2col + GEMM for the rest.
 ConvAlgo heuristic(const ConvDesc& d, ConvDirection dir, std::string& why) {
   const index_t cg = d.c / d.groups, kg = d.k / d.groups;
   const bool big_enough = cg >= 16 && kg >= 16;
-  if (dir == ConvDirection::backward_weights && big_enough) {
+  const bool pointwise = d.kh == 1 && d.kw == 1 && d.stride_h == 1 && d.stride_w == 1 && d.pad_h == 0 &&
+                         d.pad_w == 0 && d.dil_h == 1 && d.dil_w == 1;
+  if (dir == ConvDirection::backward_weights) {
     // Backward-weights reduces over tiles: each alpha^2 GEMM is as deep as the tile
-    // count, so small images take the smaller tile (or no Winograd at all).
-    const auto tiles = [&d](index_t m) { return d.n * ((d.out_h() + m - 1) / m) * ((d.out_w() + m - 1) / m); };
-    if (tiles(4) >= 48 && conv_supports(ConvAlgo::winograd_4x4, d, dir)) {
+    // count, so only images with enough 4x4 tiles pay for the transforms (F(2x2) and
+    // smaller images measured slower than one deep GEMM).
+    const index_t tiles = d.n * ((d.out_h() + 3) / 4) * ((d.out_w() + 3) / 4);
+    if (big_enough && tiles >= 48 && conv_supports(ConvAlgo::winograd_4x4, d, dir)) {
       why = "3x3 stride 1, >= 16 channels, >= 48 4x4 tiles";
       return ConvAlgo::winograd_4x4;
     }
-    if (tiles(2) >= 32 && conv_supports(ConvAlgo::winograd_2x2, d, dir)) {
-      why = "3x3 stride 1, >= 16 channels, >= 32 2x2 tiles";
-      return ConvAlgo::winograd_2x2;
+    // Few weight columns (first layers): the direct kernel reduces along pixels with
+    // both operands in place; otherwise one deep GEMM per image block.
+    if (cg * d.kh * d.kw <= 192) {
+      why = "<= 192 weight columns per output channel";
+      return ConvAlgo::direct;
     }
+    why = "deep reduction: im2col + GEMM";
+    return ConvAlgo::explicit_gemm;
   }
-  const bool wino_ok = dir != ConvDirection::backward_weights;
-  if (wino_ok && big_enough && d.out_h() * d.out_w() >= 36 && conv_supports(ConvAlgo::winograd_4x4, d, dir)) {
+  if (big_enough && d.out_h() * d.out_w() >= 36 && conv_supports(ConvAlgo::winograd_4x4, d, dir)) {
     why = "3x3 stride 1, >= 16 channels, output >= 6x6";
     return ConvAlgo::winograd_4x4;
   }
-  if (wino_ok && big_enough && conv_supports(ConvAlgo::winograd_2x2, d, dir)) {
+  if (big_enough && conv_supports(ConvAlgo::winograd_2x2, d, dir)) {
     why = "3x3 stride 1, >= 16 channels, small output";
     return ConvAlgo::winograd_2x2;
   }
+  if (pointwise) {
+    // 1x1: the input already is the GEMM's B operand; gemm's blocking beats the
+    // direct tile here (measured), and backward-data multiplies pre-packed W^T.
+    why = "1x1 stride 1: GEMM on the input in place";
+    return dir == ConvDirection::forward ? ConvAlgo::explicit_gemm : ConvAlgo::implicit_gemm;
+  }
   if (conv_supports(ConvAlgo::direct, d, dir)) {
-    why = "not a Winograd shape: register-blocked direct kernel, operands read in place";
+    why = "not a Winograd shape: register-blocked direct kernel";
     return ConvAlgo::direct;
   }
-  // Strided backward-data: col2im after one deep GEMM.
-  why = "general shape, strided backward-data";
+  why = "strided backward-data: GEMM + col2im";
   return ConvAlgo::explicit_gemm;
 }
 

@@ -1,32 +1,40 @@
 // Register-blocked micro-kernels of the direct convolution (conv_direct.cpp), one set
 // per ISA (direct_kernels_<isa>.cpp). Both work on NCHW data vectorised along output
 // pixels, so neither operand is ever packed at run time:
-//   forward: a tile of `rows` (<= 4) output channels x `lanes` (<= 24) consecutive
-//     output pixels of one row; the input window is read in place from the
-//     phase-split padded input (x + c*chan_stride + tap_off[t] + pixel), the weights
-//     are broadcast from the block packed once as [channel][tap][4].
+//   forward: a tile of `rows` (<= 4) output channels x up to 3 "slots" of 8
+//     consecutive output pixels (slots may lie in different rows, so narrow images
+//     fill the tile too); the input window is read in place from the phase-split
+//     padded input (x + c*chan_stride + x_off[slot] + tap_off[t]), the weights are
+//     broadcast from the block packed once as [channel][tap][4].
 //   backward-weights: a tile of `rows` (<= 3) output channels x `cols` (<= 4) weight
 //     columns (channel, tap), reduced over output pixels [x0, x1) of `out_rows` rows
 //     with 8-lane accumulators (dy and the input both contiguous along the pixels),
 //     then summed horizontally and added to dw.
-// Contract: lanes beyond the valid range are never read (masked loads) nor written.
+// Contract: lanes beyond the valid range are never written; backward-weights never
+// reads them (masked loads); forward reads them unless mask_last_load says not to.
 #pragma once
 #include <cstdint>
 
 namespace taihu::dnn::conv {
 
 struct DirectFwdArgs {
-  const float* x;               // input at (first channel of the block, row, first pixel)
+  const float* x;               // input at the first channel of the block
   std::int64_t channels;        // channels in this reduction block
   std::int64_t chan_stride;     // distance between input channels
-  const std::int64_t* tap_off;  // offset of each kernel tap (r, s) from x
+  const std::int64_t* tap_off;  // offset of each kernel tap (r, s) from a pixel's origin
   std::int64_t taps;            // kh * kw
   const float* w;               // packed [channels][taps][4]
   const float* bias;            // rows values added when !accumulate, or null
-  float* y;                     // output at (first channel, row, first pixel)
+  float* y;                     // output at the first channel
   std::int64_t y_kstride;       // distance between output channels
   int rows;                     // valid output channels, 1..4
-  int lanes;                    // valid pixels, 1..24
+  int slots;                    // 8-pixel slots in this tile, 1..3
+  std::int64_t x_off[3];        // per slot: its first pixel's input origin (from x)
+  std::int64_t y_off[3];        // per slot: its first pixel's output offset (from y)
+  int lanes[3];                 // per slot: valid pixels 1..8 (others never stored)
+  bool mask_last_load;          // read only lanes[slots-1] pixels of the last slot (the
+                                // end of a caller's buffer); otherwise all 8 lanes of
+                                // every slot must be readable
   bool accumulate;              // y += tile instead of y = tile (+ bias)
 };
 
@@ -37,7 +45,9 @@ struct DirectBwdwArgs {
   const float* x;               // input at the first row's window origin
   const std::int64_t* col_off;  // offset of each weight column (channel, tap) from x
   std::int64_t x_row_stride;    // input distance per output row
-  std::int64_t out_rows;        // rows to reduce over
+  std::int64_t images;          // images to reduce over (each: out_rows rows)
+  std::int64_t dy_image_stride, x_image_stride;
+  std::int64_t out_rows;        // rows per image to reduce over
   std::int64_t x0, x1;          // pixel range within each row
   float* dw;                    // dw at (first channel, first column)
   std::int64_t dw_kstride;      // distance between dw rows

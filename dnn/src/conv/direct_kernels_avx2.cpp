@@ -1,6 +1,6 @@
 // AVX2 direct-convolution micro-kernels (see direct_kernels.hpp).
-//   forward: 4 output channels x 24 pixels = 12 accumulators; per tap three input
-//     vectors loaded in place and four weight broadcasts (7 loads per 12 FMAs).
+//   forward: 4 output channels x 3 slots of 8 pixels = 12 accumulators; per tap three
+//     input vectors loaded in place and four weight broadcasts (7 loads per 12 FMAs).
 //   backward-weights: 3 output channels x 4 weight columns = 12 accumulators; per 8
 //     pixels three dy vectors and four input vectors (7 loads per 12 FMAs).
 // Edge tiles (fewer channels, pixels or columns) are separate instantiations, so the
@@ -28,62 +28,58 @@ float hsum(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-// MR output channels x NV vectors of pixels; MASKED: the last vector is partial.
+// MR output channels x NV slots; MASKED: the last slot's load is masked.
 template <int MR, int NV, bool MASKED>
 void fwd_tile(const DirectFwdArgs& a) {
-  const __m256i mask = lane_mask(MASKED ? a.lanes - (NV - 1) * 8 : 8);
+  const __m256i load_mask = lane_mask(MASKED ? a.lanes[NV - 1] : 8);
   __m256 acc[MR][NV];
-  #pragma GCC unroll 4
+#pragma GCC unroll 4
   for (int m = 0; m < MR; ++m)
-    #pragma GCC unroll 4
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[m][v] = _mm256_setzero_ps();
+  const float* xv_base[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) xv_base[v] = a.x + a.x_off[v];
+  // One tap: NV input vectors at offset o, MR weight broadcasts from wt.
+  auto step = [&](std::int64_t o, const float* wt) __attribute__((always_inline)) {
+    __m256 xv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v)
+      xv[v] = (MASKED && v == NV - 1) ? _mm256_maskload_ps(xv_base[v] + o, load_mask)
+                                      : _mm256_loadu_ps(xv_base[v] + o);
+#pragma GCC unroll 4
+    for (int m = 0; m < MR; ++m) {
+      const __m256 wb = _mm256_broadcast_ss(wt + m);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[m][v] = _mm256_fmadd_ps(wb, xv[v], acc[m][v]);
+    }
+  };
   const std::int64_t taps = a.taps;
   if (taps == 1) {  // 1x1: one flat loop over the channels
-    const float* xs = a.x + a.tap_off[0];
-    for (std::int64_t c = 0; c < a.channels; ++c, xs += a.chan_stride) {
-      __m256 xv[NV];
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v)
-        xv[v] = (MASKED && v == NV - 1) ? _mm256_maskload_ps(xs + 8 * v, mask) : _mm256_loadu_ps(xs + 8 * v);
-#pragma GCC unroll 4
-      for (int m = 0; m < MR; ++m) {
-        const __m256 wb = _mm256_broadcast_ss(a.w + c * 4 + m);
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[m][v] = _mm256_fmadd_ps(wb, xv[v], acc[m][v]);
-      }
+    for (std::int64_t c = 0; c < a.channels; ++c) step(c * a.chan_stride + a.tap_off[0], a.w + c * 4);
+  } else {
+    for (std::int64_t c = 0; c < a.channels; ++c) {
+      const std::int64_t cofs = c * a.chan_stride;
+      const float* wc = a.w + c * taps * 4;
+      for (std::int64_t t = 0; t < taps; ++t) step(cofs + a.tap_off[t], wc + t * 4);
     }
   }
-  for (std::int64_t c = 0; c < (taps == 1 ? 0 : a.channels); ++c) {
-    const float* xc = a.x + c * a.chan_stride;
-    const float* wc = a.w + c * taps * 4;
-    for (std::int64_t t = 0; t < taps; ++t) {
-      const float* xs = xc + a.tap_off[t];
-      __m256 xv[NV];
-      #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v)
-        xv[v] = (MASKED && v == NV - 1) ? _mm256_maskload_ps(xs + 8 * v, mask) : _mm256_loadu_ps(xs + 8 * v);
-      #pragma GCC unroll 4
-      for (int m = 0; m < MR; ++m) {
-        const __m256 wb = _mm256_broadcast_ss(wc + t * 4 + m);
-        #pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[m][v] = _mm256_fmadd_ps(wb, xv[v], acc[m][v]);
-      }
-    }
-  }
-  #pragma GCC unroll 4
-  for (int m = 0; m < MR; ++m) {
-    float* yr = a.y + m * a.y_kstride;
-    const __m256 b = _mm256_set1_ps(a.bias && !a.accumulate ? a.bias[m] : 0.0f);
-    #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) {
-      const bool part = MASKED && v == NV - 1;
-      __m256 val = _mm256_add_ps(acc[m][v], b);
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const bool part = a.lanes[v] < 8;
+    const __m256i mask = lane_mask(a.lanes[v]);
+#pragma GCC unroll 4
+    for (int m = 0; m < MR; ++m) {
+      float* yr = a.y + m * a.y_kstride + a.y_off[v];
+      __m256 val = acc[m][v];
       if (a.accumulate)
-        val = _mm256_add_ps(val, part ? _mm256_maskload_ps(yr + 8 * v, mask) : _mm256_loadu_ps(yr + 8 * v));
+        val = _mm256_add_ps(val, part ? _mm256_maskload_ps(yr, mask) : _mm256_loadu_ps(yr));
+      else if (a.bias)
+        val = _mm256_add_ps(val, _mm256_set1_ps(a.bias[m]));
       if (part)
-        _mm256_maskstore_ps(yr + 8 * v, mask, val);
+        _mm256_maskstore_ps(yr, mask, val);
       else
-        _mm256_storeu_ps(yr + 8 * v, val);
+        _mm256_storeu_ps(yr, val);
     }
   }
 }
@@ -97,9 +93,10 @@ void bwdw_tile(const DirectBwdwArgs& a) {
     for (int j = 0; j < NT; ++j) acc[m][j] = _mm256_setzero_ps();
   const std::int64_t n = a.x1 - a.x0, full = n / 8 * 8;
   const __m256i mask = lane_mask(static_cast<int>(n - full));
-  for (std::int64_t r = 0; r < a.out_rows; ++r) {
-    const float* dyr = a.dy + r * a.dy_row_stride + a.x0;
-    const float* xr = a.x + r * a.x_row_stride + a.x0;
+  for (std::int64_t ir = 0; ir < a.images * a.out_rows; ++ir) {
+    const std::int64_t img = ir / a.out_rows, r = ir - img * a.out_rows;
+    const float* dyr = a.dy + img * a.dy_image_stride + r * a.dy_row_stride + a.x0;
+    const float* xr = a.x + img * a.x_image_stride + r * a.x_row_stride + a.x0;
     const float* xj[NT];
     #pragma GCC unroll 4
     for (int j = 0; j < NT; ++j) xj[j] = xr + a.col_off[j];
@@ -157,10 +154,7 @@ constexpr std::array<std::array<BwdwFn, 4>, 3> kBwdw = {{
 
 }  // namespace
 
-void direct_fwd_avx2(const DirectFwdArgs& a) {
-  const int nv = (a.lanes + 7) / 8;
-  kFwd[a.rows - 1][nv - 1][a.lanes % 8 != 0](a);
-}
+void direct_fwd_avx2(const DirectFwdArgs& a) { kFwd[a.rows - 1][a.slots - 1][a.mask_last_load](a); }
 
 void direct_bwdw_avx2(const DirectBwdwArgs& a) { kBwdw[a.rows - 1][a.cols - 1](a); }
 

@@ -106,7 +106,11 @@ TEST_F(ConvDescTest, NullPointersAreRejected) {
 
 TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic128ih28oc128kh3ph1")).algorithm(), ConvAlgo::winograd_4x4);
-  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc64kh1")).algorithm(), ConvAlgo::direct);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc64kh1")).algorithm(), ConvAlgo::explicit_gemm);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc64kh1")).algorithm(ConvDirection::backward_data),
+            ConvAlgo::implicit_gemm);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic3ih224oc64kh7sh2ph3")).algorithm(ConvDirection::backward_weights),
+            ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic3ih224oc64kh7sh2ph3")).algorithm(), ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih27oc192kh5ph2")).algorithm(), ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih27oc192kh5ph2")).algorithm(ConvDirection::backward_data),
@@ -117,9 +121,9 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic128ih28oc128kh3ph1")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::winograd_4x4);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih14oc256kh3ph1")).algorithm(ConvDirection::backward_weights),
-            ConvAlgo::winograd_2x2);
-  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih7oc256kh3ph1")).algorithm(ConvDirection::backward_weights),
-            ConvAlgo::direct);
+            ConvAlgo::explicit_gemm);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih27oc192kh5ph2")).algorithm(ConvDirection::backward_weights),
+            ConvAlgo::explicit_gemm);
 }
 
 }  // namespace

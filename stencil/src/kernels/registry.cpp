@@ -6,14 +6,14 @@ namespace taihu::stencil::kernels {
 namespace {
 const arch::ImplementationList<StepFn>& step_list() {
   static const arch::ImplementationList<StepFn> list(
-      "stencil time step", {{"avx2 (8-wide fma, x-blocked)", arch::Isa::avx2, &cpu_step_avx2},
-                            {"generic (compiler-vectorized, x-blocked)", arch::Isa::generic, &cpu_step_generic}});
+      "stencil time step", {{"avx2 (8-wide fma, y slabs streamed)", arch::Isa::avx2, &cpu_step_avx2},
+                            {"generic (4-wide vectors, y slabs streamed)", arch::Isa::generic, &cpu_step_generic}});
   return list;
 }
 const arch::ImplementationList<PairFn>& pair_list() {
   static const arch::ImplementationList<PairFn> list(
-      "stencil temporal-blocked step pair", {{"avx2 (2-step wavefront)", arch::Isa::avx2, &cpu_step_pair_avx2},
-                                             {"generic (2-step wavefront)", arch::Isa::generic, &cpu_step_pair_generic}});
+      "stencil temporal-blocked step pair", {{"avx2 (2-step wavefront, slab flags)", arch::Isa::avx2, &cpu_step_pair_avx2},
+                                             {"generic (2-step wavefront, slab flags)", arch::Isa::generic, &cpu_step_pair_generic}});
   return list;
 }
 }  // namespace

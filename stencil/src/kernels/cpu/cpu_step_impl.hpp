@@ -134,9 +134,17 @@ inline void laplacian(const float* c, long s1, long s2, const Weights<H>& w, T (
   }
 }
 
+// Software prefetch of the streams that come from DRAM, `dist` floats ahead of the
+// point being computed (0: none): the stencil array's leading plane (`lead` floats
+// past the point) and the arrays read at the point. Issued once per 16 points.
+struct Ahead {
+  long lead = 0, dist = 0;
+};
+inline void prefetch(const float* p) { __builtin_prefetch(p, 0, 3); }
+
 template <int H, int DIM>
 inline void line_acoustic(const float* __restrict u, float* __restrict up, const float* __restrict A, long n0,
-                          long s1, long s2, const Weights<H>& w) {
+                          long s1, long s2, const Weights<H>& w, Ahead ah) {
   auto body = [&]<int U>(auto tag, long i, std::integral_constant<int, U>) {
     using T = decltype(tag);
     constexpr long step = sizeof(T) / sizeof(float);
@@ -148,7 +156,14 @@ inline void line_acoustic(const float* __restrict u, float* __restrict up, const
     }
   };
   long i = 0;
-  for (; i + 2 * kW <= n0; i += 2 * kW) body(vf{}, i, std::integral_constant<int, 2>{});
+  for (; i + 2 * kW <= n0; i += 2 * kW) {
+    if (ah.dist) {
+      prefetch(u + i + ah.lead + ah.dist);
+      prefetch(up + i + ah.dist);
+      prefetch(A + i + ah.dist);
+    }
+    body(vf{}, i, std::integral_constant<int, 2>{});
+  }
   for (; i + kW <= n0; i += kW) body(vf{}, i, std::integral_constant<int, 1>{});
   for (; i < n0; ++i) body(0.f, i, std::integral_constant<int, 1>{});
 }
@@ -157,7 +172,8 @@ inline void line_acoustic(const float* __restrict u, float* __restrict up, const
 // u_prev <- 2u - u_prev + A lap(u) - sum_a G_a d_a u,   G_a = A d_a(ln rho).
 template <int H, int DIM>
 inline void line_density(const float* __restrict u, float* __restrict up, const float* __restrict A,
-                         const float* const* __restrict G, long n0, long s1, long s2, const Weights<H>& w) {
+                         const float* const* __restrict G, long n0, long s1, long s2, const Weights<H>& w,
+                         Ahead ah) {
   auto body = [&](auto tag, long i) {
     using T = decltype(tag);
     const float* c = u + i;
@@ -178,14 +194,22 @@ inline void line_density(const float* __restrict u, float* __restrict up, const 
     st<T>(up + i, 2.f * ld<T>(c) - ld<T>(up + i) + (ld<T>(A + i) * lap[0] - grad));
   };
   long i = 0;
-  for (; i + kW <= n0; i += kW) body(vf{}, i);
+  for (; i + kW <= n0; i += kW) {
+    if (ah.dist && i % 16 == 0) {
+      prefetch(u + i + ah.lead + ah.dist);
+      prefetch(up + i + ah.dist);
+      prefetch(A + i + ah.dist);
+      for (int a = 0; a < DIM; ++a) prefetch(G[a] + i + ah.dist);
+    }
+    body(vf{}, i);
+  }
   for (; i < n0; ++i) body(0.f, i);
 }
 
 template <int H, int DIM>
 inline void line_vti(const float* __restrict p, float* __restrict pp, const float* __restrict q,
                      float* __restrict qp, const float* __restrict A, const float* __restrict B,
-                     const float* __restrict C, long n0, long s1, long s2, const Weights<H>& w) {
+                     const float* __restrict C, long n0, long s1, long s2, const Weights<H>& w, Ahead ah) {
   auto body = [&](auto tag, long i) {
     using T = decltype(tag);
     const float* cp = p + i;
@@ -205,26 +229,33 @@ inline void line_vti(const float* __restrict p, float* __restrict pp, const floa
     st<T>(qp + i, 2.f * ld<T>(cq) - ld<T>(qp + i) + ld<T>(B + i) * h2 + cz);
   };
   long i = 0;
-  for (; i + kW <= n0; i += kW) body(vf{}, i);
+  for (; i + kW <= n0; i += kW) {
+    if (ah.dist && i % 16 == 0) {
+      prefetch(p + i + ah.lead + ah.dist);
+      for (const float* f : {static_cast<const float*>(pp), q, static_cast<const float*>(qp), A, B, C})
+        prefetch(f + i + ah.dist);
+    }
+    body(vf{}, i);
+  }
   for (; i < n0; ++i) body(0.f, i);
 }
 
 template <int H, int DIM>
-inline void do_line(const StepArgs& a, const Weights<H>& w, long off) {
+inline void do_line(const StepArgs& a, const Weights<H>& w, long off, Ahead ah) {
   const Layout& L = a.layout;
   switch (a.physics) {
     case Physics::acoustic:
-      line_acoustic<H, DIM>(a.u + off, a.u_prev + off, a.A + off, L.n[0], L.s1, L.s2, w);
+      line_acoustic<H, DIM>(a.u + off, a.u_prev + off, a.A + off, L.n[0], L.s1, L.s2, w, ah);
       break;
     case Physics::acoustic_density: {
       const float* G[3] = {a.G[0] + off, a.G[1] + off, DIM == 3 ? a.G[2] + off : nullptr};
-      line_density<H, DIM>(a.u + off, a.u_prev + off, a.A + off, G, L.n[0], L.s1, L.s2, w);
+      line_density<H, DIM>(a.u + off, a.u_prev + off, a.A + off, G, L.n[0], L.s1, L.s2, w, ah);
       break;
     }
     case Physics::tti:  // handled by cpu_step
     case Physics::vti:
       line_vti<H, DIM>(a.u + off, a.u_prev + off, a.q + off, a.q_prev + off, a.A + off, a.B + off, a.C + off,
-                       L.n[0], L.s1, L.s2, w);
+                       L.n[0], L.s1, L.s2, w, ah);
       break;
   }
 }
@@ -244,14 +275,27 @@ inline long tile_lines(const Layout& L) {
   return requested > 0 ? std::min(requested, L.n[1]) : L.n[1];
 }
 
+// Prefetch distance: TAIHU_STENCIL_PREFETCH=bytes (0 = off), default 4 KiB.
+inline long prefetch_floats() {
+  static const long floats = [] {
+    const char* v = std::getenv("TAIHU_STENCIL_PREFETCH");
+    if (!v || !*v) return 1024L;
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (*end != '\0' || n < 0) throw Error(std::string("taihu: TAIHU_STENCIL_PREFETCH must be a byte count >= 0, got '") + v + "'");
+    return n / 4;
+  }();
+  return floats;
+}
+
 // One thread's sweep over planes [ya, yb) of a 3D grid, tile by tile of x lines.
 template <int H>
-inline void sweep_planes(const StepArgs& a, const Weights<H>& w, long ya, long yb, long tile) {
+inline void sweep_planes(const StepArgs& a, const Weights<H>& w, long ya, long yb, long tile, Ahead ah) {
   const Layout& L = a.layout;
   for (long xa = 0; xa < L.n[1]; xa += tile) {
     const long xb = std::min(L.n[1], xa + tile);
     for (long y = ya; y < yb; ++y)
-      for (long x = xa; x < xb; ++x) do_line<H, 3>(a, w, L.index(0, x, y));
+      for (long x = xa; x < xb; ++x) do_line<H, 3>(a, w, L.index(0, x, y), ah);
   }
 }
 
@@ -265,10 +309,11 @@ void step_streamed(const StepArgs& a, long j0, long j1) {
     {
       FlushDenormals ftz;
 #pragma omp for schedule(static)
-      for (long j = j0; j < j1; ++j) do_line<H, 2>(a, w, L.index(0, j, 0));
+      for (long j = j0; j < j1; ++j) do_line<H, 2>(a, w, L.index(0, j, 0), Ahead{});
     }
   } else {
     const long tile = tile_lines(L);
+    const Ahead ah{H * L.s2, prefetch_floats()};
     static bool logged = false;
     if (!logged) {
       logged = true;
@@ -280,7 +325,7 @@ void step_streamed(const StepArgs& a, long j0, long j1) {
       FlushDenormals ftz;
       const long t = team_thread_index(), nt = team_thread_count();
       const long ny = j1 - j0;
-      sweep_planes<H>(a, w, j0 + ny * t / nt, j0 + ny * (t + 1) / nt, tile);
+      sweep_planes<H>(a, w, j0 + ny * t / nt, j0 + ny * (t + 1) / nt, tile, ah);
     }
   }
 }
@@ -341,10 +386,11 @@ void step_pair_acoustic3d(const StepArgs& a) {
   const long slabs_max = std::max(1L, n2 / (2 * H));
   const int threads = static_cast<int>(std::min<long>(threads_for_points(double(n0) * double(n1) * double(n2)), slabs_max));
   const std::unique_ptr<Progress[]> head(new Progress[threads]), done(new Progress[threads]);
+  const Ahead ah{H * L.s2, prefetch_floats()};
   auto plane = [&](const float* u, float* up, long y) {
     for (long x = 0; x < n1; ++x) {
       const long off = L.index(0, x, y);
-      line_acoustic<H, 3>(u + off, up + off, a.A + off, n0, L.s1, L.s2, w);
+      line_acoustic<H, 3>(u + off, up + off, a.A + off, n0, L.s1, L.s2, w, ah);
     }
   };
 #pragma omp parallel num_threads(threads)

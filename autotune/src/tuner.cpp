@@ -2,6 +2,7 @@
 #include "taihu/autotune/tuner.hpp"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "taihu/arch/error.hpp"
@@ -51,6 +52,24 @@ std::unique_ptr<Kernel> build(const Problem& p, const Schedule& s, const TuneOpt
   if (opt.backend == "halide") return make_halide_kernel(p, s, opt.threads);
   if (opt.backend == "cpp") return make_cpp_kernel(p, s, opt.threads, opt.workdir);
   throw Error("--backend: unknown '" + opt.backend + "' (use halide or cpp)");
+}
+
+// What the generators see of a Schedule, as text: equal keys, equal code.
+std::string schedule_key(const Schedule& s) {
+  std::string k = "a" + std::to_string(s.algorithm);
+  auto ints = [&](const char* what, const auto& m) {
+    k += std::string(" ") + what;
+    for (const auto& [v, n] : m) k += " " + v + "=" + std::to_string(n);
+  };
+  ints("tile", s.tile);
+  ints("block", s.block);
+  ints("vec", s.vectorize);
+  ints("unroll", s.unroll);
+  k += " par " + s.parallel + " order";
+  for (const auto& v : s.order) k += " " + v;
+  for (const auto& [t, w] : s.layout) k += " layout " + t + "=" + w;
+  for (const auto& [t, w] : s.compute_at) k += " at " + t + "=" + w;
+  return k + " tb " + std::to_string(s.timeblock);
 }
 
 }  // namespace
@@ -105,6 +124,7 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
   std::unique_ptr<Checker> checker;
   if (!custom) checker = std::make_unique<Checker>(p, opt.seed);
   const double flops = p.flops(0);
+  std::map<std::string, Record> same_schedule;  // schedule_key -> its measurement
   auto out_of_time = [&] {
     return (opt.budget_s > 0 && clock.seconds() >= opt.budget_s) || (opt.max_trials > 0 && res.trials >= opt.max_trials);
   };
@@ -129,13 +149,41 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
           r.repeats = 1;
         } else {
           const Schedule s = space.schedule(pt);
-          auto k = build(p, s, opt);
-          checker->check(*k, s.algorithm);
-          Measurement m = measure([&] { checker->run(*k); }, opt.measure);
-          seconds = m.median_s;
-          r.median_s = m.median_s;
-          r.spread = m.spread;
-          r.repeats = m.repeats;
+          const std::string key = schedule_key(s);
+          if (auto hit = same_schedule.find(key); hit != same_schedule.end()) {
+            if (!hit->second.ok) throw Error(hit->second.error);
+            seconds = hit->second.median_s;
+            r.median_s = seconds;
+            r.spread = hit->second.spread;
+            r.repeats = hit->second.repeats;
+          } else {
+            Record& memo = same_schedule[key];
+            memo.ok = false;
+            try {
+              auto k = build(p, s, opt);
+              checker->check(*k, s.algorithm);  // also the warm-up run
+              arch::Stopwatch first;
+              checker->run(*k);
+              const double once = first.seconds();
+              if (opt.reject_factor > 0 && std::isfinite(res.best_s) && once > opt.reject_factor * res.best_s) {
+                seconds = once;
+                r.repeats = 1;
+              } else {
+                Measurement m = measure([&] { checker->run(*k); }, opt.measure);
+                seconds = m.median_s;
+                r.spread = m.spread;
+                r.repeats = m.repeats;
+              }
+            } catch (const Error& e) {
+              memo.error = e.what();
+              throw;
+            }
+            r.median_s = seconds;
+            memo.ok = true;
+            memo.median_s = seconds;
+            memo.spread = r.spread;
+            memo.repeats = r.repeats;
+          }
         }
         r.gflops = flops / seconds * 1e-9;
         if (p.algorithm_count() > 1) r.gflops = p.flops(space.schedule(pt).algorithm) / seconds * 1e-9;

@@ -32,10 +32,23 @@ TEST(AutotuneHalide, GemmSchedulePoints) {
   ASSERT_TRUE(ta::halide_available());
   ta::Problem p(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/gemm.tdsl"), ta::parse_shape("M=40,N=72,K=33"));
   ta::Space space(p);
-  check(p, space, {{"tile m", "8"}, {"tile n", "32"}, {"tile k", "64"}, {"order", "m k n"}, {"vectorize n", "8"},
-                   {"unroll m", "2"}, {"parallel", "m"}, {"layout B", "direct"}});
-  check(p, space, {{"tile m", "16"}, {"tile n", "16"}, {"tile k", "64"}, {"order", "k m n"}, {"vectorize n", "16"},
-                   {"unroll m", "4"}, {"parallel", "n"}, {"layout B", "staged"}});
+  const std::map<std::string, std::string> none = {{"block m", "256"}, {"block n", "256"}};
+  auto with = [](std::map<std::string, std::string> a, const std::map<std::string, std::string>& b) {
+    a.insert(b.begin(), b.end());
+    return a;
+  };
+  check(p, space, with(none, {{"tile m", "8"}, {"tile n", "32"}, {"tile k", "64"}, {"order", "m k n"}, {"vectorize n", "8"},
+                              {"unroll m", "2"}, {"parallel", "m"}, {"layout B", "direct"}}));
+  check(p, space, with(none, {{"tile m", "16"}, {"tile n", "16"}, {"tile k", "64"}, {"order", "k m n"}, {"vectorize n", "16"},
+                              {"unroll m", "4"}, {"parallel", "n"}, {"layout B", "staged"}}));
+  // Two levels: register tiles inside cache blocks (edge blocks and tiles included).
+  check(p, space, {{"block m", "24"}, {"block n", "64"}, {"tile m", "6"}, {"tile n", "32"}, {"tile k", "64"}, {"order", "k m n"},
+                   {"vectorize n", "16"}, {"unroll m", "6"}, {"parallel", "m"}, {"layout B", "packed"}});
+  // ... with the reduction blocked too (the accumulator covers a block).
+  ta::Problem pk(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/gemm.tdsl"), ta::parse_shape("M=40,N=72,K=150"));
+  ta::Space sk(pk);
+  check(pk, sk, {{"block m", "24"}, {"block n", "64"}, {"tile m", "6"}, {"tile n", "32"}, {"tile k", "64"}, {"order", "k m n"},
+                 {"vectorize n", "16"}, {"unroll m", "6"}, {"parallel", "n"}, {"layout B", "staged"}});
 }
 
 TEST(AutotuneHalide, StencilTimeBlocking) {

@@ -18,8 +18,9 @@ ta::Problem load(const std::string& name, const std::string& shape) {
 TEST(AutotuneSpace, GemmKnobsAndCardinality) {
   ta::Problem p = load("gemm", "M=64,N=64,K=64");
   ta::Space s(p);
-  ASSERT_EQ(s.knobs().size(), 8u);
-  EXPECT_EQ(s.knobs()[0].name(), "tile m");
+  ASSERT_EQ(s.knobs().size(), 10u);
+  EXPECT_EQ(s.knobs()[0].name(), "block m");
+  EXPECT_EQ(s.knobs()[0].labels.back(), "256");  // "M" = 64 is already listed: not repeated
   double card = 1;
   for (const auto& k : s.knobs()) card *= static_cast<double>(k.labels.size());
   EXPECT_DOUBLE_EQ(s.cardinality(), card);
@@ -44,7 +45,8 @@ TEST(AutotuneSpace, AlgorithmKnobAndDimValues) {
 TEST(AutotuneSpace, ValidityRules) {
   ta::Problem p = load("gemm", "M=64,N=64,K=64");
   ta::Space s(p);
-  std::map<std::string, std::string> m = {{"tile m", "8"},         {"tile n", "16"},     {"tile k", "64"},
+  std::map<std::string, std::string> m = {{"block m", "64"},        {"block n", "64"},
+                                          {"tile m", "8"},         {"tile n", "16"},     {"tile k", "64"},
                                           {"order", "m k n"},      {"vectorize n", "16"}, {"unroll m", "1"},
                                           {"parallel", "m"},       {"layout B", "direct"}};
   ta::Point pt = s.from_map(m);
@@ -63,6 +65,18 @@ TEST(AutotuneSpace, ValidityRules) {
   ta::Space s2(small);
   m["vectorize n"] = "16";
   EXPECT_NE(s2.why_invalid(s2.from_map(m)).find("wider than its loop"), std::string::npos);
+  // a block must hold whole tiles
+  ta::Problem big = load("gemm", "M=256,N=256,K=64");
+  ta::Space s3(big);
+  m["vectorize n"] = "16";
+  m["block m"] = "48";
+  m["tile m"] = "32";
+  EXPECT_NE(s3.why_invalid(s3.from_map(m)).find("not a multiple of its tile"), std::string::npos);
+  m["tile m"] = "6";
+  m["unroll m"] = "6";
+  EXPECT_TRUE(s3.valid(s3.from_map(m))) << s3.why_invalid(s3.from_map(m));
+  EXPECT_EQ(s3.schedule(s3.from_map(m)).block.at("m"), 48);
+  EXPECT_EQ(s3.schedule(s3.from_map(m)).block.at("n"), 64);
   // unknown value
   m["tile m"] = "5";
   EXPECT_THROW(s.from_map(m), taihu::Error);
@@ -71,10 +85,11 @@ TEST(AutotuneSpace, ValidityRules) {
 TEST(AutotuneSpace, ScheduleClampsAndDropsForeignLoops) {
   ta::Problem p = load("gemm", "M=16,N=64,K=64");
   ta::Space s(p);
-  ta::Point pt = s.from_map({{"tile m", "64"}, {"tile n", "32"}, {"tile k", "512"}, {"order", "k m n"},
+  ta::Point pt = s.from_map({{"block m", "256"}, {"block n", "64"}, {"tile m", "64"}, {"tile n", "32"}, {"tile k", "256"}, {"order", "k m n"},
                              {"vectorize n", "8"}, {"unroll m", "2"}, {"parallel", "n"}, {"layout B", "staged"}});
   ta::Schedule sc = s.schedule(pt);
   EXPECT_EQ(sc.tile.at("m"), 16);  // clamped to the extent
+  EXPECT_TRUE(sc.block.empty());   // blocks as large as their loop are no blocks
   EXPECT_EQ(sc.tile.at("k"), 64);
   EXPECT_EQ(sc.order, (std::vector<std::string>{"k", "m", "n"}));
   EXPECT_EQ(sc.vectorize.at("n"), 8);

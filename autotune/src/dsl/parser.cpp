@@ -16,7 +16,7 @@
 //   unary    := '-' unary | primary
 //   primary  := NUMBER | IDENT | IDENT '[' expr (',' expr)* ']'
 //             | IDENT '(' expr (',' expr)* ')' | '(' expr ')'
-//   knob     := ('tile' | 'vectorize' | 'unroll') IDENT ':' value (',' value)*
+//   knob     := ('tile' | 'block' | 'vectorize' | 'unroll') IDENT ':' value (',' value)*
 //             | ('layout' | 'compute_at') IDENT ':' IDENT (',' IDENT)*
 //             | 'parallel' ':' IDENT (',' IDENT)*
 //             | 'timeblock' ':' NUMBER (',' NUMBER)*
@@ -229,13 +229,13 @@ class Parser {
     KnobDecl k;
     k.loc = peek().loc;
     const Token& kw = peek();
-    k.kind = expect_ident("a space entry (tile, vectorize, unroll, parallel, order, layout, timeblock, compute_at)");
-    static const std::set<std::string> with_target = {"tile", "vectorize", "unroll", "layout", "compute_at"};
+    k.kind = expect_ident("a space entry (tile, block, vectorize, unroll, parallel, order, layout, timeblock, compute_at)");
+    static const std::set<std::string> with_target = {"tile", "block", "vectorize", "unroll", "layout", "compute_at"};
     static const std::set<std::string> without = {"parallel", "order", "timeblock"};
     if (with_target.count(k.kind)) {
       k.target = expect_ident("the variable or tensor '" + k.kind + "' applies to");
     } else if (!without.count(k.kind)) {
-      fail(kw, "unknown space entry '" + k.kind + "' (expected tile, vectorize, unroll, parallel, order, layout, timeblock or compute_at)");
+      fail(kw, "unknown space entry '" + k.kind + "' (expected tile, block, vectorize, unroll, parallel, order, layout, timeblock or compute_at)");
     }
     expect_punct(":");
     if (k.kind == "order") {

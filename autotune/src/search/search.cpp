@@ -16,7 +16,9 @@ Strategy parse_strategy(const std::string& s) {
 }
 
 Searcher::Searcher(const Space& space, Strategy strategy, std::uint64_t seed, bool use_cost_model)
-    : space_(space), strategy_(strategy), rng_(seed), use_model_(use_cost_model) {}
+    : space_(space), strategy_(strategy), rng_(seed), use_model_(use_cost_model) {
+  if (strategy_ == Strategy::evolutionary) templates_ = space_.templates();
+}
 
 void Searcher::observe(const Point& pt, double seconds) {
   history_.emplace_back(pt, seconds);
@@ -105,6 +107,13 @@ std::vector<Point> Searcher::propose(int n) {
     out.push_back(space_.default_point());
     seen_.insert(out.back());
   }
+  while (static_cast<int>(out.size()) < n && next_template_ < templates_.size()) {
+    const Point& t = templates_[next_template_++];
+    if (seen_.count(t)) continue;
+    out.push_back(t);
+    seen_.insert(t);
+  }
+  if (static_cast<int>(out.size()) >= n) return out;
   refit();
   const bool ranked = use_model_ && model_.trained();
   std::vector<Point> cands = pool(ranked ? std::max(64, 16 * n) : n - static_cast<int>(out.size()));

@@ -45,9 +45,9 @@ Space::Space(const Problem& p) : p_(p) {
     k.kind = d.kind;
     k.target = d.target;
     if (!seen.insert(k.name()).second) fail(d.loc, "space entry '" + k.name() + "' appears twice");
-    const bool numeric = d.kind == "tile" || d.kind == "vectorize" || d.kind == "unroll" || d.kind == "timeblock";
+    const bool numeric = d.kind == "tile" || d.kind == "block" || d.kind == "vectorize" || d.kind == "unroll" || d.kind == "timeblock";
     k.numeric = numeric;
-    if (d.kind == "tile" || d.kind == "vectorize" || d.kind == "unroll") {
+    if (d.kind == "tile" || d.kind == "block" || d.kind == "vectorize" || d.kind == "unroll") {
       if (!is_loop_var_anywhere(p, d.target))
         fail(d.loc, "'" + d.target + "' is not a loop variable of the statement writing the output");
     } else if (d.kind == "layout") {
@@ -74,6 +74,8 @@ Space::Space(const Problem& p) : p_(p) {
           }
         }
         if (n < 1) fail(d.loc, k.name() + ": values must be >= 1");
+        // A dim whose bound value is also listed would be the same choice twice.
+        if (std::find(k.ints.begin(), k.ints.end(), n) != k.ints.end()) continue;
         k.labels.push_back(std::to_string(n));
       } else if (d.kind == "parallel") {
         if (v != "none" && !is_loop_var_anywhere(p, v)) fail(d.loc, "parallel: '" + v + "' is not a loop variable (or 'none')");
@@ -90,7 +92,7 @@ Space::Space(const Problem& p) : p_(p) {
           fail(d.loc, "order '" + v + "' must name each loop variable of the output statement exactly once");
         k.labels.push_back(v);
       } else if (d.kind == "layout") {
-        if (v != "direct" && v != "staged") fail(d.loc, "layout values are 'direct' and 'staged', not '" + v + "'");
+        if (v != "direct" && v != "staged" && v != "packed") fail(d.loc, "layout values are direct, staged and packed, not '" + v + "'");
         k.labels.push_back(v);
       } else if (d.kind == "compute_at") {
         if (v != "root" && v != "inline" && v != "tile") fail(d.loc, "compute_at values are root, inline and tile, not '" + v + "'");
@@ -136,6 +138,7 @@ Schedule Space::schedule(const Point& pt) const {
     const std::int64_t n = k.ints[static_cast<std::size_t>(pt[i])];
     if (k.kind == "algorithm") s.algorithm = pt[i];
     else if (k.kind == "tile") s.tile[k.target] = n;
+    else if (k.kind == "block") s.block[k.target] = n;
     else if (k.kind == "vectorize" && n > 1) s.vectorize[k.target] = static_cast<int>(n);
     else if (k.kind == "unroll" && n > 1) s.unroll[k.target] = static_cast<int>(n);
     else if (k.kind == "parallel") s.parallel = label == "none" ? "" : label;
@@ -150,7 +153,9 @@ Schedule Space::schedule(const Point& pt) const {
   const BoundStmt& b = main_stmt(p_, s.algorithm);
   std::erase_if(s.tile, [&](const auto& kv) { return b.extent(kv.first) == 0; });
   std::erase_if(s.unroll, [&](const auto& kv) { return b.extent(kv.first) == 0; });
-  for (auto& [v, t] : s.tile) t = std::min(t, b.extent(v));
+  // A block only exists on a pure loop and when smaller than the loop.
+  std::erase_if(s.block, [&](const auto& kv) { return !b.is_pure(kv.first) || kv.second >= b.extent(kv.first); });
+  for (auto& [v, t] : s.tile) t = std::min(t, s.block.count(v) ? s.block.at(v) : b.extent(v));
   if (!s.parallel.empty() && !b.is_pure(s.parallel)) s.parallel.clear();
   return s;
 }
@@ -171,6 +176,11 @@ std::string Space::why_invalid(const Point& pt) const {
     if (t != s.tile.end() && t->second < b.extent(v) && t->second % w != 0) return "tile " + v + "=" + std::to_string(t->second) + " is not a multiple of the vector width " + std::to_string(w);
   }
   if (s.vectorize.size() > 1) return "at most one loop may be vectorized";
+  for (const auto& [v, bl] : s.block) {
+    auto t = s.tile.find(v);
+    if (t != s.tile.end() && bl % t->second != 0)
+      return "block " + v + "=" + std::to_string(bl) + " is not a multiple of its tile " + std::to_string(t->second);
+  }
   for (const auto& [v, w] : s.vectorize)
     if (v == s.parallel && !(s.tile.count(v) && s.tile.at(v) < b.extent(v)))
       return "vectorize " + v + ": the loop runs in parallel untiled (tile it to do both)";

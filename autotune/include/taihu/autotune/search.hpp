@@ -1,7 +1,8 @@
 // Choosing what to measure next. Strategies:
 //   random        uniform valid points
 //   evolutionary  children of the fastest measured points (tournament selection,
-//                 uniform crossover, per-knob mutation), Ansor-style
+//                 uniform crossover, per-knob mutation), Ansor-style; the first
+//                 proposals are the space's structured templates (Space::templates)
 // With the cost model on (the default), each batch is the best-predicted points of a
 // large candidate pool (plus a few unpredicted ones for exploration) once enough
 // measurements exist to train it. Deterministic: the same seed and the same sequence
@@ -41,6 +42,8 @@ class Searcher {
   int fitted_at_ = -1;
   std::vector<std::pair<Point, double>> history_;
   std::set<Point> seen_;
+  std::vector<Point> templates_;  // evolutionary: proposed first, in order
+  std::size_t next_template_ = 0;
   void refit();
   Point mutate(Point p);
   Point crossover(const Point& a, const Point& b);

@@ -16,7 +16,7 @@ namespace taihu::autotune {
 using Point = std::vector<int>;
 
 struct Knob {
-  std::string kind;    // algorithm | tile | vectorize | unroll | parallel | order | layout | timeblock | compute_at
+  std::string kind;    // algorithm | tile | block | vectorize | unroll | parallel | order | layout | timeblock | compute_at
   std::string target;  // loop variable or tensor ("" for algorithm, parallel, order, timeblock)
   std::vector<std::string> labels;  // the values as written (dim names resolved to numbers)
   std::vector<std::int64_t> ints;   // numeric value per label (0 for names)
@@ -27,7 +27,8 @@ struct Knob {
 // What a Point means, in the generators' terms.
 struct Schedule {
   int algorithm = 0;
-  std::map<std::string, std::int64_t> tile;       // loop var -> tile size
+  std::map<std::string, std::int64_t> tile;       // loop var -> tile size (the accumulator's tile)
+  std::map<std::string, std::int64_t> block;      // pure var -> cache block (a multiple of its tile)
   std::map<std::string, int> vectorize;           // pure var -> vector width (>1)
   std::map<std::string, int> unroll;              // loop var -> unroll factor (>1)
   std::string parallel;                           // pure var whose outer loop runs in parallel ("" none)
@@ -57,6 +58,10 @@ class Space {
   Point decode(double index) const;   // mixed radix, knob 0 fastest
   Point random(SplitMix64& rng) const;
   Point default_point() const;        // every knob at its first value
+  // Structured starting points derived from the operator (a register-tiled, cache-
+  // blocked template for contractions, vectorized/parallel templates otherwise), each
+  // snapped to the nearest values the space offers; only valid points, no duplicates.
+  std::vector<Point> templates() const;
   std::string why_invalid(const Point& pt) const;  // "" when valid
   bool valid(const Point& pt) const { return why_invalid(pt).empty(); }
   Schedule schedule(const Point& pt) const;

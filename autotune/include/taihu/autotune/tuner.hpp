@@ -2,7 +2,9 @@
 // reference interpreter at sampled output points -> measure (median of repeats) ->
 // append to the log -> learn. Stops at the time budget or the trial limit. With an
 // existing log of the same key, the run resumes: logged points are not measured again
-// and teach the search and the cost model first.
+// and teach the search and the cost model first. Points that mean the same schedule
+// (knobs that do not apply to the chosen algorithm or loop) are compiled and measured
+// once; clearly slow candidates are rejected after one run (TuneOptions::reject_factor).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -39,6 +41,10 @@ struct TuneOptions {
   std::string log_path;            // "" = no log
   std::string workdir = "/tmp/taihu-tune";  // C++ backend objects
   MeasureOptions measure;
+  // A candidate whose first timed run is this many times slower than the best so far
+  // is rejected after that run (recorded with repeats = 1) instead of being measured
+  // fully; 0 measures every candidate fully.
+  double reject_factor = 3;
   std::function<void(const Progress&)> on_progress;
 };
 

@@ -84,11 +84,16 @@ ConvAlgo heuristic(const ConvDesc& d, ConvDirection dir, std::string& why) {
     why = "1x1 stride 1: GEMM on the input in place";
     return dir == ConvDirection::forward ? ConvAlgo::explicit_gemm : ConvAlgo::implicit_gemm;
   }
-  if (conv_supports(ConvAlgo::direct, d, dir)) {
+  // Backward-data runs as the forward pass of the transposed problem, a "full"
+  // convolution over dY padded by the kernel size: unpadded layers on small images
+  // (LeNet conv2: 12x12 from 8x8) would multiply mostly zeros, so they take GEMM +
+  // col2im, which does only the useful products.
+  const double transposed_waste = static_cast<double>(d.h * d.w) / static_cast<double>(d.out_h() * d.out_w());
+  if (conv_supports(ConvAlgo::direct, d, dir) && (dir == ConvDirection::forward || transposed_waste <= 1.4)) {
     why = "not a Winograd shape: register-blocked direct kernel";
     return ConvAlgo::direct;
   }
-  why = "strided backward-data: GEMM + col2im";
+  why = "strided or unpadded small-image backward-data: GEMM + col2im";
   return ConvAlgo::explicit_gemm;
 }
 

@@ -117,6 +117,8 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
             ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic3ih224oc64kh7sh2ph3")).algorithm(ConvDirection::backward_data),
             ConvAlgo::explicit_gemm);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic20ih12oc50kh5")).algorithm(ConvDirection::backward_data),
+            ConvAlgo::explicit_gemm);  // transposed problem would be mostly zeros
   // Backward-weights picks the tile by the tile count (the GEMMs' depth).
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic128ih28oc128kh3ph1")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::winograd_4x4);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <immintrin.h>
 #include <omp.h>
 
 #include "taihu/arch/threads.hpp"
@@ -32,6 +33,12 @@ void inside_range(index_t ow, index_t stride, index_t off, index_t w, index_t* l
   *hi = b;
 }
 
+// dst[0, OW) += src[0, OW), OW a multiple of 4 (SSE, the x86-64 baseline).
+template <int OW>
+inline void add_row(float* dst, const float* src) {
+  for (int i = 0; i < OW; i += 4) _mm_storeu_ps(dst + i, _mm_add_ps(_mm_loadu_ps(dst + i), _mm_loadu_ps(src + i)));
+}
+
 }  // namespace
 
 BatchConv::BatchConv(const dnn::ConvDesc& d)
@@ -52,54 +59,90 @@ float* BatchConv::scratch(int threads, std::size_t per_thread) {
   return scratch_.data();
 }
 
-void BatchConv::im2col(const float* x_group, float* col, index_t ld) const {
-  const index_t oh = d_.out_h(), ow = d_.out_w();
+// The row loops are short (a LeNet row is 8 pixels), so the common widths are
+// compile-time constants (OW > 0) and fully vectorised inline; OW = 0 is any width.
+template <int OW>
+void BatchConv::im2col_rows(const float* x_group, float* col, index_t ld) const {
+  const index_t oh = d_.out_h(), ow = OW > 0 ? OW : d_.out_w(), sw = d_.stride_w;
   for (index_t row = 0; row < rows_; ++row) {
     const index_t ci = row / (d_.kh * d_.kw), r = (row / d_.kw) % d_.kh, s = row % d_.kw;
     const float* xc = x_group + ci * d_.h * d_.w;
     float* out = col + row * ld;
     const index_t off_x = s * d_.dil_w - d_.pad_w;
     index_t lo, hi;
-    inside_range(ow, d_.stride_w, off_x, d_.w, &lo, &hi);
+    inside_range(ow, sw, off_x, d_.w, &lo, &hi);
+    const bool full = lo == 0 && hi == ow && sw == 1;
     for (index_t oy = 0; oy < oh; ++oy) {
-      float* o = out + oy * ow;
+      float* __restrict o = out + oy * ow;
       const index_t iy = oy * d_.stride_h - d_.pad_h + r * d_.dil_h;
       if (iy < 0 || iy >= d_.h) {
-        std::memset(o, 0, sizeof(float) * static_cast<std::size_t>(ow));
+        for (index_t ox = 0; ox < ow; ++ox) o[ox] = 0.0f;
         continue;
       }
-      const float* xr = xc + iy * d_.w + off_x;
+      const float* __restrict xr = xc + iy * d_.w + off_x;
+      if (full) {
+        if constexpr (OW > 0) std::memcpy(o, xr, sizeof(float) * OW);  // inlined: a constant size
+        else std::memcpy(o, xr, sizeof(float) * static_cast<std::size_t>(ow));
+        continue;
+      }
       for (index_t ox = 0; ox < lo; ++ox) o[ox] = 0.0f;
-      if (d_.stride_w == 1) {
-        if (hi > lo) std::memcpy(o + lo, xr + lo, sizeof(float) * static_cast<std::size_t>(hi - lo));
+      if (sw == 1) {
+        for (index_t ox = lo; ox < hi; ++ox) o[ox] = xr[ox];
       } else {
-        for (index_t ox = lo; ox < hi; ++ox) o[ox] = xr[ox * d_.stride_w];
+        for (index_t ox = lo; ox < hi; ++ox) o[ox] = xr[ox * sw];
       }
       for (index_t ox = hi; ox < ow; ++ox) o[ox] = 0.0f;
     }
   }
 }
 
-void BatchConv::col2im(const float* col, float* dx_group) const {
-  const index_t oh = d_.out_h(), ow = d_.out_w();
+void BatchConv::im2col(const float* x_group, float* col, index_t ld) const {
+  switch (d_.out_w()) {
+    case 8: im2col_rows<8>(x_group, col, ld); break;
+    case 16: im2col_rows<16>(x_group, col, ld); break;
+    case 24: im2col_rows<24>(x_group, col, ld); break;
+    case 32: im2col_rows<32>(x_group, col, ld); break;
+    default: im2col_rows<0>(x_group, col, ld);
+  }
+}
+
+// One kernel tap (ci, r, s) at a time over all output rows: consecutive stores go to
+// different input rows, so no load waits on an overlapping store of the previous tap
+// (looping the taps of one input row innermost stalls on store forwarding).
+template <int OW>
+void BatchConv::col2im_rows(const float* col, float* dx_group) const {
+  const index_t oh = d_.out_h(), ow = OW > 0 ? OW : d_.out_w(), sw = d_.stride_w;
   for (index_t row = 0; row < rows_; ++row) {
     const index_t ci = row / (d_.kh * d_.kw), r = (row / d_.kw) % d_.kh, s = row % d_.kw;
     float* xc = dx_group + ci * d_.h * d_.w;
     const float* in = col + row * plane_;
     const index_t off_x = s * d_.dil_w - d_.pad_w;
     index_t lo, hi;
-    inside_range(ow, d_.stride_w, off_x, d_.w, &lo, &hi);
+    inside_range(ow, sw, off_x, d_.w, &lo, &hi);
+    const bool full = OW % 4 == 0 && OW > 0 && sw == 1 && lo == 0 && hi == ow;
     for (index_t oy = 0; oy < oh; ++oy) {
       const index_t iy = oy * d_.stride_h - d_.pad_h + r * d_.dil_h;
       if (iy < 0 || iy >= d_.h) continue;
-      float* xr = xc + iy * d_.w + off_x;
-      const float* c = in + oy * ow;
-      if (d_.stride_w == 1) {
+      float* __restrict xr = xc + iy * d_.w + off_x;
+      const float* __restrict c = in + oy * ow;
+      if (full) {
+        add_row<OW>(xr, c);
+      } else if (sw == 1) {
         for (index_t ox = lo; ox < hi; ++ox) xr[ox] += c[ox];
       } else {
-        for (index_t ox = lo; ox < hi; ++ox) xr[ox * d_.stride_w] += c[ox];
+        for (index_t ox = lo; ox < hi; ++ox) xr[ox * sw] += c[ox];
       }
     }
+  }
+}
+
+void BatchConv::col2im(const float* col, float* dx_group) const {
+  switch (d_.out_w()) {
+    case 8: col2im_rows<8>(col, dx_group); break;
+    case 16: col2im_rows<16>(col, dx_group); break;
+    case 24: col2im_rows<24>(col, dx_group); break;
+    case 32: col2im_rows<32>(col, dx_group); break;
+    default: col2im_rows<0>(col, dx_group);
   }
 }
 
@@ -191,12 +234,13 @@ void BatchConv::backward_weights(const float* x, const float* dy, float* dw, flo
           const float* dyg = dy + (n * d_.k + g * kg_) * plane_;
           for (index_t k = 0; k < kg_; ++k) {
             const float* src = dyg + k * plane_;
-            std::memcpy(dyc + k * ld + i * plane_, src, sizeof(float) * static_cast<std::size_t>(plane_));
-            if (my_db) {
-              float s = 0.0f;
-              for (index_t p = 0; p < plane_; ++p) s += src[p];
-              my_db[g * kg_ + k] += s;
+            float* __restrict dst = dyc + k * ld + i * plane_;
+            float s = 0.0f;
+            for (index_t p = 0; p < plane_; ++p) {
+              dst[p] = src[p];
+              s += src[p];
             }
+            if (my_db) my_db[g * kg_ + k] += s;
           }
         }
         gemm::sgemm(Layout::row_major, Trans::no, Trans::yes, kg_, rows_, ld, 1.0f, dyc, ld, col, ld, 1.0f,

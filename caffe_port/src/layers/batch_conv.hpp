@@ -39,6 +39,10 @@ class BatchConv {
   void im2col(const float* x_group, float* col, dnn::index_t ld) const;
   // Adds col[row * plane_ + p] back into the image gradient dx_group (pre-zeroed).
   void col2im(const float* col, float* dx_group) const;
+  template <int OW>
+  void im2col_rows(const float* x_group, float* col, dnn::index_t ld) const;
+  template <int OW>
+  void col2im_rows(const float* col, float* dx_group) const;
   bool identity_columns() const;  // 1x1, stride 1, no pad: the input is its own col
   // Per-thread scratch for `threads` threads (thread t at + t * scratch_stride_).
   float* scratch(int threads, std::size_t per_thread);

@@ -7,8 +7,11 @@
 // The visiting order per output (h then w, strict >) matches Caffe's argmax ties.
 #include "taihu/dnn/pooling.hpp"
 
+#include <emmintrin.h>
+
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -73,22 +76,25 @@ namespace {
 // One output row of one plane: taps of input rows [hs, he) over output columns.
 // SW is the horizontal stride when it is a compile-time constant (1, 2: the common
 // ones, whose strided reads GCC vectorises as loads + permutes), 0 for a runtime one.
+// Output columns [first, ow) only (the ones before are done by max_row_s2_sse).
 template <int SW, class T>
-void pool_row_forward(const PoolingShape& s, const T* xp, index_t ph, index_t ow, bool is_max, T* yr,
+void pool_row_forward(const PoolingShape& s, const T* xp, index_t ph, index_t first, index_t ow, bool is_max, T* yr,
                       std::int32_t* mr, const T* col_size) {
   const index_t sw = SW > 0 ? SW : s.stride_w;
   const index_t hs_raw = ph * s.stride_h - s.pad_h;
   const index_t he_pad = std::min(hs_raw + s.kernel_h, s.height + s.pad_h);
   const index_t hs = std::max<index_t>(hs_raw, 0), he = std::min(he_pad, s.height);
   const T init = is_max ? std::numeric_limits<T>::lowest() : T(0);
-  for (index_t pw = 0; pw < ow; ++pw) yr[pw] = init;
+  for (index_t pw = first; pw < ow; ++pw) yr[pw] = init;
   if (mr)
-    for (index_t pw = 0; pw < ow; ++pw) mr[pw] = -1;
+    for (index_t pw = first; pw < ow; ++pw) mr[pw] = -1;
   for (index_t h = hs; h < he; ++h) {
     const T* xr = xp + h * s.width;
     for (index_t kw = 0; kw < s.kernel_w; ++kw) {
       index_t lo = 0, hi = 0;
       tap_range(kw, sw, s.pad_w, s.width, ow, &lo, &hi);
+      lo = std::max(lo, first);
+      hi = std::max(hi, lo);
       // 32-bit indices in the vector loops (AVX2 has no 64-bit multiply; the plane
       // fits int32, checked by the caller).
       const auto off = static_cast<std::int32_t>(kw - s.pad_w);
@@ -120,8 +126,71 @@ void pool_row_forward(const PoolingShape& s, const T* xp, index_t ph, index_t ow
   }
   if (!is_max) {
     const T rows = static_cast<T>(he_pad - hs_raw);
-    for (index_t pw = 0; pw < ow; ++pw) yr[pw] /= rows * col_size[pw];
+    for (index_t pw = first; pw < ow; ++pw) yr[pw] /= rows * col_size[pw];
   }
+}
+
+// MAX with argmax, horizontal stride 2, kernel width 2 or 3, no horizontal padding
+// (LeNet's and CIFAR-10 quick's pooling): four outputs per step with SSE (the x86-64
+// baseline), the even/odd taps split by shuffles, the row end padded. Visits
+// taps in the generic order (rows, then columns, strict >), so values and masks are
+// identical. Returns how many output columns it wrote: 0 (not its case) or ow.
+template <int KW>
+index_t max_row_s2_sse_k(const PoolingShape& s, const float* xp, index_t ph, index_t ow, float* yr, std::int32_t* mr) {
+  const index_t hs = std::max<index_t>(ph * s.stride_h - s.pad_h, 0);
+  const index_t he = std::min(ph * s.stride_h - s.pad_h + s.kernel_h, s.height);
+  const __m128i lane2 = _mm_setr_epi32(0, 2, 4, 6);
+  constexpr index_t kSpan = 12;  // columns a group's loads touch (2 * 4 outputs + 4)
+  for (index_t pw0 = 0; pw0 < ow; pw0 += 4) {
+    const index_t xb = 2 * pw0;
+    // Groups whose loads would pass the row end (clipped windows, a partial group)
+    // read a copy of the row tail padded with the lowest float, which never wins.
+    const bool inside = xb + kSpan <= s.width && pw0 + 4 <= ow;
+    __m128 best = _mm_set1_ps(std::numeric_limits<float>::lowest());
+    __m128i arg = _mm_set1_epi32(-1);
+    auto take = [&](__m128 v, std::int32_t at) {
+      const __m128 wins = _mm_cmpgt_ps(v, best);
+      best = _mm_or_ps(_mm_and_ps(wins, v), _mm_andnot_ps(wins, best));
+      const __m128i idx = _mm_add_epi32(_mm_set1_epi32(at), lane2);
+      const __m128i w = _mm_castps_si128(wins);
+      arg = _mm_or_si128(_mm_and_si128(w, idx), _mm_andnot_si128(w, arg));
+    };
+    alignas(16) float tail[kSpan];
+    for (index_t h = hs; h < he; ++h) {
+      const float* row = xp + h * s.width + xb;
+      if (!inside) {
+        const index_t n = std::min(kSpan, s.width - xb);
+        for (index_t i = 0; i < kSpan; ++i) tail[i] = i < n ? row[i] : std::numeric_limits<float>::lowest();
+        row = tail;
+      }
+      const auto at = static_cast<std::int32_t>(h * s.width + xb);
+      const __m128 a0 = _mm_loadu_ps(row), a1 = _mm_loadu_ps(row + 4);
+      take(_mm_shuffle_ps(a0, a1, 0x88), at);
+      take(_mm_shuffle_ps(a0, a1, 0xDD), at + 1);
+      if constexpr (KW == 3) take(_mm_shuffle_ps(_mm_loadu_ps(row + 2), _mm_loadu_ps(row + 6), 0x88), at + 2);
+    }
+    if (pw0 + 4 <= ow) {
+      _mm_storeu_ps(yr + pw0, best);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(mr + pw0), arg);
+    } else {
+      alignas(16) float yv[4];
+      alignas(16) std::int32_t mv[4];
+      _mm_store_ps(yv, best);
+      _mm_store_si128(reinterpret_cast<__m128i*>(mv), arg);
+      for (index_t i = 0; pw0 + i < ow; ++i) {
+        yr[pw0 + i] = yv[i];
+        mr[pw0 + i] = mv[i];
+      }
+    }
+  }
+  return ow;
+}
+
+index_t max_row_s2_sse(const PoolingShape& s, const float* xp, index_t ph, index_t ow, float* yr, std::int32_t* mr) {
+  if (s.stride_w != 2 || s.pad_w != 0) return 0;
+  if (s.kernel_w == 2) return max_row_s2_sse_k<2>(s, xp, ph, ow, yr, mr);
+  if (s.kernel_w == 3) return max_row_s2_sse_k<3>(s, xp, ph, ow, yr, mr);
+  return 0;
 }
 
 // AVE backward of one output row: each tap adds dy / window size to its input.
@@ -179,9 +248,14 @@ void pooling_forward(const PoolingShape& s, const T* x, T* y, std::int32_t* mask
     for (index_t ph = 0; ph < oh; ++ph) {
       T* yr = yp + ph * ow;
       std::int32_t* mr = mp ? mp + ph * ow : nullptr;
-      if (s.stride_w == 1) pool_row_forward<1>(s, xp, ph, ow, is_max, yr, mr, col_size.data());
-      else if (s.stride_w == 2) pool_row_forward<2>(s, xp, ph, ow, is_max, yr, mr, col_size.data());
-      else pool_row_forward<0>(s, xp, ph, ow, is_max, yr, mr, col_size.data());
+      index_t first = 0;
+      if constexpr (std::is_same_v<T, float>) {
+        if (is_max && mr) first = max_row_s2_sse(s, xp, ph, ow, yr, mr);
+      }
+      if (first == ow) continue;
+      if (s.stride_w == 1) pool_row_forward<1>(s, xp, ph, first, ow, is_max, yr, mr, col_size.data());
+      else if (s.stride_w == 2) pool_row_forward<2>(s, xp, ph, first, ow, is_max, yr, mr, col_size.data());
+      else pool_row_forward<0>(s, xp, ph, first, ow, is_max, yr, mr, col_size.data());
     }
   });
 }

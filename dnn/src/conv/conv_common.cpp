@@ -26,8 +26,14 @@ void bias_gradient(const ConvDesc& d, const float* dy, float* db, bool accumulat
     double s = 0;
     for (index_t n = 0; n < d.n; ++n) {
       const float* p = dy + (n * d.k + k) * plane;
+      // 32 independent partial sums: the loop vectorises and hides the add latency.
+      float lanes[32] = {};
+      index_t j = 0;
+      for (; j + 32 <= plane; j += 32)
+        for (int l = 0; l < 32; ++l) lanes[l] += p[j + l];
       float part = 0;
-      for (index_t j = 0; j < plane; ++j) part += p[j];
+      for (; j < plane; ++j) part += p[j];
+      for (float v : lanes) part += v;
       s += part;
     }
     db[k] = accumulate ? db[k] + static_cast<float>(s) : static_cast<float>(s);

@@ -12,11 +12,10 @@
 //     weights are packed once ([group][4-channel block][channel][tap][4], cached under
 //     WeightsHint::unchanged) and the channel reduction is blocked so the packed
 //     block stays in L2; work items are (image, group, rows) chunks.
-//   backward-weights: dW = dY X^T reduced along pixels with both operands read in
-//     place (3 channels x 4 weight columns per tile, 8-lane partial sums), chunks of
-//     images x rows sized so dY's chunk stays in L2; threads own disjoint weight
-//     columns (no reduction between threads). Vectors along the reduction need two
-//     vector loads per FMA row, so this pays only for few columns (first layers).
+//   backward-weights: dW = dY X^T with dY transposed once per call (dY^T[pixel][k],
+//     vectors of 8 output channels) and the input broadcast from the padded copy
+//     (16 channels x 6 weight columns per tile), reduced over chunks of ~256 pixels
+//     (images x rows); threads own disjoint weight columns (no reduction between them).
 //   backward-data (stride 1): the forward pass of the transposed problem.
 #include <algorithm>
 #include <cstring>
@@ -34,18 +33,19 @@ namespace taihu::dnn::conv {
 namespace {
 
 constexpr index_t kFwdRows = 4;                   // forward tile: 4 channels x 3 slots of 8
-constexpr index_t kBwdRows = 3, kBwdCols = 4;     // backward-weights tile
+constexpr index_t kBwdChannels = 16, kBwdCols = 6; // backward-weights tile
 
 struct DirectKernels {
   DirectFwdKernel fwd;
   DirectBwdwKernel bwdw;
+  TransposeKernel transpose;
 };
 
 const DirectKernels& kernels() {
   static const arch::ImplementationList<DirectKernels> list(
       "direct conv kernels",
-      {{"avx2_4x24_3x4", arch::Isa::avx2, {&direct_fwd_avx2, &direct_bwdw_avx2}},
-       {"generic", arch::Isa::generic, {&direct_fwd_generic, &direct_bwdw_generic}}});
+      {{"avx2_4x24_16x6", arch::Isa::avx2, {&direct_fwd_avx2, &direct_bwdw_avx2, &transpose_avx2}},
+       {"generic", arch::Isa::generic, {&direct_fwd_generic, &direct_bwdw_generic, &transpose_generic}}});
   return list.chosen().impl;
 }
 
@@ -203,14 +203,13 @@ class Direct final : public ConvAlgorithm {
         for (index_t t = 0; t < taps_; ++t) col_off_.push_back(c * geo_.chan_stride + geo_.tap_off[static_cast<std::size_t>(t)]);
     const int nt = arch::threads_for_call();
     const DirectBwdwKernel kernel = kernels().bwdw;
-    const index_t plane = d_.out_h() * d_.out_w();
-    const index_t col_groups = ceil_div(cols, kBwdCols), row_groups = ceil_div(kg_, kBwdRows);
+    const TransposeKernel transpose = kernels().transpose;
+    const index_t plane = d_.out_h() * d_.out_w(), kpad = ceil_div(kg_, 8) * 8;
+    const index_t col_groups = ceil_div(cols, kBwdCols), k_groups = ceil_div(kg_, kBwdChannels);
     const index_t units = d_.groups * col_groups;
-    // Reduction chunks (images x rows x pixels): dY's chunk (all kg channels) stays in
-    // L2 while the column tiles sweep it, and chunks are long (up to 4096 pixels,
-    // several images when planes are small) so the horizontal sums after each chunk
-    // cost little.
-    const index_t budget_px = std::clamp<index_t>(48 * 1024 / kg_, 256, 4096);
+    // Reduction chunks (images x rows x pixels) of about 256 pixels: a 16-channel
+    // slice of dY^T's chunk (64 B per pixel) stays in L1 while the column tiles sweep it.
+    const index_t budget_px = 256;
     index_t images = 1, rows = geo_.oh, pixels = geo_.ow;
     if (geo_.in_place)
       pixels = std::min(geo_.ow, budget_px);
@@ -219,37 +218,49 @@ class Direct final : public ConvAlgorithm {
     else
       rows = std::clamp<index_t>(budget_px / geo_.ow, 1, geo_.oh);
     prepare_buffer();
+    const auto dyt_size = static_cast<std::size_t>(d_.n * d_.groups * plane * kpad);
+    if (dyt_.size() < dyt_size) {
+      dyt_ = arch::AlignedBuffer<float>(dyt_size);
+      std::fill(dyt_.data(), dyt_.data() + dyt_size, 0.0f);  // channels kg..kpad stay zero
+    }
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
       const float* xin = fill_input(x);
+      // dY^T[n][g][pixel][kpad].
+#pragma omp for schedule(static)
+      for (index_t ng = 0; ng < d_.n * d_.groups; ++ng)
+        transpose(dy + ng * kg_ * plane, plane, kg_, plane, dyt_.data() + ng * plane * kpad, kpad);
       index_t u0, u1;
       split_range(units, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
       DirectBwdwArgs a{};
-      a.dy_kstride = plane;
-      a.dy_row_stride = geo_.ow;
-      a.dy_image_stride = d_.k * plane;
-      a.x_row_stride = geo_.row_step;
+      a.kpad = kpad;
       a.x_image_stride = d_.c * geo_.chan_stride;
+      a.x_row_stride = geo_.row_step;
+      a.dyt_image_stride = d_.groups * plane * kpad;
+      a.dyt_row_stride = geo_.ow * kpad;
       a.dw_kstride = cols;
       for (index_t n0 = 0; n0 < d_.n; n0 += images)
         for (index_t oy0 = 0; oy0 < geo_.oh; oy0 += rows)
           for (index_t x0 = 0; x0 < geo_.ow; x0 += pixels) {
             a.images = std::min(images, d_.n - n0);
-            a.out_rows = std::min(rows, geo_.oh - oy0);
-            a.x0 = x0;
-            a.x1 = std::min(geo_.ow, x0 + pixels);
-            // Column tiles outer: their input rows stay in L1 while dY streams from L2.
-            for (index_t u = u0; u < u1; ++u) {
-              const index_t g = u / col_groups, j0 = (u % col_groups) * kBwdCols;
-              a.cols = static_cast<int>(std::min(kBwdCols, cols - j0));
-              a.col_off = col_off_.data() + j0;
-              a.x = xin + (n0 * d_.c + g * cg_) * geo_.chan_stride + oy0 * geo_.row_step;
-              for (index_t rg = 0; rg < row_groups; ++rg) {
-                const index_t k0 = g * kg_ + rg * kBwdRows;
-                a.rows = static_cast<int>(std::min(kBwdRows, kg_ - rg * kBwdRows));
-                a.dy = dy + (n0 * d_.k + k0) * plane + oy0 * geo_.ow;
-                a.dw = dw + k0 * cols + j0;
-                kernel(a);
+            a.rows = std::min(rows, geo_.oh - oy0);
+            a.run = std::min(geo_.ow, x0 + pixels) - x0;
+            for (index_t gi = u0 / col_groups; u0 < u1 && gi <= (u1 - 1) / col_groups; ++gi) {
+              const index_t j_lo = std::max(u0, gi * col_groups) - gi * col_groups;
+              const index_t j_hi = std::min(u1, (gi + 1) * col_groups) - gi * col_groups;
+              // Channel tiles outer: their dY^T slice stays in L1 while the columns sweep.
+              for (index_t kt = 0; kt < k_groups; ++kt) {
+                const index_t k0 = kt * kBwdChannels;
+                a.channels = static_cast<int>(std::min(kBwdChannels, kg_ - k0));
+                a.dyt = dyt_.data() + ((n0 * d_.groups + gi) * plane + oy0 * geo_.ow + x0) * kpad + k0;
+                for (index_t jg = j_lo; jg < j_hi; ++jg) {
+                  const index_t j0 = jg * kBwdCols;
+                  a.cols = static_cast<int>(std::min(kBwdCols, cols - j0));
+                  a.col_off = col_off_.data() + j0;
+                  a.x = xin + (n0 * d_.c + gi * cg_) * geo_.chan_stride + oy0 * geo_.row_step + x0;
+                  a.dw = dw + (gi * kg_ + k0) * cols + j0;
+                  kernel(a);
+                }
               }
             }
           }
@@ -312,7 +323,7 @@ class Direct final : public ConvAlgorithm {
   InputGeometry geo_;
   std::vector<float> wpack_;
   std::vector<index_t> col_off_;
-  arch::AlignedBuffer<float> xbuf_, pack_;
+  arch::AlignedBuffer<float> xbuf_, pack_, dyt_;
   TransposedBackwardData bwd_data_;
 };
 

@@ -61,14 +61,15 @@ ConvAlgo heuristic(const ConvDesc& d, ConvDirection dir, std::string& why) {
       why = "3x3 stride 1, >= 16 channels, >= 48 4x4 tiles";
       return ConvAlgo::winograd_4x4;
     }
-    // Few weight columns (first layers): the direct kernel reduces along pixels with
-    // both operands in place; otherwise one deep GEMM per image block.
-    if (cg * d.kh * d.kw <= 192) {
-      why = "<= 192 weight columns per output channel";
-      return ConvAlgo::direct;
+    // 1x1: dW = dY X^T is a plain GEMM on the tensors as they are; otherwise the
+    // direct kernel (dY transposed once, the input broadcast from its padded copy)
+    // measured faster than im2col + GEMM (no column matrix to write and read back).
+    if (pointwise) {
+      why = "1x1 stride 1: GEMM on the tensors in place";
+      return ConvAlgo::explicit_gemm;
     }
-    why = "deep reduction: im2col + GEMM";
-    return ConvAlgo::explicit_gemm;
+    why = "direct kernel, no column matrix";
+    return ConvAlgo::direct;
   }
   if (big_enough && d.out_h() * d.out_w() >= 36 && conv_supports(ConvAlgo::winograd_4x4, d, dir)) {
     why = "3x3 stride 1, >= 16 channels, output >= 6x6";

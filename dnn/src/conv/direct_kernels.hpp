@@ -6,12 +6,12 @@
 //     fill the tile too); the input window is read in place from the phase-split
 //     padded input (x + c*chan_stride + x_off[slot] + tap_off[t]), the weights are
 //     broadcast from the block packed once as [channel][tap][4].
-//   backward-weights: a tile of `rows` (<= 3) output channels x `cols` (<= 4) weight
-//     columns (channel, tap), reduced over output pixels [x0, x1) of `out_rows` rows
-//     with 8-lane accumulators (dy and the input both contiguous along the pixels),
-//     then summed horizontally and added to dw.
-// Contract: lanes beyond the valid range are never written; backward-weights never
-// reads them (masked loads); forward reads them unless mask_last_load says not to.
+//   backward-weights: a tile of up to 16 output channels (vectors of dY^T, the
+//     transposed output gradient) x up to 6 weight columns (channel, tap; the input
+//     broadcast straight from the padded copy), reduced over runs of pixels and added
+//     to dw: GEMM-like traffic (two vector loads and six broadcasts per 12 FMAs).
+// Contract: lanes beyond the valid range are never written; forward reads them unless
+// mask_last_load says not to.
 #pragma once
 #include <cstdint>
 
@@ -39,21 +39,22 @@ struct DirectFwdArgs {
 };
 
 struct DirectBwdwArgs {
-  const float* dy;              // dy at (first channel, first row, pixel 0)
-  std::int64_t dy_kstride;      // distance between dy channels
-  std::int64_t dy_row_stride;   // distance between dy rows
-  const float* x;               // input at the first row's window origin
+  const float* dyt;             // dY transposed, [pixel][kpad], at (first pixel, first channel)
+  std::int64_t kpad;            // dY^T's channel dimension (a multiple of 8)
+  const float* x;               // input at the first pixel's window origin
   const std::int64_t* col_off;  // offset of each weight column (channel, tap) from x
-  std::int64_t x_row_stride;    // input distance per output row
-  std::int64_t images;          // images to reduce over (each: out_rows rows)
-  std::int64_t dy_image_stride, x_image_stride;
-  std::int64_t out_rows;        // rows per image to reduce over
-  std::int64_t x0, x1;          // pixel range within each row
+  std::int64_t images, rows, run;  // images x rows x `run` consecutive pixels per row
+  std::int64_t x_image_stride, x_row_stride;      // input distances
+  std::int64_t dyt_image_stride, dyt_row_stride;  // dY^T distances
   float* dw;                    // dw at (first channel, first column)
   std::int64_t dw_kstride;      // distance between dw rows
-  int rows;                     // output channels, 1..3
-  int cols;                     // weight columns, 1..4
+  int channels;                 // valid output channels, 1..16
+  int cols;                     // weight columns, 1..6
 };
+
+// dst[p * ldd + k] = src[k * lds + p] for k < rows, p < cols (dY^T for backward-weights).
+using TransposeKernel = void (*)(const float* src, std::int64_t lds, std::int64_t rows, std::int64_t cols,
+                                 float* dst, std::int64_t ldd);
 
 using DirectFwdKernel = void (*)(const DirectFwdArgs&);
 using DirectBwdwKernel = void (*)(const DirectBwdwArgs&);
@@ -62,5 +63,9 @@ void direct_fwd_generic(const DirectFwdArgs& a);
 void direct_fwd_avx2(const DirectFwdArgs& a);
 void direct_bwdw_generic(const DirectBwdwArgs& a);
 void direct_bwdw_avx2(const DirectBwdwArgs& a);
+void transpose_generic(const float* src, std::int64_t lds, std::int64_t rows, std::int64_t cols, float* dst,
+                       std::int64_t ldd);
+void transpose_avx2(const float* src, std::int64_t lds, std::int64_t rows, std::int64_t cols, float* dst,
+                    std::int64_t ldd);
 
 }  // namespace taihu::dnn::conv

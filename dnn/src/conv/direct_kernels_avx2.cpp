@@ -1,8 +1,9 @@
 // AVX2 direct-convolution micro-kernels (see direct_kernels.hpp).
 //   forward: 4 output channels x 3 slots of 8 pixels = 12 accumulators; per tap three
 //     input vectors loaded in place and four weight broadcasts (7 loads per 12 FMAs).
-//   backward-weights: 3 output channels x 4 weight columns = 12 accumulators; per 8
-//     pixels three dy vectors and four input vectors (7 loads per 12 FMAs).
+//   backward-weights: 16 output channels x 6 weight columns = 12 accumulators; per
+//     pixel two dY^T vectors and six input broadcasts (8 loads per 12 FMAs, the
+//     broadcasts walking six input rows sequentially).
 // Edge tiles (fewer channels, pixels or columns) are separate instantiations, so the
 // inner loops of full tiles carry no masks or bounds.
 #include <immintrin.h>
@@ -19,13 +20,6 @@ namespace {
 __m256i lane_mask(int n) {
   alignas(32) static const int table[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + 8 - n));
-}
-
-float hsum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
 }
 
 // MR output channels x NV slots; MASKED: the last slot's load is masked.
@@ -84,49 +78,40 @@ void fwd_tile(const DirectFwdArgs& a) {
   }
 }
 
-template <int MR, int NT>
+// V vectors of 8 output channels x NT weight columns.
+template <int V, int NT>
 void bwdw_tile(const DirectBwdwArgs& a) {
-  __m256 acc[MR][NT];
-  #pragma GCC unroll 4
-  for (int m = 0; m < MR; ++m)
-    #pragma GCC unroll 4
-    for (int j = 0; j < NT; ++j) acc[m][j] = _mm256_setzero_ps();
-  const std::int64_t n = a.x1 - a.x0, full = n / 8 * 8;
-  const __m256i mask = lane_mask(static_cast<int>(n - full));
-  for (std::int64_t ir = 0; ir < a.images * a.out_rows; ++ir) {
-    const std::int64_t img = ir / a.out_rows, r = ir - img * a.out_rows;
-    const float* dyr = a.dy + img * a.dy_image_stride + r * a.dy_row_stride + a.x0;
-    const float* xr = a.x + img * a.x_image_stride + r * a.x_row_stride + a.x0;
-    const float* xj[NT];
-    #pragma GCC unroll 4
-    for (int j = 0; j < NT; ++j) xj[j] = xr + a.col_off[j];
-    for (std::int64_t i = 0; i < full; i += 8) {
-      __m256 d[MR];
-      #pragma GCC unroll 4
-      for (int m = 0; m < MR; ++m) d[m] = _mm256_loadu_ps(dyr + m * a.dy_kstride + i);
-      #pragma GCC unroll 4
-      for (int j = 0; j < NT; ++j) {
-        const __m256 xv = _mm256_loadu_ps(xj[j] + i);
-        #pragma GCC unroll 4
-        for (int m = 0; m < MR; ++m) acc[m][j] = _mm256_fmadd_ps(d[m], xv, acc[m][j]);
+  __m256 acc[V][NT];
+#pragma GCC unroll 4
+  for (int v = 0; v < V; ++v)
+#pragma GCC unroll 6
+    for (int j = 0; j < NT; ++j) acc[v][j] = _mm256_setzero_ps();
+  for (std::int64_t img = 0; img < a.images; ++img)
+    for (std::int64_t r = 0; r < a.rows; ++r) {
+      const float* dr = a.dyt + img * a.dyt_image_stride + r * a.dyt_row_stride;
+      const float* xr = a.x + img * a.x_image_stride + r * a.x_row_stride;
+      const float* xj[NT];
+#pragma GCC unroll 6
+      for (int j = 0; j < NT; ++j) xj[j] = xr + a.col_off[j];
+      for (std::int64_t i = 0; i < a.run; ++i, dr += a.kpad) {
+        __m256 d[V];
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v) d[v] = _mm256_loadu_ps(dr + 8 * v);
+#pragma GCC unroll 6
+        for (int j = 0; j < NT; ++j) {
+          const __m256 xb = _mm256_broadcast_ss(xj[j] + i);
+#pragma GCC unroll 4
+          for (int v = 0; v < V; ++v) acc[v][j] = _mm256_fmadd_ps(d[v], xb, acc[v][j]);
+        }
       }
     }
-    if (full < n) {
-      __m256 d[MR];
-      #pragma GCC unroll 4
-      for (int m = 0; m < MR; ++m) d[m] = _mm256_maskload_ps(dyr + m * a.dy_kstride + full, mask);
-      #pragma GCC unroll 4
-      for (int j = 0; j < NT; ++j) {
-        const __m256 xv = _mm256_maskload_ps(xj[j] + full, mask);
-        #pragma GCC unroll 4
-        for (int m = 0; m < MR; ++m) acc[m][j] = _mm256_fmadd_ps(d[m], xv, acc[m][j]);
-      }
-    }
-  }
-  #pragma GCC unroll 4
-  for (int m = 0; m < MR; ++m)
-    #pragma GCC unroll 4
-    for (int j = 0; j < NT; ++j) a.dw[m * a.dw_kstride + j] += hsum(acc[m][j]);
+  alignas(32) float out[NT][V * 8];
+#pragma GCC unroll 6
+  for (int j = 0; j < NT; ++j)
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) _mm256_store_ps(out[j] + 8 * v, acc[v][j]);
+  for (int m = 0; m < a.channels; ++m)
+    for (int j = 0; j < NT; ++j) a.dw[m * a.dw_kstride + j] += out[j][m];
 }
 
 using FwdFn = void (*)(const DirectFwdArgs&);
@@ -145,17 +130,46 @@ constexpr std::array<std::array<std::array<FwdFn, 2>, 3>, 4> kFwd = {{
     {{fwd_pair<4, 1>(), fwd_pair<4, 2>(), fwd_pair<4, 3>()}},
 }};
 
-// [rows-1][cols-1]
-constexpr std::array<std::array<BwdwFn, 4>, 3> kBwdw = {{
-    {{&bwdw_tile<1, 1>, &bwdw_tile<1, 2>, &bwdw_tile<1, 3>, &bwdw_tile<1, 4>}},
-    {{&bwdw_tile<2, 1>, &bwdw_tile<2, 2>, &bwdw_tile<2, 3>, &bwdw_tile<2, 4>}},
-    {{&bwdw_tile<3, 1>, &bwdw_tile<3, 2>, &bwdw_tile<3, 3>, &bwdw_tile<3, 4>}},
+// [vectors-1][cols-1]
+constexpr std::array<std::array<BwdwFn, 6>, 2> kBwdw = {{
+    {{&bwdw_tile<1, 1>, &bwdw_tile<1, 2>, &bwdw_tile<1, 3>, &bwdw_tile<1, 4>, &bwdw_tile<1, 5>, &bwdw_tile<1, 6>}},
+    {{&bwdw_tile<2, 1>, &bwdw_tile<2, 2>, &bwdw_tile<2, 3>, &bwdw_tile<2, 4>, &bwdw_tile<2, 5>, &bwdw_tile<2, 6>}},
 }};
 
 }  // namespace
 
 void direct_fwd_avx2(const DirectFwdArgs& a) { kFwd[a.rows - 1][a.slots - 1][a.mask_last_load](a); }
 
-void direct_bwdw_avx2(const DirectBwdwArgs& a) { kBwdw[a.rows - 1][a.cols - 1](a); }
+void transpose_avx2(const float* src, std::int64_t lds, std::int64_t rows, std::int64_t cols, float* dst,
+                    std::int64_t ldd) {
+  const std::int64_t rows8 = rows / 8 * 8, cols8 = cols / 8 * 8;
+  for (std::int64_t k = 0; k < rows8; k += 8)
+    for (std::int64_t p = 0; p < cols8; p += 8) {
+      __m256 r[8], t[8];
+      for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + (k + i) * lds + p);
+      for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+      }
+      for (int i = 0; i < 8; i += 4) {
+        r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+        r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+      }
+      // r[i] (i < 4) holds column i (low half) and column i+4 (high half) of rows 0-3,
+      // r[4 + i] the same of rows 4-7.
+      for (int i = 0; i < 4; ++i) {
+        const __m256 a = r[i], b = r[4 + i];
+        _mm256_storeu_ps(dst + (p + i) * ldd + k, _mm256_permute2f128_ps(a, b, 0x20));
+        _mm256_storeu_ps(dst + (p + i + 4) * ldd + k, _mm256_permute2f128_ps(a, b, 0x31));
+      }
+    }
+  // Edges.
+  for (std::int64_t k = 0; k < rows; ++k)
+    for (std::int64_t p = (k < rows8 ? cols8 : 0); p < cols; ++p) dst[p * ldd + k] = src[k * lds + p];
+}
+
+void direct_bwdw_avx2(const DirectBwdwArgs& a) { kBwdw[(a.channels + 7) / 8 - 1][a.cols - 1](a); }
 
 }  // namespace taihu::dnn::conv

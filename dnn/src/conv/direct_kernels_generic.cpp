@@ -26,20 +26,27 @@ void direct_fwd_generic(const DirectFwdArgs& a) {
 }
 
 void direct_bwdw_generic(const DirectBwdwArgs& a) {
-  double acc[3][4] = {};
-  for (std::int64_t i = 0; i < a.images * a.out_rows; ++i) {
-    const std::int64_t img = i / a.out_rows, r = i % a.out_rows;
-    const float* dyr = a.dy + img * a.dy_image_stride + r * a.dy_row_stride;
-    const float* xr = a.x + img * a.x_image_stride + r * a.x_row_stride;
-    for (int m = 0; m < a.rows; ++m)
-      for (int j = 0; j < a.cols; ++j) {
-        float s = 0.0f;
-        for (std::int64_t p = a.x0; p < a.x1; ++p) s += dyr[m * a.dy_kstride + p] * xr[a.col_off[j] + p];
-        acc[m][j] += s;
-      }
-  }
-  for (int m = 0; m < a.rows; ++m)
+  double acc[16][6] = {};
+  for (std::int64_t img = 0; img < a.images; ++img)
+    for (std::int64_t r = 0; r < a.rows; ++r) {
+      const float* dr = a.dyt + img * a.dyt_image_stride + r * a.dyt_row_stride;
+      const float* xr = a.x + img * a.x_image_stride + r * a.x_row_stride;
+      for (int m = 0; m < a.channels; ++m)
+        for (int j = 0; j < a.cols; ++j) {
+          float s = 0.0f;
+          for (std::int64_t i = 0; i < a.run; ++i) s += dr[i * a.kpad + m] * xr[a.col_off[j] + i];
+          acc[m][j] += s;
+        }
+    }
+  for (int m = 0; m < a.channels; ++m)
     for (int j = 0; j < a.cols; ++j) a.dw[m * a.dw_kstride + j] += static_cast<float>(acc[m][j]);
+}
+
+void transpose_generic(const float* src, std::int64_t lds, std::int64_t rows, std::int64_t cols, float* dst,
+                       std::int64_t ldd) {
+  for (std::int64_t p0 = 0; p0 < cols; p0 += 8)
+    for (std::int64_t k = 0; k < rows; ++k)
+      for (std::int64_t p = p0; p < std::min(cols, p0 + 8); ++p) dst[p * ldd + k] = src[k * lds + p];
 }
 
 }  // namespace taihu::dnn::conv

@@ -123,8 +123,10 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic128ih28oc128kh3ph1")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::winograd_4x4);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih14oc256kh3ph1")).algorithm(ConvDirection::backward_weights),
-            ConvAlgo::explicit_gemm);
+            ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih27oc192kh5ph2")).algorithm(ConvDirection::backward_weights),
+            ConvAlgo::direct);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc64kh1")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::explicit_gemm);
 }
 

@@ -15,7 +15,7 @@
 //   backward-weights: dW = dY X^T with dY transposed once per call (dY^T[pixel][k],
 //     vectors of 8 output channels) and the input broadcast from the padded copy
 //     (16 channels x 6 weight columns per tile), reduced over chunks of ~256 pixels
-//     (images x rows); threads own disjoint weight columns (no reduction between them).
+//     (images x rows); threads own disjoint dw tiles (no reduction between them).
 //   backward-data (stride 1): the forward pass of the transposed problem.
 #include <algorithm>
 #include <cstring>
@@ -206,7 +206,7 @@ class Direct final : public ConvAlgorithm {
     const TransposeKernel transpose = kernels().transpose;
     const index_t plane = d_.out_h() * d_.out_w(), kpad = ceil_div(kg_, 8) * 8;
     const index_t col_groups = ceil_div(cols, kBwdCols), k_groups = ceil_div(kg_, kBwdChannels);
-    const index_t units = d_.groups * col_groups;
+    const index_t units = d_.groups * k_groups * col_groups;
     // Reduction chunks (images x rows x pixels) of about 256 pixels: a 16-channel
     // slice of dY^T's chunk (64 B per pixel) stays in L1 while the column tiles sweep it.
     const index_t budget_px = 256;
@@ -245,23 +245,18 @@ class Direct final : public ConvAlgorithm {
             a.images = std::min(images, d_.n - n0);
             a.rows = std::min(rows, geo_.oh - oy0);
             a.run = std::min(geo_.ow, x0 + pixels) - x0;
-            for (index_t gi = u0 / col_groups; u0 < u1 && gi <= (u1 - 1) / col_groups; ++gi) {
-              const index_t j_lo = std::max(u0, gi * col_groups) - gi * col_groups;
-              const index_t j_hi = std::min(u1, (gi + 1) * col_groups) - gi * col_groups;
-              // Channel tiles outer: their dY^T slice stays in L1 while the columns sweep.
-              for (index_t kt = 0; kt < k_groups; ++kt) {
-                const index_t k0 = kt * kBwdChannels;
-                a.channels = static_cast<int>(std::min(kBwdChannels, kg_ - k0));
-                a.dyt = dyt_.data() + ((n0 * d_.groups + gi) * plane + oy0 * geo_.ow + x0) * kpad + k0;
-                for (index_t jg = j_lo; jg < j_hi; ++jg) {
-                  const index_t j0 = jg * kBwdCols;
-                  a.cols = static_cast<int>(std::min(kBwdCols, cols - j0));
-                  a.col_off = col_off_.data() + j0;
-                  a.x = xin + (n0 * d_.c + gi * cg_) * geo_.chan_stride + oy0 * geo_.row_step + x0;
-                  a.dw = dw + (gi * kg_ + k0) * cols + j0;
-                  kernel(a);
-                }
-              }
+            // Units (group, channel tile, column tile), channel tile outer: its dY^T
+            // slice stays in L1 while the columns sweep it.
+            for (index_t u = u0; u < u1; ++u) {
+              const index_t gi = u / (k_groups * col_groups), kt = (u / col_groups) % k_groups;
+              const index_t k0 = kt * kBwdChannels, j0 = (u % col_groups) * kBwdCols;
+              a.channels = static_cast<int>(std::min(kBwdChannels, kg_ - k0));
+              a.dyt = dyt_.data() + ((n0 * d_.groups + gi) * plane + oy0 * geo_.ow + x0) * kpad + k0;
+              a.cols = static_cast<int>(std::min(kBwdCols, cols - j0));
+              a.col_off = col_off_.data() + j0;
+              a.x = xin + (n0 * d_.c + gi * cg_) * geo_.chan_stride + oy0 * geo_.row_step + x0;
+              a.dw = dw + (gi * kg_ + k0) * cols + j0;
+              kernel(a);
             }
           }
     }

@@ -32,6 +32,7 @@
 #include "kernels/parallel_size.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/log.hpp"
+#include "taihu/arch/topology.hpp"
 #include "taihu/arch/threads.hpp"
 #ifdef _OPENMP
 #include <omp.h>
@@ -69,6 +70,7 @@ struct Weights {
   // (Fornberg's weights over h_a^2): the laplacian needs H + 3 weights, not 3H + 1,
   // which keeps them in registers next to the accumulators.
   float ratio[3];
+  float ratio1[3];  // the same for the first-derivative weights, d1[a][k] ~ d1[0][k] * ratio1[a]
 };
 
 template <int H>
@@ -81,7 +83,10 @@ Weights<H> load_weights(const FdWeights& fd, int dim) {
     }
   w.centre = fd.centre;
   w.centre_h = fd.centre - fd.d2[0][0];
-  for (int a = 0; a < 3; ++a) w.ratio[a] = a < dim ? fd.d2[a][1] / fd.d2[0][1] : 0.f;
+  for (int a = 0; a < 3; ++a) {
+    w.ratio[a] = a < dim ? fd.d2[a][1] / fd.d2[0][1] : 0.f;
+    w.ratio1[a] = a < dim ? fd.d1[a][1] / fd.d1[0][1] : 0.f;
+  }
   return w;
 }
 
@@ -179,18 +184,20 @@ inline void line_density(const float* __restrict u, float* __restrict up, const 
     const float* c = u + i;
     T lap[1];
     laplacian<H, DIM, 1, T>(c, s1, s2, w, lap);
-    T gz = w.d1[0][1] * (ld<T>(c + 1) - ld<T>(c - 1));
-    T gx = w.d1[1][1] * (ld<T>(c + s1) - ld<T>(c - s1));
+    const float g1 = w.d1[0][1];
+    T gz = g1 * (ld<T>(c + 1) - ld<T>(c - 1));
+    T gx = g1 * (ld<T>(c + s1) - ld<T>(c - s1));
     T gy{};
-    if constexpr (DIM == 3) gy = w.d1[2][1] * (ld<T>(c + s2) - ld<T>(c - s2));
+    if constexpr (DIM == 3) gy = g1 * (ld<T>(c + s2) - ld<T>(c - s2));
 #pragma GCC unroll 16
     for (int k = 2; k <= H; ++k) {
-      gz += w.d1[0][k] * (ld<T>(c + k) - ld<T>(c - k));
-      gx += w.d1[1][k] * (ld<T>(c + k * s1) - ld<T>(c - k * s1));
-      if constexpr (DIM == 3) gy += w.d1[2][k] * (ld<T>(c + k * s2) - ld<T>(c - k * s2));
+      const float gk = w.d1[0][k];
+      gz += gk * (ld<T>(c + k) - ld<T>(c - k));
+      gx += gk * (ld<T>(c + k * s1) - ld<T>(c - k * s1));
+      if constexpr (DIM == 3) gy += gk * (ld<T>(c + k * s2) - ld<T>(c - k * s2));
     }
-    T grad = ld<T>(G[0] + i) * gz + ld<T>(G[1] + i) * gx;
-    if constexpr (DIM == 3) grad += ld<T>(G[2] + i) * gy;
+    T grad = ld<T>(G[0] + i) * gz + (w.ratio1[1] * ld<T>(G[1] + i)) * gx;
+    if constexpr (DIM == 3) grad += (w.ratio1[2] * ld<T>(G[2] + i)) * gy;
     st<T>(up + i, 2.f * ld<T>(c) - ld<T>(up + i) + (ld<T>(A + i) * lap[0] - grad));
   };
   long i = 0;
@@ -260,32 +267,40 @@ inline void do_line(const StepArgs& a, const Weights<H>& w, long off, Ahead ah) 
   }
 }
 
-// x lines per tile of the 3D sweep: TAIHU_STENCIL_TILE=n (n lines, 0 = whole planes),
-// default whole planes. A tile narrower than the plane keeps the y window in L2 but
-// re-reads 2H halo lines of u per tile.
-inline long tile_lines(const Layout& L) {
-  static const long requested = [] {
-    const char* v = std::getenv("TAIHU_STENCIL_TILE");
-    if (!v || !*v) return 0L;
-    char* end = nullptr;
-    const long n = std::strtol(v, &end, 10);
-    if (*end != '\0' || n < 0) throw Error(std::string("taihu: TAIHU_STENCIL_TILE must be a line count >= 0, got '") + v + "'");
-    return n;
+// A non-negative integer from the environment (read on every call: cheap next to a
+// time step, and tests may change it), or `fallback` when unset.
+inline long env_count(const char* name, long fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (*end != '\0' || n < 0)
+    throw Error(std::string("taihu: ") + name + " must be an integer >= 0, got '" + v + "'");
+  return n;
+}
+
+// x lines per tile of the 3D sweep: TAIHU_STENCIL_TILE=n (n lines, 0 = automatic).
+// Automatic: whole planes while the 2H+1-plane y window of a thread fits its share of
+// the last-level cache (at most 4 MiB), else the widest tile that does (a tile narrower
+// than the plane re-reads 2H halo lines of u per tile).
+inline long tile_lines(const Layout& L, int half, int threads) {
+  const long requested = env_count("TAIHU_STENCIL_TILE", 0);
+  if (requested > 0) return std::min(requested, L.n[1]);
+  static const double llc = [] {
+    const auto& caches = arch::topology().caches;
+    return caches.empty() ? 0.0 : double(caches.back().size_bytes);
   }();
-  return requested > 0 ? std::min(requested, L.n[1]) : L.n[1];
+  const double budget = std::min(4.0 * 1024 * 1024, llc > 0 ? llc / (2.0 * threads) : 4.0 * 1024 * 1024);
+  const double line = double(L.s1) * sizeof(float) * (2 * half + 1);
+  const long fit = static_cast<long>(budget / line) - 2 * half;
+  if (fit >= L.n[1]) return L.n[1];
+  const long tiles = (L.n[1] + std::max(fit, 2L * half) - 1) / std::max(fit, 2L * half);
+  return (L.n[1] + tiles - 1) / tiles;  // equal tiles
 }
 
 // Prefetch distance: TAIHU_STENCIL_PREFETCH=bytes (0 = off), default 4 KiB.
 inline long prefetch_floats() {
-  static const long floats = [] {
-    const char* v = std::getenv("TAIHU_STENCIL_PREFETCH");
-    if (!v || !*v) return 1024L;
-    char* end = nullptr;
-    const long n = std::strtol(v, &end, 10);
-    if (*end != '\0' || n < 0) throw Error(std::string("taihu: TAIHU_STENCIL_PREFETCH must be a byte count >= 0, got '") + v + "'");
-    return n / 4;
-  }();
-  return floats;
+  return env_count("TAIHU_STENCIL_PREFETCH", 4096) / long(sizeof(float));
 }
 
 // One thread's sweep over planes [ya, yb) of a 3D grid, tile by tile of x lines.
@@ -312,7 +327,7 @@ void step_streamed(const StepArgs& a, long j0, long j1) {
       for (long j = j0; j < j1; ++j) do_line<H, 2>(a, w, L.index(0, j, 0), Ahead{});
     }
   } else {
-    const long tile = tile_lines(L);
+    const long tile = tile_lines(L, H, threads);
     const Ahead ah{H * L.s2, prefetch_floats()};
     static bool logged = false;
     if (!logged) {

@@ -106,16 +106,19 @@ void BatchConv::im2col(const float* x_group, float* col, index_t ld) const {
   }
 }
 
-// One kernel tap (ci, r, s) at a time over all output rows: consecutive stores go to
-// different input rows, so no load waits on an overlapping store of the previous tap
-// (looping the taps of one input row innermost stalls on store forwarding).
+// One kernel tap (ci, r, s) at a time over all output rows, taps ordered (ci, s, r):
+// a tap's row segments overlap those of the previous column shift s - 1 only
+// kh * oh rows later, when those stores have left the store buffer (a load that
+// partly overlaps a store still in flight stalls until it commits); the same s at
+// r + 1 hits the exact addresses of r, which store forwarding handles.
 template <int OW>
-void BatchConv::col2im_rows(const float* col, float* dx_group) const {
+void BatchConv::col2im_rows(const float* col, dnn::index_t ld, float* dx_group) const {
   const index_t oh = d_.out_h(), ow = OW > 0 ? OW : d_.out_w(), sw = d_.stride_w;
-  for (index_t row = 0; row < rows_; ++row) {
-    const index_t ci = row / (d_.kh * d_.kw), r = (row / d_.kw) % d_.kh, s = row % d_.kw;
+  for (index_t tap = 0; tap < rows_; ++tap) {
+    const index_t ci = tap / (d_.kh * d_.kw), s = (tap / d_.kh) % d_.kw, r = tap % d_.kh;
+    const index_t row = (ci * d_.kh + r) * d_.kw + s;
     float* xc = dx_group + ci * d_.h * d_.w;
-    const float* in = col + row * plane_;
+    const float* in = col + row * ld;
     const index_t off_x = s * d_.dil_w - d_.pad_w;
     index_t lo, hi;
     inside_range(ow, sw, off_x, d_.w, &lo, &hi);
@@ -136,13 +139,13 @@ void BatchConv::col2im_rows(const float* col, float* dx_group) const {
   }
 }
 
-void BatchConv::col2im(const float* col, float* dx_group) const {
+void BatchConv::col2im(const float* col, dnn::index_t ld, float* dx_group) const {
   switch (d_.out_w()) {
-    case 8: col2im_rows<8>(col, dx_group); break;
-    case 16: col2im_rows<16>(col, dx_group); break;
-    case 24: col2im_rows<24>(col, dx_group); break;
-    case 32: col2im_rows<32>(col, dx_group); break;
-    default: col2im_rows<0>(col, dx_group);
+    case 8: col2im_rows<8>(col, ld, dx_group); break;
+    case 16: col2im_rows<16>(col, ld, dx_group); break;
+    case 24: col2im_rows<24>(col, ld, dx_group); break;
+    case 32: col2im_rows<32>(col, ld, dx_group); break;
+    default: col2im_rows<0>(col, ld, dx_group);
   }
 }
 
@@ -182,28 +185,49 @@ void BatchConv::backward_data(const float* dy, const float* w, float* dx) {
   packed.reserve(static_cast<std::size_t>(d_.groups));
   for (index_t g = 0; g < d_.groups; ++g) packed.emplace_back(Layout::row_major, Trans::yes, rows_, kg_, w + g * kg_ * rows_, rows_);
   const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
-  const std::size_t per = identity_columns() ? 0 : static_cast<std::size_t>(rows_ * plane_);
+  const bool direct = identity_columns();
+  // A chunk of images per GEMM (their dy side by side), as in backward_weights.
+  const index_t depth = chunk_ * plane_;
+  const std::size_t per = direct ? 0 : static_cast<std::size_t>((rows_ + kg_) * depth);
   float* cols = per ? scratch(nt, per) : nullptr;
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
     const int t = omp_get_thread_num();
     float* col = per ? cols + scratch_stride_ * static_cast<std::size_t>(t) : nullptr;
+    float* dyc = per ? col + rows_ * depth : nullptr;
     index_t n0, n1;
     split(d_.n, t, nt, &n0, &n1);
-    for (index_t n = n0; n < n1; ++n)
+    for (index_t c0 = n0; c0 < n1; c0 += chunk_) {
+      const index_t cn = std::min<index_t>(chunk_, n1 - c0), ld = cn * plane_;
       for (index_t g = 0; g < d_.groups; ++g) {
-        float* dxg = dx + (n * d_.c + g * cg_) * d_.h * d_.w;
-        const float* dyg = dy + (n * d_.k + g * kg_) * plane_;
-        if (!per) {
-          gemm::gemm_packed(Layout::row_major, packed[static_cast<std::size_t>(g)], Trans::no, plane_, 1.0f, dyg, plane_, 0.0f,
-                            dxg, plane_);
+        const gemm::PackedA<float>& wt = packed[static_cast<std::size_t>(g)];
+        if (direct) {
+          for (index_t n = c0; n < c0 + cn; ++n) {
+            gemm::gemm_packed(Layout::row_major, wt, Trans::no, plane_, 1.0f, dy + (n * d_.k + g * kg_) * plane_, plane_, 0.0f,
+                              dx + (n * d_.c + g * cg_) * d_.h * d_.w, plane_);
+          }
           continue;
         }
-        gemm::gemm_packed(Layout::row_major, packed[static_cast<std::size_t>(g)], Trans::no, plane_, 1.0f, dyg, plane_, 0.0f,
-                          col, plane_);
-        std::memset(dxg, 0, sizeof(float) * static_cast<std::size_t>(cg_ * d_.h * d_.w));
-        col2im(col, dxg);
+        const float* b = dy + (c0 * d_.k + g * kg_) * plane_;
+        index_t ldb = plane_;
+        if (cn > 1) {
+          for (index_t i = 0; i < cn; ++i)
+            for (index_t k = 0; k < kg_; ++k) {
+              const float* __restrict src = dy + ((c0 + i) * d_.k + g * kg_ + k) * plane_;
+              float* __restrict dst = dyc + k * ld + i * plane_;
+              for (index_t p = 0; p < plane_; ++p) dst[p] = src[p];
+            }
+          b = dyc;
+          ldb = ld;
+        }
+        gemm::gemm_packed(Layout::row_major, wt, Trans::no, ld, 1.0f, b, ldb, 0.0f, col, ld);
+        for (index_t i = 0; i < cn; ++i) {
+          float* dxg = dx + ((c0 + i) * d_.c + g * cg_) * d_.h * d_.w;
+          std::memset(dxg, 0, sizeof(float) * static_cast<std::size_t>(cg_ * d_.h * d_.w));
+          col2im(col + i * plane_, ld, dxg);
+        }
       }
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 //   - backward-weights gathers several images' im2col columns and output gradients
 //     side by side so one GEMM has a deep reduction (>= 256), each thread into its own
 //     partial gradient, summed in thread order (deterministic for a thread count);
+//     backward-data multiplies the same chunks of dy at once, then col2im per image;
 //   - the bias is added to each image's output while it is in cache, and its gradient
 //     is summed in the same pass that gathers dy.
 // Layouts and semantics are taihu::dnn::Convolution's (NCHW, OIHW, groups, stride,
@@ -37,12 +38,12 @@ class BatchConv {
  private:
   // Columns of image `x_group` (one group) into col[row * ld + p], p < plane_.
   void im2col(const float* x_group, float* col, dnn::index_t ld) const;
-  // Adds col[row * plane_ + p] back into the image gradient dx_group (pre-zeroed).
-  void col2im(const float* col, float* dx_group) const;
+  // Adds col[row * ld + p] back into the image gradient dx_group (pre-zeroed).
+  void col2im(const float* col, dnn::index_t ld, float* dx_group) const;
   template <int OW>
   void im2col_rows(const float* x_group, float* col, dnn::index_t ld) const;
   template <int OW>
-  void col2im_rows(const float* col, float* dx_group) const;
+  void col2im_rows(const float* col, dnn::index_t ld, float* dx_group) const;
   bool identity_columns() const;  // 1x1, stride 1, no pad: the input is its own col
   // Per-thread scratch for `threads` threads (thread t at + t * scratch_stride_).
   float* scratch(int threads, std::size_t per_thread);

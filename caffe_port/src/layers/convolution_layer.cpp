@@ -12,11 +12,13 @@
 #include <string>
 #include <vector>
 
+#include <time.h>
+
 #include "layers/batch_conv.hpp"
 #include "layers/builtin_layers.hpp"
 #include "taihu/caffe/filler.hpp"
 #include "taihu/arch/log.hpp"
-#include "taihu/arch/timer.hpp"
+#include "taihu/arch/threads.hpp"
 #include "taihu/dnn/conv.hpp"
 
 namespace taihu::caffe {
@@ -168,9 +170,19 @@ class ConvolutionLayer : public Layer {
     return v == nullptr || std::string(v) != "0";
   }
 
-  // Times dnn's candidate algorithms for each direction on this layer's buffers (the
-  // fastest of kTuneRuns runs each; the reference algorithm is skipped) and keeps the
-  // fastest. Backward is measured only in TRAIN. Parameter diffs are not touched.
+  // Seconds for timing candidates: this thread's CPU time when the layer runs on one
+  // thread (time other processes take the core away does not count), else wall time.
+  static double tuning_clock(int threads) {
+    timespec t{};
+    clock_gettime(threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+  }
+
+  // Times BatchConv and dnn's candidate algorithms for each direction on this layer's
+  // buffers and keeps the fastest: kTuneRounds rounds, each running every candidate
+  // once (round-robin, so a burst of load on a shared machine hits all candidates
+  // alike), the fastest run of each counts; the reference algorithm is skipped.
+  // Backward is measured only in TRAIN. Parameter diffs are not touched.
   void tune(const BlobVec& bottom, const BlobVec& top) {
     tuned_ = true;
     const dnn::ConvDesc d = fwd_->desc();
@@ -179,48 +191,49 @@ class ConvolutionLayer : public Layer {
     const float* bias = blobs_.size() > 1 ? blobs_[1]->data() : nullptr;
     std::vector<float> dw(static_cast<std::size_t>(blobs_[0]->count())), db(static_cast<std::size_t>(d.k));
     std::vector<float> dx(static_cast<std::size_t>(bottom[0]->count())), dy(static_cast<std::size_t>(top[0]->count()), 0.01f);
+    const int threads = arch::threads_for_call();
     auto pick = [&](dnn::ConvDirection dir, std::unique_ptr<dnn::Convolution>* slot) {
       const int slot_dir = dir == dnn::ConvDirection::forward ? kForward
                            : dir == dnn::ConvDirection::backward_data ? kBackwardData : kBackwardWeights;
-      double best = 1e30;
-      std::string report;
-      {
-        double t = 1e30;
-        for (int rep = 0; rep < kTuneRuns; ++rep) {
-          arch::Stopwatch sw;
-          if (dir == dnn::ConvDirection::forward) batch_->forward(x, w, bias, top[0]->mutable_data());
-          else if (dir == dnn::ConvDirection::backward_data) batch_->backward_data(dy.data(), w, dx.data());
-          else batch_->backward_weights(x, dy.data(), dw.data(), db.data());
-          t = std::min(t, sw.seconds());
-        }
-        report += std::string(" ") + kBatchName + "=" + std::to_string(t * 1e3) + "ms";
-        best = t;
-        use_batch_[slot_dir] = true;
-      }
+      // Candidate 0 is BatchConv, the others dnn algorithms.
+      std::vector<std::unique_ptr<dnn::Convolution>> cands(1);
+      std::vector<std::string> names{kBatchName};
       for (dnn::ConvAlgo a : dnn::conv_candidates(d, dir)) {
         if (a == dnn::ConvAlgo::reference) continue;
-        std::unique_ptr<dnn::Convolution> c;
         try {
-          c = std::make_unique<dnn::Convolution>(d, a);
+          cands.push_back(std::make_unique<dnn::Convolution>(d, a));
+          names.emplace_back(dnn::to_string(a));
         } catch (const std::exception&) {
-          continue;
-        }
-        double t = 1e30;
-        for (int rep = 0; rep < kTuneRuns; ++rep) {
-          arch::Stopwatch sw;
-          if (dir == dnn::ConvDirection::forward) c->forward(x, w, bias, top[0]->mutable_data());
-          else if (dir == dnn::ConvDirection::backward_data) c->backward_data(dy.data(), w, dx.data());
-          else c->backward_weights(x, dy.data(), dw.data(), db.data(), false);
-          t = std::min(t, sw.seconds());
-        }
-        report += std::string(" ") + dnn::to_string(a) + "=" + std::to_string(t * 1e3) + "ms";
-        if (t < best) {
-          best = t;
-          *slot = std::move(c);
-          use_batch_[slot_dir] = false;
         }
       }
-      arch::log_verbose("caffe: layer %s %s %s:%s", name().c_str(), d.str().c_str(), dnn::to_string(dir), report.c_str());
+      std::vector<double> best(cands.size(), 1e30);
+      for (int round = 0; round < kTuneRounds; ++round) {
+        for (std::size_t i = 0; i < cands.size(); ++i) {
+          const double t0 = tuning_clock(threads);
+          dnn::Convolution* c = cands[i].get();
+          if (dir == dnn::ConvDirection::forward) {
+            if (c) c->forward(x, w, bias, top[0]->mutable_data());
+            else batch_->forward(x, w, bias, top[0]->mutable_data());
+          } else if (dir == dnn::ConvDirection::backward_data) {
+            if (c) c->backward_data(dy.data(), w, dx.data());
+            else batch_->backward_data(dy.data(), w, dx.data());
+          } else {
+            if (c) c->backward_weights(x, dy.data(), dw.data(), db.data(), false);
+            else batch_->backward_weights(x, dy.data(), dw.data(), db.data());
+          }
+          best[i] = std::min(best[i], tuning_clock(threads) - t0);
+        }
+      }
+      std::size_t win = 0;
+      std::string report;
+      for (std::size_t i = 0; i < cands.size(); ++i) {
+        report += " " + names[i] + "=" + std::to_string(best[i] * 1e3) + "ms";
+        if (best[i] < best[win]) win = i;
+      }
+      use_batch_[slot_dir] = win == 0;
+      if (win > 0) *slot = std::move(cands[win]);
+      arch::log_verbose("caffe: layer %s %s %s:%s -> %s", name().c_str(), d.str().c_str(), dnn::to_string(dir),
+                        report.c_str(), names[win].c_str());
     };
     pick(dnn::ConvDirection::forward, &fwd_);
     if (phase() == proto::TRAIN) {
@@ -231,7 +244,7 @@ class ConvolutionLayer : public Layer {
 
   enum { kForward, kBackwardData, kBackwardWeights };
   static constexpr const char* kBatchName = "batch";
-  static constexpr int kTuneRuns = 3;  // the fastest of 3 runs per candidate (busy machines)
+  static constexpr int kTuneRounds = 3;
 
   dnn::ConvDesc desc_;
   dnn::ConvAlgo algo_ = dnn::ConvAlgo::automatic;

@@ -380,10 +380,11 @@ struct alignas(64) Progress {
 
 // Temporal blocking, two steps per sweep (3D constant-density acoustic), in place:
 // step 1 takes plane y to t+1 (U0 <- 2 U1 - U0 + A lap U1) and step 2, H planes behind,
-// plane y - H to t+2 (U1 <- 2 U0 - U1 + A lap U0). Step 2 of plane y' reads t+1 planes
-// up to y' + H (done) and overwrites U1 plane y', which step 1 no longer needs. The
-// ~3H planes in flight per thread stay in L3, so each array crosses DRAM about once per
-// two steps.
+// plane y - H to t+2 (U1 <- 2 U0 - U1 + A lap U0), interleaved line by line H lines
+// behind step 1 so the fresh t+1 lines are still in L1/L2. Step 2 of plane y' reads t+1
+// planes up to y' + H (done) and overwrites U1 plane y', which step 1 no longer needs.
+// The ~4H planes in flight per thread stay in L3, so each array crosses DRAM about once
+// per two steps.
 // Threads own contiguous y slabs [ya, yb) (at least 2H planes) and meet only at slab
 // edges, through two flags per slab instead of barriers:
 //  - `head` rises once step 1 has done the slab's first H planes: the slab below may
@@ -402,11 +403,12 @@ void step_pair_acoustic3d(const StepArgs& a) {
   const int threads = static_cast<int>(std::min<long>(threads_for_points(double(n0) * double(n1) * double(n2)), slabs_max));
   const std::unique_ptr<Progress[]> head(new Progress[threads]), done(new Progress[threads]);
   const Ahead ah{H * L.s2, prefetch_floats()};
+  auto line = [&](const float* u, float* up, long x, long y, Ahead pf) {
+    const long off = L.index(0, x, y);
+    line_acoustic<H, 3>(u + off, up + off, a.A + off, n0, L.s1, L.s2, w, pf);
+  };
   auto plane = [&](const float* u, float* up, long y) {
-    for (long x = 0; x < n1; ++x) {
-      const long off = L.index(0, x, y);
-      line_acoustic<H, 3>(u + off, up + off, a.A + off, n0, L.s1, L.s2, w, ah);
-    }
+    for (long x = 0; x < n1; ++x) line(u, up, x, y, Ahead{});
   };
 #pragma omp parallel num_threads(threads)
   {
@@ -415,16 +417,18 @@ void step_pair_acoustic3d(const StepArgs& a) {
     const long ya = n2 * t / nt, yb = n2 * (t + 1) / nt;
     const long deferred = t > 0 ? std::min(yb, ya + H) : ya;  // step 2 of [ya, deferred) runs last
     for (long y = ya; y < yb + H; ++y) {
-      if (y < yb) {
-        plane(U1, U0, y);
-        if (y == std::min(yb, ya + H) - 1) head[t].publish(1);
-        if (y == yb - 1) done[t].publish(1);
-      }
       const long y2 = y - H;
-      if (y2 >= deferred && y2 < yb) {
-        if (t + 1 < nt && y2 + H >= yb) head[t + 1].wait_for(1);
-        plane(U0, U1, y2);
+      const bool first = y < yb, second = y2 >= deferred && y2 < yb;
+      if (second && t + 1 < nt && y2 + H >= yb) head[t + 1].wait_for(1);  // only once step 1 is over
+      // Line by line, step 2 trailing H lines behind: line (x - H, y - H) needs the t+1
+      // lines (x - H, y) and (x, y - H), both done, and its U1 line is no longer read by
+      // step 1 (which reads U1 at (x'' >= x, y - H) and planes > y - H from here on).
+      for (long x = 0; x < n1 + H; ++x) {
+        if (first && x < n1) line(U1, U0, x, y, ah);
+        if (second && x >= H) line(U0, U1, x - H, y2, Ahead{});
       }
+      if (first && y == std::min(yb, ya + H) - 1) head[t].publish(1);
+      if (first && y == yb - 1) done[t].publish(1);
     }
     if (t > 0) {
       done[t - 1].wait_for(1);

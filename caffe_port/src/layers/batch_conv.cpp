@@ -39,13 +39,28 @@ inline void add_row(float* dst, const float* src) {
   for (int i = 0; i < OW; i += 4) _mm_storeu_ps(dst + i, _mm_add_ps(_mm_loadu_ps(dst + i), _mm_loadu_ps(src + i)));
 }
 
+// Sum of n floats with 8 independent partial sums (a single running sum is one long
+// add-latency chain; GCC does not reassociate float adds by itself).
+float sum(const float* v, index_t n) {
+  float part[8] = {};
+  index_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) part[j] += v[i + j];
+  float s = 0.0f;
+  for (; i < n; ++i) s += v[i];
+  for (int j = 0; j < 8; ++j) s += part[j];
+  return s;
+}
+
 }  // namespace
 
 BatchConv::BatchConv(const dnn::ConvDesc& d)
     : d_(d), kg_(d.k / d.groups), cg_(d.c / d.groups), rows_(cg_ * d.kh * d.kw), plane_(d.out_h() * d.out_w()) {
   d_.validate();
-  // Enough images per backward-weights GEMM for a reduction depth of >= 256 pixels.
-  chunk_ = static_cast<int>(std::clamp<index_t>((256 + plane_ - 1) / plane_, 1, 16));
+  // Images per backward GEMM: a reduction depth of >= 256 pixels, deeper while the
+  // column block stays within 64K floats (few rows: LeNet's conv1 has 25), at most 16.
+  const index_t depth = std::max<index_t>(256, 65536 / std::max<index_t>(rows_, 1));
+  chunk_ = static_cast<int>(std::clamp<index_t>((depth + plane_ - 1) / plane_, 1, 16));
 }
 
 bool BatchConv::identity_columns() const {
@@ -259,12 +274,8 @@ void BatchConv::backward_weights(const float* x, const float* dy, float* dw, flo
           for (index_t k = 0; k < kg_; ++k) {
             const float* src = dyg + k * plane_;
             float* __restrict dst = dyc + k * ld + i * plane_;
-            float s = 0.0f;
-            for (index_t p = 0; p < plane_; ++p) {
-              dst[p] = src[p];
-              s += src[p];
-            }
-            if (my_db) my_db[g * kg_ + k] += s;
+            for (index_t p = 0; p < plane_; ++p) dst[p] = src[p];
+            if (my_db) my_db[g * kg_ + k] += sum(src, plane_);
           }
         }
         gemm::sgemm(Layout::row_major, Trans::no, Trans::yes, kg_, rows_, ld, 1.0f, dyc, ld, col, ld, 1.0f,

@@ -51,6 +51,16 @@ TEST(AutotuneHalide, GemmSchedulePoints) {
                  {"vectorize n", "16"}, {"unroll m", "6"}, {"parallel", "n"}, {"layout B", "staged"}});
 }
 
+TEST(AutotuneHalide, DepthwiseWindowInsideVectorLoop) {
+  // the unrolled 3x3 window runs inside the vectorized loop, input staged per block
+  ta::Problem p(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/depthwise_conv.tdsl"), ta::parse_shape("N=1,C=6,H=13,W=21,R=3,S=3,P=1"));
+  ta::Space space(p);
+  check(p, space, {{"block c", "2"}, {"block oh", "8"}, {"tile c", "1"}, {"tile oh", "4"}, {"tile ow", "16"}, {"order", "n c oh r s ow"},
+                   {"vectorize ow", "8"}, {"unroll r", "3"}, {"unroll s", "3"}, {"parallel", "c"}, {"layout X", "staged"}});
+  check(p, space, {{"block c", "6"}, {"block oh", "13"}, {"tile c", "2"}, {"tile oh", "13"}, {"tile ow", "21"}, {"order", "n c r s oh ow"},
+                   {"vectorize ow", "16"}, {"unroll r", "3"}, {"unroll s", "1"}, {"parallel", "oh"}, {"layout X", "packed"}});
+}
+
 TEST(AutotuneHalide, StencilTimeBlocking) {
   ta::Problem p(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/stencil7.tdsl"), ta::parse_shape("Z=6,Y=10,X=40,T=2"));
   ta::Space space(p);

@@ -130,3 +130,33 @@ TEST(AutotuneSpace, SoftmaxComputeAtRules) {
   base["compute_at sm"] = "tile";
   EXPECT_TRUE(s.valid(s.from_map(base))) << s.why_invalid(s.from_map(base));
 }
+
+TEST(AutotuneSpace, TemplatesAreValidDistinctAndStructured) {
+  // contraction: a register tile (vector lanes x unrolled rows, reductions outside)
+  ta::Problem g = load("gemm", "M=512,N=512,K=512");
+  ta::Space gs(g);
+  const auto tg = gs.templates();
+  ASSERT_FALSE(tg.empty());
+  EXPECT_LE(tg.size(), 12u);
+  EXPECT_EQ(std::set<ta::Point>(tg.begin(), tg.end()).size(), tg.size());
+  for (const auto& t : tg) EXPECT_TRUE(gs.valid(t)) << gs.why_invalid(t);
+  const ta::Schedule s = gs.schedule(tg.front());
+  ASSERT_EQ(s.vectorize.count("n"), 1u);
+  ASSERT_EQ(s.unroll.count("m"), 1u);
+  const int lanes = s.vectorize.at("n"), rows = s.unroll.at("m");
+  EXPECT_GE((lanes + 7) / 8 * rows, 8);  // 8..12 vector accumulators
+  EXPECT_LE((lanes + 7) / 8 * rows, 12);
+  EXPECT_EQ(s.tile.at("n"), lanes);
+  EXPECT_EQ(s.tile.at("m"), rows);
+  EXPECT_EQ(s.order, (std::vector<std::string>{"k", "m", "n"}));
+  // window: the unit-stride loop vectorized, the 3x3 window unrolled whole
+  ta::Problem d = load("depthwise_conv", "N=1,C=16,H=20,W=20,R=3,S=3,P=1");
+  ta::Space ds(d);
+  const auto td = ds.templates();
+  ASSERT_FALSE(td.empty());
+  const ta::Schedule w = ds.schedule(td.front());
+  EXPECT_EQ(w.unroll.at("r"), 3);
+  EXPECT_EQ(w.unroll.at("s"), 3);
+  EXPECT_EQ(w.vectorize.count("ow"), 1u);
+  EXPECT_EQ(w.layout.at("X"), "staged");
+}

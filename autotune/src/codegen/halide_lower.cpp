@@ -340,6 +340,7 @@ class Lowering {
     std::vector<std::string> in_order;
     LoopLevel block_at, outer_at;
     LoopLevel at = tile(out, main, s, &in_order, &block_at, &outer_at);
+    LoopLevel temps_at = at;  // where the accumulator and temps "at tile" are computed
     const std::string vec = s.vectorize.empty() ? "" : s.vectorize.begin()->first;
     const int width = s.vectorize.empty() ? 1 : s.vectorize.begin()->second;
     if (auto acc_it = accumulator_of_.find(out.name()); acc_it != accumulator_of_.end()) {
@@ -354,7 +355,8 @@ class Lowering {
       for (const auto& lv : main.reduce)
         if (s.tile.count(lv.name) && s.tile.at(lv.name) < lv.extent) k_blocked = true;
       const bool acc_at_block = k_blocked && !s.block.empty();
-      acc.compute_at(acc_at_block ? block_at : at);
+      if (acc_at_block) temps_at = block_at;
+      acc.compute_at(temps_at);
       if (!vec.empty()) acc.vectorize(Var(vec), width);
       for (const auto& [n, f] : s.unroll)
         if (main.is_pure(n) && n != vec) acc.unroll(Var(n), f);
@@ -447,7 +449,7 @@ class Lowering {
         if (where == "inline") continue;
         const std::string inner = b.pure.back().name;
         if (where == "tile" && &sf == &step_funcs.back()) {
-          f.compute_at(at);
+          f.compute_at(temps_at);
         } else {
           f.compute_root();
           if (b.pure.size() > 1 && b.pure.front().extent > 1) f.parallel(Var(b.pure.front().name));

@@ -233,6 +233,23 @@ std::string Space::why_invalid(const Point& pt) const {
       if (!bad.empty()) return "compute_at " + t + "=tile: its consumer " + bad + " is computed at root";
     }
   }
+  // A copied input lives inside the output's loops: every reader must run there too.
+  for (const auto& [in, how] : s.layout) {
+    if (how == "direct") continue;
+    for (const auto& st : p_.stmts(s.algorithm)) {
+      if (st.stmt->tensor == p_.output()) continue;
+      std::function<bool(const Expr&)> reads = [&](const Expr& e) {
+        if (e.kind == Expr::Kind::access && e.name == in) return true;
+        for (const auto& a : e.args)
+          if (reads(*a)) return true;
+        return false;
+      };
+      if (!reads(*st.stmt->rhs)) continue;
+      auto c = s.compute_at.find(st.stmt->tensor);
+      const std::string where = c != s.compute_at.end() ? c->second : (st.stmt->op == ReduceOp::assign ? "inline" : "root");
+      if (where == "root") return "layout " + in + "=" + how + ": its reader " + st.stmt->tensor + " is computed at root";
+    }
+  }
   if (s.timeblock > p_.steps()) return "timeblock " + std::to_string(s.timeblock) + " exceeds the " + std::to_string(p_.steps()) + " steps";
   return "";
 }

@@ -99,7 +99,11 @@ class Builder {
 std::vector<Point> Space::templates() const {
   std::vector<Point> out;
   std::set<Point> seen;
-  auto keep = [&](const Point& pt) {
+  auto keep = [&](Point pt) {
+    if (!valid(pt)) {  // e.g. a staged input whose other reader runs at root: read it in place
+      for (std::size_t i = 0; i < knobs_.size(); ++i)
+        if (knobs_[i].kind == "layout") pt[i] = 0;
+    }
     if (out.size() < kMaxTemplates && !seen.count(pt) && valid(pt)) {
       seen.insert(pt);
       out.push_back(pt);
@@ -136,25 +140,46 @@ std::vector<Point> Space::templates() const {
     };
 
     if (!big_red.empty() && b.pure.size() >= 2) {
-      // Register tile: rows x vector lanes, <= 12 vector accumulators.
-      std::string row;
-      for (auto it = b.pure.rbegin() + 1; it != b.pure.rend(); ++it) {
+      // Register tile: `rows` of one more output loop x `lanes` of the vectorized one,
+      // 8..12 AVX2 vector accumulators, the most first.
+      struct Shape {
+        std::string row;
+        std::int64_t lanes, rows;
+      };
+      std::vector<Shape> shapes;
+      {
         Builder probe(knobs_, base);
-        if (probe.find("unroll", it->name) >= 0 && probe.find("tile", it->name) >= 0 && it->extent > 1) {
-          row = it->name;
-          break;
+        const int vi = probe.find("vectorize", vec.name);
+        for (auto it = b.pure.rbegin() + 1; vi >= 0 && it != b.pure.rend(); ++it) {
+          const int ui = probe.find("unroll", it->name);
+          if (ui < 0 || probe.find("tile", it->name) < 0 || it->extent < 2) continue;
+          for (std::int64_t lanes : knobs_[static_cast<std::size_t>(vi)].ints)
+            for (std::int64_t rows : knobs_[static_cast<std::size_t>(ui)].ints) {
+              const std::int64_t regs = (lanes + 7) / 8 * rows;
+              if (regs >= 8 && regs <= 12 && rows <= it->extent) shapes.push_back({it->name, lanes, rows});
+            }
         }
+        if (vi >= 0 && shapes.empty())
+          for (std::int64_t lanes : knobs_[static_cast<std::size_t>(vi)].ints) shapes.push_back({"", lanes, 1});
+        std::stable_sort(shapes.begin(), shapes.end(), [](const Shape& x, const Shape& y) {
+          const std::int64_t rx = (x.lanes + 7) / 8 * x.rows, ry = (y.lanes + 7) / 8 * y.rows;
+          if (rx != ry) return rx > ry;
+          return std::abs(x.lanes - 16) < std::abs(y.lanes - 16);
+        });
       }
-      const std::pair<int, int> shapes[] = {{16, 6}, {24, 4}, {16, 4}, {32, 3}, {8, 8}, {16, 3}, {8, 4}};
-      for (int pass = 0; pass < 2; ++pass) {
-        for (const auto& [lanes, rows] : shapes) {
-          for (const std::string& par : par_choices.empty() ? std::vector<std::string>{""} : par_choices) {
+      // Parallel over blocks of the vectorized loop first (each thread packs its own
+      // panel of the input indexed by it), then the others.
+      std::stable_partition(par_choices.begin(), par_choices.end(), [&](const std::string& v) { return v == vec.name; });
+      for (const auto& [row, lanes, rows] : shapes) {
+        for (const std::string& par : par_choices.empty() ? std::vector<std::string>{""} : par_choices) {
+          for (int variants = 0; variants < 4; ++variants) {
+            const int variant = variants & 1;
             Builder t(knobs_, base);
-            if (!t.set_near("vectorize", vec.name, lanes, [&](std::int64_t w) { return w == lanes; })) continue;
-            t.set_near("tile", vec.name, lanes, [&](std::int64_t v) { return v % lanes == 0; });
+            t.set_near("vectorize", vec.name, static_cast<double>(lanes), [&](std::int64_t w) { return w == lanes; });
+            if (!t.set_near("tile", vec.name, static_cast<double>(lanes), [&](std::int64_t v) { return v == lanes; })) continue;
             if (!row.empty()) {
-              if (!t.set_near("unroll", row, rows, [&](std::int64_t u) { return u == rows; })) continue;
-              t.set_near("tile", row, rows, [&](std::int64_t v) { return v == rows; });
+              t.set_near("unroll", row, static_cast<double>(rows), [&](std::int64_t u) { return u == rows; });
+              if (!t.set_near("tile", row, static_cast<double>(rows), [&](std::int64_t v) { return v == rows; })) continue;
             }
             for (const auto& r : big_red) t.set_near("tile", r.name, static_cast<double>(r.extent));  // no split
             std::vector<std::string> tail;
@@ -162,34 +187,52 @@ std::vector<Point> Space::templates() const {
             tail.push_back(vec.name);
             if (!t.set_order(tail)) continue;
             if (!par.empty()) t.set_label("parallel", "", par);
-            // Cache blocks: ~64 rows (a multiple of the tile), the whole width (pass 0)
-            // or ~256 lanes (pass 1).
+            // variant 0: blocks of ~48 rows x ~64 lanes, inputs packed per block;
+            // variant 1: row blocks only, inputs read in place (staged when bounded).
             if (!row.empty()) {
               const std::int64_t rt = t.value("tile", row);
-              t.set_near("block", row, 64, [&](std::int64_t v) { return rt > 0 && v % rt == 0; });
+              t.set_near("block", row, variant == 0 ? 48 : 96, [&](std::int64_t v) { return rt > 0 && v % rt == 0; });
             }
             const std::int64_t vt = t.value("tile", vec.name);
-            t.set_near("block", vec.name, pass == 0 ? static_cast<double>(vec.extent) : 256,
-                       [&](std::int64_t v) { return vt > 0 && v % vt == 0; });
-            for (const auto& in : stage_choices(true)) t.set_label("layout", in, "staged");
+            t.set_near("block", vec.name, variant == 0 ? 64 : static_cast<double>(vec.extent),
+                       [&](std::int64_t v) { return vt > 0 && (v % vt == 0 || v >= vec.extent); });
+            for (const auto& v : b.pure)  // other output loops: small blocks (4 or 2)
+              if (v.name != row && v.name != vec.name) t.set_near("block", v.name, variants < 2 ? 4 : 2);
+            for (const auto& r : big_red)  // the block's tiles, not the par loop, should hold the reduction
+              if (variant == 1) t.set_near("block", r.name, static_cast<double>(r.extent));
+            for (const auto& in : stage_choices(false)) {
+              const bool bounded = p_.tensor(in).decl->boundary != Boundary::none;
+              if (variant == 0 && !t.set_label("layout", in, "packed")) t.set_label("layout", in, "staged");
+              if (variant == 1 && bounded) t.set_label("layout", in, "staged");
+            }
+            // Parallel over an unblocked loop would put every block (and its copies)
+            // inside each parallel tile: use a blocked loop instead.
+            auto blocked = [&](const std::string& v) {
+              const std::int64_t bl = t.value("block", v);
+              return bl > 0 && bl < b.extent(v);
+            };
+            if (!par.empty() && !blocked(par))
+              for (const auto& v : b.pure)
+                if (blocked(v.name) && t.set_label("parallel", "", v.name)) break;
             keep(t.point());
-            Builder staged = t;
-            for (const auto& in : stage_choices(false)) staged.set_label("layout", in, "staged");
-            keep(staged.point());
           }
         }
       }
     } else {
-      // Window or elementwise: vectorized unit-stride loop, window unrolled inside it.
+      // Window or elementwise: the unit-stride loop vectorized over its whole extent,
+      // the window unrolled inside it, a few rows per tile, bounded inputs staged.
       for (int lanes : {8, 16}) {
-        for (const std::string& par : par_choices.empty() ? std::vector<std::string>{""} : par_choices) {
-          Builder t(knobs_, base);
-          if (!t.set_near("vectorize", vec.name, lanes, [&](std::int64_t w) { return w == lanes; })) continue;
-          t.set_near("tile", vec.name, static_cast<double>(vec.extent), [&](std::int64_t v) { return v % lanes == 0 || v >= vec.extent; });
-          for (const auto& w : window) t.set_near("unroll", w.name, static_cast<double>(w.extent));
-          if (!par.empty()) t.set_label("parallel", "", par);
-          for (const auto& in : stage_choices(true)) t.set_label("layout", in, "staged");
-          keep(t.point());
+        for (double rows : {4.0, 1.0, 1e9}) {
+          for (const std::string& par : par_choices.empty() ? std::vector<std::string>{""} : par_choices) {
+            Builder t(knobs_, base);
+            if (!t.set_near("vectorize", vec.name, lanes, [&](std::int64_t w) { return w == lanes; })) continue;
+            t.set_near("tile", vec.name, static_cast<double>(vec.extent), [&](std::int64_t v) { return v % lanes == 0 || v >= vec.extent; });
+            if (b.pure.size() >= 2) t.set_near("tile", b.pure[b.pure.size() - 2].name, rows);
+            for (const auto& w : window) t.set_near("unroll", w.name, static_cast<double>(w.extent));
+            if (!par.empty()) t.set_label("parallel", "", par);
+            for (const auto& in : stage_choices(true)) t.set_label("layout", in, "staged");
+            keep(t.point());
+          }
         }
       }
     }

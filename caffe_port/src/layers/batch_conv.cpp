@@ -175,9 +175,10 @@ void BatchConv::forward(const float* x, const float* w, const float* bias, float
   {
     const int t = omp_get_thread_num();
     float* col = per ? cols + scratch_stride_ * static_cast<std::size_t>(t) : nullptr;
-    index_t n0, n1;
-    split(d_.n, t, nt, &n0, &n1);
-    for (index_t n = n0; n < n1; ++n)
+    // Images are independent here: handed out dynamically, so a thread that loses
+    // its core for a while (a busy machine) does not hold up the other.
+#pragma omp for schedule(dynamic, 1) nowait
+    for (index_t n = 0; n < d_.n; ++n)
       for (index_t g = 0; g < d_.groups; ++g) {
         const float* xg = x + (n * d_.c + g * cg_) * d_.h * d_.w;
         float* yg = y + (n * d_.k + g * kg_) * plane_;
@@ -210,10 +211,11 @@ void BatchConv::backward_data(const float* dy, const float* w, float* dx) {
     const int t = omp_get_thread_num();
     float* col = per ? cols + scratch_stride_ * static_cast<std::size_t>(t) : nullptr;
     float* dyc = per ? col + rows_ * depth : nullptr;
-    index_t n0, n1;
-    split(d_.n, t, nt, &n0, &n1);
-    for (index_t c0 = n0; c0 < n1; c0 += chunk_) {
-      const index_t cn = std::min<index_t>(chunk_, n1 - c0), ld = cn * plane_;
+    // Chunks are independent here: handed out dynamically (see forward).
+    const index_t chunks = (d_.n + chunk_ - 1) / chunk_;
+#pragma omp for schedule(dynamic, 1) nowait
+    for (index_t ch = 0; ch < chunks; ++ch) {
+      const index_t c0 = ch * chunk_, cn = std::min<index_t>(chunk_, d_.n - c0), ld = cn * plane_;
       for (index_t g = 0; g < d_.groups; ++g) {
         const gemm::PackedA<float>& wt = packed[static_cast<std::size_t>(g)];
         if (direct) {

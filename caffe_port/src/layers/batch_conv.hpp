@@ -4,7 +4,8 @@
 //   - the weights are packed once per call (taihu::gemm::PackedA, W for forward and
 //     W^T for backward-data) and reused by every image's GEMM;
 //   - images run in parallel, one per thread at a time (each GEMM single-threaded),
-//     instead of threading each small GEMM;
+//     instead of threading each small GEMM; forward and backward-data hand images
+//     out dynamically (a thread that loses its core does not hold the other up);
 //   - backward-weights gathers several images' im2col columns and output gradients
 //     side by side so one GEMM has a deep reduction (>= 256), each thread into its own
 //     partial gradient, summed in thread order (deterministic for a thread count);

@@ -145,7 +145,9 @@ class Direct final : public ConvAlgorithm {
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
       const float* xin = fill_input(x);
-#pragma omp for schedule(static)
+      // Dynamic: a thread that loses its core to another process does not hold the
+      // whole call back (items are coarse, >= 4 per thread).
+#pragma omp for schedule(dynamic, 1)
       for (index_t it = 0; it < items; ++it) {
         const index_t ch = it % chunks, g = (it / chunks) % d_.groups, n = it / (chunks * d_.groups);
         const index_t s1 = std::min(slots, (ch + 1) * chunk);

@@ -4,10 +4,17 @@
 // and CIFAR-10 quick (batch 100). The nets are examples/caffe's LeNet and CIFAR-10
 // quick with their data layers replaced by Input layers holding random images.
 //   OMP_PROC_BIND=true bench_caffe
+//   TAIHU_CAFFE_BENCH_LAYERS=1 also prints each layer's forward/backward ms, taihu and
+//   anchor side by side (timed one layer at a time after the benchmark).
 // Counters: images_per_s (taihu), gflops (3x the forward conv/FC flops per image),
 // pct_peak, vs_anchor (anchor time / taihu time: > 1 means taihu-caffe is faster).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <random>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "bench_common.hpp"
 #include "caffe_style_anchor.hpp"
@@ -60,6 +67,38 @@ double forward_flops(const Net& net) {
   return f;
 }
 
+// Per-layer forward/backward milliseconds of taihu-caffe and the anchor (mean of 10
+// passes, one layer timed at a time), to stderr.
+void print_layer_split(Net& net, taihu::bench::CaffeStyleNet& anchor, int threads) {
+  constexpr int reps = 10;
+  const auto a = anchor.time_layers(reps);
+  std::vector<double> f(static_cast<std::size_t>(net.num_layers())), b(f.size());
+  using clock = std::chrono::steady_clock;
+  for (int r = 0; r < reps; ++r) {
+    net.clear_param_diffs();
+    for (int i = 0; i < net.num_layers(); ++i) {
+      const auto t0 = clock::now();
+      net.forward_layer(i);
+      f[static_cast<std::size_t>(i)] += std::chrono::duration<double>(clock::now() - t0).count() / reps;
+    }
+    for (int i = net.num_layers(); i-- > 0;) {
+      if (!net.layer_needs_backward(i)) continue;
+      const auto t0 = clock::now();
+      net.backward_layer(i);
+      b[static_cast<std::size_t>(i)] += std::chrono::duration<double>(clock::now() - t0).count() / reps;
+    }
+  }
+  std::fprintf(stderr, "%s, %d thread(s): layer  taihu fwd/bwd ms | anchor fwd/bwd ms  [convolution algorithms]\n",
+               net.name().c_str(), threads);
+  for (int i = 0; i < net.num_layers(); ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    const Layer& l = *net.layers()[u];
+    const std::string algos = l.type() == std::string("Convolution") ? "  [" + l.save_state() + "]" : "";
+    std::fprintf(stderr, "  %-8s %8.3f %8.3f | %8.3f %8.3f%s\n", net.layer_names()[u].c_str(), f[u] * 1e3, b[u] * 1e3,
+                 a[u].forward * 1e3, a[u].backward * 1e3, algos.c_str());
+  }
+}
+
 void train_throughput(benchmark::State& state, const std::string& file, int batch, int c, int hw, int threads) {
   if (!openblas().loaded()) {
     state.SkipWithError("OpenBLAS (libopenblas.so.0) not found: no anchor");
@@ -95,6 +134,11 @@ void train_throughput(benchmark::State& state, const std::string& file, int batc
       [&] { anchor.train_step(0.001f, 0.9f); });
   state.counters["images_per_s"] = benchmark::Counter(static_cast<double>(batch), benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(net.name() + " batch " + std::to_string(batch));
+  static std::set<std::string> printed;  // Google Benchmark calls this several times
+  if (const char* v = std::getenv("TAIHU_CAFFE_BENCH_LAYERS");
+      v != nullptr && std::string(v) == "1" && printed.insert(net.name() + std::to_string(threads)).second) {
+    print_layer_split(net, anchor, threads);
+  }
   taihu::arch::set_num_threads(0);
 }
 

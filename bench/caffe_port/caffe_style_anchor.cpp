@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -260,6 +261,25 @@ void CaffeStyleNet::backward(LayerRef& l) {
       for (int j = 0; j < c; ++j) d[j] /= static_cast<float>(m);
     }
   }
+}
+
+std::vector<CaffeStyleNet::LayerTime> CaffeStyleNet::time_layers(int reps) {
+  std::vector<LayerTime> t(layers_.size());
+  using clock = std::chrono::steady_clock;
+  for (int r = 0; r < reps; ++r) {
+    for (auto& p : params_) std::fill(p.diff.begin(), p.diff.end(), 0.f);
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+      const auto t0 = clock::now();
+      forward(layers_[i]);
+      t[i].forward += std::chrono::duration<double>(clock::now() - t0).count() / reps;
+    }
+    for (std::size_t i = layers_.size(); i-- > 0;) {
+      const auto t0 = clock::now();
+      backward(layers_[i]);
+      t[i].backward += std::chrono::duration<double>(clock::now() - t0).count() / reps;
+    }
+  }
+  return t;
 }
 
 float CaffeStyleNet::train_step(float lr, float momentum) {

@@ -19,6 +19,12 @@ class CaffeStyleNet {
   CaffeStyleNet(const caffe::Net& net, const CblasAnchor& blas);
   // One SGD iteration: zero diffs, forward, backward, momentum update. Returns the loss.
   float train_step(float lr, float momentum);
+  // Reporting only: mean seconds of each layer's forward and backward (layer order)
+  // over `reps` forward+backward passes, timed one layer at a time.
+  struct LayerTime {
+    double forward = 0, backward = 0;
+  };
+  std::vector<LayerTime> time_layers(int reps);
 
  private:
   struct Buf {

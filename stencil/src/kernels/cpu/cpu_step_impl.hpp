@@ -107,8 +107,50 @@ inline void st(float* p, T v) {
     store(p, v);
 }
 
+// Elements R .. R + kW - 1 of the concatenation (a, b), 0 < R < kW (AVX2: one lane
+// permute + one byte align, the permute shared by every R of the same pair).
+template <int R>
+inline vf rotate(vf a, vf b) {
+#if defined(__AVX2__)
+  return __builtin_shufflevector(a, b, R, R + 1, R + 2, R + 3, R + 4, R + 5, R + 6, R + 7);
+#else
+  return __builtin_shufflevector(a, b, R, R + 1, R + 2, R + 3);
+#endif
+}
+
+// The z (unit-stride) neighbours u[c + K], -H <= K <= H, of the vector at c, built by
+// register rotation from the aligned vectors around it: 2J + 1 loads (shared with the
+// neighbouring vectors) instead of 2H unaligned loads, which are the kernel's limit.
+template <int H>
+struct ZRow {
+  static constexpr int J = (H + int(kW) - 1) / int(kW);
+  vf v[2 * J + 1];
+  explicit ZRow(const float* c) {
+    for (int j = -J; j <= J; ++j) v[j + J] = load(c + j * kW);
+  }
+  template <int K>
+  vf at() const {
+    constexpr int j = K >= 0 ? K / int(kW) : -((-K + int(kW) - 1) / int(kW));
+    constexpr int r = K - j * int(kW);
+    if constexpr (r == 0)
+      return v[j + J];
+    else
+      return rotate<r>(v[j + J], v[j + J + 1]);
+  }
+};
+
+// d2z(u) * h_z^2-weights from K = 2 on, added to acc in the order of the scalar code.
+template <int H, int K = 2>
+inline void add_z_terms(const ZRow<H>& row, const Weights<H>& w, vf& acc) {
+  if constexpr (K <= H) {
+    acc += w.d2[0][K] * (row.template at<K>() + row.template at<-K>());
+    add_z_terms<H, K + 1>(row, w, acc);
+  }
+}
+
 // lap(u) at U consecutive vectors (or scalars) from c: one accumulator per axis and
 // vector, so the FMA chains are short and each weight is loaded once for U vectors.
+// Vectors and scalars add the same terms in the same order (bitwise-equal results).
 template <int H, int DIM, int U, class T>
 inline void laplacian(const float* c, long s1, long s2, const Weights<H>& w, T (&lap)[U]) {
   constexpr long step = sizeof(T) / sizeof(float);
@@ -116,7 +158,14 @@ inline void laplacian(const float* c, long s1, long s2, const Weights<H>& w, T (
   const float w1 = w.d2[0][1];
   for (int v = 0; v < U; ++v) {
     const float* p = c + v * step;
-    lz[v] = w.centre * ld<T>(p) + w1 * (ld<T>(p + 1) + ld<T>(p - 1));
+    if constexpr (std::is_same_v<T, vf>) {
+      const ZRow<H> row(p);
+      lz[v] = w.centre * row.template at<0>() + w1 * (row.template at<1>() + row.template at<-1>());
+      add_z_terms<H>(row, w, lz[v]);
+    } else {
+      lz[v] = w.centre * ld<T>(p) + w1 * (ld<T>(p + 1) + ld<T>(p - 1));
+      for (int k = 2; k <= H; ++k) lz[v] += w.d2[0][k] * (ld<T>(p + k) + ld<T>(p - k));
+    }
     lx[v] = w1 * (ld<T>(p + s1) + ld<T>(p - s1));
     if constexpr (DIM == 3) ly[v] = w1 * (ld<T>(p + s2) + ld<T>(p - s2));
   }
@@ -126,7 +175,6 @@ inline void laplacian(const float* c, long s1, long s2, const Weights<H>& w, T (
 #pragma GCC unroll 4
     for (int v = 0; v < U; ++v) {
       const float* p = c + v * step;
-      lz[v] += wk * (ld<T>(p + k) + ld<T>(p - k));
       lx[v] += wk * (ld<T>(p + k * s1) + ld<T>(p - k * s1));
       if constexpr (DIM == 3) ly[v] += wk * (ld<T>(p + k * s2) + ld<T>(p - k * s2));
     }

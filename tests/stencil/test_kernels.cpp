@@ -148,8 +148,9 @@ TEST(TemporalBlocking, StepPairEqualsTwoSteps) {
 }
 
 // The wavefront with several y slabs per call (threads meet through flags at the slab
-// edges, more threads than this machine's cores included) equals two single steps
-// bitwise, for a short and a long stencil.
+// edges, more threads than this machine's cores included), over whole planes and in
+// tiles of 7 x lines (TAIHU_STENCIL_TILE), equals two single steps bitwise, for a short
+// and a long stencil.
 TEST(TemporalBlocking, SlabsOfThreadsEqualTwoSteps) {
   try {
     taihu::arch::active_isa();
@@ -164,9 +165,11 @@ TEST(TemporalBlocking, SlabsOfThreadsEqualTwoSteps) {
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(0, 1);
   for (auto& v : m.vp) v = 1500 + 1500 * u(rng);
+  for (const char* tile : {"0", "7"})
   for (int threads : {2, 3}) {
     for (int order : {4, 16}) {
       taihu::arch::set_num_threads(threads);
+      setenv("TAIHU_STENCIL_TILE", tile, 1);
       Options o;
       o.space_order = order;
       o.boundary.kind = BoundaryKind::none;
@@ -175,6 +178,7 @@ TEST(TemporalBlocking, SlabsOfThreadsEqualTwoSteps) {
       randomize(a, r1);
       randomize(b, r2);
       a.step_pair_blocked();
+      unsetenv("TAIHU_STENCIL_TILE");
       b.step(nullptr, 0.f);
       b.step(nullptr, 0.f);
       const Layout& L = a.current().layout();
@@ -184,7 +188,7 @@ TEST(TemporalBlocking, SlabsOfThreadsEqualTwoSteps) {
           for (long i0 = 0; i0 < L.n[0]; ++i0)
             mismatches += a.current().at(i0, i1, i2) != b.current().at(i0, i1, i2) ||
                           a.previous().at(i0, i1, i2) != b.previous().at(i0, i1, i2);
-      EXPECT_EQ(mismatches, 0) << threads << " threads, order " << order;
+      EXPECT_EQ(mismatches, 0) << threads << " threads, order " << order << ", tile " << tile;
     }
   }
   taihu::arch::set_num_threads(0);

@@ -433,10 +433,13 @@ struct alignas(64) Progress {
 // planes up to y' + H (done) and overwrites U1 plane y', which step 1 no longer needs.
 // The ~4H planes in flight per thread stay in L3, so each array crosses DRAM about once
 // per two steps.
+// Large planes are swept in tiles of x lines (tile_lines with the window of both steps),
+// step 2 skewed H lines behind step 1 so the update stays in place.
 // Threads own contiguous y slabs [ya, yb) (at least 2H planes) and meet only at slab
 // edges, through two flags per slab instead of barriers:
-//  - `head` rises once step 1 has done the slab's first H planes: the slab below may
-//    then overwrite its last H planes of U1 (step 2), which this slab's step 1 read;
+//  - `head` counts the tiles whose first H planes step 1 has done: the slab below may
+//    then overwrite its last H planes of U1 (step 2) in that tile, which this slab's
+//    step 1 read;
 //  - `done` rises once step 1 has done every plane: the slab above then runs its
 //    deferred step 2 of its first H planes, which needs these t+1 planes and whose U1
 //    planes this slab's step 1 read.
@@ -458,25 +461,36 @@ void step_pair_acoustic3d(const StepArgs& a) {
   auto plane = [&](const float* u, float* up, long y) {
     for (long x = 0; x < n1; ++x) line(u, up, x, y, Ahead{});
   };
+  const long tile = tile_lines(L, 2 * H, threads), tiles = (n1 + tile - 1) / tile;
 #pragma omp parallel num_threads(threads)
   {
     FlushDenormals ftz;
     const long t = team_thread_index(), nt = team_thread_count();
     const long ya = n2 * t / nt, yb = n2 * (t + 1) / nt;
     const long deferred = t > 0 ? std::min(yb, ya + H) : ya;  // step 2 of [ya, deferred) runs last
-    for (long y = ya; y < yb + H; ++y) {
-      const long y2 = y - H;
-      const bool first = y < yb, second = y2 >= deferred && y2 < yb;
-      if (second && t + 1 < nt && y2 + H >= yb) head[t + 1].wait_for(1);  // only once step 1 is over
-      // Line by line, step 2 trailing H lines behind: line (x - H, y - H) needs the t+1
-      // lines (x - H, y) and (x, y - H), both done, and its U1 line is no longer read by
-      // step 1 (which reads U1 at (x'' >= x, y - H) and planes > y - H from here on).
-      for (long x = 0; x < n1 + H; ++x) {
-        if (first && x < n1) line(U1, U0, x, y, ah);
-        if (second && x >= H) line(U0, U1, x - H, y2, Ahead{});
+    for (long j = 0; j < tiles; ++j) {
+      // Tile j: step 1 on x lines [xa, xb), step 2 on [x2a, x2b), H lines to the left
+      // (the last tile finishes the plane): step 2 never writes a U1 line that step 1 of
+      // a later tile reads (those are >= xb - H), and reads only t+1 lines that this or an
+      // earlier tile has done.
+      const long xa = j * tile, xb = std::min(n1, xa + tile);
+      const long x2a = std::max(0L, xa - H), x2b = j + 1 == tiles ? n1 : xb - H;
+      const long xend = std::max(xb, x2b + H);
+      for (long y = ya; y < yb + H; ++y) {
+        const long y2 = y - H;
+        const bool first = y < yb, second = y2 >= deferred && y2 < yb;
+        // Only once step 1 is over: the slab above has done tile j of its first H planes.
+        if (second && t + 1 < nt && y2 + H >= yb) head[t + 1].wait_for(j + 1);
+        // Line by line, step 2 trailing H lines behind: line (x - H, y - H) needs the t+1
+        // lines (x - H, y) and (x, y - H), both done, and its U1 line is no longer read by
+        // step 1 (which reads U1 at (x'' >= x, y - H) and planes > y - H from here on).
+        for (long x = xa; x < xend; ++x) {
+          if (first && x < xb) line(U1, U0, x, y, ah);
+          if (second && x - H >= x2a && x - H < x2b) line(U0, U1, x - H, y2, Ahead{});
+        }
+        if (first && y == std::min(yb, ya + H) - 1) head[t].publish(j + 1);
+        if (first && j + 1 == tiles && y == yb - 1) done[t].publish(1);
       }
-      if (first && y == std::min(yb, ya + H) - 1) head[t].publish(1);
-      if (first && y == yb - 1) done[t].publish(1);
     }
     if (t > 0) {
       done[t - 1].wait_for(1);

@@ -188,6 +188,8 @@ std::string Space::why_invalid(const Point& pt) const {
     auto t = s.tile.find(v);
     const std::int64_t span = t != s.tile.end() ? t->second : b.extent(v);
     if (u > span) return "unroll " + v + "=" + std::to_string(u) + " exceeds its loop (" + std::to_string(span) + ")";
+    // A partial last step would be rounded up: reads past an input's end.
+    if (span % u != 0) return "unroll " + v + "=" + std::to_string(u) + " does not divide its loop (" + std::to_string(span) + ")";
     if (s.vectorize.count(v)) return "unroll " + v + ": the loop is already vectorized";
   }
   for (const auto& [t, where] : s.compute_at) {

@@ -191,7 +191,11 @@ std::vector<Point> Space::templates() const {
             // variant 1: row blocks only, inputs read in place (staged when bounded).
             if (!row.empty()) {
               const std::int64_t rt = t.value("tile", row);
-              t.set_near("block", row, variant == 0 ? 48 : 96, [&](std::int64_t v) { return rt > 0 && v % rt == 0; });
+              // whole tiles per block; blocks that split the loop evenly (or none) first
+              const std::int64_t ext = b.extent(row);
+              if (!t.set_near("block", row, variant == 0 ? 48 : 96,
+                              [&](std::int64_t v) { return v >= ext || (rt > 0 && v % rt == 0 && ext % v == 0); }))
+                t.set_near("block", row, variant == 0 ? 48 : 96, [&](std::int64_t v) { return rt > 0 && v % rt == 0; });
             }
             const std::int64_t vt = t.value("tile", vec.name);
             t.set_near("block", vec.name, variant == 0 ? 64 : static_cast<double>(vec.extent),
@@ -205,13 +209,14 @@ std::vector<Point> Space::templates() const {
               if (variant == 0 && !t.set_label("layout", in, "packed")) t.set_label("layout", in, "staged");
               if (variant == 1 && bounded) t.set_label("layout", in, "staged");
             }
-            // Parallel over an unblocked loop would put every block (and its copies)
-            // inside each parallel tile: use a blocked loop instead.
+            // Parallel over the tiles of an unblocked loop would put every block (and
+            // its copies) inside each parallel tile: use a blocked loop instead.
             auto blocked = [&](const std::string& v) {
               const std::int64_t bl = t.value("block", v);
               return bl > 0 && bl < b.extent(v);
             };
-            if (!par.empty() && !blocked(par))
+            const std::int64_t par_tile = par.empty() ? 0 : t.value("tile", par);
+            if (!par.empty() && !blocked(par) && par_tile > 0 && par_tile < b.extent(par))
               for (const auto& v : b.pure)
                 if (blocked(v.name) && t.set_label("parallel", "", v.name)) break;
             keep(t.point());

@@ -3,7 +3,8 @@
 // over all output columns at once, so the inner loop is a vector loop without bounds
 // tests (the column range where the tap lands inside the input is computed up front);
 // horizontal strides 1 and 2 are compile-time constants there. AVE backward runs the
-// same tap loops in reverse (dy / window size added to each tap's input).
+// same tap loops in reverse (dy / window size added to each tap's input), or for
+// short rows (<= 16 outputs) Caffe's window-by-window loop.
 // The visiting order per output (h then w, strict >) matches Caffe's argmax ties.
 #include "taihu/dnn/pooling.hpp"
 
@@ -76,7 +77,7 @@ namespace {
 // One output row of one plane: taps of input rows [hs, he) over output columns.
 // SW is the horizontal stride when it is a compile-time constant (1, 2: the common
 // ones, whose strided reads GCC vectorises as loads + permutes), 0 for a runtime one.
-// Output columns [first, ow) only (the ones before are done by max_row_s2_sse).
+// Output columns [first, ow) only (the ones before are done by row_s2_sse).
 template <int SW, class T>
 void pool_row_forward(const PoolingShape& s, const T* xp, index_t ph, index_t first, index_t ow, bool is_max, T* yr,
                       std::int32_t* mr, const T* col_size) {
@@ -130,37 +131,45 @@ void pool_row_forward(const PoolingShape& s, const T* xp, index_t ph, index_t fi
   }
 }
 
-// MAX with argmax, horizontal stride 2, kernel width 2 or 3, no horizontal padding
-// (LeNet's and CIFAR-10 quick's pooling): four outputs per step with SSE (the x86-64
-// baseline), the even/odd taps split by shuffles, the row end padded. Visits
-// taps in the generic order (rows, then columns, strict >), so values and masks are
-// identical. Returns how many output columns it wrote: 0 (not its case) or ow.
-template <int KW>
-index_t max_row_s2_sse_k(const PoolingShape& s, const float* xp, index_t ph, index_t ow, float* yr, std::int32_t* mr) {
-  const index_t hs = std::max<index_t>(ph * s.stride_h - s.pad_h, 0);
-  const index_t he = std::min(ph * s.stride_h - s.pad_h + s.kernel_h, s.height);
+// Horizontal stride 2, kernel width 2 or 3, no horizontal padding (LeNet's and
+// CIFAR-10 quick's pooling), MAX with argmax or AVE: four outputs per step with SSE
+// (the x86-64 baseline), the even/odd taps split by shuffles, the row end padded (with
+// the lowest float for MAX, which never wins, 0 for AVE). Visits the taps in the
+// generic order (rows, then columns; strict > for MAX) and divides AVE sums by the
+// same float product, so values and masks are identical to the generic loops.
+// Returns how many output columns it wrote: 0 (not its case) or ow.
+template <int KW, bool MAX>
+index_t row_s2_sse_k(const PoolingShape& s, const float* xp, index_t ph, index_t ow, float* yr, std::int32_t* mr,
+                     const float* col_size) {
+  const index_t hs_raw = ph * s.stride_h - s.pad_h;
+  const index_t he_pad = std::min(hs_raw + s.kernel_h, s.height + s.pad_h);
+  const index_t hs = std::max<index_t>(hs_raw, 0), he = std::min(he_pad, s.height);
+  const auto rows = static_cast<float>(he_pad - hs_raw);
   const __m128i lane2 = _mm_setr_epi32(0, 2, 4, 6);
-  constexpr index_t kSpan = 12;  // columns a group's loads touch (2 * 4 outputs + 4)
+  const float init = MAX ? std::numeric_limits<float>::lowest() : 0.0f;
+  constexpr index_t kSpan = 12;  // columns a group's loads may touch (2 * 4 outputs + 4)
   for (index_t pw0 = 0; pw0 < ow; pw0 += 4) {
     const index_t xb = 2 * pw0;
-    // Groups whose loads would pass the row end (clipped windows, a partial group)
-    // read a copy of the row tail padded with the lowest float, which never wins.
     const bool inside = xb + kSpan <= s.width && pw0 + 4 <= ow;
-    __m128 best = _mm_set1_ps(std::numeric_limits<float>::lowest());
+    __m128 acc = _mm_set1_ps(init);
     __m128i arg = _mm_set1_epi32(-1);
     auto take = [&](__m128 v, std::int32_t at) {
-      const __m128 wins = _mm_cmpgt_ps(v, best);
-      best = _mm_or_ps(_mm_and_ps(wins, v), _mm_andnot_ps(wins, best));
-      const __m128i idx = _mm_add_epi32(_mm_set1_epi32(at), lane2);
-      const __m128i w = _mm_castps_si128(wins);
-      arg = _mm_or_si128(_mm_and_si128(w, idx), _mm_andnot_si128(w, arg));
+      if constexpr (MAX) {
+        const __m128 wins = _mm_cmpgt_ps(v, acc);
+        acc = _mm_or_ps(_mm_and_ps(wins, v), _mm_andnot_ps(wins, acc));
+        const __m128i idx = _mm_add_epi32(_mm_set1_epi32(at), lane2);
+        const __m128i w = _mm_castps_si128(wins);
+        arg = _mm_or_si128(_mm_and_si128(w, idx), _mm_andnot_si128(w, arg));
+      } else {
+        acc = _mm_add_ps(acc, v);
+      }
     };
     alignas(16) float tail[kSpan];
     for (index_t h = hs; h < he; ++h) {
       const float* row = xp + h * s.width + xb;
       if (!inside) {
         const index_t n = std::min(kSpan, s.width - xb);
-        for (index_t i = 0; i < kSpan; ++i) tail[i] = i < n ? row[i] : std::numeric_limits<float>::lowest();
+        for (index_t i = 0; i < kSpan; ++i) tail[i] = i < n ? row[i] : init;
         row = tail;
       }
       const auto at = static_cast<std::int32_t>(h * s.width + xb);
@@ -169,27 +178,38 @@ index_t max_row_s2_sse_k(const PoolingShape& s, const float* xp, index_t ph, ind
       take(_mm_shuffle_ps(a0, a1, 0xDD), at + 1);
       if constexpr (KW == 3) take(_mm_shuffle_ps(_mm_loadu_ps(row + 2), _mm_loadu_ps(row + 6), 0x88), at + 2);
     }
-    if (pw0 + 4 <= ow) {
-      _mm_storeu_ps(yr + pw0, best);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(mr + pw0), arg);
+    const index_t valid = std::min<index_t>(4, ow - pw0);
+    if constexpr (!MAX) {
+      alignas(16) float den[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+      for (index_t i = 0; i < valid; ++i) den[i] = rows * col_size[pw0 + i];
+      acc = _mm_div_ps(acc, _mm_load_ps(den));
+    }
+    if (valid == 4) {
+      _mm_storeu_ps(yr + pw0, acc);
+      if (MAX && mr) _mm_storeu_si128(reinterpret_cast<__m128i*>(mr + pw0), arg);
     } else {
       alignas(16) float yv[4];
       alignas(16) std::int32_t mv[4];
-      _mm_store_ps(yv, best);
+      _mm_store_ps(yv, acc);
       _mm_store_si128(reinterpret_cast<__m128i*>(mv), arg);
-      for (index_t i = 0; pw0 + i < ow; ++i) {
+      for (index_t i = 0; i < valid; ++i) {
         yr[pw0 + i] = yv[i];
-        mr[pw0 + i] = mv[i];
+        if (MAX && mr) mr[pw0 + i] = mv[i];
       }
     }
   }
   return ow;
 }
 
-index_t max_row_s2_sse(const PoolingShape& s, const float* xp, index_t ph, index_t ow, float* yr, std::int32_t* mr) {
+index_t row_s2_sse(const PoolingShape& s, const float* xp, index_t ph, index_t ow, float* yr, std::int32_t* mr,
+                   const float* col_size) {
   if (s.stride_w != 2 || s.pad_w != 0) return 0;
-  if (s.kernel_w == 2) return max_row_s2_sse_k<2>(s, xp, ph, ow, yr, mr);
-  if (s.kernel_w == 3) return max_row_s2_sse_k<3>(s, xp, ph, ow, yr, mr);
+  const bool is_max = s.method == PoolMethod::max;
+  if (is_max && !mr) return 0;  // MAX without a mask: the generic loops
+  if (s.kernel_w == 2) return is_max ? row_s2_sse_k<2, true>(s, xp, ph, ow, yr, mr, col_size)
+                                     : row_s2_sse_k<2, false>(s, xp, ph, ow, yr, mr, col_size);
+  if (s.kernel_w == 3) return is_max ? row_s2_sse_k<3, true>(s, xp, ph, ow, yr, mr, col_size)
+                                     : row_s2_sse_k<3, false>(s, xp, ph, ow, yr, mr, col_size);
   return 0;
 }
 
@@ -250,7 +270,7 @@ void pooling_forward(const PoolingShape& s, const T* x, T* y, std::int32_t* mask
       std::int32_t* mr = mp ? mp + ph * ow : nullptr;
       index_t first = 0;
       if constexpr (std::is_same_v<T, float>) {
-        if (is_max && mr) first = max_row_s2_sse(s, xp, ph, ow, yr, mr);
+        first = row_s2_sse(s, xp, ph, ow, yr, mr, col_size.data());
       }
       if (first == ow) continue;
       if (s.stride_w == 1) pool_row_forward<1>(s, xp, ph, first, ow, is_max, yr, mr, col_size.data());
@@ -277,6 +297,24 @@ void pooling_backward(const PoolingShape& s, const T* dy, const std::int32_t* ma
       const std::int32_t* mp = mask + p * oh * ow;
       for (index_t i = 0; i < oh * ow; ++i)
         if (mp[i] >= 0) dxp[mp[i]] += dyp[i];
+      return;
+    }
+    if (ow <= 16) {
+      // Short rows: window by window, as Caffe's loop (the tap loops below would spend
+      // their time on loop set-up).
+      for (index_t ph = 0; ph < oh; ++ph) {
+        const index_t hs_raw = ph * s.stride_h - s.pad_h;
+        const index_t he_pad = std::min(hs_raw + s.kernel_h, s.height + s.pad_h);
+        const index_t hs = std::max<index_t>(hs_raw, 0), he = std::min(he_pad, s.height);
+        const T rows = static_cast<T>(he_pad - hs_raw);
+        for (index_t pw = 0; pw < ow; ++pw) {
+          const index_t ws = std::max<index_t>(pw * s.stride_w - s.pad_w, 0);
+          const index_t we = std::min(pw * s.stride_w - s.pad_w + s.kernel_w, s.width);
+          const T g = dyp[ph * ow + pw] / (rows * col_size[static_cast<std::size_t>(pw)]);
+          for (index_t h = hs; h < he; ++h)
+            for (index_t w = ws; w < we; ++w) dxp[h * s.width + w] += g;
+        }
+      }
       return;
     }
     constexpr index_t kStackRow = 256;

@@ -120,7 +120,8 @@ TEST_F(OpsTest, PoolingBackwardByFiniteDifferences) {
          {std::tuple<index_t, index_t, index_t, index_t>{6, 3, 2, 0},
           {5, 2, 2, 1},
           {7, 3, 2, 1},
-          {6, 3, 1, 1}}) {
+          {6, 3, 1, 1},
+          {36, 3, 2, 1}}) {  // rows of 18 outputs: AVE backward's tap loops
       const PoolingShape s = pool(2, 2, h, h, k, stride, pad, m);
       auto x = ops_test::random_vector<double>(s.input_elements(), rng);
       const auto w = ops_test::random_vector<double>(s.output_elements(), rng);

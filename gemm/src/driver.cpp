@@ -62,6 +62,27 @@ struct Workspace {
   }
 };
 
+// B's kc x nc block (depth block q): the pre-packed one, or this thread's share of its
+// micro-panels packed into b_buf (the caller synchronises before using the rest).
+template <class T>
+const T* b_block(const Problem<T>& pr, index_t q, index_t pc, index_t kc, index_t jc, index_t nc, int nr,
+                 T* b_buf, int tid, int nt) {
+  if (pr.packed_b) return pr.packed_b->blocks[q].data() + (jc / nr) * nr * kc;
+  index_t lo, hi;
+  share(ceil_div(nc, nr), tid, nt, lo, hi);
+  pack_b(pr.b, pc, kc, jc, nc, nr, b_buf, lo, hi);
+  return b_buf;
+}
+
+// A's mc x kc block the same way: pre-packed, or micro-panels [lo, hi) packed into a_buf.
+template <class T>
+const T* a_block(const Problem<T>& pr, index_t q, index_t ic, index_t mc, index_t pc, index_t kc, int mr,
+                 T* a_buf, index_t lo, index_t hi) {
+  if (pr.packed_a) return pr.packed_a->blocks[q].data() + (ic / mr) * mr * kc;
+  pack_a(pr.a, ic, mc, pc, kc, mr, a_buf, lo, hi);
+  return a_buf;
+}
+
 template <class T>
 void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
                  T* a_buf, T* b_buf, int tid, int nt) {
@@ -73,27 +94,13 @@ void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
     for (index_t pc = 0; pc < pr.k; pc += bs.kc, ++q) {
       const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
       const T beta = pc == 0 ? pr.beta : T(1);
-      const T* bp;
-      if (pr.packed_b) {
-        bp = pr.packed_b->blocks[q].data() + (jc / nr) * nr * kc;
-      } else {
-        index_t lo, hi;
-        share(b_panels, tid, nt, lo, hi);
-        pack_b(pr.b, pc, kc, jc, nc, nr, b_buf, lo, hi);
-        bp = b_buf;
-      }
+      const T* bp = b_block(pr, q, pc, kc, jc, nc, nr, b_buf, tid, nt);
       for (index_t ic = 0; ic < pr.m; ic += bs.mc) {
         const index_t mc = std::min<index_t>(bs.mc, pr.m - ic);
         const index_t a_panels = ceil_div(mc, mr);
-        const T* ap;
-        if (pr.packed_a) {
-          ap = pr.packed_a->blocks[q].data() + (ic / mr) * mr * kc;
-        } else {
-          index_t lo, hi;
-          share(a_panels, tid, nt, lo, hi);
-          pack_a(pr.a, ic, mc, pc, kc, mr, a_buf, lo, hi);
-          ap = a_buf;
-        }
+        index_t lo, hi;
+        share(a_panels, tid, nt, lo, hi);
+        const T* ap = a_block(pr, q, ic, mc, pc, kc, mr, a_buf, lo, hi);
         // Barriers only inside taihu's own team: with nt == 1 this may run inside a
         // caller's parallel region, where a barrier would bind to the caller's team.
         if (nt > 1) {
@@ -133,24 +140,14 @@ void rows_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const Bl
     for (index_t pc = 0; pc < pr.k; pc += bs.kc, ++q) {
       const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
       const T beta = pc == 0 ? pr.beta : T(1);
-      const T* bp;
-      if (pr.packed_b) {
-        bp = pr.packed_b->blocks[q].data() + (jc / nr) * nr * kc;
-      } else {
-        index_t lo, hi;
-        share(b_panels, tid, nt, lo, hi);
-        pack_b(pr.b, pc, kc, jc, nc, nr, b_buf, lo, hi);
-        bp = b_buf;
+      const T* bp = b_block(pr, q, pc, kc, jc, nc, nr, b_buf, tid, nt);
+      if (!pr.packed_b) {
 #pragma omp barrier
       }
       for (index_t ic = row_lo; ic < row_hi; ic += bs.mc) {
         const index_t mc = std::min<index_t>(bs.mc, row_hi - ic);
         const index_t a_panels = ceil_div(mc, mr);
-        const T* ap = a_buf;
-        if (pr.packed_a)
-          ap = pr.packed_a->blocks[q].data() + (ic / mr) * mr * kc;
-        else
-          pack_a(pr.a, ic, mc, pc, kc, mr, a_buf, 0, a_panels);
+        const T* ap = a_block(pr, q, ic, mc, pc, kc, mr, a_buf, 0, a_panels);
         for (index_t jr = 0; jr < b_panels; ++jr) {
           const index_t cols = std::min<index_t>(nr, nc - jr * nr);
           for (index_t ir = 0; ir < a_panels; ++ir) {

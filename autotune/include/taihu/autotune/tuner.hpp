@@ -4,7 +4,8 @@
 // existing log of the same key, the run resumes: logged points are not measured again
 // and teach the search and the cost model first. Points that mean the same schedule
 // (knobs that do not apply to the chosen algorithm or loop) are compiled and measured
-// once; clearly slow candidates are rejected after one run (TuneOptions::reject_factor).
+// once; clearly slow candidates are rejected after one run (TuneOptions::reject_factor);
+// the fastest few are re-measured at the end (TuneOptions::confirm_top).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -45,6 +46,9 @@ struct TuneOptions {
   // is rejected after that run (recorded with repeats = 1) instead of being measured
   // fully; 0 measures every candidate fully.
   double reject_factor = 3;
+  // With a time budget, its last 15% (at most 20 s) re-measures this many of the
+  // fastest schedules in interleaved rounds; the best of those is the result.
+  int confirm_top = 5;
   std::function<void(const Progress&)> on_progress;
 };
 

@@ -308,7 +308,7 @@ class Direct final : public ConvAlgorithm {
   // all threads; the omp for's barrier publishes it).
   const float* fill_input(const float* x) {
     if (geo_.in_place) return x;
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 4)
     for (index_t p = 0; p < d_.n * d_.c; ++p)
       fill_plane(d_, geo_, x + p * d_.h * d_.w, xbuf_.data() + p * geo_.chan_stride);
     return xbuf_.data();

@@ -7,6 +7,8 @@
 #include <immintrin.h>
 #include <omp.h>
 
+#include "layers/batch_conv_kernels.hpp"
+#include "taihu/arch/isa.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/gemm/packed.hpp"
 
@@ -61,6 +63,9 @@ BatchConv::BatchConv(const dnn::ConvDesc& d)
   // column block stays within 64K floats (few rows: LeNet's conv1 has 25), at most 16.
   const index_t depth = std::max<index_t>(256, 65536 / std::max<index_t>(rows_, 1));
   chunk_ = static_cast<int>(std::clamp<index_t>((depth + plane_ - 1) / plane_, 1, 16));
+  // Few weight columns (first layers): the register-tiled AVX2 kernel instead of a GEMM
+  // that would pack both small operands.
+  small_kernel_ = rows_ <= kSmallRows && arch::active_isa() >= arch::Isa::avx2;
 }
 
 bool BatchConv::identity_columns() const {
@@ -280,8 +285,12 @@ void BatchConv::backward_weights(const float* x, const float* dy, float* dw, flo
             if (my_db) my_db[g * kg_ + k] += sum(src, plane_);
           }
         }
-        gemm::sgemm(Layout::row_major, Trans::no, Trans::yes, kg_, rows_, ld, 1.0f, dyc, ld, col, ld, 1.0f,
-                    my_dw + g * kg_ * rows_, rows_);
+        if (small_kernel_) {
+          kernels::backward_weights_small_avx2(dyc, col, kg_, rows_, ld, ld, my_dw + g * kg_ * rows_);
+        } else {
+          gemm::sgemm(Layout::row_major, Trans::no, Trans::yes, kg_, rows_, ld, 1.0f, dyc, ld, col, ld, 1.0f,
+                      my_dw + g * kg_ * rows_, rows_);
+        }
       }
     }
     if (nt > 1) {

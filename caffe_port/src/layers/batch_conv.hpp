@@ -11,7 +11,9 @@
 //     partial gradient, summed in thread order (deterministic for a thread count);
 //     backward-data multiplies the same chunks of dy at once, then col2im per image;
 //   - the bias is added to each image's output while it is in cache, and its gradient
-//     is summed in the same pass that gathers dy.
+//     is summed in the same pass that gathers dy;
+//   - with few weight columns (C*kh*kw <= 128, first layers) backward-weights runs a
+//     register-tiled AVX2 kernel (batch_conv_kernels.hpp) instead of the GEMM.
 // Layouts and semantics are taihu::dnn::Convolution's (NCHW, OIHW, groups, stride,
 // pad, dilation); backward_weights accumulates into dw/dbias as Caffe does.
 // Not safe to call one object from several threads at once.
@@ -51,7 +53,9 @@ class BatchConv {
 
   dnn::ConvDesc d_;
   dnn::index_t kg_, cg_, rows_, plane_;
-  int chunk_;  // images per backward-weights GEMM
+  static constexpr dnn::index_t kSmallRows = 128;
+  int chunk_;  // images per backward GEMM
+  bool small_kernel_ = false;  // rows_ <= kSmallRows on AVX2: batch_conv_avx2.cpp
   arch::AlignedBuffer<float> scratch_;
   std::size_t scratch_stride_ = 0;
   std::vector<float> partial_;  // per-thread dw/dbias partials beyond thread 0

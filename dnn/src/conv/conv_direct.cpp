@@ -133,12 +133,16 @@ class Direct final : public ConvAlgorithm {
     const int nt = arch::threads_for_call();
     const DirectFwdKernel kernel = kernels().fwd;
     const index_t kblocks = ceil_div(kg_, kFwdRows), plane = d_.out_h() * d_.out_w();
-    // The output plane as 8-pixel slots (row by row, the last of a row partial); work
-    // items are (image, group, run of slots), tiles are 3 consecutive slots.
-    const index_t slots = geo_.oh * spr_, planes = d_.n * d_.groups;
+    // The output planes as 8-pixel slots (row by row, the last of a row partial, image
+    // after image); work items are (group, run of slots), tiles are 3 consecutive
+    // slots, so small images (CIFAR 8x8: one slot per row) still fill every tile.
+    // 1x1 layers read x in place and pack per item, so their runs stay in one image.
+    const index_t slots = geo_.oh * spr_;
+    const index_t runs_per_group = geo_.in_place ? d_.n : 1, run_slots = geo_.in_place ? slots : d_.n * slots;
     index_t chunk = 8 * 3;
-    while (chunk > 3 && planes * ceil_div(slots, chunk) < 4 * nt) chunk -= 3;
-    const index_t chunks = ceil_div(slots, chunk), items = planes * chunks;
+    while (chunk > 3 && d_.groups * runs_per_group * ceil_div(run_slots, chunk) < 4 * nt) chunk -= 3;
+    const index_t chunks = ceil_div(run_slots, chunk), items = d_.groups * runs_per_group * chunks;
+    const index_t x_image = d_.c * geo_.chan_stride, y_image = d_.k * plane;
     prepare_buffer();
     if (geo_.in_place && pack_.size() < static_cast<std::size_t>(nt * cg_ * chunk * 8))
       pack_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(nt * cg_ * chunk * 8));
@@ -149,8 +153,10 @@ class Direct final : public ConvAlgorithm {
       // whole call back (items are coarse, >= 4 per thread).
 #pragma omp for schedule(dynamic, 1)
       for (index_t it = 0; it < items; ++it) {
-        const index_t ch = it % chunks, g = (it / chunks) % d_.groups, n = it / (chunks * d_.groups);
-        const index_t s1 = std::min(slots, (ch + 1) * chunk);
+        const index_t ch = it % chunks, run = (it / chunks) % runs_per_group, g = it / (chunks * runs_per_group);
+        // Slots [s_lo, s1) of this run; in image-major numbering n * slots + slot.
+        const index_t s_lo = run * slots + ch * chunk, s1 = run * slots + std::min(run_slots, (ch + 1) * chunk);
+        const index_t n = s_lo / slots;
         // 1x1: x's channel planes lie far apart and the hardware prefetcher does not
         // follow a tile's few lines per channel, so the item's pixels are first copied
         // (long sequential reads) to [tile][channel][24] and the kernel streams them.
@@ -158,7 +164,7 @@ class Direct final : public ConvAlgorithm {
         index_t cstride = geo_.chan_stride;
         if (geo_.in_place) {
           float* pk = pack_.data() + static_cast<std::size_t>(omp_get_thread_num()) * cg_ * chunk * 8;
-          pack_pixels(xitem, ch * chunk * 8, std::min(geo_.ow, s1 * 8), pk);
+          pack_pixels(xitem, ch * chunk * 8, std::min(geo_.ow, (s1 - n * slots) * 8), pk);
           xitem = pk;
           cstride = 24;
         }
@@ -171,12 +177,14 @@ class Direct final : public ConvAlgorithm {
           a.taps = taps_;
           a.y_kstride = plane;
           a.accumulate = c0 > 0;
-          for (index_t s0 = ch * chunk; s0 < s1; s0 += 3) {
+          for (index_t s0 = s_lo; s0 < s1; s0 += 3) {
             a.slots = static_cast<int>(std::min<index_t>(3, s1 - s0));
             for (int v = 0; v < a.slots; ++v) {
-              const index_t oy = (s0 + v) / spr_, ox = (s0 + v) % spr_ * 8;
-              a.x_off[v] = geo_.in_place ? (s0 - ch * chunk) / 3 * cg_ * 24 + 8 * v : oy * geo_.row_step + ox;
-              a.y_off[v] = oy * geo_.ow + ox;
+              const index_t dn = (s0 + v) / slots - n, sl = (s0 + v) % slots;
+              const index_t oy = sl / spr_, ox = sl % spr_ * 8;
+              a.x_off[v] = geo_.in_place ? (s0 - s_lo) / 3 * cg_ * 24 + 8 * v
+                                         : dn * x_image + oy * geo_.row_step + ox;
+              a.y_off[v] = dn * y_image + oy * geo_.ow + ox;
               a.lanes[v] = static_cast<int>(std::min<index_t>(8, geo_.ow - ox));
             }
             for (index_t kb = 0; kb < kblocks; ++kb) {

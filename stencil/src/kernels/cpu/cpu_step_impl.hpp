@@ -148,6 +148,15 @@ inline void add_z_terms(const ZRow<H>& row, const Weights<H>& w, vf& acc) {
   }
 }
 
+// The same for the first derivative along z (antisymmetric weights).
+template <int H, int K = 2>
+inline void add_dz_terms(const ZRow<H>& row, const Weights<H>& w, vf& acc) {
+  if constexpr (K <= H) {
+    acc += w.d1[0][K] * (row.template at<K>() - row.template at<-K>());
+    add_dz_terms<H, K + 1>(row, w, acc);
+  }
+}
+
 // lap(u) at U consecutive vectors (or scalars) from c: one accumulator per axis and
 // vector, so the FMA chains are short and each weight is loaded once for U vectors.
 // Vectors and scalars add the same terms in the same order (bitwise-equal results).
@@ -233,14 +242,21 @@ inline void line_density(const float* __restrict u, float* __restrict up, const 
     T lap[1];
     laplacian<H, DIM, 1, T>(c, s1, s2, w, lap);
     const float g1 = w.d1[0][1];
-    T gz = g1 * (ld<T>(c + 1) - ld<T>(c - 1));
+    T gz;
+    if constexpr (std::is_same_v<T, vf>) {  // z terms by rotation, as in laplacian()
+      const ZRow<H> row(c);
+      gz = g1 * (row.template at<1>() - row.template at<-1>());
+      add_dz_terms<H>(row, w, gz);
+    } else {
+      gz = g1 * (ld<T>(c + 1) - ld<T>(c - 1));
+      for (int k = 2; k <= H; ++k) gz += w.d1[0][k] * (ld<T>(c + k) - ld<T>(c - k));
+    }
     T gx = g1 * (ld<T>(c + s1) - ld<T>(c - s1));
     T gy{};
     if constexpr (DIM == 3) gy = g1 * (ld<T>(c + s2) - ld<T>(c - s2));
 #pragma GCC unroll 16
     for (int k = 2; k <= H; ++k) {
       const float gk = w.d1[0][k];
-      gz += gk * (ld<T>(c + k) - ld<T>(c - k));
       gx += gk * (ld<T>(c + k * s1) - ld<T>(c - k * s1));
       if constexpr (DIM == 3) gy += gk * (ld<T>(c + k * s2) - ld<T>(c - k * s2));
     }

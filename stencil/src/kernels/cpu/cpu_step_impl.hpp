@@ -285,12 +285,19 @@ inline void line_vti(const float* __restrict p, float* __restrict pp, const floa
     using T = decltype(tag);
     const float* cp = p + i;
     const float* cq = q + i;
-    T vz = w.d2[0][0] * ld<T>(cq) + w.d2[0][1] * (ld<T>(cq + 1) + ld<T>(cq - 1));
+    T vz;
+    if constexpr (std::is_same_v<T, vf>) {  // z terms of q by rotation, as in laplacian()
+      const ZRow<H> row(cq);
+      vz = w.d2[0][0] * row.template at<0>() + w.d2[0][1] * (row.template at<1>() + row.template at<-1>());
+      add_z_terms<H>(row, w, vz);
+    } else {
+      vz = w.d2[0][0] * ld<T>(cq) + w.d2[0][1] * (ld<T>(cq + 1) + ld<T>(cq - 1));
+      for (int k = 2; k <= H; ++k) vz += w.d2[0][k] * (ld<T>(cq + k) + ld<T>(cq - k));
+    }
     T hx = w.centre_h * ld<T>(cp) + w.d2[1][1] * (ld<T>(cp + s1) + ld<T>(cp - s1)), hy{};
     if constexpr (DIM == 3) hy = w.d2[2][1] * (ld<T>(cp + s2) + ld<T>(cp - s2));
 #pragma GCC unroll 16
     for (int k = 2; k <= H; ++k) {
-      vz += w.d2[0][k] * (ld<T>(cq + k) + ld<T>(cq - k));
       hx += w.d2[1][k] * (ld<T>(cp + k * s1) + ld<T>(cp - k * s1));
       if constexpr (DIM == 3) hy += w.d2[2][k] * (ld<T>(cp + k * s2) + ld<T>(cp - k * s2));
     }

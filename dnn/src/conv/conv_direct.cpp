@@ -32,7 +32,8 @@ namespace taihu::dnn::conv {
 
 namespace {
 
-constexpr index_t kFwdRows = 4;                   // forward tile: 4 channels x 3 slots of 8
+constexpr index_t kFwdRows = kDirectRows, kFwdSlots = kDirectSlots;  // forward tile
+constexpr index_t kTilePixels = 8 * kFwdSlots;
 constexpr index_t kBwdChannels = 16, kBwdCols = 6; // backward-weights tile
 
 struct DirectKernels {
@@ -120,7 +121,7 @@ class Direct final : public ConvAlgorithm {
     // tile's input windows (3 slots x kh rows x ~a slot's span of lines) <= 16 KiB (L1).
     const index_t per_channel = ceil_div(kg_, kFwdRows) * kFwdRows * taps_;
     const index_t span = 8 * d.stride_w + (d.kw - 1) * d.dil_w + 16;
-    const index_t l1_channel = 3 * (geo_.in_place ? 1 : d.kh) * span;
+    const index_t l1_channel = kFwdSlots * (geo_.in_place ? 1 : d.kh) * span;
     const index_t cap = geo_.in_place ? 48 * 1024 / per_channel
                                       : std::min(48 * 1024 / per_channel, 4 * 1024 / l1_channel);
     const index_t blocks = ceil_div(cg_, std::clamp<index_t>(cap, 1, cg_));
@@ -139,8 +140,8 @@ class Direct final : public ConvAlgorithm {
     // 1x1 layers read x in place and pack per item, so their runs stay in one image.
     const index_t slots = geo_.oh * spr_;
     const index_t runs_per_group = geo_.in_place ? d_.n : 1, run_slots = geo_.in_place ? slots : d_.n * slots;
-    index_t chunk = 8 * 3;
-    while (chunk > 3 && d_.groups * runs_per_group * ceil_div(run_slots, chunk) < 4 * nt) chunk -= 3;
+    index_t chunk = 8 * kFwdSlots;
+    while (chunk > kFwdSlots && d_.groups * runs_per_group * ceil_div(run_slots, chunk) < 4 * nt) chunk -= kFwdSlots;
     const index_t chunks = ceil_div(run_slots, chunk), items = d_.groups * runs_per_group * chunks;
     const index_t x_image = d_.c * geo_.chan_stride, y_image = d_.k * plane;
     prepare_buffer();
@@ -159,14 +160,14 @@ class Direct final : public ConvAlgorithm {
         const index_t n = s_lo / slots;
         // 1x1: x's channel planes lie far apart and the hardware prefetcher does not
         // follow a tile's few lines per channel, so the item's pixels are first copied
-        // (long sequential reads) to [tile][channel][24] and the kernel streams them.
+        // (long sequential reads) to [tile][channel][kTilePixels] and the kernel streams them.
         const float* xitem = xin + (n * d_.c + g * cg_) * geo_.chan_stride;
         index_t cstride = geo_.chan_stride;
         if (geo_.in_place) {
           float* pk = pack_.data() + static_cast<std::size_t>(omp_get_thread_num()) * cg_ * chunk * 8;
           pack_pixels(xitem, ch * chunk * 8, std::min(geo_.ow, (s1 - n * slots) * 8), pk);
           xitem = pk;
-          cstride = 24;
+          cstride = kTilePixels;
         }
         for (index_t c0 = 0; c0 < cg_; c0 += cblock_) {
           DirectFwdArgs a{};
@@ -177,12 +178,12 @@ class Direct final : public ConvAlgorithm {
           a.taps = taps_;
           a.y_kstride = plane;
           a.accumulate = c0 > 0;
-          for (index_t s0 = s_lo; s0 < s1; s0 += 3) {
-            a.slots = static_cast<int>(std::min<index_t>(3, s1 - s0));
+          for (index_t s0 = s_lo; s0 < s1; s0 += kFwdSlots) {
+            a.slots = static_cast<int>(std::min<index_t>(kFwdSlots, s1 - s0));
             for (int v = 0; v < a.slots; ++v) {
               const index_t dn = (s0 + v) / slots - n, sl = (s0 + v) % slots;
               const index_t oy = sl / spr_, ox = sl % spr_ * 8;
-              a.x_off[v] = geo_.in_place ? (s0 - s_lo) / 3 * cg_ * 24 + 8 * v
+              a.x_off[v] = geo_.in_place ? (s0 - s_lo) / kFwdSlots * cg_ * kTilePixels + 8 * v
                                          : dn * x_image + oy * geo_.row_step + ox;
               a.y_off[v] = dn * y_image + oy * geo_.ow + ox;
               a.lanes[v] = static_cast<int>(std::min<index_t>(8, geo_.ow - ox));
@@ -275,16 +276,16 @@ class Direct final : public ConvAlgorithm {
 
  private:
   // Pixels [p0, p1) of every channel of one group's planes (x_group, in place) to
-  // [tile of 24][channel][24], zero past p1.
+  // [tile][channel][kTilePixels], zero past p1.
   void pack_pixels(const float* x_group, index_t p0, index_t p1, float* pk) const {
-    const index_t tiles = ceil_div(p1 - p0, 24);
+    const index_t tiles = ceil_div(p1 - p0, kTilePixels);
     for (index_t c = 0; c < cg_; ++c) {
       const float* src = x_group + c * geo_.chan_stride + p0;
       for (index_t t = 0; t < tiles; ++t) {
-        float* dst = pk + (t * cg_ + c) * 24;
-        const index_t len = std::min<index_t>(24, p1 - p0 - t * 24);
-        std::memcpy(dst, src + t * 24, sizeof(float) * len);
-        std::fill(dst + len, dst + 24, 0.0f);
+        float* dst = pk + (t * cg_ + c) * kTilePixels;
+        const index_t len = std::min<index_t>(kTilePixels, p1 - p0 - t * kTilePixels);
+        std::memcpy(dst, src + t * kTilePixels, sizeof(float) * len);
+        std::fill(dst + len, dst + kTilePixels, 0.0f);
       }
     }
   }

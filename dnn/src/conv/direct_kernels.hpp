@@ -1,11 +1,11 @@
 // Register-blocked micro-kernels of the direct convolution (conv_direct.cpp), one set
 // per ISA (direct_kernels_<isa>.cpp). Both work on NCHW data vectorised along output
 // pixels, so neither operand is ever packed at run time:
-//   forward: a tile of `rows` (<= 4) output channels x up to 3 "slots" of 8
+//   forward: a tile of `rows` output channels x a few "slots" of 8
 //     consecutive output pixels (slots may lie in different rows, so narrow images
 //     fill the tile too); the input window is read in place from the phase-split
 //     padded input (x + c*chan_stride + x_off[slot] + tap_off[t]), the weights are
-//     broadcast from the block packed once as [channel][tap][4].
+//     broadcast from the block packed once as [channel][tap][kDirectRows].
 //   backward-weights: a tile of up to 16 output channels (vectors of dY^T, the
 //     transposed output gradient) x up to 6 weight columns (channel, tap; the input
 //     broadcast straight from the padded copy), reduced over runs of pixels and added
@@ -17,21 +17,26 @@
 
 namespace taihu::dnn::conv {
 
+// Forward tile shape: output channels per weight block (the packing's innermost
+// dimension) and 8-pixel slots per tile; rows x slots accumulators plus `slots` input
+// vectors and a broadcast must fit the 16 ymm registers (3 x 4 spills: 2x slower).
+constexpr int kDirectRows = 4, kDirectSlots = 3;
+
 struct DirectFwdArgs {
   const float* x;               // input at the first channel of the block
   std::int64_t channels;        // channels in this reduction block
   std::int64_t chan_stride;     // distance between input channels
   const std::int64_t* tap_off;  // offset of each kernel tap (r, s) from a pixel's origin
   std::int64_t taps;            // kh * kw
-  const float* w;               // packed [channels][taps][4]
+  const float* w;               // packed [channels][taps][kDirectRows]
   const float* bias;            // rows values added when !accumulate, or null
   float* y;                     // output at the first channel
   std::int64_t y_kstride;       // distance between output channels
-  int rows;                     // valid output channels, 1..4
-  int slots;                    // 8-pixel slots in this tile, 1..3
-  std::int64_t x_off[3];        // per slot: its first pixel's input origin (from x)
-  std::int64_t y_off[3];        // per slot: its first pixel's output offset (from y)
-  int lanes[3];                 // per slot: valid pixels 1..8 (others never stored)
+  int rows;                     // valid output channels, 1..kDirectRows
+  int slots;                    // 8-pixel slots in this tile, 1..kDirectSlots
+  std::int64_t x_off[4];        // per slot: its first pixel's input origin (from x)
+  std::int64_t y_off[4];        // per slot: its first pixel's output offset (from y)
+  int lanes[4];                 // per slot: valid pixels 1..8 (others never stored)
   bool mask_last_load;          // read only lanes[slots-1] pixels of the last slot (the
                                 // end of a caller's buffer); otherwise all 8 lanes of
                                 // every slot must be readable

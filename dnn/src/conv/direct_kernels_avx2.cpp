@@ -50,12 +50,12 @@ void fwd_tile(const DirectFwdArgs& a) {
   };
   const std::int64_t taps = a.taps;
   if (taps == 1) {  // 1x1: one flat loop over the channels
-    for (std::int64_t c = 0; c < a.channels; ++c) step(c * a.chan_stride + a.tap_off[0], a.w + c * 4);
+    for (std::int64_t c = 0; c < a.channels; ++c) step(c * a.chan_stride + a.tap_off[0], a.w + c * kDirectRows);
   } else {
     for (std::int64_t c = 0; c < a.channels; ++c) {
       const std::int64_t cofs = c * a.chan_stride;
-      const float* wc = a.w + c * taps * 4;
-      for (std::int64_t t = 0; t < taps; ++t) step(cofs + a.tap_off[t], wc + t * 4);
+      const float* wc = a.w + c * taps * kDirectRows;
+      for (std::int64_t t = 0; t < taps; ++t) step(cofs + a.tap_off[t], wc + t * kDirectRows);
     }
   }
 #pragma GCC unroll 4
@@ -122,12 +122,12 @@ constexpr std::array<FwdFn, 2> fwd_pair() {
   return {&fwd_tile<MR, NV, false>, &fwd_tile<MR, NV, true>};
 }
 
-// [rows-1][vectors-1][masked]
-constexpr std::array<std::array<std::array<FwdFn, 2>, 3>, 4> kFwd = {{
-    {{fwd_pair<1, 1>(), fwd_pair<1, 2>(), fwd_pair<1, 3>()}},
-    {{fwd_pair<2, 1>(), fwd_pair<2, 2>(), fwd_pair<2, 3>()}},
-    {{fwd_pair<3, 1>(), fwd_pair<3, 2>(), fwd_pair<3, 3>()}},
-    {{fwd_pair<4, 1>(), fwd_pair<4, 2>(), fwd_pair<4, 3>()}},
+// [rows-1][slots-1][masked]
+constexpr std::array<std::array<std::array<FwdFn, 2>, 4>, 4> kFwd = {{
+    {{fwd_pair<1, 1>(), fwd_pair<1, 2>(), fwd_pair<1, 3>(), fwd_pair<1, 4>()}},
+    {{fwd_pair<2, 1>(), fwd_pair<2, 2>(), fwd_pair<2, 3>(), fwd_pair<2, 4>()}},
+    {{fwd_pair<3, 1>(), fwd_pair<3, 2>(), fwd_pair<3, 3>(), fwd_pair<3, 4>()}},
+    {{fwd_pair<4, 1>(), fwd_pair<4, 2>(), fwd_pair<4, 3>(), fwd_pair<4, 3>()}},  // 4x4 exceeds the registers
 }};
 
 // [vectors-1][cols-1]

@@ -6,10 +6,10 @@
 namespace taihu::dnn::conv {
 
 void direct_fwd_generic(const DirectFwdArgs& a) {
-  float acc[4][3][8] = {};
+  float acc[kDirectRows][4][8] = {};
   for (std::int64_t c = 0; c < a.channels; ++c)
     for (std::int64_t t = 0; t < a.taps; ++t) {
-      const float* ws = a.w + (c * a.taps + t) * 4;
+      const float* ws = a.w + (c * a.taps + t) * kDirectRows;
       for (int v = 0; v < a.slots; ++v) {
         const float* xs = a.x + c * a.chan_stride + a.x_off[v] + a.tap_off[t];
         for (int m = 0; m < a.rows; ++m)

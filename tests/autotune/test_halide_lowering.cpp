@@ -49,6 +49,9 @@ TEST(AutotuneHalide, GemmSchedulePoints) {
   ta::Space sk(pk);
   check(pk, sk, {{"block m", "24"}, {"block n", "64"}, {"tile m", "6"}, {"tile n", "32"}, {"tile k", "64"}, {"order", "k m n"},
                  {"vectorize n", "16"}, {"unroll m", "6"}, {"parallel", "n"}, {"layout B", "staged"}});
+  // ... with tiles that do not divide the block (the last one guarded, nothing read past B)
+  check(pk, sk, {{"block m", "256"}, {"block n", "64"}, {"tile m", "6"}, {"tile n", "32"}, {"tile k", "64"}, {"order", "k m n"},
+                 {"vectorize n", "8"}, {"unroll m", "1"}, {"parallel", "m"}, {"layout B", "direct"}});
 }
 
 TEST(AutotuneHalide, DepthwiseWindowInsideVectorLoop) {

@@ -410,7 +410,10 @@ class Lowering {
           if (!main.is_pure(n)) continue;
           const std::int64_t span = s.block.count(n) ? s.block.at(n) : main.extent(n);
           if (s.tile.count(n) && s.tile.at(n) < span) {
-            u.split(Var(n), Var(n + "_uo"), Var(n + "_ui"), static_cast<int>(s.tile.at(n)));
+            // An uneven split of an update must not round up (it would read past the
+            // inputs): guard the last partial tile.
+            const TailStrategy tail = span % s.tile.at(n) == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
+            u.split(Var(n), Var(n + "_uo"), Var(n + "_ui"), static_cast<int>(s.tile.at(n)), tail);
             split_pure.insert(n);
             tile_outer.push_back(Var(n + "_uo"));
           }

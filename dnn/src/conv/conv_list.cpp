@@ -89,12 +89,15 @@ ConvAlgo heuristic(const ConvDesc& d, ConvDirection dir, std::string& why) {
   // convolution over dY padded by the kernel size: unpadded layers on small images
   // (LeNet conv2: 12x12 from 8x8) would multiply mostly zeros, so they take GEMM +
   // col2im, which does only the useful products.
+  // Its output channels are the layer's input channels: one or two (LeNet conv1) leave
+  // the 4-channel register tile mostly empty.
   const double transposed_waste = static_cast<double>(d.h * d.w) / static_cast<double>(d.out_h() * d.out_w());
-  if (conv_supports(ConvAlgo::direct, d, dir) && (dir == ConvDirection::forward || transposed_waste <= 1.4)) {
+  if (conv_supports(ConvAlgo::direct, d, dir) &&
+      (dir == ConvDirection::forward || (transposed_waste <= 1.4 && cg >= 3))) {
     why = "not a Winograd shape: register-blocked direct kernel";
     return ConvAlgo::direct;
   }
-  why = "strided or unpadded small-image backward-data: GEMM + col2im";
+  why = "strided, unpadded small-image or 1-2 channel backward-data: GEMM + col2im";
   return ConvAlgo::explicit_gemm;
 }
 

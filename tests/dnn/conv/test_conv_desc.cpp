@@ -119,6 +119,10 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
             ConvAlgo::explicit_gemm);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic20ih12oc50kh5")).algorithm(ConvDirection::backward_data),
             ConvAlgo::explicit_gemm);  // transposed problem would be mostly zeros
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic1ih28oc20kh5ph2")).algorithm(ConvDirection::backward_data),
+            ConvAlgo::explicit_gemm);  // one input channel: transposed tile mostly empty
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic3ih32oc32kh5ph2")).algorithm(ConvDirection::backward_data),
+            ConvAlgo::direct);
   // Backward-weights picks the tile by the tile count (the GEMMs' depth).
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic128ih28oc128kh3ph1")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::winograd_4x4);

@@ -177,6 +177,8 @@ class Direct final : public ConvAlgorithm {
           a.tap_off = geo_.tap_off.data();
           a.taps = taps_;
           a.y_kstride = plane;
+          a.w_kblock = cg_ * taps_ * kFwdRows;
+          a.y_kblock = kFwdRows * plane;
           a.accumulate = c0 > 0;
           for (index_t s0 = s_lo; s0 < s1; s0 += kFwdSlots) {
             a.slots = static_cast<int>(std::min<index_t>(kFwdSlots, s1 - s0));
@@ -188,13 +190,16 @@ class Direct final : public ConvAlgorithm {
               a.y_off[v] = dn * y_image + oy * geo_.ow + ox;
               a.lanes[v] = static_cast<int>(std::min<index_t>(8, geo_.ow - ox));
             }
-            for (index_t kb = 0; kb < kblocks; ++kb) {
+            // Full 4-channel blocks in one call, then the partial block.
+            for (index_t kb = 0; kb < kblocks;) {
               const index_t k0 = g * kg_ + kb * kFwdRows;
               a.rows = static_cast<int>(std::min(kFwdRows, kg_ - kb * kFwdRows));
+              a.kblocks = a.rows == kFwdRows ? static_cast<int>(kg_ / kFwdRows - kb) : 1;
               a.w = wpack_.data() + ((g * kblocks + kb) * cg_ + c0) * taps_ * kFwdRows;
               a.bias = bias && c0 == 0 ? bias + k0 : nullptr;
               a.y = y + (n * d_.k + k0) * plane;
               kernel(a);
+              kb += a.kblocks;
             }
           }
         }

@@ -29,10 +29,12 @@ struct DirectFwdArgs {
   const std::int64_t* tap_off;  // offset of each kernel tap (r, s) from a pixel's origin
   std::int64_t taps;            // kh * kw
   const float* w;               // packed [channels][taps][kDirectRows]
-  const float* bias;            // rows values added when !accumulate, or null
+  const float* bias;            // kblocks * rows values added when !accumulate, or null
   float* y;                     // output at the first channel
   std::int64_t y_kstride;       // distance between output channels
-  int rows;                     // valid output channels, 1..kDirectRows
+  int rows;                     // valid output channels per block, 1..kDirectRows
+  int kblocks;                  // channel blocks to run (each `rows` channels), >= 1
+  std::int64_t w_kblock, y_kblock;  // distance between blocks' weights and outputs
   int slots;                    // 8-pixel slots in this tile, 1..kDirectSlots
   std::int64_t x_off[4];        // per slot: its first pixel's input origin (from x)
   std::int64_t y_off[4];        // per slot: its first pixel's output offset (from y)

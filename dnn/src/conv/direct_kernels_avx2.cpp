@@ -24,7 +24,8 @@ __m256i lane_mask(int n) {
 
 // MR output channels x NV slots; MASKED: the last slot's load is masked.
 template <int MR, int NV, bool MASKED>
-void fwd_tile(const DirectFwdArgs& a) {
+inline __attribute__((always_inline)) void fwd_block(const DirectFwdArgs& a, const float* w, float* y,
+                                                    const float* bias) {
   const __m256i load_mask = lane_mask(MASKED ? a.lanes[NV - 1] : 8);
   __m256 acc[MR][NV];
 #pragma GCC unroll 4
@@ -50,11 +51,11 @@ void fwd_tile(const DirectFwdArgs& a) {
   };
   const std::int64_t taps = a.taps;
   if (taps == 1) {  // 1x1: one flat loop over the channels
-    for (std::int64_t c = 0; c < a.channels; ++c) step(c * a.chan_stride + a.tap_off[0], a.w + c * kDirectRows);
+    for (std::int64_t c = 0; c < a.channels; ++c) step(c * a.chan_stride + a.tap_off[0], w + c * kDirectRows);
   } else {
     for (std::int64_t c = 0; c < a.channels; ++c) {
       const std::int64_t cofs = c * a.chan_stride;
-      const float* wc = a.w + c * taps * kDirectRows;
+      const float* wc = w + c * taps * kDirectRows;
       for (std::int64_t t = 0; t < taps; ++t) step(cofs + a.tap_off[t], wc + t * kDirectRows);
     }
   }
@@ -64,12 +65,12 @@ void fwd_tile(const DirectFwdArgs& a) {
     const __m256i mask = lane_mask(a.lanes[v]);
 #pragma GCC unroll 4
     for (int m = 0; m < MR; ++m) {
-      float* yr = a.y + m * a.y_kstride + a.y_off[v];
+      float* yr = y + m * a.y_kstride + a.y_off[v];
       __m256 val = acc[m][v];
       if (a.accumulate)
         val = _mm256_add_ps(val, part ? _mm256_maskload_ps(yr, mask) : _mm256_loadu_ps(yr));
-      else if (a.bias)
-        val = _mm256_add_ps(val, _mm256_set1_ps(a.bias[m]));
+      else if (bias)
+        val = _mm256_add_ps(val, _mm256_set1_ps(bias[m]));
       if (part)
         _mm256_maskstore_ps(yr, mask, val);
       else
@@ -79,6 +80,13 @@ void fwd_tile(const DirectFwdArgs& a) {
 }
 
 // V vectors of 8 output channels x NT weight columns.
+// All of the call's channel blocks (one dispatch, the slot geometry kept in registers).
+template <int MR, int NV, bool MASKED>
+void fwd_tile(const DirectFwdArgs& a) {
+  for (int kb = 0; kb < a.kblocks; ++kb)
+    fwd_block<MR, NV, MASKED>(a, a.w + kb * a.w_kblock, a.y + kb * a.y_kblock, a.bias ? a.bias + kb * MR : nullptr);
+}
+
 template <int V, int NT>
 void bwdw_tile(const DirectBwdwArgs& a) {
   __m256 acc[V][NT];

@@ -6,21 +6,25 @@
 namespace taihu::dnn::conv {
 
 void direct_fwd_generic(const DirectFwdArgs& a) {
-  float acc[kDirectRows][4][8] = {};
-  for (std::int64_t c = 0; c < a.channels; ++c)
-    for (std::int64_t t = 0; t < a.taps; ++t) {
-      const float* ws = a.w + (c * a.taps + t) * kDirectRows;
-      for (int v = 0; v < a.slots; ++v) {
-        const float* xs = a.x + c * a.chan_stride + a.x_off[v] + a.tap_off[t];
-        for (int m = 0; m < a.rows; ++m)
-          for (int p = 0; p < a.lanes[v]; ++p) acc[m][v][p] += ws[m] * xs[p];
+  for (int kb = 0; kb < a.kblocks; ++kb) {
+    const float* w = a.w + kb * a.w_kblock;
+    float* y = a.y + kb * a.y_kblock;
+    float acc[kDirectRows][4][8] = {};
+    for (std::int64_t c = 0; c < a.channels; ++c)
+      for (std::int64_t t = 0; t < a.taps; ++t) {
+        const float* ws = w + (c * a.taps + t) * kDirectRows;
+        for (int v = 0; v < a.slots; ++v) {
+          const float* xs = a.x + c * a.chan_stride + a.x_off[v] + a.tap_off[t];
+          for (int m = 0; m < a.rows; ++m)
+            for (int p = 0; p < a.lanes[v]; ++p) acc[m][v][p] += ws[m] * xs[p];
+        }
       }
-    }
-  for (int m = 0; m < a.rows; ++m) {
-    const float b = a.bias ? a.bias[m] : 0.0f;
-    for (int v = 0; v < a.slots; ++v) {
-      float* yr = a.y + m * a.y_kstride + a.y_off[v];
-      for (int p = 0; p < a.lanes[v]; ++p) yr[p] = a.accumulate ? yr[p] + acc[m][v][p] : acc[m][v][p] + b;
+    for (int m = 0; m < a.rows; ++m) {
+      const float b = a.bias ? a.bias[kb * a.rows + m] : 0.0f;
+      for (int v = 0; v < a.slots; ++v) {
+        float* yr = y + m * a.y_kstride + a.y_off[v];
+        for (int p = 0; p < a.lanes[v]; ++p) yr[p] = a.accumulate ? yr[p] + acc[m][v][p] : acc[m][v][p] + b;
+      }
     }
   }
 }

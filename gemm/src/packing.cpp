@@ -5,6 +5,8 @@
 
 #include <emmintrin.h>  // SSE2: the x86-64 baseline, so no dispatch is needed here
 
+#include <algorithm>
+
 namespace taihu::gemm {
 namespace {
 
@@ -64,6 +66,42 @@ void pack_lines(const double* src, index_t ld, index_t kc, int cols, int nr, dou
   }
 }
 
+// Lines across k (element (x, p) at data[x + p*ld]): walk k outermost and copy every
+// panel's run of one source row, so the source is read as long contiguous rows. Panel
+// by panel it would be one short run per row at a stride of ld, a new page each step
+// for large ld, which defeats the hardware prefetcher (this cost 13% of a 1024^3
+// sgemm). W > 0 is the panel width as a constant (full runs become a few vector
+// moves); W == 0 takes it from `width`.
+template <int W, class T>
+void pack_rows(const T* data, index_t ld, index_t x0, index_t extent, index_t p0, index_t kc, T* packed,
+               index_t panel_begin, index_t panel_end, int width = W) {
+  const index_t w = W > 0 ? W : width;
+  // Panels whose lines all exist; the last one may be ragged.
+  const index_t full_end = std::min(panel_end, extent / w);
+  for (index_t p = 0; p < kc; ++p) {
+    const T* src = data + x0 + (p0 + p) * ld;
+    index_t panel = panel_begin;
+    for (; panel < full_end; ++panel) {
+      T* dst = packed + (panel * kc + p) * w;
+      const T* run = src + panel * w;
+      if constexpr (W > 0) {
+#pragma GCC unroll 32
+        for (int l = 0; l < W; ++l) dst[l] = run[l];
+      } else {
+        for (index_t l = 0; l < w; ++l) dst[l] = run[l];
+      }
+    }
+    for (; panel < panel_end; ++panel) {
+      T* dst = packed + (panel * kc + p) * w;
+      const index_t x = panel * w;
+      const index_t lines = std::max<index_t>(0, std::min(w, extent - x));
+      index_t l = 0;
+      for (; l < lines; ++l) dst[l] = src[x + l];
+      for (; l < w; ++l) dst[l] = T(0);
+    }
+  }
+}
+
 // Panels [panel_begin, panel_end) of `width` lines each (rows of op(A), columns of
 // op(B)), lines [x0, x0+extent) x depth [p0, p0+kc), element (x, p) at
 // data[x + p*ld] (a panel's values contiguous at each k step) or, when lines_along_k,
@@ -83,20 +121,14 @@ void pack_panels(const T* data, index_t ld, bool lines_along_k, index_t x0, inde
     }
     return;
   }
-  // Lines across k: walk k outermost and copy every panel's run of one source row, so
-  // the source is read as long contiguous rows. Panel by panel it would be one short
-  // run per row at a stride of ld, a new page each step for large ld, which defeats
-  // the hardware prefetcher (this cost 13% of a 1024^3 sgemm).
-  for (index_t p = 0; p < kc; ++p) {
-    const T* src = data + x0 + (p0 + p) * ld;
-    for (index_t panel = panel_begin; panel < panel_end; ++panel) {
-      T* dst = packed + (panel * kc + p) * width;
-      const index_t x = panel * width;
-      const index_t lines = extent - x < width ? extent - x : width;
-      index_t l = 0;
-      for (; l < lines; ++l) dst[l] = src[x + l];
-      for (; l < width; ++l) dst[l] = T(0);
-    }
+  switch (width) {  // the registered tile widths get copies of a constant length
+    case 4: return pack_rows<4>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end);
+    case 6: return pack_rows<6>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end);
+    case 8: return pack_rows<8>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end);
+    case 12: return pack_rows<12>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end);
+    case 16: return pack_rows<16>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end);
+    case 32: return pack_rows<32>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end);
+    default: return pack_rows<0>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end, width);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <emmintrin.h>  // SSE2: the x86-64 baseline, so no dispatch is needed here
 
 #include <algorithm>
+#include <cstring>
 
 namespace taihu::gemm {
 namespace {
@@ -85,8 +86,7 @@ void pack_rows(const T* data, index_t ld, index_t x0, index_t extent, index_t p0
       T* dst = packed + (panel * kc + p) * w;
       const T* run = src + panel * w;
       if constexpr (W > 0) {
-#pragma GCC unroll 32
-        for (int l = 0; l < W; ++l) dst[l] = run[l];
+        std::memcpy(dst, run, W * sizeof(T));  // constant length: inlined vector moves
       } else {
         for (index_t l = 0; l < w; ++l) dst[l] = run[l];
       }

@@ -226,6 +226,22 @@ std::vector<Point> Space::templates() const {
     } else {
       // Window or elementwise: the unit-stride loop vectorized over its whole extent,
       // the window unrolled inside it, a few rows per tile, bounded inputs staged.
+      // Window with blocks first: one vector per tile (its accumulator a register across
+      // the unrolled window), blocks of ~14 rows x ~4 planes, input staged per block.
+      if (!window.empty())
+        for (int lanes : {8, 16})
+          for (const std::string& par : par_choices.empty() ? std::vector<std::string>{""} : par_choices) {
+            Builder t(knobs_, base);
+            if (!t.set_near("vectorize", vec.name, lanes, [&](std::int64_t w) { return w == lanes; })) continue;
+            if (!t.set_near("tile", vec.name, lanes, [&](std::int64_t v) { return v == lanes; })) continue;
+            for (std::size_t i = 0; i + 1 < b.pure.size(); ++i) t.set_near("tile", b.pure[i].name, 1);
+            if (b.pure.size() >= 2) t.set_near("block", b.pure[b.pure.size() - 2].name, 14);
+            if (b.pure.size() >= 3) t.set_near("block", b.pure[b.pure.size() - 3].name, 4);
+            for (const auto& w : window) t.set_near("unroll", w.name, static_cast<double>(w.extent));
+            if (!par.empty()) t.set_label("parallel", "", par);
+            for (const auto& in : stage_choices(true)) t.set_label("layout", in, "staged");
+            keep(t.point());
+          }
       for (int lanes : {8, 16}) {
         for (double rows : {4.0, 1.0, 1e9}) {
           for (const std::string& par : par_choices.empty() ? std::vector<std::string>{""} : par_choices) {

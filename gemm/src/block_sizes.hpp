@@ -1,8 +1,9 @@
-// Cache block sizes for the five loops, derived from the cache hierarchy with the
-// analytical model of Low et al., "Analytical Modeling Is Enough for High-Performance
-// BLIS" (ACM TOMS 2016):
-//   kc: a kc x nr micro-panel of B stays in L1 beside the streaming A micro-panels;
-//   mc: the mc x kc block of A fills the L2 ways left after B's micro-panel and C;
+// Cache block sizes for the five loops, derived from the cache hierarchy with an
+// analytical model in the manner of Low et al., "Analytical Modeling Is Enough for
+// High-Performance BLIS" (ACM TOMS 2016), set-associativity counted in ways:
+//   kc: a kc x nr micro-panel of B stays in L1 (half its ways less one), while A's
+//       micro-panels stream through the rest from L2 under prefetch;
+//   mc: the mc x kc block of A takes half of the L2 ways;
 //   nc: the kc x nc panel of B fills the (shared) L3 ways left after A's blocks.
 #pragma once
 #include <cstddef>

@@ -29,6 +29,15 @@ namespace {
 
 index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }
 
+// A block size no larger than `block` that cuts `extent` into equal blocks (rounded up
+// to `multiple`): 196 rows with mc = 192 become 112 + 84 rather than 192 + a 4-row
+// block that runs only edge tiles.
+index_t balanced(index_t extent, index_t block, index_t multiple) {
+  if (extent <= 0) return block;
+  const index_t blocks = ceil_div(extent, block);
+  return std::min(block, ceil_div(ceil_div(extent, blocks), multiple) * multiple);
+}
+
 // [begin, end) of `count` items for thread `tid` of `nt`.
 void share(index_t count, int tid, int nt, index_t& begin, index_t& end) {
   begin = count * tid / nt;
@@ -95,8 +104,9 @@ void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
       const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
       const T beta = pc == 0 ? pr.beta : T(1);
       const T* bp = b_block(pr, q, pc, kc, jc, nc, nr, b_buf, tid, nt);
-      for (index_t ic = 0; ic < pr.m; ic += bs.mc) {
-        const index_t mc = std::min<index_t>(bs.mc, pr.m - ic);
+      const index_t mc_step = balanced(pr.m, bs.mc, mr);
+      for (index_t ic = 0; ic < pr.m; ic += mc_step) {
+        const index_t mc = std::min<index_t>(mc_step, pr.m - ic);
         const index_t a_panels = ceil_div(mc, mr);
         index_t lo, hi;
         share(a_panels, tid, nt, lo, hi);
@@ -144,8 +154,9 @@ void rows_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const Bl
       if (!pr.packed_b) {
 #pragma omp barrier
       }
-      for (index_t ic = row_lo; ic < row_hi; ic += bs.mc) {
-        const index_t mc = std::min<index_t>(bs.mc, row_hi - ic);
+      const index_t mc_step = balanced(row_hi - row_lo, bs.mc, mr);
+      for (index_t ic = row_lo; ic < row_hi; ic += mc_step) {
+        const index_t mc = std::min<index_t>(mc_step, row_hi - ic);
         const index_t a_panels = ceil_div(mc, mr);
         const T* ap = a_block(pr, q, ic, mc, pc, kc, mr, a_buf, 0, a_panels);
         for (index_t jr = 0; jr < b_panels; ++jr) {

@@ -157,6 +157,25 @@ double pairwise_exchange(MPI_Comm comm, std::size_t bytes, int reps) {
   return lower_quartile(times);
 }
 
+// Per-step latency of a real 8-byte recursive-doubling allreduce over all ranks of
+// comm (total / log2 steps). A lone pair's ping-pong is far too optimistic when the
+// ranks outnumber the cores: every step then waits for its partner to be scheduled,
+// just as the shared-window barrier waits for every rank.
+double small_allreduce_step(MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  int steps = 0;
+  while ((2 << steps) <= size) ++steps;
+  detail::Scratch scratch;
+  float tiny[2] = {1.0f, 2.0f};
+  MPI_Barrier(comm);
+  const double t0 = arch::now_seconds();
+  detail::recursive_doubling_allreduce(comm, tiny, 2, scratch);
+  double t = arch::now_seconds() - t0, slowest = 0;
+  MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return slowest / std::max(1, steps + (size & (size - 1) ? 2 : 0));
+}
+
 LinkCost fit_link(MPI_Comm comm, int a, int b) {
   const std::size_t big = 1 << 20;
   const double t_small = ping_pong(comm, a, b, 8, 20);
@@ -234,7 +253,7 @@ CostParams probe(MPI_Comm comm, MPI_Comm node, const RankLayout& layout) {
         shm.barrier();
         copies.push_back(arch::now_seconds() - t0);
         if (one_node) {
-          ex_small.push_back(pairwise_exchange(comm, 8, 1));
+          ex_small.push_back(small_allreduce_step(comm));
           ex_big.push_back(pairwise_exchange(comm, bytes, 1));
         }
       }
@@ -243,7 +262,7 @@ CostParams probe(MPI_Comm comm, MPI_Comm node, const RankLayout& layout) {
       if (one_node) {
         const double small = lower_quartile(ex_small), big = lower_quartile(ex_big);
         p.node_p2p.alpha = std::clamp(small, 1e-8, 1e-3);
-        p.node_p2p.beta = std::max((big - small) / static_cast<double>(bytes), 1e-11);
+        p.node_p2p.beta = std::max((big - std::min(small, big)) / static_cast<double>(bytes), 1e-11);
       }
       p.shm_sync = std::max(sync, 1e-8);
       p.shm_copy = std::max((copy - sync) / static_cast<double>(bytes), 1e-12);

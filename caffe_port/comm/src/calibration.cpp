@@ -1,5 +1,6 @@
 // Calibration probe and its cache file (see calibration.hpp).
 #include "taihu/comm/calibration.hpp"
+#include "taihu/comm/cost_model.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "detail.hpp"
+#include "shm_allreduce.hpp"
 #include "shm_window.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/timer.hpp"
@@ -138,25 +140,6 @@ double ping_pong(MPI_Comm comm, int a, int b, std::size_t bytes, int reps) {
   return lower_quartile(times);
 }
 
-// Every rank exchanges `bytes` with rank ^ 1 at the same time (MPI_Sendrecv), as in
-// an allreduce step where all ranks are busy; returns rank 0's lower quartile.
-double pairwise_exchange(MPI_Comm comm, std::size_t bytes, int reps) {
-  int r = 0, size = 1;
-  MPI_Comm_rank(comm, &r);
-  MPI_Comm_size(comm, &size);
-  const int partner = (r ^ 1) < size ? (r ^ 1) : MPI_PROC_NULL;
-  std::vector<char> out(std::max<std::size_t>(bytes, 1)), in(out.size());
-  std::vector<double> times;
-  for (int i = 0; i < reps + 1; ++i) {
-    MPI_Barrier(comm);
-    const double t0 = arch::now_seconds();
-    MPI_Sendrecv(out.data(), static_cast<int>(bytes), MPI_CHAR, partner, 92, in.data(), static_cast<int>(bytes),
-                 MPI_CHAR, partner, 92, comm, MPI_STATUS_IGNORE);
-    if (i > 0) times.push_back(arch::now_seconds() - t0);
-  }
-  return lower_quartile(times);
-}
-
 // Per-step latency of a real 8-byte recursive-doubling allreduce over all ranks of
 // comm (total / log2 steps). A lone pair's ping-pong is far too optimistic when the
 // ranks outnumber the cores: every step then waits for its partner to be scheduled,
@@ -223,7 +206,12 @@ CostParams probe(MPI_Comm comm, MPI_Comm node, const RankLayout& layout) {
     p.gamma = std::max(best / static_cast<double>(a.size() * sizeof(float)), 1e-12);
     if (a[7] == 0) p.gamma *= 2;  // keep the loop observable
   }
-  // shm: barrier and copy through the window, all local ranks at once.
+  // One node: the barrier, and the real shared-window and Rabenseifner allreduces of
+  // 1 MiB, sampled interleaved round by round so host noise hits all alike. The per-byte
+  // parameters are then fitted so that the model's time for each real algorithm equals
+  // its measured time: the choice compares what the algorithms really cost here (a
+  // lone copy or pair exchange misses the extra passes and the contention of the whole
+  // algorithm, and steered 2 ranks to Rabenseifner where shm is 1.1-1.6x faster).
   {
     int L = 1;
     MPI_Comm_size(node, &L);
@@ -232,40 +220,53 @@ CostParams probe(MPI_Comm comm, MPI_Comm node, const RankLayout& layout) {
       for (int i = 0; i < L; ++i) ranks[i] = i;
       detail::ShmNode shm(node, ranks);
       const std::size_t bytes = 1 << 20;
-      shm.begin_call(bytes, bytes);
-      std::vector<unsigned char> local(bytes, 1);
-      int me = 0;
-      MPI_Comm_rank(node, &me);
-      // Barrier, window copy and (on one node) the concurrent point-to-point exchange
-      // are sampled interleaved, round by round, so host noise hits all of them alike
-      // and the model compares like with like.
+      std::vector<float> vec(bytes / sizeof(float), 1.0f);
+      detail::Scratch scratch;
       const bool one_node = layout.nodes() == 1;
-      std::vector<double> syncs, copies, ex_small, ex_big;
+      auto timed = [](MPI_Comm c, auto&& run) {
+        MPI_Barrier(c);
+        const double t0 = arch::now_seconds();
+        run();
+        double t = arch::now_seconds() - t0, slowest = 0;
+        MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, c);
+        return slowest;
+      };
+      std::vector<double> syncs, shm_times, ex_small, rab_times;
       for (int round = 0; round < 9; ++round) {
         for (int i = 0; i < 3; ++i) {
           const double t0 = arch::now_seconds();
           shm.barrier();
           syncs.push_back(arch::now_seconds() - t0);
         }
-        shm.barrier();
-        const double t0 = arch::now_seconds();
-        std::copy(local.begin(), local.end(), shm.slot(me));
-        shm.barrier();
-        copies.push_back(arch::now_seconds() - t0);
+        shm_times.push_back(timed(node, [&] { detail::shm_allreduce(shm, vec.data(), vec.size()); }));
         if (one_node) {
           ex_small.push_back(small_allreduce_step(comm));
-          ex_big.push_back(pairwise_exchange(comm, bytes, 1));
+          rab_times.push_back(timed(comm, [&] { detail::rabenseifner_allreduce(comm, vec.data(), vec.size(), scratch); }));
         }
       }
-      const double sync = lower_quartile(syncs);
-      const double copy = lower_quartile(copies);
-      if (one_node) {
-        const double small = lower_quartile(ex_small), big = lower_quartile(ex_big);
-        p.node_p2p.alpha = std::clamp(small, 1e-8, 1e-3);
-        p.node_p2p.beta = std::max((big - std::min(small, big)) / static_cast<double>(bytes), 1e-11);
-      }
-      p.shm_sync = std::max(sync, 1e-8);
-      p.shm_copy = std::max((copy - sync) / static_cast<double>(bytes), 1e-12);
+      const double n = static_cast<double>(bytes);
+      p.shm_sync = std::max(lower_quartile(syncs), 1e-8);
+      if (one_node) p.node_p2p.alpha = std::clamp(lower_quartile(ex_small), 1e-8, 1e-3);
+      // Both model times are linear in the fitted parameter: solve from two evaluations.
+      auto fit = [](auto&& model_time, double measured, double floor) {
+        const double unit = 1e-10, t0 = model_time(0.0), t1 = model_time(unit);
+        return t1 > t0 ? std::max(floor, (measured - t0) / (t1 - t0) * unit) : floor;
+      };
+      p.shm_copy = fit(
+          [&](double x) {
+            CostParams q = p;
+            q.shm_copy = x;
+            return CostModel(q).shared_memory(L, n);
+          },
+          lower_quartile(shm_times), 1e-12);
+      if (one_node)
+        p.node_p2p.beta = fit(
+            [&](double x) {
+              CostParams q = p;
+              q.node_p2p.beta = x;
+              return CostModel(q).rabenseifner(size, n, q.node_p2p);
+            },
+            lower_quartile(rab_times), 1e-11);
     }
   }
   // Every rank takes rank 0's numbers.

@@ -4,13 +4,12 @@
 // (taihu::gemm sgemm for gemm / batched matmul; taihu::dnn conv and softmax when dnn
 // is built). Prints a table with ratios and the tuning time.
 // Contenders are timed in interleaved rounds (best median of each kept), which keeps a
-// burst of load from other processes from deciding a ratio.
+// burst of load from other processes from deciding a ratio. On a busy machine the hand
+// kernels' OpenMP barriers suffer most (active waiting against descheduled threads):
+// compare on a quiet machine, or see OMP_WAIT_POLICY in autotune/README.md.
 //   bench_autotune [--budget 2m] [--specs gemm,conv2d,...] [--threads 2] [--log FILE] [--seed S] [--rounds 3]
 //                  [--anchors default,Mullapudi2016,Li2018,Adams2019]   (Adams2019 takes minutes on stencils)
-#include <unistd.h>
-
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -109,15 +108,6 @@ std::string fmt_ms(double s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Halide's thread pool and the hand kernels' OpenMP team share the process: with
-  // OpenMP's default active waiting, the two spin against each other on 2 cores and
-  // taihu sgemm 512^3 took 24 ms instead of 3.3 ms. OpenMP reads OMP_WAIT_POLICY when
-  // it loads, so the benchmark re-runs itself once with it set (unless the caller set it).
-  if (!std::getenv("OMP_WAIT_POLICY")) {
-    setenv("OMP_WAIT_POLICY", "passive", 1);
-    execv("/proc/self/exe", argv);
-    std::fprintf(stderr, "bench_autotune: warning: could not re-run with OMP_WAIT_POLICY=passive\n");
-  }
   try {
     double budget = 120;
     int threads = taihu::arch::num_threads();
@@ -213,7 +203,7 @@ int main(int argc, char** argv) {
                   fmt_ms(auto_t["default"]).c_str(), fmt_ms(auto_t["Mullapudi2016"]).c_str(), fmt_ms(auto_t["Li2018"]).c_str(),
                   fmt_ms(auto_t["Adams2019"]).c_str(), hand ? fmt_ms(hand_t).c_str() : "-", ratio_auto, ratio_hand, r.trials, tuning_s);
       std::fflush(stdout);
-      notes.push_back(c.spec + ": hand kernel = " + hand_name + "; tuned schedule: " + (r.best.empty() ? "none" : space.describe(r.best)) +
+      notes.push_back(c.spec + ": hand kernel = " + hand_name + "; tuner's own median " + fmt_ms(r.best_s) + " ms; tuned schedule: " + (r.best.empty() ? "none" : space.describe(r.best)) +
                       (p.algorithm_count() > 1 ? " (algorithm " + p.spec().algorithms[static_cast<std::size_t>(algo)].name + ")" : ""));
     }
     std::printf("\n");

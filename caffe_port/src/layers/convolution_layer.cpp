@@ -16,6 +16,7 @@
 
 #include "layers/batch_conv.hpp"
 #include "layers/builtin_layers.hpp"
+#include "taihu/caffe/data_shard.hpp"
 #include "taihu/caffe/filler.hpp"
 #include "taihu/arch/log.hpp"
 #include "taihu/arch/threads.hpp"
@@ -166,6 +167,10 @@ class ConvolutionLayer : public Layer {
 
  private:
   static bool tuning_enabled() {
+    // Data-parallel ranks (sharded training data) must compute alike: timing could pick
+    // different algorithms on different ranks, or in a resumed run, and the averaged
+    // gradients would then differ in their last bits. They use dnn's heuristic.
+    if (train_data_shard().count > 1) return false;
     const char* v = std::getenv("TAIHU_CAFFE_CONV_TUNE");
     return v == nullptr || std::string(v) != "0";
   }

@@ -11,6 +11,57 @@
 namespace taihu::autotune {
 namespace {
 
+// Evaluates `e` with loop variables `vars`; load(tensor, flat index) reads an element
+// in bounds (out-of-bounds accesses follow the tensor's boundary rule here). Both
+// interpreters below share it and differ only in where elements come from.
+template <class Load>
+double eval_expr(const Problem& p, const Expr& e, const std::map<std::string, std::int64_t>& vars, Load&& load) {
+  auto rec = [&](const Expr& x) { return eval_expr(p, x, vars, load); };
+  switch (e.kind) {
+    case Expr::Kind::number: return e.number;
+    case Expr::Kind::name: {
+      if (auto it = vars.find(e.name); it != vars.end()) return static_cast<double>(it->second);
+      if (p.dims().count(e.name)) return static_cast<double>(p.dim(e.name));
+      return p.param(e.name);
+    }
+    case Expr::Kind::neg: return -rec(*e.args[0]);
+    case Expr::Kind::binary: {
+      double a = rec(*e.args[0]), b = rec(*e.args[1]);
+      switch (e.op) {
+        case '+': return a + b;
+        case '-': return a - b;
+        case '*': return a * b;
+        default: return a / b;
+      }
+    }
+    case Expr::Kind::call: {
+      double a = rec(*e.args[0]);
+      if (e.name == "exp") return std::exp(a);
+      if (e.name == "log") return std::log(a);
+      if (e.name == "sqrt") return std::sqrt(a);
+      if (e.name == "abs") return std::fabs(a);
+      double b = rec(*e.args[1]);
+      return e.name == "max" ? std::max(a, b) : std::min(a, b);
+    }
+    case Expr::Kind::access: {
+      const BoundTensor& t = p.tensor(e.name);
+      std::int64_t flat = 0;
+      for (std::size_t i = 0; i < e.args.size(); ++i) {
+        std::int64_t ix = p.eval_int(*e.args[i], vars);
+        const std::int64_t n = t.shape[i];
+        if (ix < 0 || ix >= n) {
+          if (t.decl->boundary == Boundary::zero) return 0.0;
+          if (t.decl->boundary == Boundary::clamp) ix = ix < 0 ? 0 : n - 1;
+          else throw Error(e.loc.str() + ": access to '" + e.name + "' dimension " + std::to_string(i) + " at index " + std::to_string(ix) + " is outside [0, " + std::to_string(n) + ") and the tensor declares no boundary");
+        }
+        flat = flat * n + ix;
+      }
+      return load(e.name, flat);
+    }
+  }
+  return 0;
+}
+
 struct Env {
   const Problem& p;
   std::map<std::string, std::vector<double>>& data;
@@ -23,49 +74,9 @@ struct Env {
   }
 
   double eval(const Expr& e) {
-    switch (e.kind) {
-      case Expr::Kind::number: return e.number;
-      case Expr::Kind::name: {
-        if (auto it = vars.find(e.name); it != vars.end()) return static_cast<double>(it->second);
-        if (p.dims().count(e.name)) return static_cast<double>(p.dim(e.name));
-        return p.param(e.name);
-      }
-      case Expr::Kind::neg: return -eval(*e.args[0]);
-      case Expr::Kind::binary: {
-        double a = eval(*e.args[0]), b = eval(*e.args[1]);
-        switch (e.op) {
-          case '+': return a + b;
-          case '-': return a - b;
-          case '*': return a * b;
-          default: return a / b;
-        }
-      }
-      case Expr::Kind::call: {
-        double a = eval(*e.args[0]);
-        if (e.name == "exp") return std::exp(a);
-        if (e.name == "log") return std::log(a);
-        if (e.name == "sqrt") return std::sqrt(a);
-        if (e.name == "abs") return std::fabs(a);
-        double b = eval(*e.args[1]);
-        return e.name == "max" ? std::max(a, b) : std::min(a, b);
-      }
-      case Expr::Kind::access: {
-        const BoundTensor& t = p.tensor(e.name);
-        std::int64_t flat = 0;
-        for (std::size_t i = 0; i < e.args.size(); ++i) {
-          std::int64_t ix = p.eval_int(*e.args[i], vars);
-          const std::int64_t n = t.shape[i];
-          if (ix < 0 || ix >= n) {
-            if (t.decl->boundary == Boundary::zero) return 0.0;
-            if (t.decl->boundary == Boundary::clamp) ix = ix < 0 ? 0 : n - 1;
-            else throw Error(e.loc.str() + ": access to '" + e.name + "' dimension " + std::to_string(i) + " at index " + std::to_string(ix) + " is outside [0, " + std::to_string(n) + ") and the tensor declares no boundary");
-          }
-          flat = flat * n + ix;
-        }
-        return storage(e.name)[static_cast<std::size_t>(flat)];
-      }
-    }
-    return 0;
+    return eval_expr(p, e, vars, [&](const std::string& t, std::int64_t flat) {
+      return storage(t)[static_cast<std::size_t>(flat)];
+    });
   }
 };
 
@@ -178,44 +189,7 @@ class OnDemand {
   std::map<std::string, std::map<std::int64_t, double>> memo_;
 
   double eval(const Expr& e, const std::map<std::string, std::int64_t>& vars, std::int64_t step) {
-    switch (e.kind) {
-      case Expr::Kind::number: return e.number;
-      case Expr::Kind::name: {
-        if (auto it = vars.find(e.name); it != vars.end()) return static_cast<double>(it->second);
-        if (p_.dims().count(e.name)) return static_cast<double>(p_.dim(e.name));
-        return p_.param(e.name);
-      }
-      case Expr::Kind::neg: return -eval(*e.args[0], vars, step);
-      case Expr::Kind::binary: {
-        double a = eval(*e.args[0], vars, step), b = eval(*e.args[1], vars, step);
-        return e.op == '+' ? a + b : e.op == '-' ? a - b : e.op == '*' ? a * b : a / b;
-      }
-      case Expr::Kind::call: {
-        double a = eval(*e.args[0], vars, step);
-        if (e.name == "exp") return std::exp(a);
-        if (e.name == "log") return std::log(a);
-        if (e.name == "sqrt") return std::sqrt(a);
-        if (e.name == "abs") return std::fabs(a);
-        double b = eval(*e.args[1], vars, step);
-        return e.name == "max" ? std::max(a, b) : std::min(a, b);
-      }
-      case Expr::Kind::access: {
-        const BoundTensor& t = p_.tensor(e.name);
-        std::int64_t flat = 0;
-        for (std::size_t i = 0; i < e.args.size(); ++i) {
-          std::int64_t ix = p_.eval_int(*e.args[i], vars);
-          const std::int64_t n = t.shape[i];
-          if (ix < 0 || ix >= n) {
-            if (t.decl->boundary == Boundary::zero) return 0.0;
-            if (t.decl->boundary == Boundary::clamp) ix = ix < 0 ? 0 : n - 1;
-            else throw Error(e.loc.str() + ": access to '" + e.name + "' dimension " + std::to_string(i) + " at index " + std::to_string(ix) + " is outside [0, " + std::to_string(n) + ") and the tensor declares no boundary");
-          }
-          flat = flat * n + ix;
-        }
-        return value(e.name, step, flat);
-      }
-    }
-    return 0;
+    return eval_expr(p_, e, vars, [&](const std::string& t, std::int64_t flat) { return value(t, step, flat); });
   }
 };
 

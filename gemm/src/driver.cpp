@@ -92,6 +92,22 @@ const T* a_block(const Problem<T>& pr, index_t q, index_t ic, index_t mc, index_
   return a_buf;
 }
 
+// Micro-tiles [t0, t1) of the mc x nc block of C at (ic, jc), numbered column panel
+// first (t = jr * a_panels + ir), so consecutive tiles share B's micro-panel in L1.
+template <class T>
+void run_tiles(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, index_t kc, T beta, const T* ap,
+               const T* bp, index_t ic, index_t mc, index_t jc, index_t nc, index_t t0, index_t t1) {
+  const int mr = uk.mr, nr = uk.nr;
+  const index_t a_panels = ceil_div(mc, mr);
+  for (index_t t = t0; t < t1; ++t) {
+    const index_t jr = t / a_panels, ir = t % a_panels;
+    const index_t rows = std::min<index_t>(mr, mc - ir * mr);
+    const index_t cols = std::min<index_t>(nr, nc - jr * nr);
+    T* c = pr.c + (ic + ir * mr) + (jc + jr * nr) * pr.ldc;
+    micro_tile(uk, kc, pr.alpha, ap + ir * mr * kc, mr, bp + jr * nr * kc, beta, c, pr.ldc, rows, cols);
+  }
+}
+
 template <class T>
 void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
                  T* a_buf, T* b_buf, int tid, int nt) {
@@ -118,15 +134,7 @@ void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
         }
         index_t t0, t1;
         share(b_panels * a_panels, tid, nt, t0, t1);
-        for (index_t t = t0; t < t1; ++t) {
-          const index_t jr = t / a_panels, ir = t % a_panels;
-          const index_t rows = std::min<index_t>(mr, mc - ir * mr);
-          const index_t cols = std::min<index_t>(nr, nc - jr * nr);
-          const T* a_micro = ap + ir * mr * kc;
-          const T* b_micro = bp + jr * nr * kc;
-          T* c = pr.c + (ic + ir * mr) + (jc + jr * nr) * pr.ldc;
-          micro_tile(uk, kc, pr.alpha, a_micro, mr, b_micro, beta, c, pr.ldc, rows, cols);
-        }
+        run_tiles(pr, uk, kc, beta, ap, bp, ic, mc, jc, nc, t0, t1);
         if (nt > 1) {
 #pragma omp barrier
         }
@@ -159,14 +167,7 @@ void rows_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const Bl
         const index_t mc = std::min<index_t>(mc_step, row_hi - ic);
         const index_t a_panels = ceil_div(mc, mr);
         const T* ap = a_block(pr, q, ic, mc, pc, kc, mr, a_buf, 0, a_panels);
-        for (index_t jr = 0; jr < b_panels; ++jr) {
-          const index_t cols = std::min<index_t>(nr, nc - jr * nr);
-          for (index_t ir = 0; ir < a_panels; ++ir) {
-            const index_t rows = std::min<index_t>(mr, mc - ir * mr);
-            T* c = pr.c + (ic + ir * mr) + (jc + jr * nr) * pr.ldc;
-            micro_tile(uk, kc, pr.alpha, ap + ir * mr * kc, mr, bp + jr * nr * kc, beta, c, pr.ldc, rows, cols);
-          }
-        }
+        run_tiles(pr, uk, kc, beta, ap, bp, ic, mc, jc, nc, 0, b_panels * a_panels);
       }
       if (!pr.packed_b) {
 #pragma omp barrier
@@ -330,9 +331,11 @@ void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int thr
       if (nt == 1) {
         driver_body(pr, uk, bs, a_buf, b_buf, 0, 1);
       } else {
-        thread_local Workspace<T> own;  // this thread's A block, in its own L2
-        own.reserve(static_cast<std::size_t>(bs.mc * bs.kc), 0);
-        rows_body(pr, uk, bs, own.a_block.data(), b_buf, omp_get_thread_num(), nt);
+        // Each thread's own A block, in its own L2; the calling thread already has one.
+        const int tid = omp_get_thread_num();
+        thread_local Workspace<T> own;
+        if (tid != 0) own.reserve(static_cast<std::size_t>(bs.mc * bs.kc), 0);
+        rows_body(pr, uk, bs, tid == 0 ? a_buf : own.a_block.data(), b_buf, tid, nt);
       }
     }
     return;

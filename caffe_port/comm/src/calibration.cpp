@@ -140,23 +140,23 @@ double ping_pong(MPI_Comm comm, int a, int b, std::size_t bytes, int reps) {
   return lower_quartile(times);
 }
 
-// Per-step latency of a real 8-byte recursive-doubling allreduce over all ranks of
-// comm (total / log2 steps). A lone pair's ping-pong is far too optimistic when the
-// ranks outnumber the cores: every step then waits for its partner to be scheduled,
-// just as the shared-window barrier waits for every rank.
-double small_allreduce_step(MPI_Comm comm) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  int steps = 0;
-  while ((2 << steps) <= size) ++steps;
-  detail::Scratch scratch;
-  float tiny[2] = {1.0f, 2.0f};
+// Seconds the slowest rank of comm spends in run(), started together after a barrier.
+template <class Run>
+double slowest_time(MPI_Comm comm, Run&& run) {
   MPI_Barrier(comm);
   const double t0 = arch::now_seconds();
-  detail::recursive_doubling_allreduce(comm, tiny, 2, scratch);
+  run();
   double t = arch::now_seconds() - t0, slowest = 0;
   MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return slowest / std::max(1, steps + (size & (size - 1) ? 2 : 0));
+  return slowest;
+}
+
+// The value of one model parameter that makes model_time(value) equal `measured`;
+// every model time is linear in each of its parameters, so two evaluations solve it.
+template <class ModelTime>
+double fit_parameter(ModelTime&& model_time, double measured, double floor) {
+  const double unit = 1e-10, t0 = model_time(0.0), t1 = model_time(unit);
+  return t1 > t0 ? std::max(floor, (measured - t0) / (t1 - t0) * unit) : floor;
 }
 
 LinkCost fit_link(MPI_Comm comm, int a, int b) {
@@ -223,36 +223,34 @@ CostParams probe(MPI_Comm comm, MPI_Comm node, const RankLayout& layout) {
       std::vector<float> vec(bytes / sizeof(float), 1.0f);
       detail::Scratch scratch;
       const bool one_node = layout.nodes() == 1;
-      auto timed = [](MPI_Comm c, auto&& run) {
-        MPI_Barrier(c);
-        const double t0 = arch::now_seconds();
-        run();
-        double t = arch::now_seconds() - t0, slowest = 0;
-        MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, c);
-        return slowest;
-      };
-      std::vector<double> syncs, shm_times, ex_small, rab_times;
+      float tiny[2] = {1.0f, 2.0f};
+      std::vector<double> syncs, shm_times, rd_times, rab_times;
       for (int round = 0; round < 9; ++round) {
         for (int i = 0; i < 3; ++i) {
           const double t0 = arch::now_seconds();
           shm.barrier();
           syncs.push_back(arch::now_seconds() - t0);
         }
-        shm_times.push_back(timed(node, [&] { detail::shm_allreduce(shm, vec.data(), vec.size()); }));
+        shm_times.push_back(slowest_time(node, [&] { detail::shm_allreduce(shm, vec.data(), vec.size()); }));
         if (one_node) {
-          ex_small.push_back(small_allreduce_step(comm));
-          rab_times.push_back(timed(comm, [&] { detail::rabenseifner_allreduce(comm, vec.data(), vec.size(), scratch); }));
+          rd_times.push_back(slowest_time(comm, [&] { detail::recursive_doubling_allreduce(comm, tiny, 2, scratch); }));
+          rab_times.push_back(slowest_time(comm, [&] { detail::rabenseifner_allreduce(comm, vec.data(), vec.size(), scratch); }));
         }
       }
       const double n = static_cast<double>(bytes);
       p.shm_sync = std::max(lower_quartile(syncs), 1e-8);
-      if (one_node) p.node_p2p.alpha = std::clamp(lower_quartile(ex_small), 1e-8, 1e-3);
-      // Both model times are linear in the fitted parameter: solve from two evaluations.
-      auto fit = [](auto&& model_time, double measured, double floor) {
-        const double unit = 1e-10, t0 = model_time(0.0), t1 = model_time(unit);
-        return t1 > t0 ? std::max(floor, (measured - t0) / (t1 - t0) * unit) : floor;
-      };
-      p.shm_copy = fit(
+      // Per-message latency from a real 8-byte recursive-doubling allreduce over all
+      // ranks: a lone pair's ping-pong is far too optimistic when the ranks outnumber
+      // the cores, since every step then waits for its partner to be scheduled.
+      if (one_node)
+        p.node_p2p.alpha = std::min(1e-3, fit_parameter(
+                                              [&](double x) {
+                                                CostParams q = p;
+                                                q.node_p2p.alpha = x;
+                                                return CostModel(q).recursive_doubling(size, 8.0, q.node_p2p);
+                                              },
+                                              lower_quartile(rd_times), 1e-8));
+      p.shm_copy = fit_parameter(
           [&](double x) {
             CostParams q = p;
             q.shm_copy = x;
@@ -260,7 +258,7 @@ CostParams probe(MPI_Comm comm, MPI_Comm node, const RankLayout& layout) {
           },
           lower_quartile(shm_times), 1e-12);
       if (one_node)
-        p.node_p2p.beta = fit(
+        p.node_p2p.beta = fit_parameter(
             [&](double x) {
               CostParams q = p;
               q.node_p2p.beta = x;

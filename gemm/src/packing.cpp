@@ -83,13 +83,8 @@ void pack_rows(const T* data, index_t ld, index_t x0, index_t extent, index_t p0
     const T* src = data + x0 + (p0 + p) * ld;
     index_t panel = panel_begin;
     for (; panel < full_end; ++panel) {
-      T* dst = packed + (panel * kc + p) * w;
-      const T* run = src + panel * w;
-      if constexpr (W > 0) {
-        std::memcpy(dst, run, W * sizeof(T));  // constant length: inlined vector moves
-      } else {
-        for (index_t l = 0; l < w; ++l) dst[l] = run[l];
-      }
+      // With W > 0 the length is a constant: the copy becomes a few vector moves.
+      std::memcpy(packed + (panel * kc + p) * w, src + panel * w, static_cast<std::size_t>(w) * sizeof(T));
     }
     for (; panel < panel_end; ++panel) {
       T* dst = packed + (panel * kc + p) * w;

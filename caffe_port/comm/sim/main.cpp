@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,7 @@ struct Args {
   double bytes = 64.0 * 1024 * 1024;
   int max_nodes = 65536;
   std::string placement;
-  int ranks_per_node = 0;  // 0: the preset's (TaihuLight: 4) or the description's
+  std::optional<int> ranks_per_node;  // unset: the preset's (TaihuLight: 4) or the description's
 };
 
 Args parse(int argc, char** argv) {
@@ -62,7 +63,7 @@ Args parse(int argc, char** argv) {
   if (!(a.bytes > 0)) throw taihu::Error("--bytes must be > 0");
   if (a.max_nodes < 2 || a.max_nodes > (1 << 20)) throw taihu::Error("--max-nodes must be in [2, 1048576]");
   if (a.preset != "taihulight" && a.preset != "machine") throw taihu::Error("--preset must be taihulight or machine");
-  if (a.ranks_per_node < 0) throw taihu::Error("--ranks-per-node must be >= 1");
+  if (a.ranks_per_node && *a.ranks_per_node < 1) throw taihu::Error("--ranks-per-node must be >= 1");
   return a;
 }
 
@@ -93,17 +94,13 @@ int main(int argc, char** argv) {
       sim::System s = !a.system.empty() ? sim::parse_system(a.system, nodes)
                       : a.preset == "machine" ? machine(nodes, a.calibration.empty() ? taihu::comm::default_cache_path() : a.calibration)
                                               : sim::taihulight(nodes);
-      if (a.ranks_per_node > 0) {
-        s.ranks_per_node = a.ranks_per_node;
-        if (a.ranks_per_node > 1 && !(s.node_bandwidth > 0))
-          throw taihu::Error("--ranks-per-node " + std::to_string(a.ranks_per_node) +
-                             " needs the links inside a node: use the taihulight preset or node=bandwidth,latency in --system");
-      }
+      if (a.ranks_per_node) s.ranks_per_node = *a.ranks_per_node;  // predict() checks the node link
       if (a.placement == "round_robin") s.placement = sim::Placement::round_robin;
       else if (a.placement == "block") s.placement = sim::Placement::block;
       else if (!a.placement.empty()) throw taihu::Error("--placement must be block or round_robin");
       return s;
     };
+    sim::rank_level(make(1024));  // a bad system fails here, before any output
     std::printf("%s\nmessage %.0f bytes; times in ms; flat_default = MPICH rule (recursive doubling <= 2 KiB, "
                 "else Rabenseifner)\n",
                 sim::describe(make(1024)).c_str(), a.bytes);

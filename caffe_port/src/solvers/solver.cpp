@@ -282,6 +282,12 @@ void Solver::regularize(int id) {
   }
 }
 
+Solver::UpdateTarget Solver::update_target(int param_id, float rate) {
+  const auto id = static_cast<std::size_t>(param_id);
+  Blob& p = *net_->learnable_params()[id];
+  return {p.mutable_diff(), p.count(), rate * net_->params_lr()[id], history_[id]->mutable_data()};
+}
+
 void Solver::apply_update() {
   ensure_history();
   const float rate = learning_rate(param_, iter_, &current_step_);

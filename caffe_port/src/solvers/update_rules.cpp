@@ -14,12 +14,9 @@ class SGDSolver : public Solver {
   using Solver::Solver;
   const char* type() const override { return "SGD"; }
   void compute_update_value(int id, float rate) override {
-    Blob& p = *net_->learnable_params()[static_cast<std::size_t>(id)];
-    const float local_rate = rate * net_->params_lr()[static_cast<std::size_t>(id)];
+    const auto [g, n, local_rate, h] = update_target(id, rate);
     const float momentum = param_.momentum();
-    float* h = history_[static_cast<std::size_t>(id)]->mutable_data();
-    float* g = p.mutable_diff();
-    for (std::int64_t i = 0; i < p.count(); ++i) {
+    for (std::int64_t i = 0; i < n; ++i) {
       h[i] = momentum * h[i] + local_rate * g[i];
       g[i] = h[i];
     }
@@ -31,12 +28,9 @@ class NesterovSolver : public Solver {
   using Solver::Solver;
   const char* type() const override { return "Nesterov"; }
   void compute_update_value(int id, float rate) override {
-    Blob& p = *net_->learnable_params()[static_cast<std::size_t>(id)];
-    const float local_rate = rate * net_->params_lr()[static_cast<std::size_t>(id)];
+    const auto [g, n, local_rate, h] = update_target(id, rate);
     const float momentum = param_.momentum();
-    float* h = history_[static_cast<std::size_t>(id)]->mutable_data();
-    float* g = p.mutable_diff();
-    for (std::int64_t i = 0; i < p.count(); ++i) {
+    for (std::int64_t i = 0; i < n; ++i) {
       const float prev = h[i];
       h[i] = momentum * h[i] + local_rate * g[i];
       g[i] = (1 + momentum) * h[i] - momentum * prev;
@@ -51,12 +45,9 @@ class AdaGradSolver : public Solver {
   }
   const char* type() const override { return "AdaGrad"; }
   void compute_update_value(int id, float rate) override {
-    Blob& p = *net_->learnable_params()[static_cast<std::size_t>(id)];
-    const float local_rate = rate * net_->params_lr()[static_cast<std::size_t>(id)];
+    const auto [g, n, local_rate, h] = update_target(id, rate);
     const float delta = param_.delta();
-    float* h = history_[static_cast<std::size_t>(id)]->mutable_data();
-    float* g = p.mutable_diff();
-    for (std::int64_t i = 0; i < p.count(); ++i) {
+    for (std::int64_t i = 0; i < n; ++i) {
       h[i] += g[i] * g[i];
       g[i] = local_rate * g[i] / (std::sqrt(h[i]) + delta);
     }
@@ -71,12 +62,9 @@ class RMSPropSolver : public Solver {
   }
   const char* type() const override { return "RMSProp"; }
   void compute_update_value(int id, float rate) override {
-    Blob& p = *net_->learnable_params()[static_cast<std::size_t>(id)];
-    const float local_rate = rate * net_->params_lr()[static_cast<std::size_t>(id)];
+    const auto [g, n, local_rate, h] = update_target(id, rate);
     const float delta = param_.delta(), decay = param_.rms_decay();
-    float* h = history_[static_cast<std::size_t>(id)]->mutable_data();
-    float* g = p.mutable_diff();
-    for (std::int64_t i = 0; i < p.count(); ++i) {
+    for (std::int64_t i = 0; i < n; ++i) {
       h[i] = decay * h[i] + (1 - decay) * g[i] * g[i];
       g[i] = local_rate * g[i] / (std::sqrt(h[i]) + delta);
     }
@@ -89,16 +77,12 @@ class AdamSolver : public Solver {
   const char* type() const override { return "Adam"; }
   int history_per_param() const override { return 2; }
   void compute_update_value(int id, float rate) override {
-    const auto n = net_->learnable_params().size();
-    Blob& p = *net_->learnable_params()[static_cast<std::size_t>(id)];
-    const float local_rate = rate * net_->params_lr()[static_cast<std::size_t>(id)];
+    const auto [g, n, local_rate, m] = update_target(id, rate);
     const float beta1 = param_.momentum(), beta2 = param_.momentum2(), eps = param_.delta();
     const double t = iter_ + 1;
     const auto correction = static_cast<float>(std::sqrt(1 - std::pow(beta2, t)) / (1 - std::pow(beta1, t)));
-    float* m = history_[static_cast<std::size_t>(id)]->mutable_data();
-    float* v = history_[static_cast<std::size_t>(id) + n]->mutable_data();
-    float* g = p.mutable_diff();
-    for (std::int64_t i = 0; i < p.count(); ++i) {
+    float* v = history_[static_cast<std::size_t>(id) + net_->learnable_params().size()]->mutable_data();
+    for (std::int64_t i = 0; i < n; ++i) {
       m[i] = beta1 * m[i] + (1 - beta1) * g[i];
       v[i] = beta2 * v[i] + (1 - beta2) * g[i] * g[i];
       g[i] = local_rate * correction * m[i] / (std::sqrt(v[i]) + eps);

@@ -85,6 +85,16 @@ class Solver {
   virtual void compute_update_value(int param_id, float rate) = 0;
   // History blobs: one per learnable parameter (Adam: two).
   virtual int history_per_param() const { return 1; }
+  // What an update rule works on for one parameter: its gradient g (replaced by the
+  // step Net::update subtracts), element count n, rate * lr_mult, and its first history
+  // blob h.
+  struct UpdateTarget {
+    float* g;
+    std::int64_t n;
+    float local_rate;
+    float* h;
+  };
+  UpdateTarget update_target(int param_id, float rate);
 
   proto::SolverParameter param_;
   std::unique_ptr<Net> net_;

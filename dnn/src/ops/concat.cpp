@@ -34,6 +34,23 @@ std::vector<index_t> channel_offsets(const char* what, index_t outer, index_t in
   return offsets;
 }
 
+// Calls copy(o, i, len, at) for every (outer index o, input i) block, in parallel:
+// input i's block of row o holds len elements and sits at element `at` of the
+// concatenated tensor. Forward copies into the concatenation, backward out of it.
+template <class Copy>
+void for_each_block(index_t outer, index_t inner, std::span<const index_t> channels,
+                    const std::vector<index_t>& off, Copy&& copy) {
+  const auto n_in = static_cast<index_t>(channels.size());
+  const index_t total = off.back();
+  ops::parallel_tasks(outer * n_in, std::max<index_t>(1, kGrain / std::max<index_t>(1, total * inner / n_in)),
+                      [&](index_t task) {
+                        const index_t o = task / n_in;
+                        const auto i = static_cast<std::size_t>(task % n_in);
+                        const index_t len = channels[i] * inner;
+                        if (len > 0) copy(o, i, len, (o * total + off[i]) * inner);
+                      });
+}
+
 }  // namespace
 
 template <class T>
@@ -47,17 +64,9 @@ void concat_forward(index_t outer, index_t inner, std::span<const index_t> chann
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (channels[i] > 0 && inputs[i] == nullptr)
       ops::fail(what, "inputs[" + std::to_string(i) + "] is null");
-  const auto n_in = static_cast<index_t>(inputs.size());
-  ops::parallel_tasks(outer * n_in,
-                      std::max<index_t>(1, kGrain / std::max<index_t>(1, total * inner / n_in)),
-                      [&](index_t task) {
-                        const index_t o = task / n_in;
-                        const auto i = static_cast<std::size_t>(task % n_in);
-                        const index_t len = channels[i] * inner;
-                        if (len == 0) return;
-                        std::memcpy(y + (o * total + off[i]) * inner, inputs[i] + o * len,
-                                    static_cast<std::size_t>(len) * sizeof(T));
-                      });
+  for_each_block(outer, inner, channels, off, [&](index_t o, std::size_t i, index_t len, index_t at) {
+    std::memcpy(y + at, inputs[i] + o * len, static_cast<std::size_t>(len) * sizeof(T));
+  });
 }
 
 template <class T>
@@ -68,17 +77,9 @@ void concat_backward(index_t outer, index_t inner, std::span<const index_t> chan
   const index_t total = off.back();
   if (outer * total * inner == 0) return;
   ops::check_pointer(what, "dy", dy);
-  const auto n_in = static_cast<index_t>(dx.size());
-  ops::parallel_tasks(outer * n_in,
-                      std::max<index_t>(1, kGrain / std::max<index_t>(1, total * inner / n_in)),
-                      [&](index_t task) {
-                        const index_t o = task / n_in;
-                        const auto i = static_cast<std::size_t>(task % n_in);
-                        const index_t len = channels[i] * inner;
-                        if (len == 0 || dx[i] == nullptr) return;
-                        std::memcpy(dx[i] + o * len, dy + (o * total + off[i]) * inner,
-                                    static_cast<std::size_t>(len) * sizeof(T));
-                      });
+  for_each_block(outer, inner, channels, off, [&](index_t o, std::size_t i, index_t len, index_t at) {
+    if (dx[i] != nullptr) std::memcpy(dx[i] + o * len, dy + at, static_cast<std::size_t>(len) * sizeof(T));
+  });
 }
 
 template <class T>

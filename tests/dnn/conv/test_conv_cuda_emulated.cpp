@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "conv/conv_implicit_gemm_kernel.cuh"
+#include "conv_test_support.hpp"
 #include "taihu/dnn/conv.hpp"
 
 thread_local EmulatedIndex threadIdx, blockIdx;
@@ -73,28 +74,6 @@ std::vector<float> run_emulated(const ConvDesc& d, const std::vector<float>& x,
   return y;
 }
 
-std::vector<double> reference(const ConvDesc& d, const std::vector<float>& x, const std::vector<float>& w,
-                              const std::vector<float>& b) {
-  const index_t oh = d.out_h(), ow = d.out_w(), kg = d.k / d.groups, cg = d.c / d.groups;
-  std::vector<double> y(static_cast<std::size_t>(d.n * d.k * oh * ow));
-  for (index_t n = 0; n < d.n; ++n)
-    for (index_t k = 0; k < d.k; ++k)
-      for (index_t oy = 0; oy < oh; ++oy)
-        for (index_t ox = 0; ox < ow; ++ox) {
-          double acc = b.empty() ? 0.0 : b[k];
-          for (index_t ci = 0; ci < cg; ++ci)
-            for (index_t r = 0; r < d.kh; ++r)
-              for (index_t s = 0; s < d.kw; ++s) {
-                const index_t iy = oy * d.stride_h - d.pad_h + r * d.dil_h, ix = ox * d.stride_w - d.pad_w + s * d.dil_w;
-                if (iy < 0 || iy >= d.h || ix < 0 || ix >= d.w) continue;
-                acc += static_cast<double>(w[((k * cg + ci) * d.kh + r) * d.kw + s]) *
-                       x[((n * d.c + (k / kg) * cg + ci) * d.h + iy) * d.w + ix];
-              }
-          y[((n * d.k + k) * oh + oy) * ow + ox] = acc;
-        }
-  return y;
-}
-
 class ConvCudaEmulated : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ConvCudaEmulated, KernelMatchesReference) {
@@ -108,14 +87,10 @@ TEST_P(ConvCudaEmulated, KernelMatchesReference) {
   };
   const auto x = fill(d.n * d.c * d.h * d.w), w = fill(d.k * (d.c / d.groups) * d.kh * d.kw), b = fill(d.k);
   const auto y = run_emulated(d, x, w, b);
-  const auto ref = reference(d, x, w, b);
-  double err = 0, mag = 1e-30;
-  for (std::size_t i = 0; i < y.size(); ++i) {
+  const auto ref = conv_test::conv_forward_double(d, conv_test::to_double(x), conv_test::to_double(w), conv_test::to_double(b));
+  for (std::size_t i = 0; i < y.size(); ++i)
     ASSERT_FALSE(std::isnan(y[i])) << "output " << i << " not written (or read unwritten shared memory)";
-    err = std::max(err, std::abs(y[i] - ref[i]));
-    mag = std::max(mag, std::abs(ref[i]));
-  }
-  EXPECT_LE(err / mag, 1e-5) << d.str();
+  EXPECT_LE(conv_test::max_rel_error(y, ref), 1e-5) << d.str();
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ConvCudaEmulated,

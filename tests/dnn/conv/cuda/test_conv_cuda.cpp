@@ -15,6 +15,7 @@
 #include <cudnn.h>
 #endif
 
+#include "conv_test_support.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/dnn/conv.hpp"
 #include "taihu/dnn_cuda/conv.hpp"
@@ -64,15 +65,6 @@ class DeviceBuffer {
   float* p_ = nullptr;
 };
 
-double max_rel_error(const std::vector<float>& a, const std::vector<float>& b) {
-  double err = 0, mag = 1e-30;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    err = std::max(err, std::abs(static_cast<double>(a[i]) - b[i]));
-    mag = std::max(mag, std::abs(static_cast<double>(b[i])));
-  }
-  return err / mag;
-}
-
 class ConvCuda : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ConvCuda, ForwardMatchesHostReference) {
@@ -85,7 +77,7 @@ TEST_P(ConvCuda, ForwardMatchesHostReference) {
   DeviceBuffer dx(x), dw(w), db(b), dy{std::vector<float>(ref.size(), 9.0f)};
   gpu::conv_forward(shape_of(d), dx.get(), dw.get(), db.get(), dy.get());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_LE(max_rel_error(dy.host(), ref), 1e-5) << d.str();
+  EXPECT_LE(conv_test::max_rel_error(dy.host(), ref), 1e-5) << d.str();
 }
 
 #ifdef TAIHU_HAVE_CUDNN
@@ -119,7 +111,7 @@ TEST_P(ConvCuda, ForwardMatchesCudnn) {
                                     theirs.get()),
             CUDNN_STATUS_SUCCESS);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_LE(max_rel_error(ours.host(), theirs.host()), 1e-5) << d.str();
+  EXPECT_LE(conv_test::max_rel_error(ours.host(), theirs.host()), 1e-5) << d.str();
   cudnnDestroyConvolutionDescriptor(cd);
   cudnnDestroyFilterDescriptor(wd);
   cudnnDestroyTensorDescriptor(yd);

@@ -13,12 +13,23 @@
 #include <string>
 #include <vector>
 
+#include "taihu/arch/error.hpp"
 #include "taihu/caffe/layer_registry.hpp"
 #include "taihu/caffe/log.hpp"
 #include "taihu/caffe/net.hpp"
 #include "taihu/caffe/proto.hpp"
 
 namespace taihu::caffe::test {
+
+// The message of the taihu::Error that f throws, or "" when it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
 
 inline proto::NetParameter net_from_text(const std::string& text) {
   proto::NetParameter p;

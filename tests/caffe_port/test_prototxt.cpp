@@ -8,15 +8,6 @@
 namespace taihu::caffe::test {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(CaffePrototxt, UnknownFieldNamesItWithLineAndColumn) {
   proto::NetParameter p;
   const std::string text = "name: 'x'\nlayer {\n  name: 'a'\n  type: 'ReLU'\n  bogus_field: 3\n}\n";

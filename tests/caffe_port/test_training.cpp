@@ -12,15 +12,6 @@
 namespace taihu::caffe::test {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // A small LeNet-like net on FileData (IDX) reading `dir`'s synthetic digits.
 std::string small_net(const TempDir& dir, int train_count = 1600) {
   return R"(

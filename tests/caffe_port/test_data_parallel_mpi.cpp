@@ -18,6 +18,7 @@
 #include "taihu/caffe/data_sources.hpp"
 #include "taihu/caffe/rng.hpp"
 #include "taihu/caffe/solver.hpp"
+#include "taihu/caffe/tuning_agreement.hpp"
 
 namespace taihu::caffe::test {
 namespace {
@@ -180,6 +181,38 @@ TEST_F(DataParallelTest, RootParametersWinAndDivergenceIsCaughtAtSnapshot) {
   EXPECT_NE(message.find("iteration 6"), std::string::npos) << message;
   EXPECT_NE(message.find(std::to_string(world_size() - 1)), std::string::npos) << message;
   EXPECT_FALSE(std::filesystem::exists(prefix + "_iter_6.caffemodel"));
+}
+
+// Layers that time their candidate algorithms see the slowest rank's times, so every
+// rank picks the same convolution algorithms; the agreement lives as long as the
+// DataParallel does.
+TEST_F(DataParallelTest, RanksAgreeOnTunedConvolutionAlgorithms) {
+  const int rank = world_rank(), p = world_size();
+  proto::SolverParameter sp = solver_param(4);
+  prepare_data_parallel(MPI_COMM_WORLD, &sp);
+  auto solver = create_solver(sp);
+  EXPECT_FALSE(tuning_agreement());
+  {
+    DataParallelOptions options;
+    options.comm.probe = comm::Probe::never;
+    DataParallel dp(*solver, MPI_COMM_WORLD, options);
+    ASSERT_TRUE(tuning_agreement());
+    std::vector<double> t{1.0 + rank, 10.0 - rank, 0.5};
+    tuning_agreement()(t);
+    EXPECT_EQ(t, (std::vector<double>{static_cast<double>(p), 10.0, 0.5})) << "the slowest rank's time per candidate";
+
+    solver->step(2);
+    const std::string mine = solver->net().layer_by_name("conv1")->save_state();
+    ASSERT_FALSE(mine.empty());
+    std::vector<char> root(mine.begin(), mine.end());
+    int n = static_cast<int>(root.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    root.resize(static_cast<std::size_t>(n));
+    MPI_Bcast(root.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
+    EXPECT_EQ(mine, std::string(root.begin(), root.end())) << "rank " << rank;
+    EXPECT_NO_THROW(dp.verify_weights("weights after training"));
+  }
+  EXPECT_FALSE(tuning_agreement());
 }
 
 TEST_F(DataParallelTest, TopKCompressionConverges) {

@@ -5,7 +5,8 @@
 // dnn's candidates and the minibatch-level BatchConv ("batch", batch_conv.hpp) once
 // per shape and direction on the first forward and keeps the fastest
 // (TAIHU_CAFFE_CONV_TUNE=0: dnn's own automatic choice; TAIHU_VERBOSE=1 logs the
-// measurements). The choice is saved in snapshots so resuming repeats it.
+// measurements). The choice is saved in snapshots so resuming repeats it. Data-parallel
+// ranks pick on the slowest rank's times (tuning_agreement.hpp), so they all agree.
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "layers/builtin_layers.hpp"
 #include "taihu/caffe/data_shard.hpp"
 #include "taihu/caffe/filler.hpp"
+#include "taihu/caffe/tuning_agreement.hpp"
 #include "taihu/arch/log.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/dnn/conv.hpp"
@@ -166,11 +168,11 @@ class ConvolutionLayer : public Layer {
   }
 
  private:
-  static bool tuning_enabled() {
-    // Data-parallel ranks (sharded training data) must compute alike: timing could pick
-    // different algorithms on different ranks, or in a resumed run, and the averaged
-    // gradients would then differ in their last bits. They use dnn's heuristic.
-    if (train_data_shard().count > 1) return false;
+  bool tuning_enabled() const {
+    // Data-parallel ranks (sharded training data) must compute alike, so they time
+    // candidates only where the ranks agree on the times: TRAIN nets under a tuning
+    // agreement. Elsewhere (TEST nets, which only rank 0 runs) they use dnn's heuristic.
+    if (train_data_shard().count > 1 && (phase() != proto::TRAIN || !tuning_agreement())) return false;
     const char* v = std::getenv("TAIHU_CAFFE_CONV_TUNE");
     return v == nullptr || std::string(v) != "0";
   }
@@ -229,6 +231,7 @@ class ConvolutionLayer : public Layer {
           best[i] = std::min(best[i], tuning_clock(threads) - t0);
         }
       }
+      if (train_data_shard().count > 1) tuning_agreement()(best);
       std::size_t win = 0;
       std::string report;
       for (std::size_t i = 0; i < cands.size(); ++i) {

@@ -10,6 +10,7 @@
 #include "taihu/arch/error.hpp"
 #include "taihu/caffe/data_shard.hpp"
 #include "taihu/caffe/log.hpp"
+#include "taihu/caffe/tuning_agreement.hpp"
 #include "taihu/comm/bucketer.hpp"
 #include "taihu/comm/nonblocking.hpp"
 #include "taihu/comm/parameters.hpp"
@@ -110,12 +111,18 @@ DataParallel::DataParallel(Solver& solver, MPI_Comm comm, DataParallelOptions op
                 ? "top-k " + std::to_string(options.compression.density)
                 : "threshold " + std::to_string(options.compression.threshold)) +
            "; parameters broadcast from rank 0");
+  // Layers that time candidate algorithms pick on the slowest rank's times: every rank
+  // then runs the same algorithms, and the averaged gradients match bit for bit.
+  set_tuning_agreement([c = comm_](std::span<double> seconds) {
+    MPI_Allreduce(MPI_IN_PLACE, seconds.data(), static_cast<int>(seconds.size()), MPI_DOUBLE, MPI_MAX, c);
+  });
   solver_.set_gradient_listener(this);
   solver_.set_root(rank_ == 0);
   solver_.set_before_snapshot([this](int iter) { verify_weights("weights at iteration " + std::to_string(iter)); });
 }
 
 DataParallel::~DataParallel() {
+  set_tuning_agreement({});
   solver_.set_gradient_listener(nullptr);
   solver_.set_before_snapshot({});
   solver_.set_root(true);

@@ -5,6 +5,10 @@
 //   anchor_<unit>         the anchor's rate
 // taihu and the anchor run interleaved inside the benchmark loop, so host noise hits
 // both alike; the reported iteration time is taihu's (register with ->UseManualTime()).
+// Each library's time is the median of its calls; TAIHU_BENCH_STAT=best takes each
+// one's fastest call instead, timed by the thread's CPU clock on 1-thread rows (time
+// the host gives to other tenants does not count): the same statistic as the measured
+// ceilings, which are best-of runs, so pct_peak compares like with like.
 #pragma once
 #include <benchmark/benchmark.h>
 

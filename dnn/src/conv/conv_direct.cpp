@@ -61,7 +61,33 @@ struct InputGeometry {
   index_t row_step = 0;           // input floats per output row
   index_t hp = 0, sw = 1, wq = 0; // padded copy: [hp][sw][wq] per channel
   std::vector<index_t> tap_off;   // per kernel tap (r, s)
+  // The forward kernel's tap order: taps sorted by offset within each kernel row and
+  // grouped into runs of consecutive offsets (a row at stride 1, a width phase of it
+  // at larger strides); fwd_tap[i] is the (r, s) tap at position i.
+  std::vector<index_t> fwd_tap, fwd_tap_off;
+  std::vector<std::int32_t> run_len;
 };
+
+void make_runs(const ConvDesc& d, InputGeometry& g) {
+  const index_t kw = d.kw;
+  for (index_t r = 0; r < d.kh; ++r) {
+    std::vector<index_t> row(static_cast<std::size_t>(kw));
+    for (index_t s = 0; s < kw; ++s) row[static_cast<std::size_t>(s)] = r * kw + s;
+    std::stable_sort(row.begin(), row.end(), [&](index_t a, index_t b) {
+      return g.tap_off[static_cast<std::size_t>(a)] < g.tap_off[static_cast<std::size_t>(b)];
+    });
+    for (const index_t t : row) {
+      const index_t off = g.tap_off[static_cast<std::size_t>(t)];
+      if (!g.fwd_tap_off.empty() && g.fwd_tap_off.back() + 1 == off && !g.run_len.empty() &&
+          static_cast<index_t>(g.fwd_tap.size()) > r * kw)
+        ++g.run_len.back();
+      else
+        g.run_len.push_back(1);
+      g.fwd_tap.push_back(t);
+      g.fwd_tap_off.push_back(off);
+    }
+  }
+}
 
 InputGeometry make_geometry(const ConvDesc& d) {
   InputGeometry g;
@@ -70,6 +96,7 @@ InputGeometry make_geometry(const ConvDesc& d) {
     g.ow = d.h * d.w;
     g.chan_stride = d.h * d.w;
     g.tap_off = {0};
+    make_runs(d, g);
     return g;
   }
   g.oh = d.out_h();
@@ -85,6 +112,7 @@ InputGeometry make_geometry(const ConvDesc& d) {
       const index_t col = s * d.dil_w;
       g.tap_off.push_back(r * d.dil_h * row + (col % g.sw) * g.wq + col / g.sw);
     }
+  make_runs(d, g);
   return g;
 }
 
@@ -174,8 +202,10 @@ class Direct final : public ConvAlgorithm {
           a.x = xitem + c0 * cstride;
           a.channels = std::min(cblock_, cg_ - c0);
           a.chan_stride = cstride;
-          a.tap_off = geo_.tap_off.data();
+          a.tap_off = geo_.fwd_tap_off.data();
           a.taps = taps_;
+          a.run_len = geo_.run_len.data();
+          a.runs = static_cast<int>(geo_.run_len.size());
           a.y_kstride = plane;
           a.w_kblock = cg_ * taps_ * kFwdRows;
           a.y_kblock = kFwdRows * plane;
@@ -295,7 +325,7 @@ class Direct final : public ConvAlgorithm {
     }
   }
 
-  // [group][4-channel block][channel][tap][4], zero rows past kg.
+  // [group][4-channel block][channel][tap in fwd_tap order][4], zero rows past kg.
   void pack_weights(const float* w) {
     const index_t kblocks = ceil_div(kg_, kFwdRows);
     wpack_.assign(static_cast<std::size_t>(d_.groups * kblocks * cg_ * taps_ * kFwdRows), 0.0f);
@@ -304,7 +334,8 @@ class Direct final : public ConvAlgorithm {
         for (index_t c = 0; c < cg_; ++c)
           for (index_t t = 0; t < taps_; ++t)
             wpack_[static_cast<std::size_t>((((g * kblocks + k / kFwdRows) * cg_ + c) * taps_ + t) * kFwdRows +
-                                            k % kFwdRows)] = w[((g * kg_ + k) * cg_ + c) * taps_ + t];
+                                            k % kFwdRows)] =
+                  w[((g * kg_ + k) * cg_ + c) * taps_ + geo_.fwd_tap[static_cast<std::size_t>(t)]];
   }
 
   void prepare_buffer() {

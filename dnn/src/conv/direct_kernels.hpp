@@ -5,7 +5,9 @@
 //     consecutive output pixels (slots may lie in different rows, so narrow images
 //     fill the tile too); the input window is read in place from the phase-split
 //     padded input (x + c*chan_stride + x_off[slot] + tap_off[t]), the weights are
-//     broadcast from the block packed once as [channel][tap][kDirectRows].
+//     broadcast from the block packed once as [channel][tap][kDirectRows]; the taps
+//     come in runs of consecutive input offsets (a kernel row, or one width phase of
+//     it), so the inner loop walks pointers instead of loading an offset per tap.
 //   backward-weights: a tile of up to 16 output channels (vectors of dY^T, the
 //     transposed output gradient) x up to 6 weight columns (channel, tap; the input
 //     broadcast straight from the padded copy), reduced over runs of pixels and added
@@ -26,8 +28,11 @@ struct DirectFwdArgs {
   const float* x;               // input at the first channel of the block
   std::int64_t channels;        // channels in this reduction block
   std::int64_t chan_stride;     // distance between input channels
-  const std::int64_t* tap_off;  // offset of each kernel tap (r, s) from a pixel's origin
+  const std::int64_t* tap_off;  // offset of each kernel tap from a pixel's origin, in the
+                                // packing's tap order
   std::int64_t taps;            // kh * kw
+  const std::int32_t* run_len;  // the taps as `runs` runs of consecutive offsets
+  int runs;                     // (tap_off[t + j] == tap_off[t] + j within a run)
   const float* w;               // packed [channels][taps][kDirectRows]
   const float* bias;            // kblocks * rows values added when !accumulate, or null
   float* y;                     // output at the first channel

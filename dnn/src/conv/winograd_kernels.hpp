@@ -1,4 +1,4 @@
-// Winograd F(2x2,3x3) and F(4x4,3x3) tile transforms (Lavin & Gray 2016), written once
+// Winograd F(2x2,3x3), F(4x4,3x3) and F(2x2,5x5) tile transforms (Lavin & Gray 2016), written once
 // over an 8-lane vector type V (one lane per channel of an nChw8c block) and
 // instantiated per ISA in winograd_kernels_<isa>.cpp with that file's V (an
 // anonymous-namespace type, so each instantiation is private to its file).
@@ -34,6 +34,7 @@ struct WinogradKernels {
 struct WinogradKernelSet {
   WinogradKernels f2x2;  // F(2x2,3x3), alpha = 4
   WinogradKernels f4x4;  // F(4x4,3x3), alpha = 6
+  WinogradKernels f2x2_5x5;  // F(2x2,5x5), alpha = 6
 };
 
 extern const WinogradKernelSet winograd_kernels_generic;
@@ -97,6 +98,32 @@ struct WinoF4 {
     s[3] = e4 + f8;
     s[4] = e4 - f8;
     s[5] = o[3];
+  }
+};
+
+// F(2,5) on F(4,3)'s points (0, 1, -1, 2, -2, inf): the same input transform B^T
+// (it depends only on the points), A^T = the first two rows of the Vandermonde matrix.
+struct WinoF2R5 {
+  static constexpr int m = 2, alpha = 6;
+  template <class V>
+  static void in(const V* d, V* t) {
+    WinoF4::in(d, t);
+  }
+  template <class V>
+  static void out(const V* s, V* o) {
+    const V p12 = s[1] + s[2], p34 = s[3] + s[4];
+    o[0] = s[0] + p12 + p34;
+    o[1] = (s[1] - s[2]) + (s[3] - s[4]) * 2.0f + s[5];
+  }
+  template <class V>
+  static void out_adjoint(const V* o, V* s) {
+    const V o2 = o[1] * 2.0f;
+    s[0] = o[0];
+    s[1] = o[0] + o[1];
+    s[2] = o[0] - o[1];
+    s[3] = o[0] + o2;
+    s[4] = o[0] - o2;
+    s[5] = o[1];
   }
 };
 
@@ -169,7 +196,8 @@ void wino_output_adjoint(const float* src, wino_index ntiles, float* dst,
 template <class V>
 constexpr WinogradKernelSet make_winograd_kernel_set() {
   return {{&wino_input<V, WinoF2>, &wino_output<V, WinoF2>, &wino_output_adjoint<V, WinoF2>},
-          {&wino_input<V, WinoF4>, &wino_output<V, WinoF4>, &wino_output_adjoint<V, WinoF4>}};
+          {&wino_input<V, WinoF4>, &wino_output<V, WinoF4>, &wino_output_adjoint<V, WinoF4>},
+          {&wino_input<V, WinoF2R5>, &wino_output<V, WinoF2R5>, &wino_output_adjoint<V, WinoF2R5>}};
 }
 
 }  // namespace taihu::dnn::conv

@@ -49,6 +49,10 @@ const char* const kProblems[] = {
     "mb1ic40ih17oc36kh3ph1",          // channels not multiples of 8
     "mb3ic19ih6oc21kh3ph1",           // several images, tiny planes
     "mb1ic64ih12oc32kh3ph1",          // deep reduction
+    "mb2ic16ih10oc12kh5ph2",          // 5x5 same (Winograd F(2x2,5x5))
+    "mb1ic20ih12oc10kh5",             // 5x5 unpadded, odd tiles (LeNet conv2-like)
+    "g2mb1ic16ih9oc8kh5ph1",          // 5x5 grouped, pad 1, odd output
+    "mb1ic9ih7oc5kh5ph4",             // 5x5 pad 4 (the largest Winograd takes)
 };
 
 class ConvAlgorithms : public ConvTest, public ::testing::WithParamInterface<const char*> {};

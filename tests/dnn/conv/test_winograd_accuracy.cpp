@@ -2,6 +2,7 @@
 // (uniform [-1, 1] inputs and weights), per tile size. Documented bounds (dnn/README.md):
 //   F(2x2,3x3): max relative error <= 3e-6   (forward, backward-data, backward-weights)
 //   F(4x4,3x3): max relative error <= 3e-5   (the target is 1e-4), L2 <= 5e-6
+//   F(2x2,5x5): max relative error <= 3e-5   (winograd_2x2 on 5x5 kernels, alpha = 6)
 // Measured (64 x 9 reduction, AVX2 and generic): F(2x2) 2.8e-7, F(4x4) 4.9e-6 (L2 1.7e-6),
 // explicit GEMM 4.3e-7.
 // relative = max |y - y_double| / max |y_double|. The explicit GEMM error on the same
@@ -37,12 +38,13 @@ Errors measure(const ConvDesc& d, ConvAlgo a) {
   e.fwd_max = max_rel_error(y, y_ref);
   e.fwd_l2 = l2_rel_error(y, y_ref);
   // backward-data: the forward of the transposed problem in double.
+  const index_t r_ = d.kh, taps = r_ * r_;  // square kernels
   ConvDesc t = d;
-  t.c = d.k, t.k = d.c, t.h = d.out_h(), t.w = d.out_w(), t.pad_h = 2 - d.pad_h, t.pad_w = 2 - d.pad_w;
+  t.c = d.k, t.k = d.c, t.h = d.out_h(), t.w = d.out_w(), t.pad_h = r_ - 1 - d.pad_h, t.pad_w = r_ - 1 - d.pad_w;
   std::vector<double> w_rot(w.size());
   for (index_t k = 0; k < d.k; ++k)
     for (index_t c = 0; c < d.c; ++c)
-      for (int p = 0; p < 9; ++p) w_rot[(c * d.k + k) * 9 + 8 - p] = w[(k * d.c + c) * 9 + p];
+      for (index_t p = 0; p < taps; ++p) w_rot[(c * d.k + k) * taps + taps - 1 - p] = w[(k * d.c + c) * taps + p];
   std::vector<float> dx(x_size(d));
   conv.backward_data(rf.data(), wf.data(), dx.data());
   e.bwd_data_max = max_rel_error(dx, conv_forward_double(t, r, w_rot, {}));
@@ -52,12 +54,12 @@ Errors measure(const ConvDesc& d, ConvAlgo a) {
   for (index_t n = 0; n < d.n; ++n)
     for (index_t k = 0; k < d.k; ++k)
       for (index_t c = 0; c < d.c; ++c)
-        for (index_t p = 0; p < 9; ++p)
+        for (index_t p = 0; p < taps; ++p)
           for (index_t oy = 0; oy < oh; ++oy)
             for (index_t ox = 0; ox < ow; ++ox) {
-              const index_t iy = oy - d.pad_h + p / 3, ix = ox - d.pad_w + p % 3;
+              const index_t iy = oy - d.pad_h + p / r_, ix = ox - d.pad_w + p % r_;
               if (iy < 0 || iy >= d.h || ix < 0 || ix >= d.w) continue;
-              dw_ref[(k * d.c + c) * 9 + p] +=
+              dw_ref[(k * d.c + c) * taps + p] +=
                   r[((n * d.k + k) * oh + oy) * ow + ox] * x[((n * d.c + c) * d.h + iy) * d.w + ix];
             }
   std::vector<float> dw(w.size());
@@ -85,6 +87,18 @@ TEST_F(WinogradAccuracy, ErrorBoundsPerTileSize) {
   EXPECT_LE(f4.bwd_weights_max, 3e-5);
   // The larger tile trades accuracy for arithmetic: it must not be more accurate than F(2x2).
   EXPECT_GE(f4.fwd_l2, f2.fwd_l2 * 0.5);
+}
+
+// F(2x2,5x5) on F(4x4,3x3)'s points: a 32 x 25 reduction, padded and unpadded.
+TEST_F(WinogradAccuracy, FiveByFiveErrorBound) {
+  for (const char* p : {"mb1ic32ih16oc24kh5ph2", "mb2ic32ih11oc16kh5"}) {
+    const ConvDesc d = ConvDesc::parse(p);
+    const Errors base = measure(d, ConvAlgo::explicit_gemm), f = measure(d, ConvAlgo::winograd_2x2);
+    EXPECT_LE(base.fwd_max, 1e-5) << p;
+    EXPECT_LE(f.fwd_max, 3e-5) << p;
+    EXPECT_LE(f.bwd_data_max, 3e-5) << p;
+    EXPECT_LE(f.bwd_weights_max, 3e-5) << p;
+  }
 }
 
 TEST_F(WinogradAccuracy, PaddingZeroAndTwo) {

@@ -131,22 +131,22 @@ double recursive_doubling(const Evaluator& ev, long long p, double n, double gam
   return t;
 }
 
-// Rabenseifner with halving distances descending (MPICH's order: d = p/2 first) or
-// ascending (taihu's order: heavy exchanges between neighbours).
-double rabenseifner(const Evaluator& ev, long long p, double n, double gamma, bool ascending,
-                    long long stride = 1, long long lanes = 1) {
+// Rabenseifner in MPICH's order (MPIR_Allreduce_intra_reduce_scatter_allgather: the
+// mask starts at 1): the reduce-scatter halves the vector while the distance doubles,
+// so the heaviest exchanges are between neighbouring ranks; the allgather mirrors it.
+double rabenseifner(const Evaluator& ev, long long p, double n, double gamma, long long stride = 1,
+                    long long lanes = 1) {
   if (p <= 1) return 0;
   const int q = floor_pow2(p);
   double t = stride == 1 ? fold(ev, p, n, gamma) : 0;
   std::vector<long long> ds;
   for (long long d = 1; d < q; d *= 2) ds.push_back(d);
-  if (!ascending) std::reverse(ds.begin(), ds.end());
   double bytes = n;
   for (long long d : ds) {  // reduce-scatter
     bytes /= 2;
     t += ev.step(Pattern::xor_distance, d, q, bytes, stride, lanes) + bytes * gamma;
   }
-  for (auto it = ds.rbegin(); it != ds.rend(); ++it) {  // allgather mirrors it
+  for (auto it = ds.rbegin(); it != ds.rend(); ++it) {  // allgather
     t += ev.step(Pattern::xor_distance, *it, q, bytes, stride, lanes);
     bytes *= 2;
   }
@@ -176,7 +176,7 @@ double predict_ranks(const System& system, SimAlgorithm algorithm, double bytes)
   switch (algorithm) {
     case SimAlgorithm::ring: return ring(Evaluator(system, false), p, bytes, system.gamma);
     case SimAlgorithm::recursive_doubling: return recursive_doubling(Evaluator(system, false), p, bytes, system.gamma);
-    case SimAlgorithm::rabenseifner: return rabenseifner(Evaluator(system, false), p, bytes, system.gamma, false);
+    case SimAlgorithm::rabenseifner: return rabenseifner(Evaluator(system, false), p, bytes, system.gamma);
     case SimAlgorithm::flat_default:
       // MPICH's fixed rule (Sunway's MPI derives from MPICH): recursive doubling up to
       // 2 KiB, Rabenseifner above.
@@ -186,7 +186,7 @@ double predict_ranks(const System& system, SimAlgorithm algorithm, double bytes)
       const Evaluator ev(system, true);
       return std::min({predict_ranks(system, SimAlgorithm::hierarchical, bytes), ring(ev, p, bytes, system.gamma),
                        recursive_doubling(ev, p, bytes, system.gamma),
-                       rabenseifner(ev, p, bytes, system.gamma, true)});
+                       rabenseifner(ev, p, bytes, system.gamma)});
     }
     case SimAlgorithm::hierarchical: {
       // Per tier, inner first: Rabenseifner reduce-scatter inside the tier's groups (all
@@ -202,7 +202,7 @@ double predict_ranks(const System& system, SimAlgorithm algorithm, double bytes)
         if (g >= remaining) break;
         // Reduce-scatter + allgather within groups of g (ranks stride apart): half of
         // a Rabenseifner allreduce each way; the lanes are the concurrent groups.
-        const double rs_ag = rabenseifner(ev, g, block, system.gamma, true, stride, stride);
+        const double rs_ag = rabenseifner(ev, g, block, system.gamma, stride, stride);
         t += rs_ag;
         block /= static_cast<double>(g);
         stride *= g;
@@ -210,7 +210,7 @@ double predict_ranks(const System& system, SimAlgorithm algorithm, double bytes)
       }
       if (remaining > 1) {
         // All nodes take part at the top: `stride` lanes of `remaining` ranks each.
-        const double flat_rab = rabenseifner(ev, remaining, block, system.gamma, true, stride, stride);
+        const double flat_rab = rabenseifner(ev, remaining, block, system.gamma, stride, stride);
         double flat_rd = 0;
         for (long long d = 1; d < floor_pow2(remaining); d *= 2)
           flat_rd += ev.step(Pattern::xor_distance, d, floor_pow2(remaining), block, stride, stride) + block * system.gamma;

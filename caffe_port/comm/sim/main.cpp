@@ -73,7 +73,7 @@ sim::System machine(int nodes, const std::string& path) {
   std::ifstream in(path);
   if (!in)
     throw taihu::Error("calibration cache '" + path +
-                       "' not found: run e.g. `TAIHU_COMM_PROBE=always mpirun -np 2 bench_comm --max-bytes 4` first");
+                       "' not found: run e.g. `TAIHU_COMM_PROBE=always mpirun -np 2 bench_allreduce --max-bytes 4` first");
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;

@@ -1,6 +1,6 @@
-// bench_comm: taihu::comm allreduce against MPI_Allreduce (the MPI library's own
+// bench_allreduce: taihu::comm allreduce against MPI_Allreduce (the MPI library's own
 // decision) in the same mpirun, float sum, sizes 4 B .. 64 MiB (powers of 4).
-//   mpirun -np 2 bench_comm [--max-bytes N] [--min-bytes N] [--algorithm NAME]
+//   mpirun -np 2 bench_allreduce [--max-bytes N] [--min-bytes N] [--algorithm NAME]
 //                           [--double] [--seconds S] [--csv FILE]
 // Each size runs rounds of (k taihu calls, k MPI calls) interleaved so host noise hits
 // both; a round's time is the slowest rank's; the median round is reported. Columns:
@@ -48,7 +48,7 @@ Args parse(int argc, char** argv) {
     else if (k == "--double") a.use_double = true;
     else if (k == "--seconds") a.seconds = std::stod(value());
     else if (k == "--csv") a.csv = value();
-    else throw taihu::Error("bench_comm: unknown argument '" + k + "' (--max-bytes --min-bytes --algorithm --double --seconds --csv)");
+    else throw taihu::Error("bench_allreduce: unknown argument '" + k + "' (--max-bytes --min-bytes --algorithm --double --seconds --csv)");
   }
   return a;
 }
@@ -81,7 +81,7 @@ Row measure(tc::Communicator& comm, const Args& a, std::size_t bytes) {
   comm.allreduce(in.data(), count, tc::Op::sum, a.algorithm);
   int bad = in == ref ? 0 : 1, any = 0;
   MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any) throw taihu::Error("bench_comm: taihu result differs from MPI_Allreduce at " + std::to_string(bytes) + " bytes");
+  if (any) throw taihu::Error("bench_allreduce: taihu result differs from MPI_Allreduce at " + std::to_string(bytes) + " bytes");
   // Calibrate k so a round takes ~ seconds/10 per side.
   auto run_taihu = [&](int k) {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
     tc::Communicator comm(MPI_COMM_WORLD);
     std::vector<Row> rows;
     if (rank == 0) {
-      std::printf("bench_comm: %d ranks, %s sum, taihu vs MPI_Allreduce (same run)\n", p, a.use_double ? "double" : "float");
+      std::printf("bench_allreduce: %d ranks, %s sum, taihu vs MPI_Allreduce (same run)\n", p, a.use_double ? "double" : "float");
       std::printf("%-22s %12s %12s %10s %10s %10s  %s\n", "benchmark", "taihu_us", "mpi_us", "vs_mpi", "algbw_GB/s",
                   "busbw_GB/s", "algorithm");
     }
@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
       std::rename(tmp.c_str(), a.csv.c_str());
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_comm (rank %d): %s\n", rank, e.what());
+    std::fprintf(stderr, "bench_allreduce (rank %d): %s\n", rank, e.what());
     rc = 1;
   }
   MPI_Finalize();

@@ -12,6 +12,11 @@
 //     weights are packed once ([group][4-channel block][channel][tap][4], cached under
 //     WeightsHint::unchanged) and the channel reduction is blocked so the packed
 //     block stays in L2; work items are (image, group, rows) chunks.
+//   forward, strided layers with <= 4 input channels per group (first layers):
+//     vectorised along output channels instead (tiles of 16 channels x 6 pixels of
+//     the plane, input broadcast from an unsplit padded copy so each kernel row is one
+//     unrolled run of kw taps, results transposed in registers to NCHW; full-vector
+//     stores except at a chunk's end: masked stores are slow on AMD).
 //   backward-weights: dW = dY X^T with dY transposed once per call (dY^T[pixel][k],
 //     vectors of 8 output channels) and the input broadcast from the padded copy
 //     (16 channels x 6 weight columns per tile), reduced over chunks of ~256 pixels
@@ -40,13 +45,22 @@ struct DirectKernels {
   DirectFwdKernel fwd;
   DirectBwdwKernel bwdw;
   TransposeKernel transpose;
+  DirectOcvKernel ocv;
 };
+
+// Input channels per group up to which strided forward passes vectorise along output
+// channels (strided first layers: the phase-split input cuts the pixel-vector tile's
+// taps into runs of 2-4, and it measured 0.70x oneDNN on ResNet-50 conv1 and AlexNet
+// conv1 against 0.80-0.90x for this path; at stride 1 (CIFAR-10 conv1, LeNet conv1)
+// the pixel-vector tile measured faster).
+constexpr index_t kOcvMaxChannels = 4;
 
 const DirectKernels& kernels() {
   static const arch::ImplementationList<DirectKernels> list(
       "direct conv kernels",
-      {{"avx2_4x24_16x6", arch::Isa::avx2, {&direct_fwd_avx2, &direct_bwdw_avx2, &transpose_avx2}},
-       {"generic", arch::Isa::generic, {&direct_fwd_generic, &direct_bwdw_generic, &transpose_generic}}});
+      {{"avx2_4x24_16x6", arch::Isa::avx2, {&direct_fwd_avx2, &direct_bwdw_avx2, &transpose_avx2, &direct_ocv_avx2}},
+       {"generic", arch::Isa::generic,
+        {&direct_fwd_generic, &direct_bwdw_generic, &transpose_generic, &direct_ocv_generic}}});
   return list.chosen().impl;
 }
 
@@ -89,9 +103,13 @@ void make_runs(const ConvDesc& d, InputGeometry& g) {
   }
 }
 
-InputGeometry make_geometry(const ConvDesc& d) {
+// split_phases: false keeps each padded row whole ([hp][wp]: output pixels are
+// stride_w floats apart; the few-channel forward broadcasts them, so every kernel row
+// is one run of kw taps).
+InputGeometry make_geometry(const ConvDesc& d, bool split_phases = true) {
   InputGeometry g;
-  g.in_place = d.kh == 1 && d.kw == 1 && d.stride_h == 1 && d.stride_w == 1 && d.pad_h == 0 && d.pad_w == 0;
+  g.in_place = d.kh == 1 && d.kw == 1 && d.stride_h == 1 && d.stride_w == 1 && d.pad_h == 0 && d.pad_w == 0 &&
+               split_phases;
   if (g.in_place) {
     g.ow = d.h * d.w;
     g.chan_stride = d.h * d.w;
@@ -101,7 +119,7 @@ InputGeometry make_geometry(const ConvDesc& d) {
   }
   g.oh = d.out_h();
   g.ow = d.out_w();
-  g.sw = d.stride_w;
+  g.sw = split_phases ? d.stride_w : 1;
   g.hp = d.h + 2 * d.pad_h;
   g.wq = ceil_div(d.w + 2 * d.pad_w, g.sw);
   const index_t row = g.sw * g.wq;
@@ -158,6 +176,10 @@ class Direct final : public ConvAlgorithm {
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
+    if (!geo_.in_place && cg_ <= kOcvMaxChannels && d_.stride_w > 1) {
+      forward_ocv(x, w, bias, y, hint);
+      return;
+    }
     if (hint == WeightsHint::changed || wpack_.empty()) pack_weights(w);
     const int nt = arch::threads_for_call();
     const DirectFwdKernel kernel = kernels().fwd;
@@ -310,6 +332,72 @@ class Direct final : public ConvAlgorithm {
   }
 
  private:
+  // Few input channels: tiles of 16 output channels x 6 pixels of one row, vectorised
+  // along the output channels (DirectOcvArgs); work items are (image, group, row).
+  void forward_ocv(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) {
+    if (geo_ocv_.run_len.empty()) geo_ocv_ = make_geometry(d_, false);
+    const InputGeometry& gq = geo_ocv_;
+    const index_t kb8 = ceil_div(kg_, 8), wblock = cg_ * taps_ * 8;
+    if (hint == WeightsHint::changed || wocv_.empty()) {
+      // [group][8-channel block][channel][tap in fwd_tap order][8], zero rows past kg.
+      wocv_.assign(static_cast<std::size_t>(d_.groups * kb8 * wblock), 0.0f);
+      for (index_t g = 0; g < d_.groups; ++g)
+        for (index_t k = 0; k < kg_; ++k)
+          for (index_t c = 0; c < cg_; ++c)
+            for (index_t t = 0; t < taps_; ++t)
+              wocv_[static_cast<std::size_t>((g * kb8 + k / 8) * wblock + (c * taps_ + t) * 8 + k % 8)] =
+                  w[((g * kg_ + k) * cg_ + c) * taps_ + gq.fwd_tap[static_cast<std::size_t>(t)]];
+    }
+    const int nt = arch::threads_for_call();
+    const DirectOcvKernel kernel = kernels().ocv;
+    const index_t plane = gq.oh * gq.ow;
+    // Work items: (image, group, run of the plane's pixels); tiles of 6 consecutive
+    // pixels of the plane (spanning rows: no idle lanes at row ends).
+    index_t chunk = 16 * kOcvPixels;
+    while (chunk > kOcvPixels && d_.n * d_.groups * ceil_div(plane, chunk) < 8 * nt) chunk -= kOcvPixels;
+    const index_t chunks = ceil_div(plane, chunk), items = d_.n * d_.groups * chunks;
+    prepare_buffer(gq, xocv_);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+      const float* xin = fill_input(x, gq, xocv_);
+      DirectOcvArgs a{};
+      a.channels = cg_;
+      a.chan_stride = gq.chan_stride;
+      a.tap_off = gq.fwd_tap_off.data();
+      a.taps = taps_;
+      a.run_len = gq.run_len.data();
+      a.runs = static_cast<int>(gq.run_len.size());
+      a.w_block = wblock;
+      // Every run a whole kernel row of kw taps (dilation 1): the kernel's unrolled form.
+      a.run_const = d_.dil_w == 1 && static_cast<index_t>(gq.run_len.size()) == d_.kh ? static_cast<int>(d_.kw) : 0;
+      a.y_kstride = plane;
+#pragma omp for schedule(dynamic, 1)
+      for (index_t it = 0; it < items; ++it) {
+        const index_t ch = it % chunks, ng = it / chunks, g = ng % d_.groups, n = ng / d_.groups;
+        const index_t p0 = ch * chunk, p1 = std::min(plane, p0 + chunk);
+        a.x = xin + (n * d_.c + g * cg_) * gq.chan_stride;
+        for (index_t kb = 0; kb < kb8; kb += 2) {
+          a.nb = static_cast<int>(std::min<index_t>(2, kb8 - kb));
+          a.rows_last = static_cast<int>(std::min<index_t>(8, kg_ - 8 * (kb + a.nb - 1)));
+          a.w = wocv_.data() + (g * kb8 + kb) * wblock;
+          a.bias = bias ? bias + g * kg_ + 8 * kb : nullptr;
+          float* yplane = y + (n * d_.k + g * kg_ + 8 * kb) * plane;
+          index_t oy = p0 / gq.ow, ox = p0 % gq.ow;  // the next pixel's position
+          for (index_t px = p0; px < p1; px += kOcvPixels) {
+            a.np = static_cast<int>(std::min<index_t>(kOcvPixels, p1 - px));
+            for (int p = 0; p < a.np; ++p) {
+              a.x_off[p] = oy * gq.row_step + ox * d_.stride_w;
+              if (++ox == gq.ow) ox = 0, ++oy;
+            }
+            a.y = yplane + px;
+            a.exact = px + 8 > p1;  // the chunk's last tiles: the next floats are not ours
+            kernel(a);
+          }
+        }
+      }
+    }
+  }
+
   // Pixels [p0, p1) of every channel of one group's planes (x_group, in place) to
   // [tile][channel][kTilePixels], zero past p1.
   void pack_pixels(const float* x_group, index_t p0, index_t p1, float* pk) const {
@@ -338,34 +426,36 @@ class Direct final : public ConvAlgorithm {
                   w[((g * kg_ + k) * cg_ + c) * taps_ + geo_.fwd_tap[static_cast<std::size_t>(t)]];
   }
 
-  void prepare_buffer() {
-    if (geo_.in_place) return;
+  void prepare_buffer() { prepare_buffer(geo_, xbuf_); }
+  void prepare_buffer(const InputGeometry& g, arch::AlignedBuffer<float>& buf) const {
+    if (g.in_place) return;
     // Slack after the last plane: a partial slot's unused lanes read (never store)
     // up to a slot past the end of a row.
-    const auto need = static_cast<std::size_t>(d_.n * d_.c * geo_.chan_stride + geo_.row_step + 64);
-    if (xbuf_.size() < need) {
-      xbuf_ = arch::AlignedBuffer<float>(need);
-      std::fill(xbuf_.data(), xbuf_.data() + need, 0.0f);
+    const auto need = static_cast<std::size_t>(d_.n * d_.c * g.chan_stride + g.row_step + 64);
+    if (buf.size() < need) {
+      buf = arch::AlignedBuffer<float>(need);
+      std::fill(buf.data(), buf.data() + need, 0.0f);
     }
   }
 
   // Inside the parallel region: the kernels' view of x (the padded copy is filled by
   // all threads; the omp for's barrier publishes it).
-  const float* fill_input(const float* x) {
-    if (geo_.in_place) return x;
+  const float* fill_input(const float* x) { return fill_input(x, geo_, xbuf_); }
+  const float* fill_input(const float* x, const InputGeometry& g, arch::AlignedBuffer<float>& buf) const {
+    if (g.in_place) return x;
 #pragma omp for schedule(dynamic, 4)
     for (index_t p = 0; p < d_.n * d_.c; ++p)
-      fill_plane(d_, geo_, x + p * d_.h * d_.w, xbuf_.data() + p * geo_.chan_stride);
-    return xbuf_.data();
+      fill_plane(d_, g, x + p * d_.h * d_.w, buf.data() + p * g.chan_stride);
+    return buf.data();
   }
 
   ConvDesc d_;
   index_t kg_, cg_, taps_, cblock_ = 1, spr_ = 1;
 
-  InputGeometry geo_;
-  std::vector<float> wpack_;
+  InputGeometry geo_, geo_ocv_;
+  std::vector<float> wpack_, wocv_;
   std::vector<index_t> col_off_;
-  arch::AlignedBuffer<float> xbuf_, pack_, dyt_;
+  arch::AlignedBuffer<float> xbuf_, xocv_, pack_, dyt_;
   TransposedBackwardData bwd_data_;
 };
 

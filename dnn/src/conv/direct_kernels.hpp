@@ -65,14 +65,51 @@ struct DirectBwdwArgs {
 };
 
 // dst[p * ldd + k] = src[k * lds + p] for k < rows, p < cols (dY^T for backward-weights).
+// Forward for few input channels (first layers: RGB, grey), vectorised along output
+// channels instead: a tile of nb (1..2) blocks of 8 output channels x np (1..6)
+// consecutive output pixels of a plane (they may span rows, so no lane is idle); per tap nb weight vectors (packed
+// [block][channel][tap][8]) and np input broadcasts feed nb*np FMAs (2 loads per 12
+// FMAs less than the pixel-vector tile needs), then each block's 8 x np results are
+// transposed in registers and stored to the NCHW rows (+ bias). The whole channel
+// reduction runs in one call.
+constexpr int kOcvPixels = 6;
+
+struct DirectOcvArgs {
+  const float* x;               // input at channel 0 (pixel p's window at x + x_off[p])
+  std::int64_t channels;        // all of the group's input channels
+  std::int64_t chan_stride;
+  const std::int64_t* tap_off;  // as DirectFwdArgs (runs of consecutive offsets)
+  std::int64_t taps;
+  const std::int32_t* run_len;
+  int runs;
+  const float* w;               // packed [block][channel][tap][8] at the first block
+  std::int64_t w_block;         // distance between blocks' weights (channels * taps * 8)
+  const float* bias;            // at the first output channel, or null
+  float* y;                     // output at (first channel, first pixel); the np
+                                // pixels are consecutive floats of each channel plane
+  std::int64_t y_kstride;       // distance between output channels
+  int nb;                       // 8-channel blocks, 1..2
+  int rows_last;                // valid channels of the last block, 1..8
+  int np;                       // pixels, 1..kOcvPixels
+  std::int64_t x_off[kOcvPixels];  // per pixel: its window origin (from x)
+  int run_const;                // every run is this long (the kernel unrolls it), or 0
+  bool exact;                   // store exactly np pixels per channel; otherwise the
+                                // 8 - np floats after them may be overwritten (a later
+                                // tile of the same row rewrites them): full-vector stores,
+                                // since masked stores are slow on AMD
+};
+
 using TransposeKernel = void (*)(const float* src, std::int64_t lds, std::int64_t rows, std::int64_t cols,
                                  float* dst, std::int64_t ldd);
 
 using DirectFwdKernel = void (*)(const DirectFwdArgs&);
 using DirectBwdwKernel = void (*)(const DirectBwdwArgs&);
+using DirectOcvKernel = void (*)(const DirectOcvArgs&);
 
 void direct_fwd_generic(const DirectFwdArgs& a);
 void direct_fwd_avx2(const DirectFwdArgs& a);
+void direct_ocv_generic(const DirectOcvArgs& a);
+void direct_ocv_avx2(const DirectOcvArgs& a);
 void direct_bwdw_generic(const DirectBwdwArgs& a);
 void direct_bwdw_avx2(const DirectBwdwArgs& a);
 void transpose_generic(const float* src, std::int64_t lds, std::int64_t rows, std::int64_t cols, float* dst,

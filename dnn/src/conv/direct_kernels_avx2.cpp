@@ -9,6 +9,7 @@
 #include <immintrin.h>
 
 #include <array>
+#include <cstring>
 
 #include "direct_kernels.hpp"
 
@@ -143,6 +144,112 @@ void bwdw_tile(const DirectBwdwArgs& a) {
     for (int j = 0; j < NT; ++j) a.dw[m * a.dw_kstride + j] += out[j][m];
 }
 
+// 8x8 transpose: r[i] lane j -> out[j] lane i.
+inline __attribute__((always_inline)) void transpose8(__m256 r[8]) {
+  __m256 t[8];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  // r[i] (i < 4): columns i and i+4 of rows 0-3; r[4+i]: the same of rows 4-7.
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    const __m256 a = r[i], b = r[4 + i];
+    t[i] = _mm256_permute2f128_ps(a, b, 0x20);
+    t[i + 4] = _mm256_permute2f128_ps(a, b, 0x31);
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) r[i] = t[i];
+}
+
+// NB blocks of 8 output channels x NP pixels (see DirectOcvArgs); KW > 0: every run
+// is KW taps long (unrolled, the broadcasts at constant offsets), 0: any runs.
+template <int NB, int NP, int KW>
+void ocv_tile(const DirectOcvArgs& a) {
+  __m256 acc[NB][NP];
+#pragma GCC unroll 2
+  for (int b = 0; b < NB; ++b)
+#pragma GCC unroll 6
+    for (int p = 0; p < NP; ++p) acc[b][p] = _mm256_setzero_ps();
+  const std::int64_t taps = a.taps;
+  auto tap = [&](const float* const* px, const float* wt, int j) __attribute__((always_inline)) {
+    __m256 wv[NB];
+#pragma GCC unroll 2
+    for (int b = 0; b < NB; ++b) wv[b] = _mm256_loadu_ps(wt + b * a.w_block);
+#pragma GCC unroll 6
+    for (int p = 0; p < NP; ++p) {
+      const __m256 xb = _mm256_broadcast_ss(px[p] + j);
+#pragma GCC unroll 2
+      for (int b = 0; b < NB; ++b) acc[b][p] = _mm256_fmadd_ps(wv[b], xb, acc[b][p]);
+    }
+  };
+  for (std::int64_t c = 0; c < a.channels; ++c) {
+    const float* wt = a.w + c * taps * 8;
+    const float* xc = a.x + c * a.chan_stride;
+    std::int64_t t = 0;
+    for (int r = 0; r < a.runs; ++r) {
+      const float* px[NP];
+#pragma GCC unroll 6
+      for (int p = 0; p < NP; ++p) px[p] = xc + a.tap_off[t] + a.x_off[p];
+      if constexpr (KW > 0) {
+#pragma GCC unroll 16
+        for (int j = 0; j < KW; ++j) tap(px, wt + j * 8, j);
+        wt += KW * 8;
+        t += KW;
+      } else {
+        const int len = a.run_len[r];
+        for (int j = 0; j < len; ++j, wt += 8) tap(px, wt, j);
+        t += len;
+      }
+    }
+  }
+#pragma GCC unroll 2
+  for (int b = 0; b < NB; ++b) {
+    __m256 r[8];
+#pragma GCC unroll 8
+    for (int p = 0; p < 8; ++p) r[p] = p < NP ? acc[b][p] : _mm256_setzero_ps();
+    transpose8(r);
+    const int rows = b == NB - 1 ? a.rows_last : 8;
+    for (int m = 0; m < rows; ++m) {
+      __m256 v = r[m];
+      if (a.bias) v = _mm256_add_ps(v, _mm256_set1_ps(a.bias[8 * b + m]));
+      float* yr = a.y + (8 * b + m) * a.y_kstride;
+      if (!a.exact) {
+        _mm256_storeu_ps(yr, v);
+      } else {
+        alignas(32) float buf[8];
+        _mm256_store_ps(buf, v);
+        std::memcpy(yr, buf, sizeof(float) * NP);
+      }
+    }
+  }
+}
+
+using OcvFn = void (*)(const DirectOcvArgs&);
+template <int NB, int KW>
+constexpr std::array<OcvFn, kOcvPixels> ocv_row() {
+  return {&ocv_tile<NB, 1, KW>, &ocv_tile<NB, 2, KW>, &ocv_tile<NB, 3, KW>,
+          &ocv_tile<NB, 4, KW>, &ocv_tile<NB, 5, KW>, &ocv_tile<NB, 6, KW>};
+}
+// Unrolled run lengths (the first layers' kernel widths), then any.
+constexpr int kOcvWidths[] = {3, 5, 7, 11, 0};
+// [width index][blocks-1][pixels-1]
+constexpr std::array<std::array<std::array<OcvFn, kOcvPixels>, 2>, 5> kOcv = {{
+    {{ocv_row<1, 3>(), ocv_row<2, 3>()}},
+    {{ocv_row<1, 5>(), ocv_row<2, 5>()}},
+    {{ocv_row<1, 7>(), ocv_row<2, 7>()}},
+    {{ocv_row<1, 11>(), ocv_row<2, 11>()}},
+    {{ocv_row<1, 0>(), ocv_row<2, 0>()}},
+}};
+
 using FwdFn = void (*)(const DirectFwdArgs&);
 using BwdwFn = void (*)(const DirectBwdwArgs&);
 
@@ -197,6 +304,12 @@ void transpose_avx2(const float* src, std::int64_t lds, std::int64_t rows, std::
   // Edges.
   for (std::int64_t k = 0; k < rows; ++k)
     for (std::int64_t p = (k < rows8 ? cols8 : 0); p < cols; ++p) dst[p * ldd + k] = src[k * lds + p];
+}
+
+void direct_ocv_avx2(const DirectOcvArgs& a) {
+  std::size_t wi = 0;
+  while (kOcvWidths[wi] != 0 && kOcvWidths[wi] != a.run_const) ++wi;
+  kOcv[wi][static_cast<std::size_t>(a.nb - 1)][static_cast<std::size_t>(a.np - 1)](a);
 }
 
 void direct_bwdw_avx2(const DirectBwdwArgs& a) { kBwdw[(a.channels + 7) / 8 - 1][a.cols - 1](a); }

@@ -29,6 +29,25 @@ void direct_fwd_generic(const DirectFwdArgs& a) {
   }
 }
 
+void direct_ocv_generic(const DirectOcvArgs& a) {
+  for (int b = 0; b < a.nb; ++b) {
+    const int rows = b == a.nb - 1 ? a.rows_last : 8;
+    float acc[8][kOcvPixels] = {};
+    for (std::int64_t c = 0; c < a.channels; ++c)
+      for (std::int64_t t = 0; t < a.taps; ++t) {
+        const float* ws = a.w + b * a.w_block + (c * a.taps + t) * 8;
+        const float* xs = a.x + c * a.chan_stride + a.tap_off[t];
+        for (int m = 0; m < rows; ++m)
+          for (int p = 0; p < a.np; ++p) acc[m][p] += ws[m] * xs[a.x_off[p]];
+      }
+    for (int m = 0; m < rows; ++m) {
+      const float bias = a.bias ? a.bias[8 * b + m] : 0.0f;
+      float* yr = a.y + (8 * b + m) * a.y_kstride;
+      for (int p = 0; p < a.np; ++p) yr[p] = acc[m][p] + bias;
+    }
+  }
+}
+
 void direct_bwdw_generic(const DirectBwdwArgs& a) {
   double acc[16][6] = {};
   for (std::int64_t img = 0; img < a.images; ++img)

@@ -53,6 +53,8 @@ const char* const kProblems[] = {
     "mb1ic20ih12oc10kh5",             // 5x5 unpadded, odd tiles (LeNet conv2-like)
     "g2mb1ic16ih9oc8kh5ph1",          // 5x5 grouped, pad 1, odd output
     "mb1ic9ih7oc5kh5ph4",             // 5x5 pad 4 (the largest Winograd takes)
+    "mb1ic3ih31oc10kh11sh4",          // AlexNet conv1-like: output-channel-vector direct path
+    "mb1ic2ih15oc9kh3sh2dh1ph2",      // strided, dilated, few channels (any-run kernel)
 };
 
 class ConvAlgorithms : public ConvTest, public ::testing::WithParamInterface<const char*> {};

@@ -78,6 +78,7 @@ class Winograd final : public ConvAlgorithm {
         cgp_(cbg_ * B), kgp_(kbg_ * B), oh_(d.out_h()), ow_(d.out_w()), th_((oh_ + m - 1) / m),
         tw_((ow_ + m - 1) / m), hp_(th_ * m + r_ - 1), wp_(tw_ * m + r_ - 1),
         kernels_(m == 4 ? kernel_set().f4x4 : r_ == 5 ? kernel_set().f2x2_5x5 : kernel_set().f2x2),
+        scatter_(kernel_set().scatter_row),
         bwd_data_(d, self) {
     const index_t tiles_img = th_ * tw_;
     const index_t per_tile = a2_ * (cgp_ + kgp_) * 4;
@@ -331,21 +332,13 @@ class Winograd final : public ConvAlgorithm {
     for (const Run& r : sc.runs)
       for (index_t kb = 0; kb < kbg_; ++kb) {
         kernels_.output(sc.m.data() + r.first * kgp_ + kb * B, kgp_, cnt * kgp_, r.count, tmp);
-        const index_t img = n0 + r.image, oy0 = r.ty * m_;
-        const index_t rows = std::min<index_t>(m_, oh_ - oy0);
-        for (index_t l = 0; l < B; ++l) {
-          const index_t k = kb * B + l;
-          if (k >= kg_) break;
-          const float b = bias ? bias[g * kg_ + k] : 0.0f;
-          float* plane = y + (img * d_.k + g * kg_ + k) * oh_ * ow_;
-          for (index_t t = 0; t < r.count; ++t) {
-            const index_t ox0 = (r.tx + t) * m_;
-            const index_t cols = std::min<index_t>(m_, ow_ - ox0);
-            const float* tt = tmp + t * m_ * m_ * B + l;
-            for (index_t i = 0; i < rows; ++i)
-              for (index_t j = 0; j < cols; ++j) plane[(oy0 + i) * ow_ + ox0 + j] = tt[(i * m_ + j) * B] + b;
-          }
-        }
+        const index_t img = n0 + r.image, oy0 = r.ty * m_, ox0 = r.tx * m_;
+        const index_t rows = std::min<index_t>(m_, oh_ - oy0), pixels = std::min(r.count * m_, ow_ - ox0);
+        const int lanes = static_cast<int>(std::min(B, kg_ - kb * B));
+        float* plane = y + (img * d_.k + g * kg_ + kb * B) * oh_ * ow_ + oy0 * ow_ + ox0;
+        for (index_t i = 0; i < rows; ++i)
+          scatter_(tmp, m_, static_cast<int>(i), pixels, lanes, bias ? bias + g * kg_ + kb * B : nullptr,
+                   plane + i * ow_, oh_ * ow_);
       }
   }
 
@@ -378,6 +371,7 @@ class Winograd final : public ConvAlgorithm {
   index_t a2_, kg_, cg_, cbg_, kbg_, cgp_, kgp_, oh_, ow_, th_, tw_, hp_, wp_;
   index_t tblock_ = 1, chunk_ = 1;
   WinogradKernels kernels_;
+  WinoScatterRow scatter_;
   std::vector<float> u_, du_, partial_;
   std::vector<gemm::PackedA<float>> packed_u_;
   arch::AlignedBuffer<float> xp_;

@@ -31,7 +31,23 @@ struct WinogradKernels {
                          wino_index dst_tile_stride, wino_index xi_stride);
 };
 
+// One output row of a run of m x m result tiles (tmp[t][i][j][8], t < ceil(pixels/m))
+// into NCHW: dst[l * plane_stride + q] = tmp[((q / m) * m * m + i * m + q % m) * 8 + l]
+// (+ bias[l]) for q < pixels and lanes l < lanes (bias may be null).
+using WinoScatterRow = void (*)(const float* tmp, int m, int i, wino_index pixels, int lanes, const float* bias,
+                                float* dst, wino_index plane_stride);
+
+inline void wino_scatter_row_scalar(const float* tmp, int m, int i, wino_index pixels, int lanes, const float* bias,
+                                    float* dst, wino_index plane_stride) {
+  for (int l = 0; l < lanes; ++l) {
+    const float b = bias ? bias[l] : 0.0f;
+    float* row = dst + l * plane_stride;
+    for (wino_index q = 0; q < pixels; ++q) row[q] = tmp[((q / m) * m * m + i * m + q % m) * 8 + l] + b;
+  }
+}
+
 struct WinogradKernelSet {
+  WinoScatterRow scatter_row;
   WinogradKernels f2x2;  // F(2x2,3x3), alpha = 4
   WinogradKernels f4x4;  // F(4x4,3x3), alpha = 6
   WinogradKernels f2x2_5x5;  // F(2x2,5x5), alpha = 6
@@ -194,8 +210,9 @@ void wino_output_adjoint(const float* src, wino_index ntiles, float* dst,
 }
 
 template <class V>
-constexpr WinogradKernelSet make_winograd_kernel_set() {
-  return {{&wino_input<V, WinoF2>, &wino_output<V, WinoF2>, &wino_output_adjoint<V, WinoF2>},
+constexpr WinogradKernelSet make_winograd_kernel_set(WinoScatterRow scatter_row) {
+  return {scatter_row,
+          {&wino_input<V, WinoF2>, &wino_output<V, WinoF2>, &wino_output_adjoint<V, WinoF2>},
           {&wino_input<V, WinoF4>, &wino_output<V, WinoF4>, &wino_output_adjoint<V, WinoF4>},
           {&wino_input<V, WinoF2R5>, &wino_output<V, WinoF2R5>, &wino_output_adjoint<V, WinoF2R5>}};
 }

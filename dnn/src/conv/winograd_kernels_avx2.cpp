@@ -14,8 +14,46 @@ struct V8 {
   friend V8 operator-(V8 a, V8 b) { return {_mm256_sub_ps(a.v, b.v)}; }
   friend V8 operator*(V8 a, float s) { return {_mm256_mul_ps(a.v, _mm256_set1_ps(s))}; }
 };
+// 8 output pixels x 8 channels per step: 8 vector loads from the tiles, an 8x8
+// transpose, 8 row stores (the scalar scatter cost as much as the tile transforms on
+// small layers); the remainder scalar.
+void scatter_row_avx2(const float* tmp, int m, int i, wino_index pixels, int lanes, const float* bias, float* dst,
+                      wino_index plane_stride) {
+  const wino_index full = pixels / 8 * 8;
+  alignas(32) float bias8[8] = {};
+  if (bias)
+    for (int l = 0; l < lanes; ++l) bias8[l] = bias[l];
+  const __m256 vb = _mm256_load_ps(bias8);
+  for (wino_index q0 = 0; q0 < full; q0 += 8) {
+    __m256 r[8], t[8];
+    for (int u = 0; u < 8; ++u) {
+      const wino_index q = q0 + u;
+      r[u] = _mm256_add_ps(_mm256_loadu_ps(tmp + ((q / m) * m * m + i * m + q % m) * 8), vb);
+    }
+    for (int u = 0; u < 8; u += 2) {
+      t[u] = _mm256_unpacklo_ps(r[u], r[u + 1]);
+      t[u + 1] = _mm256_unpackhi_ps(r[u], r[u + 1]);
+    }
+    for (int u = 0; u < 8; u += 4) {
+      r[u] = _mm256_shuffle_ps(t[u], t[u + 2], 0x44);
+      r[u + 1] = _mm256_shuffle_ps(t[u], t[u + 2], 0xEE);
+      r[u + 2] = _mm256_shuffle_ps(t[u + 1], t[u + 3], 0x44);
+      r[u + 3] = _mm256_shuffle_ps(t[u + 1], t[u + 3], 0xEE);
+    }
+    for (int u = 0; u < 4; ++u) {
+      t[u] = _mm256_permute2f128_ps(r[u], r[4 + u], 0x20);
+      t[u + 4] = _mm256_permute2f128_ps(r[u], r[4 + u], 0x31);
+    }
+    for (int l = 0; l < lanes; ++l) _mm256_storeu_ps(dst + l * plane_stride + q0, t[l]);
+  }
+  if (full < pixels) {
+    const wino_index rest = pixels - full;
+    const float* tail = tmp + (full / m) * m * m * 8;  // full is a multiple of m (m divides 8)
+    wino_scatter_row_scalar(tail, m, i, rest, lanes, bias, dst + full, plane_stride);
+  }
+}
 }  // namespace
 
-const WinogradKernelSet winograd_kernels_avx2 = make_winograd_kernel_set<V8>();
+const WinogradKernelSet winograd_kernels_avx2 = make_winograd_kernel_set<V8>(&scatter_row_avx2);
 
 }  // namespace taihu::dnn::conv

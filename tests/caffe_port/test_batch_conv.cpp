@@ -1,7 +1,8 @@
 // BatchConv (caffe_port/src/layers/batch_conv.hpp), the Convolution layer's
 // minibatch path: forward, backward-data and backward-weights against dnn's
 // reference convolution (naive loops in double), over strides, padding, dilation,
-// groups, 1x1 kernels and ragged chunks, at 1 and 2 threads; backward-weights must
+// groups, 1x1 kernels, ragged chunks and the implicit (no im2col) backward-weights
+// shapes, at 1 and 2 threads; backward-weights must
 // accumulate into the existing gradients as Caffe's layers do.
 #include <gtest/gtest.h>
 
@@ -44,7 +45,12 @@ TEST(CaffeBatchConv, MatchesReferenceInAllDirections) {
   const char* problems[] = {"mb5ic1ih12oc4oh8kh5",          "mb7ic6ih9oc5oh9kh3ph1",
                             "mb3ic4ih11oc6oh5kh3sh2",       "mb4ic6ih10oc4oh8kh3ph1dh1g2",
                             "mb3ic8ih6oc5oh6kh1",           "mb2ic3ih7iw9oc4oh4ow4kh3kw2sh2sw3ph1pw2",
-                            "mb9ic2ih4oc3oh4kh3ph1"};  // 9 images: ragged backward-weights chunks
+                            "mb9ic2ih4oc3oh4kh3ph1",  // 9 images: ragged backward-weights chunks
+                            // Implicit backward-weights (output width % 8 == 0, stride 1, no pad):
+                            // channel and tap remainders, two pixel vectors per row, and 21
+                            // images of 64 pixels (a block of 16 and a ragged one).
+                            "mb5ic3ih12oc6oh8kh5", "mb3ic2ih10oc7oh8kh3", "mb2ic1ih20oc5oh16kh5",
+                            "mb21ic4ih12oc9oh8kh5"};
   std::mt19937 rng(7);
   for (int threads : {1, 2}) {
     ThreadCount tc(threads);

@@ -66,6 +66,18 @@ BatchConv::BatchConv(const dnn::ConvDesc& d)
   // Few weight columns (first layers): the register-tiled AVX2 kernel instead of a GEMM
   // that would pack both small operands.
   small_kernel_ = rows_ <= kSmallRows && arch::active_isa() >= arch::Isa::avx2;
+  implicit_weights_ = arch::active_isa() >= arch::Isa::avx2 && d.groups == 1 && d.stride_h == 1 && d.stride_w == 1 &&
+                      d.pad_h == 0 && d.pad_w == 0 && d.dil_h == 1 && d.dil_w == 1 && d.out_w() % 8 == 0;
+  col2im_w8_ = arch::active_isa() >= arch::Isa::avx2 && d.stride_h == 1 && d.stride_w == 1 && d.pad_h == 0 &&
+               d.pad_w == 0 && d.dil_h == 1 && d.dil_w == 1 && d.out_w() == 8 && d.w <= 16 && !identity_columns();
+  // With one 8-pixel vector per output row and input rows of <= 16 floats, the input
+  // is read from a copy whose rows are 64-byte lines: no load then crosses a line.
+  padded_w_ = implicit_weights_ && d.out_w() == 8 && d.w <= 16 ? 16 : d.w;
+  if (implicit_weights_) {
+    for (index_t c = 0; c < d.c; ++c)
+      for (index_t r = 0; r < d.kh; ++r)
+        for (index_t s = 0; s < d.kw; ++s) tap_offset_.push_back((c * d.h + r) * padded_w_ + s);
+  }
 }
 
 bool BatchConv::identity_columns() const {
@@ -245,6 +257,10 @@ void BatchConv::backward_data(const float* dy, const float* w, float* dx) {
         gemm::gemm_packed(Layout::row_major, wt, Trans::no, ld, 1.0f, b, ldb, 0.0f, col, ld);
         for (index_t i = 0; i < cn; ++i) {
           float* dxg = dx + ((c0 + i) * d_.c + g * cg_) * d_.h * d_.w;
+          if (col2im_w8_) {  // reads up to 8 floats past col's end: dyc's space follows
+            kernels::col2im_w8_avx2(col + i * plane_, ld, cg_, d_.h, d_.w, d_.kh, d_.kw, d_.out_h(), dxg);
+            continue;
+          }
           std::memset(dxg, 0, sizeof(float) * static_cast<std::size_t>(cg_ * d_.h * d_.w));
           col2im(col + i * plane_, ld, dxg);
         }
@@ -253,7 +269,58 @@ void BatchConv::backward_data(const float* dy, const float* w, float* dx) {
   }
 }
 
+void BatchConv::backward_weights_implicit(const float* x, const float* dy, float* dw, float* dbias) {
+  const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
+  const std::size_t lanes = static_cast<std::size_t>(d_.k * rows_) * 8;
+  if (lanes_.size() < lanes * static_cast<std::size_t>(nt)) lanes_ = arch::AlignedBuffer<float>(lanes * static_cast<std::size_t>(nt));
+  const kernels::ImplicitBwdWeights g{d_.c, d_.h, padded_w_, d_.k, d_.out_h(), d_.out_w(), rows_, tap_offset_.data()};
+  float* all = lanes_.data();
+  const index_t rows_in = d_.n * d_.c * d_.h;
+  if (padded_w_ != d_.w && padded_x_.size() < static_cast<std::size_t>(rows_in * padded_w_)) {
+    padded_x_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(rows_in * padded_w_));
+    std::fill(padded_x_.data(), padded_x_.data() + padded_x_.size(), 0.0f);
+  }
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    const int t = omp_get_thread_num();
+    if (padded_w_ != d_.w) {
+#pragma omp for schedule(static)
+      for (index_t row = 0; row < rows_in; ++row)
+        std::memcpy(padded_x_.data() + row * padded_w_, x + row * d_.w, sizeof(float) * static_cast<std::size_t>(d_.w));
+    }
+    float* mine = all + lanes * static_cast<std::size_t>(t);
+    std::fill(mine, mine + lanes, 0.0f);
+    index_t n0, n1;
+    split(d_.n, t, nt, &n0, &n1);
+    kernels::backward_weights_implicit_avx2(g, padded_w_ != d_.w ? padded_x_.data() : x, dy, n0, n1, mine);
+    if (nt > 1) {
+#pragma omp barrier
+    }
+    // dw[i] += the lanes of thread 0, then of thread 1, ..., each summed pairwise.
+    const auto count = static_cast<std::size_t>(d_.k * rows_);
+    const std::size_t b = count * static_cast<std::size_t>(t) / static_cast<std::size_t>(nt);
+    const std::size_t e = count * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(nt);
+    for (std::size_t i = b; i < e; ++i) {
+      float s = 0.0f;
+      for (int u = 0; u < nt; ++u) {
+        const float* l = all + lanes * static_cast<std::size_t>(u) + i * 8;
+        s += ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+      }
+      dw[i] += s;
+    }
+  }
+  if (dbias) {
+    // Image by image in order: the same sums at any thread count.
+    for (index_t n = 0; n < d_.n; ++n)
+      for (index_t k = 0; k < d_.k; ++k) dbias[k] += sum(dy + (n * d_.k + k) * plane_, plane_);
+  }
+}
+
 void BatchConv::backward_weights(const float* x, const float* dy, float* dw, float* dbias) {
+  if (implicit_weights_) {
+    backward_weights_implicit(x, dy, dw, dbias);
+    return;
+  }
   const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
   const index_t depth = chunk_ * plane_;  // GEMM reduction length per chunk
   const std::size_t per = static_cast<std::size_t>((rows_ + kg_) * depth);

@@ -13,11 +13,18 @@
 //   - the bias is added to each image's output while it is in cache, and its gradient
 //     is summed in the same pass that gathers dy;
 //   - with few weight columns (C*kh*kw <= 128, first layers) backward-weights runs a
-//     register-tiled AVX2 kernel (batch_conv_kernels.hpp) instead of the GEMM.
+//     register-tiled AVX2 kernel (batch_conv_kernels.hpp) instead of the GEMM;
+//   - for stride 1, no padding or dilation, one group and an output width that is a
+//     multiple of 8 (LeNet's convolutions), backward-weights reads the input in place
+//     (no im2col) in an AVX2 kernel with the reduction over a block of images in
+//     registers, each thread its own images and 8-lane partial sums, added in thread
+//     order; with 8-pixel output rows backward-data's col2im sums each input row in
+//     registers (kernels::col2im_w8_avx2) instead of adding every tap into memory.
 // Layouts and semantics are taihu::dnn::Convolution's (NCHW, OIHW, groups, stride,
 // pad, dilation); backward_weights accumulates into dw/dbias as Caffe does.
 // Not safe to call one object from several threads at once.
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "taihu/arch/aligned_buffer.hpp"
@@ -47,7 +54,8 @@ class BatchConv {
   void im2col_rows(const float* x_group, float* col, dnn::index_t ld) const;
   template <int OW>
   void col2im_rows(const float* col, dnn::index_t ld, float* dx_group) const;
-  bool identity_columns() const;  // 1x1, stride 1, no pad: the input is its own col
+  bool identity_columns() const;
+  void backward_weights_implicit(const float* x, const float* dy, float* dw, float* dbias);  // 1x1, stride 1, no pad: the input is its own col
   // Per-thread scratch for `threads` threads (thread t at + t * scratch_stride_).
   float* scratch(int threads, std::size_t per_thread);
 
@@ -56,6 +64,12 @@ class BatchConv {
   static constexpr dnn::index_t kSmallRows = 128;
   int chunk_;  // images per backward GEMM
   bool small_kernel_ = false;  // rows_ <= kSmallRows on AVX2: batch_conv_avx2.cpp
+  bool implicit_weights_ = false;  // backward_weights_implicit (AVX2, see above)
+  bool col2im_w8_ = false;  // backward-data's col2im by kernels::col2im_w8_avx2
+  std::vector<std::int64_t> tap_offset_;  // per weight column: its input offset
+  dnn::index_t padded_w_ = 0;  // input row stride the implicit kernel reads
+  arch::AlignedBuffer<float> padded_x_;  // the input with rows of padded_w_ floats
+  arch::AlignedBuffer<float> lanes_;  // per thread: K * rows_ * 8 partial sums
   arch::AlignedBuffer<float> scratch_;
   std::size_t scratch_stride_ = 0;
   std::vector<float> partial_;  // per-thread dw/dbias partials beyond thread 0

@@ -1,11 +1,15 @@
-// BatchConv's backward-weights kernel for layers with few weight columns (first
-// layers: LeNet's conv1 has 25, CIFAR-10 quick's 75), compiled for AVX2+FMA:
+// BatchConv's AVX2+FMA kernels (declared in batch_conv_kernels.hpp): the implicit
+// backward-weights (input read in place, see there), the 8-pixel-row col2im, and
+// this backward-weights kernel for layers with few weight columns (first layers:
+// LeNet's conv1 has 25, CIFAR-10 quick's 75):
 //   dw[k][row] += sum_p dy[k][p] * col[row][p],  p < depth,
 // on dy and col blocks laid out with leading dimension ld (see batch_conv.hpp). There a
 // GEMM would pack both operands for a 20 x 25 product; here tiles of 4 output
 // channels x 3 columns keep 12 eight-lane accumulators in registers over blocks of
 // pixels, reading both operands in place.
 #include <immintrin.h>
+
+#include <algorithm>
 
 #include "layers/batch_conv_kernels.hpp"
 
@@ -64,6 +68,128 @@ void backward_weights_small_avx2(const float* dy, const float* col, std::int64_t
       for (std::int64_t p = vec_end; p < depth; ++p) s += dy[k * ld + p] * col[r * ld + p];
       dw[k * rows + r] += s;
     }
+}
+
+}  // namespace taihu::caffe::kernels
+
+namespace taihu::caffe::kernels {
+namespace {
+
+// One KI x RJ tile (KI output channels from k, RJ taps from t) over images [n0, n1):
+// for every image and pixel vector, RJ input vectors read in place at the taps'
+// offsets and KI output-gradient vectors, KI * RJ FMAs.
+template <int KI, int RJ>
+void implicit_tile(const ImplicitBwdWeights& g, const float* x, const float* dy, std::int64_t n0, std::int64_t n1,
+                   std::int64_t k, std::int64_t t, float* dw8) {
+  const std::int64_t plane = g.oh * g.ow, image_x = g.c * g.h * g.w, image_dy = g.k * plane;
+  __m256 acc[KI][RJ];
+  for (int i = 0; i < KI; ++i)
+    for (int j = 0; j < RJ; ++j) acc[i][j] = _mm256_setzero_ps();
+  std::int64_t off[RJ];
+  for (int j = 0; j < RJ; ++j) off[j] = g.tap_offset[t + j];
+  for (std::int64_t n = n0; n < n1; ++n) {
+    const float* xn = x + n * image_x;
+    const float* dyn = dy + n * image_dy + k * plane;
+    if (g.ow == 8) {  // one vector per output row (LeNet's conv2): no inner column loop
+      const float* xp[RJ];
+      for (int j = 0; j < RJ; ++j) xp[j] = xn + off[j];
+      for (std::int64_t oy = 0; oy < g.oh; ++oy) {
+        __m256 c[RJ];
+        for (int j = 0; j < RJ; ++j) c[j] = _mm256_loadu_ps(xp[j] + oy * g.w);
+        for (int i = 0; i < KI; ++i) {
+          const __m256 d = _mm256_loadu_ps(dyn + i * plane + oy * 8);
+          for (int j = 0; j < RJ; ++j) acc[i][j] = _mm256_fmadd_ps(d, c[j], acc[i][j]);
+        }
+      }
+      continue;
+    }
+    for (std::int64_t oy = 0; oy < g.oh; ++oy) {
+      const float* xr = xn + oy * g.w;
+      const float* dr = dyn + oy * g.ow;
+      for (std::int64_t ox = 0; ox < g.ow; ox += 8) {
+        __m256 c[RJ];
+        for (int j = 0; j < RJ; ++j) c[j] = _mm256_loadu_ps(xr + off[j] + ox);
+        for (int i = 0; i < KI; ++i) {
+          const __m256 d = _mm256_loadu_ps(dr + i * plane + ox);
+          for (int j = 0; j < RJ; ++j) acc[i][j] = _mm256_fmadd_ps(d, c[j], acc[i][j]);
+        }
+      }
+    }
+  }
+  for (int i = 0; i < KI; ++i)
+    for (int j = 0; j < RJ; ++j) {
+      float* out = dw8 + ((k + i) * g.rows + t + j) * 8;
+      _mm256_storeu_ps(out, _mm256_add_ps(_mm256_loadu_ps(out), acc[i][j]));
+    }
+}
+
+template <int KI>
+void implicit_row(const ImplicitBwdWeights& g, const float* x, const float* dy, std::int64_t n0, std::int64_t n1,
+                  std::int64_t k, float* dw8) {
+  std::int64_t t = 0;
+  for (; t + 3 <= g.rows; t += 3) implicit_tile<KI, 3>(g, x, dy, n0, n1, k, t, dw8);
+  if (g.rows - t == 2) implicit_tile<KI, 2>(g, x, dy, n0, n1, k, t, dw8);
+  else if (g.rows - t == 1) implicit_tile<KI, 1>(g, x, dy, n0, n1, k, t, dw8);
+}
+
+}  // namespace
+
+void backward_weights_implicit_avx2(const ImplicitBwdWeights& g, const float* x, const float* dy, std::int64_t n0,
+                                    std::int64_t n1, float* dw8) {
+  // Images per block: dy of 4 channels (16 bytes per pixel) within 16 KiB of L1.
+  const std::int64_t plane = g.oh * g.ow;
+  const std::int64_t block = std::max<std::int64_t>(1, std::min<std::int64_t>(16, 1024 / plane));
+  for (std::int64_t b0 = n0; b0 < n1; b0 += block) {
+    const std::int64_t b1 = std::min(n1, b0 + block);
+    std::int64_t k = 0;
+    for (; k + 4 <= g.k; k += 4) implicit_row<4>(g, x, dy, b0, b1, k, dw8);
+    switch (g.k - k) {
+      case 3: implicit_row<3>(g, x, dy, b0, b1, k, dw8); break;
+      case 2: implicit_row<2>(g, x, dy, b0, b1, k, dw8); break;
+      case 1: implicit_row<1>(g, x, dy, b0, b1, k, dw8); break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace taihu::caffe::kernels
+
+namespace taihu::caffe::kernels {
+
+void col2im_w8_avx2(const float* col, std::int64_t ld, std::int64_t c, std::int64_t h, std::int64_t w,
+                    std::int64_t kh, std::int64_t kw, std::int64_t oh, float* dx) {
+  // lo_mask[s]: lanes >= s (the tap's columns s..7 of [0, 8)); hi_mask[s]: lanes < s
+  // (its columns 8..8+s-1, from the vector's last s lanes).
+  alignas(32) static const std::int32_t ramp[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  const __m256i lanes = _mm256_load_si256(reinterpret_cast<const __m256i*>(ramp));
+  for (std::int64_t ci = 0; ci < c; ++ci) {
+    for (std::int64_t iy = 0; iy < h; ++iy) {
+      __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
+      const std::int64_t r0 = iy - oh + 1 > 0 ? iy - oh + 1 : 0, r1 = iy + 1 < kh ? iy + 1 : kh;
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const float* row = col + (ci * kh + r) * kw * ld + (iy - r) * 8;
+        lo = _mm256_add_ps(lo, _mm256_loadu_ps(row));
+        for (std::int64_t s = 1; s < kw; ++s) {
+          const float* v = row + s * ld;
+          const __m256i shift = _mm256_set1_epi32(static_cast<int>(s));
+          const __m256 lo_mask = _mm256_castsi256_ps(_mm256_cmpgt_epi32(lanes, _mm256_sub_epi32(shift, _mm256_set1_epi32(1))));
+          lo = _mm256_add_ps(lo, _mm256_and_ps(lo_mask, _mm256_loadu_ps(v - s)));
+          hi = _mm256_add_ps(hi, _mm256_andnot_ps(lo_mask, _mm256_loadu_ps(v + 8 - s)));
+        }
+      }
+      float* out = dx + (ci * h + iy) * w;
+      if (w >= 8) {
+        _mm256_storeu_ps(out, lo);
+        alignas(32) float tail[8];
+        _mm256_store_ps(tail, hi);
+        for (std::int64_t i = 8; i < w; ++i) out[i] = tail[i - 8];
+      } else {
+        alignas(32) float head[8];
+        _mm256_store_ps(head, lo);
+        for (std::int64_t i = 0; i < w; ++i) out[i] = head[i];
+      }
+    }
+  }
 }
 
 }  // namespace taihu::caffe::kernels

@@ -12,3 +12,36 @@ void backward_weights_small_avx2(const float* dy, const float* col, std::int64_t
                                  std::int64_t depth, std::int64_t ld, float* dw);
 
 }  // namespace taihu::caffe::kernels
+
+namespace taihu::caffe::kernels {
+
+// Backward-weights straight from the input (no im2col), for stride 1, dilation 1,
+// no padding, one group and an output width that is a multiple of 8. Images
+// [n0, n1) of x ([n][C][H][W]) and dy ([n][K][oh * ow]); tap t of the weight row
+// (t < rows = C * kh * kw) reads x at tap_offset[t] = c * H * W + r * W + s. Adds
+// into dw8[(k * rows + t) * 8 + lane], eight partial sums per weight (the caller
+// sums the lanes), lanes over the pixels ox % 8. Images go in blocks whose dy of
+// four output channels stays in L1; tiles of 4 channels x 3 taps keep their 12
+// accumulators in registers across a block.
+struct ImplicitBwdWeights {
+  std::int64_t c, h, w, k, oh, ow, rows;
+  const std::int64_t* tap_offset;  // rows entries
+};
+void backward_weights_implicit_avx2(const ImplicitBwdWeights& g, const float* x, const float* dy, std::int64_t n0,
+                                    std::int64_t n1, float* dw8);
+
+}  // namespace taihu::caffe::kernels
+
+namespace taihu::caffe::kernels {
+
+// col2im for one image when each output row is one 8-pixel vector (out_w 8, stride
+// 1, no padding or dilation, input width w <= 16): dx[ci][iy][0, w) (overwritten) =
+// sum over taps (r, s) with 0 <= iy - r < oh of col[((ci * kh + r) * kw + s) * ld +
+// (iy - r) * 8 + ix - s]. Each input row is summed in two registers (columns [0, 8)
+// and [8, 16)), a tap's vector placed by an unaligned load at -s (masked), so dx is
+// stored once, never re-read. col must be readable 8 floats before its first and
+// after its last element (the masked-off lanes).
+void col2im_w8_avx2(const float* col, std::int64_t ld, std::int64_t c, std::int64_t h, std::int64_t w,
+                    std::int64_t kh, std::int64_t kw, std::int64_t oh, float* dx);
+
+}  // namespace taihu::caffe::kernels

@@ -78,7 +78,7 @@ class Winograd final : public ConvAlgorithm {
         cgp_(cbg_ * B), kgp_(kbg_ * B), oh_(d.out_h()), ow_(d.out_w()), th_((oh_ + m - 1) / m),
         tw_((ow_ + m - 1) / m), hp_(th_ * m + r_ - 1), wp_(tw_ * m + r_ - 1),
         kernels_(m == 4 ? kernel_set().f4x4 : r_ == 5 ? kernel_set().f2x2_5x5 : kernel_set().f2x2),
-        scatter_(kernel_set().scatter_row),
+        scatter_(kernel_set().scatter_row), gather_(kernel_set().gather_row),
         bwd_data_(d, self) {
     const index_t tiles_img = th_ * tw_;
     const index_t per_tile = a2_ * (cgp_ + kgp_) * 4;
@@ -295,15 +295,15 @@ class Winograd final : public ConvAlgorithm {
       const index_t yp = row % hp_, cb = (row / hp_) % cbg_, nl = row / (hp_ * cbg_);
       float* dst = xp_.data() + row * wp_ * B;
       const index_t iy = yp - d_.pad_h;
-      std::memset(dst, 0, sizeof(float) * wp_ * B);
-      if (iy < 0 || iy >= d_.h) continue;
-      for (index_t l = 0; l < B; ++l) {
-        const index_t ci = cb * B + l;
-        if (ci >= cg_) break;
-        const float* src = x + ((n0 + nl) * d_.c + g * cg_ + ci) * d_.h * d_.w + iy * d_.w;
-        const index_t x_end = std::min(d_.w, wp_ - d_.pad_w);
-        for (index_t ix = 0; ix < x_end; ++ix) dst[(ix + d_.pad_w) * B + l] = src[ix];
+      if (iy < 0 || iy >= d_.h) {
+        std::memset(dst, 0, sizeof(float) * wp_ * B);
+        continue;
       }
+      const index_t x_end = std::min(d_.w, wp_ - d_.pad_w);
+      std::memset(dst, 0, sizeof(float) * d_.pad_w * B);
+      std::memset(dst + (d_.pad_w + x_end) * B, 0, sizeof(float) * (wp_ - d_.pad_w - x_end) * B);
+      const float* src = x + ((n0 + nl) * d_.c + g * cg_ + cb * B) * d_.h * d_.w + iy * d_.w;
+      gather_(src, d_.h * d_.w, static_cast<int>(std::min(B, cg_ - cb * B)), x_end, 1, 0, dst + d_.pad_w * B);
     }
   }
 
@@ -347,21 +347,14 @@ class Winograd final : public ConvAlgorithm {
     float* tmp = sc.tmp.data();
     for (const Run& r : sc.runs)
       for (index_t kb = 0; kb < kbg_; ++kb) {
-        const index_t img = n0 + r.image, oy0 = r.ty * m_;
-        std::memset(tmp, 0, sizeof(float) * r.count * m_ * m_ * B);
-        const index_t rows = std::min<index_t>(m_, oh_ - oy0);
-        for (index_t l = 0; l < B; ++l) {
-          const index_t k = kb * B + l;
-          if (k >= kg_) break;
-          const float* plane = dy + (img * d_.k + g * kg_ + k) * oh_ * ow_;
-          for (index_t t = 0; t < r.count; ++t) {
-            const index_t ox0 = (r.tx + t) * m_;
-            const index_t cols = std::min<index_t>(m_, ow_ - ox0);
-            float* tt = tmp + t * m_ * m_ * B + l;
-            for (index_t i = 0; i < rows; ++i)
-              for (index_t j = 0; j < cols; ++j) tt[(i * m_ + j) * B] = plane[(oy0 + i) * ow_ + ox0 + j];
-          }
-        }
+        const index_t img = n0 + r.image, oy0 = r.ty * m_, ox0 = r.tx * m_;
+        const index_t rows = std::min<index_t>(m_, oh_ - oy0), pixels = std::min(r.count * m_, ow_ - ox0);
+        // Zero only what the gathers below leave out (rows or columns past the output).
+        if (rows < m_ || pixels < r.count * m_) std::memset(tmp, 0, sizeof(float) * r.count * m_ * m_ * B);
+        const float* plane = dy + (img * d_.k + g * kg_ + kb * B) * oh_ * ow_ + oy0 * ow_ + ox0;
+        for (index_t i = 0; i < rows; ++i)
+          gather_(plane + i * ow_, oh_ * ow_, static_cast<int>(std::min(B, kg_ - kb * B)), pixels, m_,
+                  static_cast<int>(i), tmp);
         kernels_.output_adjoint(tmp, r.count, sc.m.data() + r.first * kgp_ + kb * B, kgp_, cnt * kgp_);
       }
   }
@@ -372,6 +365,7 @@ class Winograd final : public ConvAlgorithm {
   index_t tblock_ = 1, chunk_ = 1;
   WinogradKernels kernels_;
   WinoScatterRow scatter_;
+  WinoGatherRow gather_;
   std::vector<float> u_, du_, partial_;
   std::vector<gemm::PackedA<float>> packed_u_;
   arch::AlignedBuffer<float> xp_;

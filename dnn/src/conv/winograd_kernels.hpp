@@ -46,8 +46,23 @@ inline void wino_scatter_row_scalar(const float* tmp, int m, int i, wino_index p
   }
 }
 
+// The inverse: one NCHW row segment of `lanes` channel planes into the tile layout,
+// dst[((q / m) * m * m + i * m + q % m) * 8 + l] = src[l * src_stride + q] for q < pixels;
+// lanes >= `lanes` are written as zero (m = 1, i = 0: the nChw8c row of the reorder).
+using WinoGatherRow = void (*)(const float* src, wino_index src_stride, int lanes, wino_index pixels, int m, int i,
+                               float* dst);
+
+inline void wino_gather_row_scalar(const float* src, wino_index src_stride, int lanes, wino_index pixels, int m,
+                                   int i, float* dst) {
+  for (wino_index q = 0; q < pixels; ++q) {
+    float* d = dst + ((q / m) * m * m + i * m + q % m) * 8;
+    for (int l = 0; l < 8; ++l) d[l] = l < lanes ? src[l * src_stride + q] : 0.0f;
+  }
+}
+
 struct WinogradKernelSet {
   WinoScatterRow scatter_row;
+  WinoGatherRow gather_row;
   WinogradKernels f2x2;  // F(2x2,3x3), alpha = 4
   WinogradKernels f4x4;  // F(4x4,3x3), alpha = 6
   WinogradKernels f2x2_5x5;  // F(2x2,5x5), alpha = 6
@@ -210,8 +225,8 @@ void wino_output_adjoint(const float* src, wino_index ntiles, float* dst,
 }
 
 template <class V>
-constexpr WinogradKernelSet make_winograd_kernel_set(WinoScatterRow scatter_row) {
-  return {scatter_row,
+constexpr WinogradKernelSet make_winograd_kernel_set(WinoScatterRow scatter_row, WinoGatherRow gather_row) {
+  return {scatter_row, gather_row,
           {&wino_input<V, WinoF2>, &wino_output<V, WinoF2>, &wino_output_adjoint<V, WinoF2>},
           {&wino_input<V, WinoF4>, &wino_output<V, WinoF4>, &wino_output_adjoint<V, WinoF4>},
           {&wino_input<V, WinoF2R5>, &wino_output<V, WinoF2R5>, &wino_output_adjoint<V, WinoF2R5>}};

@@ -14,6 +14,26 @@ struct V8 {
   friend V8 operator-(V8 a, V8 b) { return {_mm256_sub_ps(a.v, b.v)}; }
   friend V8 operator*(V8 a, float s) { return {_mm256_mul_ps(a.v, _mm256_set1_ps(s))}; }
 };
+// r[u] lane l -> r[l] lane u.
+inline void transpose8x8(__m256 r[8]) {
+  __m256 t[8];
+  for (int u = 0; u < 8; u += 2) {
+    t[u] = _mm256_unpacklo_ps(r[u], r[u + 1]);
+    t[u + 1] = _mm256_unpackhi_ps(r[u], r[u + 1]);
+  }
+  for (int u = 0; u < 8; u += 4) {
+    r[u] = _mm256_shuffle_ps(t[u], t[u + 2], 0x44);
+    r[u + 1] = _mm256_shuffle_ps(t[u], t[u + 2], 0xEE);
+    r[u + 2] = _mm256_shuffle_ps(t[u + 1], t[u + 3], 0x44);
+    r[u + 3] = _mm256_shuffle_ps(t[u + 1], t[u + 3], 0xEE);
+  }
+  for (int u = 0; u < 4; ++u) {
+    t[u] = _mm256_permute2f128_ps(r[u], r[4 + u], 0x20);
+    t[u + 4] = _mm256_permute2f128_ps(r[u], r[4 + u], 0x31);
+  }
+  for (int u = 0; u < 8; ++u) r[u] = t[u];
+}
+
 // 8 output pixels x 8 channels per step: 8 vector loads from the tiles, an 8x8
 // transpose, 8 row stores (the scalar scatter cost as much as the tile transforms on
 // small layers); the remainder scalar.
@@ -25,26 +45,13 @@ void scatter_row_avx2(const float* tmp, int m, int i, wino_index pixels, int lan
     for (int l = 0; l < lanes; ++l) bias8[l] = bias[l];
   const __m256 vb = _mm256_load_ps(bias8);
   for (wino_index q0 = 0; q0 < full; q0 += 8) {
-    __m256 r[8], t[8];
+    __m256 r[8];
     for (int u = 0; u < 8; ++u) {
       const wino_index q = q0 + u;
       r[u] = _mm256_add_ps(_mm256_loadu_ps(tmp + ((q / m) * m * m + i * m + q % m) * 8), vb);
     }
-    for (int u = 0; u < 8; u += 2) {
-      t[u] = _mm256_unpacklo_ps(r[u], r[u + 1]);
-      t[u + 1] = _mm256_unpackhi_ps(r[u], r[u + 1]);
-    }
-    for (int u = 0; u < 8; u += 4) {
-      r[u] = _mm256_shuffle_ps(t[u], t[u + 2], 0x44);
-      r[u + 1] = _mm256_shuffle_ps(t[u], t[u + 2], 0xEE);
-      r[u + 2] = _mm256_shuffle_ps(t[u + 1], t[u + 3], 0x44);
-      r[u + 3] = _mm256_shuffle_ps(t[u + 1], t[u + 3], 0xEE);
-    }
-    for (int u = 0; u < 4; ++u) {
-      t[u] = _mm256_permute2f128_ps(r[u], r[4 + u], 0x20);
-      t[u + 4] = _mm256_permute2f128_ps(r[u], r[4 + u], 0x31);
-    }
-    for (int l = 0; l < lanes; ++l) _mm256_storeu_ps(dst + l * plane_stride + q0, t[l]);
+    transpose8x8(r);
+    for (int l = 0; l < lanes; ++l) _mm256_storeu_ps(dst + l * plane_stride + q0, r[l]);
   }
   if (full < pixels) {
     const wino_index rest = pixels - full;
@@ -52,8 +59,23 @@ void scatter_row_avx2(const float* tmp, int m, int i, wino_index pixels, int lan
     wino_scatter_row_scalar(tail, m, i, rest, lanes, bias, dst + full, plane_stride);
   }
 }
+void gather_row_avx2(const float* src, wino_index src_stride, int lanes, wino_index pixels, int m, int i,
+                     float* dst) {
+  const wino_index full = pixels / 8 * 8;
+  for (wino_index q0 = 0; q0 < full; q0 += 8) {
+    __m256 r[8];
+    for (int l = 0; l < 8; ++l) r[l] = l < lanes ? _mm256_loadu_ps(src + l * src_stride + q0) : _mm256_setzero_ps();
+    transpose8x8(r);
+    for (int u = 0; u < 8; ++u) {
+      const wino_index q = q0 + u;
+      _mm256_storeu_ps(dst + ((q / m) * m * m + i * m + q % m) * 8, r[u]);
+    }
+  }
+  if (full < pixels)
+    wino_gather_row_scalar(src + full, src_stride, lanes, pixels - full, m, i, dst + (full / m) * m * m * 8);
+}
 }  // namespace
 
-const WinogradKernelSet winograd_kernels_avx2 = make_winograd_kernel_set<V8>(&scatter_row_avx2);
+const WinogradKernelSet winograd_kernels_avx2 = make_winograd_kernel_set<V8>(&scatter_row_avx2, &gather_row_avx2);
 
 }  // namespace taihu::dnn::conv

@@ -33,6 +33,6 @@ struct V8 {
 };
 }  // namespace
 
-const WinogradKernelSet winograd_kernels_generic = make_winograd_kernel_set<V8>(&wino_scatter_row_scalar);
+const WinogradKernelSet winograd_kernels_generic = make_winograd_kernel_set<V8>(&wino_scatter_row_scalar, &wino_gather_row_scalar);
 
 }  // namespace taihu::dnn::conv

@@ -9,6 +9,8 @@
 //   density:  + G = A grad(ln rho), 3 floats (the optimized kernel reads these
 //             precomputed terms instead of differentiating ln rho every step)   28 B/pt
 //   vti:      read p_prev, p, q_prev, q, A, B, C; write p_next, q_next          36 B/pt
+//   tti:      vti + the rotation weights R_ab (6 floats)                        60 B/pt
+//             (compute-bound here: ~250 loads per 8 points for the mixed terms)
 // (u is read once: its 2H+1 neighbour planes are assumed to come from cache, which is
 // what the kernel's y streaming arranges; halos are not counted.)
 // roofline GPts/s = STREAM triad GB/s / (B/pt); pct_peak = achieved GB/s / STREAM.
@@ -48,7 +50,7 @@ double bytes_per_point(Physics p) {
     case Physics::acoustic: return 16;
     case Physics::acoustic_density: return 28;
     case Physics::vti: return 36;
-    case Physics::tti: return 60;  // + 6 rotation weights (not benchmarked: reference kernel only)
+    case Physics::tti: return 60;  // vti + the 6 rotation weights R_ab
   }
   return 0;
 }
@@ -63,9 +65,17 @@ Model make_model(const Case& c) {
   const auto n = m.vp.size();
   for (std::size_t i = 0; i < n; ++i) m.vp[i] = 2000.f + float(i % 977);
   if (c.physics == Physics::acoustic_density) m.rho.assign(n, 2000.f);
-  if (c.physics == Physics::vti) {
+  if (c.physics == Physics::vti || c.physics == Physics::tti) {
     m.epsilon.assign(n, 0.2f);
     m.delta.assign(n, 0.1f);
+  }
+  if (c.physics == Physics::tti) {  // a tilt that varies point by point
+    m.theta.resize(n);
+    m.phi.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      m.theta[i] = 0.3f + 0.0003f * float(i % 1013);
+      m.phi[i] = 0.2f + 0.0005f * float(i % 991);
+    }
   }
   return m;
 }
@@ -169,6 +179,7 @@ const Case kCases[] = {
     {"acoustic_o16_256^3", Physics::acoustic, 16, 256, 256, 256},
     {"density_o8_256^3", Physics::acoustic_density, 8, 256, 256, 256},
     {"vti_o8_256^3", Physics::vti, 8, 256, 256, 256},
+    {"tti_o8_256^3", Physics::tti, 8, 256, 256, 256},
     {"acoustic_o8_256^3_temporal2", Physics::acoustic, 8, 256, 256, 256, true},
 };
 

@@ -6,8 +6,8 @@
 //   vti:      p_prev <- 2 p - p_prev + A * H2(p) + C * d2z(q)
 //             q_prev <- 2 q - q_prev + B * H2(p) + C * d2z(q)      (H2 = d2x + d2y)
 //   tti:      the vti update with d2z -> H1 (second derivative along the tilted axis)
-//             and H2 -> lap - H1 (only the reference implements it; the optimized
-//             CPU kernel calls the reference for tti)
+//             and H2 -> lap - H1 (reference and optimized CPU kernel; the CUDA kernel
+//             does not cover it)
 // in place (the previous level becomes the next one). Fields and coefficient arrays
 // share one padded Layout; halo cells are read, never written. The per-point
 // coefficients are merged so each point costs few bytes: A = v^2 dt^2 (acoustic,

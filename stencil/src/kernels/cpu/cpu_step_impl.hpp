@@ -18,6 +18,8 @@
 //    so there is no write-allocate traffic and non-temporal stores would not help.
 // Temporal blocking (cpu_step_pair) fuses two steps in one sweep with point-to-point
 // flags between neighbouring slabs instead of barriers (see step_pair_acoustic3d).
+// TTI (step_tti3d) streams the same y slabs with a ring of first-derivative planes so
+// its mixed derivatives cost O(H) per point instead of the reference's O(H^2).
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -26,6 +28,7 @@
 #include <memory>
 #include <thread>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/flush_denormals.hpp"
 #include "kernels/kernel_api.hpp"
@@ -204,9 +207,13 @@ struct Ahead {
 };
 inline void prefetch(const float* p) { __builtin_prefetch(p, 0, 3); }
 
+// Out of line on purpose: the single step and the temporal-blocking sweep must run the
+// very same machine code (GCC contracts a * b + c into FMAs per inlined call site, which
+// can differ in the last bit), so that two fused steps equal two single steps bitwise.
 template <int H, int DIM>
-inline void line_acoustic(const float* __restrict u, float* __restrict up, const float* __restrict A, long n0,
-                          long s1, long s2, const Weights<H>& w, Ahead ah) {
+__attribute__((noinline)) void line_acoustic(const float* __restrict u, float* __restrict up,
+                                             const float* __restrict A, long n0, long s1, long s2,
+                                             const Weights<H>& w, Ahead ah) {
   auto body = [&]<int U>(auto tag, long i, std::integral_constant<int, U>) {
     using T = decltype(tag);
     constexpr long step = sizeof(T) / sizeof(float);
@@ -318,6 +325,188 @@ inline void line_vti(const float* __restrict p, float* __restrict pp, const floa
   for (; i < n0; ++i) body(0.f, i);
 }
 
+// Derivatives of one field at c (T = vf or float, the same terms in the same order):
+// along z by register rotation (vectors) or plain loads (scalars), along a strided axis
+// with the axis' own weights (wk = Weights::d1[a] or d2[a]).
+template <int H, class T>
+inline T d1z(const float* c, const Weights<H>& w) {
+  if constexpr (std::is_same_v<T, vf>) {
+    const ZRow<H> row(c);
+    T g = w.d1[0][1] * (row.template at<1>() - row.template at<-1>());
+    add_dz_terms<H>(row, w, g);
+    return g;
+  } else {
+    T g = w.d1[0][1] * (c[1] - c[-1]);
+    for (int k = 2; k <= H; ++k) g += w.d1[0][k] * (c[k] - c[-k]);
+    return g;
+  }
+}
+template <int H, class T>
+inline T d2z(const float* c, const Weights<H>& w) {
+  if constexpr (std::is_same_v<T, vf>) {
+    const ZRow<H> row(c);
+    T g = w.d2[0][0] * row.template at<0>() + w.d2[0][1] * (row.template at<1>() + row.template at<-1>());
+    add_z_terms<H>(row, w, g);
+    return g;
+  } else {
+    T g = w.d2[0][0] * c[0] + w.d2[0][1] * (c[1] + c[-1]);
+    for (int k = 2; k <= H; ++k) g += w.d2[0][k] * (c[k] + c[-k]);
+    return g;
+  }
+}
+template <int H, class T>
+inline T d1s(const float* c, long s, const float* wk) {
+  T g = wk[1] * (ld<T>(c + s) - ld<T>(c - s));
+#pragma GCC unroll 16
+  for (int k = 2; k <= H; ++k) g += wk[k] * (ld<T>(c + k * s) - ld<T>(c - k * s));
+  return g;
+}
+template <int H, class T>
+inline T d2s(const float* c, long s, const float* wk) {
+  T g = wk[0] * ld<T>(c) + wk[1] * (ld<T>(c + s) + ld<T>(c - s));
+#pragma GCC unroll 16
+  for (int k = 2; k <= H; ++k) g += wk[k] * (ld<T>(c + k * s) + ld<T>(c - k * s));
+  return g;
+}
+
+// 2D TTI: the vti update with d2z -> H1 = R_zz d2z + R_xx d2x + R_zx d_z d_x and
+// H2 -> lap - H1; the mixed term as nested first derivatives, sum_k wx[k] (D_z f(x + k) -
+// D_z f(x - k)), D_z by register rotation on the 2H neighbour lines (3D: step_tti3d).
+template <int H>
+inline void line_tti2d(const float* __restrict p, float* __restrict pp, const float* __restrict q,
+                       float* __restrict qp, const float* __restrict A, const float* __restrict B,
+                       const float* __restrict C, const float* const* __restrict R, long n0, long s1,
+                       const Weights<H>& w) {
+  auto body = [&](auto tag, long i) {
+    using T = decltype(tag);
+    struct Parts {
+      T lap, h1;
+    };
+    auto parts = [&](const float* c) {
+      const T zz = d2z<H, T>(c, w), xx = d2s<H, T>(c, s1, w.d2[1]);
+      T mzx = w.d1[1][1] * (d1z<H, T>(c + s1, w) - d1z<H, T>(c - s1, w));
+#pragma GCC unroll 16
+      for (int k = 2; k <= H; ++k) mzx += w.d1[1][k] * (d1z<H, T>(c + k * s1, w) - d1z<H, T>(c - k * s1, w));
+      return Parts{zz + xx, ld<T>(R[0] + i) * zz + ld<T>(R[1] + i) * xx + ld<T>(R[3] + i) * mzx};
+    };
+    const Parts P = parts(p + i), Q = parts(q + i);
+    const T h2 = P.lap - P.h1;
+    const T cz = ld<T>(C + i) * Q.h1;
+    st<T>(pp + i, 2.f * ld<T>(p + i) - ld<T>(pp + i) + ld<T>(A + i) * h2 + cz);
+    st<T>(qp + i, 2.f * ld<T>(q + i) - ld<T>(qp + i) + ld<T>(B + i) * h2 + cz);
+  };
+  long i = 0;
+  for (; i + kW <= n0; i += kW) body(vf{}, i);
+  for (; i < n0; ++i) body(0.f, i);
+}
+
+// 3D TTI without the O(H^2) mixed sums: each thread streams its y slab and keeps, per
+// field, the first derivatives D_z f (lines -H .. n1+H) and D_x f of the last 2H+1 planes
+// in a ring of plane buffers (L2/L3-sized); then
+//   d_z d_x f = sum_k wx[k] (D_z f(x + k) - D_z f(x - k))   (same plane),
+//   d_z d_y f, d_x d_y f = the same over the ring's planes y +- k,
+// so every mixed term costs 2H loads, like a second derivative.
+template <int H>
+inline void tti_derivative_line(const float* __restrict c, float* __restrict dz, float* __restrict dx, long n0,
+                                long s1, const Weights<H>& w) {
+  long i = 0;
+  for (; i + kW <= n0; i += kW) {
+    st<vf>(dz + i, d1z<H, vf>(c + i, w));
+    if (dx) st<vf>(dx + i, d1s<H, vf>(c + i, s1, w.d1[1]));
+  }
+  for (; i < n0; ++i) {
+    dz[i] = d1z<H, float>(c + i, w);
+    if (dx) dx[i] = d1s<H, float>(c + i, s1, w.d1[1]);
+  }
+}
+
+// One x line of the 3D TTI update from the ring (dz[f][H + k], dx[f][H + k]: field f's
+// derivative buffers of plane y + k at this line; ls: the buffers' line stride).
+template <int H>
+inline void line_tti3d(const float* __restrict p, float* __restrict pp, const float* __restrict q,
+                       float* __restrict qp, const float* __restrict A, const float* __restrict B,
+                       const float* __restrict C, const float* const* __restrict R, long n0, long s1, long s2,
+                       const Weights<H>& w, const float* const (&dz)[2][2 * H + 1],
+                       const float* const (&dx)[2][2 * H + 1], long ls) {
+  auto body = [&](auto tag, long i) {
+    using T = decltype(tag);
+    struct Parts {
+      T lap, h1;
+    };
+    auto parts = [&](const float* c, int f) {
+      const T zz = d2z<H, T>(c, w), xx = d2s<H, T>(c, s1, w.d2[1]), yy = d2s<H, T>(c, s2, w.d2[2]);
+      const float* z0 = dz[f][H] + i;
+      T mzx = w.d1[1][1] * (ld<T>(z0 + ls) - ld<T>(z0 - ls));
+      T mzy = w.d1[2][1] * (ld<T>(dz[f][H + 1] + i) - ld<T>(dz[f][H - 1] + i));
+      T mxy = w.d1[2][1] * (ld<T>(dx[f][H + 1] + i) - ld<T>(dx[f][H - 1] + i));
+#pragma GCC unroll 16
+      for (int k = 2; k <= H; ++k) {
+        mzx += w.d1[1][k] * (ld<T>(z0 + k * ls) - ld<T>(z0 - k * ls));
+        mzy += w.d1[2][k] * (ld<T>(dz[f][H + k] + i) - ld<T>(dz[f][H - k] + i));
+        mxy += w.d1[2][k] * (ld<T>(dx[f][H + k] + i) - ld<T>(dx[f][H - k] + i));
+      }
+      const T h1 = ld<T>(R[0] + i) * zz + ld<T>(R[1] + i) * xx + ld<T>(R[3] + i) * mzx + ld<T>(R[2] + i) * yy +
+                   (ld<T>(R[4] + i) * mxy + ld<T>(R[5] + i) * mzy);
+      return Parts{zz + xx + yy, h1};
+    };
+    const Parts P = parts(p + i, 0), Q = parts(q + i, 1);
+    const T h2 = P.lap - P.h1;
+    const T cz = ld<T>(C + i) * Q.h1;
+    st<T>(pp + i, 2.f * ld<T>(p + i) - ld<T>(pp + i) + ld<T>(A + i) * h2 + cz);
+    st<T>(qp + i, 2.f * ld<T>(q + i) - ld<T>(qp + i) + ld<T>(B + i) * h2 + cz);
+  };
+  long i = 0;
+  for (; i + kW <= n0; i += kW) body(vf{}, i);
+  for (; i < n0; ++i) body(0.f, i);
+}
+
+template <int H>
+void step_tti3d(const StepArgs& a, long j0, long j1) {
+  const Weights<H> w = load_weights<H>(*a.fd, 3);
+  const Layout& L = a.layout;
+  const long n0 = L.n[0], n1 = L.n[1];
+  constexpr long slots = 2 * H + 1;
+  const long ls = (n0 + kW - 1) / kW * kW;  // buffer line stride
+  const long plane = (n1 + 2 * H) * ls;     // lines -H .. n1 + H - 1
+  const int threads = threads_for_points(double(j1 - j0) * double(n0) * double(n1));
+#pragma omp parallel num_threads(threads)
+  {
+    FlushDenormals ftz;
+    const long t = team_thread_index(), nt = team_thread_count();
+    const long ny = j1 - j0, ya = j0 + ny * t / nt, yb = j0 + ny * (t + 1) / nt;
+    // Per thread (OpenMP keeps its workers), reused from step to step.
+    thread_local std::vector<float> ring;
+    ring.resize(std::size_t(4 * slots * plane));
+    auto zbuf = [&](int f, long y) { return ring.data() + ((f * slots + (y % slots + slots) % slots) * plane); };
+    auto xbuf = [&](int f, long y) { return zbuf(f, y) + 2 * slots * plane; };
+    const float* const field[2] = {a.u, a.q};
+    for (long y = ya - H; y < yb + H && ya < yb; ++y) {
+      for (int f = 0; f < 2; ++f)
+        for (long x = -H; x < n1 + H; ++x) {
+          const bool inner = x >= 0 && x < n1;
+          tti_derivative_line<H>(field[f] + L.index(0, x, y), zbuf(f, y) + (x + H) * ls,
+                                 inner ? xbuf(f, y) + (x + H) * ls : nullptr, n0, L.s1, w);
+        }
+      const long yo = y - H;
+      if (yo < ya) continue;
+      for (long x = 0; x < n1; ++x) {
+        const float* dz[2][2 * H + 1];
+        const float* dx[2][2 * H + 1];
+        for (int f = 0; f < 2; ++f)
+          for (long k = -H; k <= H; ++k) {
+            dz[f][k + H] = zbuf(f, yo + k) + (x + H) * ls;
+            dx[f][k + H] = xbuf(f, yo + k) + (x + H) * ls;
+          }
+        const long off = L.index(0, x, yo);
+        const float* R[6];
+        for (int r = 0; r < 6; ++r) R[r] = a.R[r] + off;
+        line_tti3d<H>(a.u + off, a.u_prev + off, a.q + off, a.q_prev + off, a.A + off, a.B + off, a.C + off, R, n0,
+                      L.s1, L.s2, w, dz, dx, ls);
+      }
+    }
+  }
+}
+
 template <int H, int DIM>
 inline void do_line(const StepArgs& a, const Weights<H>& w, long off, Ahead ah) {
   const Layout& L = a.layout;
@@ -330,7 +519,14 @@ inline void do_line(const StepArgs& a, const Weights<H>& w, long off, Ahead ah) 
       line_density<H, DIM>(a.u + off, a.u_prev + off, a.A + off, G, L.n[0], L.s1, L.s2, w, ah);
       break;
     }
-    case Physics::tti:  // handled by cpu_step
+    case Physics::tti:
+      if constexpr (DIM == 2) {  // 3D tti runs step_tti3d
+        const float* R[6];
+        for (int r = 0; r < 6; ++r) R[r] = a.R[r] ? a.R[r] + off : nullptr;
+        line_tti2d<H>(a.u + off, a.u_prev + off, a.q + off, a.q_prev + off, a.A + off, a.B + off, a.C + off, R,
+                      L.n[0], L.s1, w);
+      }
+      break;
     case Physics::vti:
       line_vti<H, DIM>(a.u + off, a.u_prev + off, a.q + off, a.q_prev + off, a.A + off, a.B + off, a.C + off,
                        L.n[0], L.s1, L.s2, w, ah);
@@ -418,6 +614,7 @@ void step_streamed(const StepArgs& a, long j0, long j1) {
 
 template <int H>
 void step_radius(const StepArgs& a, long j0, long j1) {
+  if (a.dim == 3 && a.physics == Physics::tti) return step_tti3d<H>(a, j0, j1);
   if (a.dim == 3)
     step_streamed<H, 3>(a, j0, j1);
   else
@@ -426,7 +623,6 @@ void step_radius(const StepArgs& a, long j0, long j1) {
 
 inline void cpu_step(const StepArgs& a, long j0, long j1) {
   if (j1 <= j0) return;
-  if (a.physics == Physics::tti) return reference_step(a, j0, j1);  // no specialised tti kernel yet
   switch (a.fd->half) {
     case 1: return step_radius<1>(a, j0, j1);
     case 2: return step_radius<2>(a, j0, j1);

@@ -116,8 +116,8 @@ class Winograd final : public ConvAlgorithm {
             // M_xi^T (kgp x cnt, col-major) = U_xi^T (pre-packed) * V_xi^T.
             for (index_t xi = 0; xi < a2_; ++xi)
               gemm::gemm_packed(Layout::col_major, ug[xi], Trans::no, cnt, 1.0f,
-                                sc.v.data() + xi * cnt * cgp_, cgp_, 0.0f,
-                                sc.m.data() + xi * cnt * kgp_, kgp_);
+                                sc.v.data() + xi * xi_stride(cnt, cgp_), cgp_, 0.0f,
+                                sc.m.data() + xi * xi_stride(cnt, kgp_), kgp_);
             output_step(sc, cnt, n0, g, bias, y);
           }
         }
@@ -158,7 +158,7 @@ class Winograd final : public ConvAlgorithm {
             gradient_step(sc, cnt, n0, g, dy);
             for (index_t xi = 0; xi < a2_; ++xi)  // dU_xi += V_xi^T dM_xi
               gemm::sgemm(Layout::row_major, Trans::yes, Trans::no, cgp_, kgp_, cnt, 1.0f,
-                          sc.v.data() + xi * cnt * cgp_, cgp_, sc.m.data() + xi * cnt * kgp_, kgp_,
+                          sc.v.data() + xi * xi_stride(cnt, cgp_), cgp_, sc.m.data() + xi * xi_stride(cnt, kgp_), kgp_,
                           1.0f, mine + xi * cgp_ * kgp_, kgp_);
           }
         }
@@ -179,6 +179,11 @@ class Winograd final : public ConvAlgorithm {
 
  private:
   static index_t channel_blocks_of(index_t c) { return (c + B - 1) / B; }
+  // Distance between the alpha^2 matrices V_xi / M_xi of a block of cnt tiles: one
+  // cache line more than the matrix, so the tile transforms' alpha^2 streams fall in
+  // different L1 sets (at 4-16 KiB multiples they all hit one set: 8 ways for 36
+  // streams, and the F(2x2,5x5) input transform ran 3x slower than its arithmetic).
+  static index_t xi_stride(index_t cnt, index_t channels) { return cnt * channels + 16; }
   const double* g_row(int i) const { return m_ == 4 ? kG4[i] : r_ == 5 ? kG2R5[i] : kG2[i]; }
 
   // U[g][xi][c][k] = (G w G^T)[xi] for w = w[g*kg+k][c], zero for padded c / k.
@@ -276,8 +281,8 @@ class Winograd final : public ConvAlgorithm {
     const std::size_t xp = static_cast<std::size_t>(chunk_ * cbg_ * hp_ * wp_ * B);
     if (xp_.size() < xp) xp_ = arch::AlignedBuffer<float>(xp);
     if (scratch_.size() < static_cast<std::size_t>(nt)) scratch_.resize(static_cast<std::size_t>(nt));
-    const std::size_t v = static_cast<std::size_t>(a2_ * tblock_ * cgp_);
-    const std::size_t mb = static_cast<std::size_t>(a2_ * tblock_ * kgp_);
+    const std::size_t v = static_cast<std::size_t>(a2_ * xi_stride(tblock_, cgp_));
+    const std::size_t mb = static_cast<std::size_t>(a2_ * xi_stride(tblock_, kgp_));
     const std::size_t tmp = static_cast<std::size_t>(tw_ * m_ * m_ * B);
     for (auto& sc : scratch_) {
       if (sc.v.size() < v) sc.v = arch::AlignedBuffer<float>(v);
@@ -322,7 +327,7 @@ class Winograd final : public ConvAlgorithm {
     for (const Run& r : sc.runs)
       for (index_t cb = 0; cb < cbg_; ++cb) {
         const float* src = xp_.data() + ((r.image * cbg_ + cb) * hp_ + r.ty * m_) * wp_ * B + r.tx * m_ * B;
-        kernels_.input(src, wp_ * B, r.count, sc.v.data() + r.first * cgp_ + cb * B, cgp_, cnt * cgp_);
+        kernels_.input(src, wp_ * B, r.count, sc.v.data() + r.first * cgp_ + cb * B, cgp_, xi_stride(cnt, cgp_));
       }
   }
 
@@ -331,7 +336,7 @@ class Winograd final : public ConvAlgorithm {
     float* tmp = sc.tmp.data();
     for (const Run& r : sc.runs)
       for (index_t kb = 0; kb < kbg_; ++kb) {
-        kernels_.output(sc.m.data() + r.first * kgp_ + kb * B, kgp_, cnt * kgp_, r.count, tmp);
+        kernels_.output(sc.m.data() + r.first * kgp_ + kb * B, kgp_, xi_stride(cnt, kgp_), r.count, tmp);
         const index_t img = n0 + r.image, oy0 = r.ty * m_, ox0 = r.tx * m_;
         const index_t rows = std::min<index_t>(m_, oh_ - oy0), pixels = std::min(r.count * m_, ow_ - ox0);
         const int lanes = static_cast<int>(std::min(B, kg_ - kb * B));
@@ -355,7 +360,7 @@ class Winograd final : public ConvAlgorithm {
         for (index_t i = 0; i < rows; ++i)
           gather_(plane + i * ow_, oh_ * ow_, static_cast<int>(std::min(B, kg_ - kb * B)), pixels, m_,
                   static_cast<int>(i), tmp);
-        kernels_.output_adjoint(tmp, r.count, sc.m.data() + r.first * kgp_ + kb * B, kgp_, cnt * kgp_);
+        kernels_.output_adjoint(tmp, r.count, sc.m.data() + r.first * kgp_ + kb * B, kgp_, xi_stride(cnt, kgp_));
       }
   }
 

@@ -112,8 +112,7 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic3ih224oc64kh7sh2ph3")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic3ih224oc64kh7sh2ph3")).algorithm(), ConvAlgo::direct);
-  // 5x5 stride 1: F(2x2,5x5) with >= 32 channels (backward-weights >= 32 x 64), the
-  // direct kernel below.
+  // 5x5 stride 1: F(2x2,5x5) with >= 32 channels each way, the direct kernel below.
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih27oc192kh5ph2")).algorithm(), ConvAlgo::winograd_2x2);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih27oc192kh5ph2")).algorithm(ConvDirection::backward_data),
             ConvAlgo::winograd_2x2);
@@ -137,6 +136,8 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih27oc192kh5ph2")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::winograd_2x2);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic32ih16oc32kh5ph2")).algorithm(ConvDirection::backward_weights),
+            ConvAlgo::winograd_2x2);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic20ih12oc50kh5")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc64kh1")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::explicit_gemm);

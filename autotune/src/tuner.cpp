@@ -69,7 +69,11 @@ std::string schedule_key(const Schedule& s) {
   for (const auto& v : s.order) k += " " + v;
   for (const auto& [t, w] : s.layout) k += " layout " + t + "=" + w;
   for (const auto& [t, w] : s.compute_at) k += " at " + t + "=" + w;
-  return k + " tb " + std::to_string(s.timeblock);
+  k += " tb " + std::to_string(s.timeblock);
+  if (s.winograd.m > 0)
+    k += " winograd m=" + std::to_string(s.winograd.m) + " k=" + std::to_string(s.winograd.k_tile) + " t=" +
+         std::to_string(s.winograd.t_tile) + " c=" + std::to_string(s.winograd.c_block);
+  return k;
 }
 
 // Re-measures the `opt.confirm_top` fastest distinct schedules of this run in two

@@ -261,6 +261,9 @@ class Emitter {
 }  // namespace
 
 std::string emit_cpp(const Problem& p, const Schedule& s, const std::string& function, int threads) {
+  if (p.is_winograd(s.algorithm))
+    throw Error("the C++ emitter has no Winograd lowering (algorithm '" + p.spec().algorithms.at(static_cast<std::size_t>(s.algorithm)).name +
+                "'): use the Halide backend, or a record of another algorithm");
   Emitter e(p, s, threads);
   std::string body = e.run(function);
   // Helpers used by the body, placed after the includes.

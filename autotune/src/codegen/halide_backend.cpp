@@ -5,6 +5,7 @@
 #include <set>
 
 #include "codegen/halide_lower.hpp"
+#include "codegen/halide_winograd.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/log.hpp"
 #include "taihu/autotune/backend.hpp"
@@ -70,6 +71,8 @@ std::string halide_version() {
 
 std::unique_ptr<Kernel> make_halide_kernel(const Problem& p, const Schedule& s, int threads) {
   set_halide_threads(threads);
+  if (p.is_winograd(s.algorithm))
+    return guarded("halide jit (winograd)", [&] { return halide::make_winograd_kernel(p, s); });
   return guarded("halide jit", [&] {
     return std::unique_ptr<Kernel>(new HalideKernel(p, halide::lower(p, s.algorithm, &s, threads)));
   });
@@ -105,6 +108,8 @@ std::unique_ptr<Kernel> make_halide_autoscheduled(const Problem& p, int algorith
 
 std::vector<std::string> emit_halide_aot(const Problem& p, const Schedule& s, const std::string& dir,
                                          const std::string& function) {
+  if (p.is_winograd(s.algorithm))
+    throw Error("emit --format=halide-aot: the winograd algorithm is generated for the JIT only (AOT: not yet); pick another record");
   return guarded("halide aot", [&] {
     halide::Lowered l = halide::lower(p, s.algorithm, &s, 0);
     std::vector<Halide::Argument> args;

@@ -41,6 +41,9 @@ Target target_for_this_cpu() {
     for (auto f : {Target::AVX512, Target::AVX512_Skylake, Target::AVX512_Cannonlake, Target::AVX512_SapphireRapids})
       t = t.without_feature(f);
   }
+  // TAIHU_HALIDE_PROFILE=1: Halide's sampling profiler (time per Func, printed when a
+  // pipeline is released) -- for looking into a schedule, not for measuring.
+  if (const char* prof = std::getenv("TAIHU_HALIDE_PROFILE"); prof && std::string(prof) == "1") t = t.with_feature(Target::Profile);
   return t;
 }
 

@@ -137,6 +137,11 @@ Problem::Problem(Spec spec, const std::map<std::string, std::int64_t>& dims,
       fail(a.stmts.back().loc, "the last statement of compute '" + a.name + "' must write the output '" + output_ + "'");
     stmts_.push_back(std::move(bound));
   }
+  winograd_why_.assign(s.algorithms.size(), "");
+  winograd_conv_.assign(s.algorithms.size(), ConvPattern{});
+  for (std::size_t a = 0; a < s.algorithms.size(); ++a)
+    if (s.algorithms[a].method == "winograd")
+      winograd_why_[a] = match_winograd_conv(*this, static_cast<int>(a), &winograd_conv_[a]);
 }
 
 void Problem::check_stmt(BoundStmt& b) {

@@ -8,6 +8,7 @@
 //                   ['boundary' ('zero' | 'clamp')]
 //             | 'steps' IDENT ':' IDENT '->' IDENT     # repeat; output feeds input
 //             | 'compute' [IDENT] '{' stmt* '}'        # several = algorithm choice
+//             | 'compute' IDENT '=' 'winograd' '(' IDENT ')'   # Winograd of a 3x3 conv block
 //             | 'space' '{' knob* '}'
 //   type     := 'f32' | 'f64'
 //   stmt     := IDENT '[' IDENT (',' IDENT)* ']' ('=' | '+=' | 'max' '=' | 'min' '=') expr
@@ -20,6 +21,7 @@
 //             | ('layout' | 'compute_at') IDENT ':' IDENT (',' IDENT)*
 //             | 'parallel' ':' IDENT (',' IDENT)*
 //             | 'timeblock' ':' NUMBER (',' NUMBER)*
+//             | 'winograd' ('m' | 'k' | 't' | 'c') ':' value (',' value)*   # Winograd knobs
 //             | 'order' ':' IDENT+ ('|' IDENT+)*          # a permutation ends at its line end
 //   value    := NUMBER | IDENT                         # a dim name: the full extent
 //
@@ -175,6 +177,26 @@ class Parser {
       Algorithm a;
       a.loc = kw.loc;
       a.name = peek().kind == Tok::ident ? next().text : "default";
+      if (is_punct("=")) {
+        next();
+        const Token& how = peek();
+        a.method = expect_ident("a derived algorithm (winograd)");
+        if (a.method != "winograd") fail(how, "unknown derived algorithm '" + a.method + "' (expected winograd)");
+        expect_punct("(");
+        const Token& base = peek();
+        a.base = expect_ident("the compute block it is derived from");
+        expect_punct(")");
+        const Algorithm* from = nullptr;
+        for (const auto& other : spec.algorithms)
+          if (other.name == a.base) from = &other;
+        if (!from) fail(base, "'" + a.base + "' is not a compute block declared before this one");
+        if (!from->method.empty()) fail(base, "'" + a.base + "' is itself derived; name a block of statements");
+        a.stmts = from->stmts;
+        for (const auto& other : spec.algorithms)
+          if (other.name == a.name) fail(kw, "compute block '" + a.name + "' declared twice");
+        spec.algorithms.push_back(std::move(a));
+        return;
+      }
       expect_punct("{");
       while (!is_punct("}")) {
         if (peek().kind == Tok::end) fail(peek(), "unterminated 'compute' block (missing '}')");
@@ -230,12 +252,12 @@ class Parser {
     k.loc = peek().loc;
     const Token& kw = peek();
     k.kind = expect_ident("a space entry (tile, block, vectorize, unroll, parallel, order, layout, timeblock, compute_at)");
-    static const std::set<std::string> with_target = {"tile", "block", "vectorize", "unroll", "layout", "compute_at"};
+    static const std::set<std::string> with_target = {"tile", "block", "vectorize", "unroll", "layout", "compute_at", "winograd"};
     static const std::set<std::string> without = {"parallel", "order", "timeblock"};
     if (with_target.count(k.kind)) {
       k.target = expect_ident("the variable or tensor '" + k.kind + "' applies to");
     } else if (!without.count(k.kind)) {
-      fail(kw, "unknown space entry '" + k.kind + "' (expected tile, block, vectorize, unroll, parallel, order, layout, timeblock or compute_at)");
+      fail(kw, "unknown space entry '" + k.kind + "' (expected tile, block, vectorize, unroll, parallel, order, layout, timeblock, compute_at or winograd)");
     }
     expect_punct(":");
     if (k.kind == "order") {

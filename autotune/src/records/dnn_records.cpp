@@ -37,7 +37,13 @@ std::string dnn_conv_line(const Record& r) {
   j["dir"] = "forward";
   j["isa"] = r.isa;
   j["threads"] = r.threads;
-  j["algo"] = algo_it->second == "im2col" ? "explicit_gemm" : "direct";
+  if (algo_it->second == "winograd") {  // conv2d.tdsl's derived winograd(direct): dnn's winograd_MxM
+    auto m = r.schedule.find("winograd m");
+    const std::string tile = m == r.schedule.end() ? "4" : m->second;
+    j["algo"] = "winograd_" + tile + "x" + tile;
+  } else {
+    j["algo"] = algo_it->second == "im2col" ? "explicit_gemm" : "direct";
+  }
   j["median_s"] = r.median_s;
   return j.dump();
 }

@@ -45,7 +45,8 @@ Space::Space(const Problem& p) : p_(p) {
     k.kind = d.kind;
     k.target = d.target;
     if (!seen.insert(k.name()).second) fail(d.loc, "space entry '" + k.name() + "' appears twice");
-    const bool numeric = d.kind == "tile" || d.kind == "block" || d.kind == "vectorize" || d.kind == "unroll" || d.kind == "timeblock";
+    const bool numeric = d.kind == "tile" || d.kind == "block" || d.kind == "vectorize" || d.kind == "unroll" || d.kind == "timeblock" ||
+                         d.kind == "winograd";
     k.numeric = numeric;
     if (d.kind == "tile" || d.kind == "block" || d.kind == "vectorize" || d.kind == "unroll") {
       if (!is_loop_var_anywhere(p, d.target))
@@ -58,6 +59,12 @@ Space::Space(const Problem& p) : p_(p) {
       if (!t || t->role != TensorRole::temp) fail(d.loc, "compute_at: '" + d.target + "' is not a temp tensor");
     } else if (d.kind == "timeblock") {
       if (!s.steps) fail(d.loc, "timeblock needs a 'steps' declaration");
+    } else if (d.kind == "winograd") {
+      if (d.target != "m" && d.target != "k" && d.target != "t" && d.target != "c")
+        fail(d.loc, "winograd knobs are m (output tile), k and t (GEMM register tile) and c (channel block), not '" + d.target + "'");
+      bool any = false;
+      for (int a = 0; a < p.algorithm_count(); ++a) any = any || p.is_winograd(a);
+      if (!any) fail(d.loc, "winograd knobs need a 'compute NAME = winograd(BASE)' algorithm");
     }
     for (const auto& v : d.values) {
       std::int64_t n = 0;
@@ -74,6 +81,10 @@ Space::Space(const Problem& p) : p_(p) {
           }
         }
         if (n < 1) fail(d.loc, k.name() + ": values must be >= 1");
+        if (d.kind == "winograd" && d.target == "m" && n != 2 && n != 4)
+          fail(d.loc, "winograd m: F(m x m, 3 x 3) is generated for m = 2 and m = 4, not " + std::to_string(n));
+        if (d.kind == "winograd" && d.target == "k" && n % 8 != 0)
+          fail(d.loc, "winograd k: the output-channel tile is vectorized by 8; " + std::to_string(n) + " is not a multiple of 8");
         // A dim whose bound value is also listed would be the same choice twice.
         if (std::find(k.ints.begin(), k.ints.end(), n) != k.ints.end()) continue;
         k.labels.push_back(std::to_string(n));
@@ -148,7 +159,25 @@ Schedule Space::schedule(const Point& pt) const {
     } else if (k.kind == "layout") s.layout[k.target] = label;
     else if (k.kind == "compute_at") s.compute_at[k.target] = label;
     else if (k.kind == "timeblock") s.timeblock = static_cast<int>(n);
+    else if (k.kind == "winograd") {
+      if (k.target == "m") s.winograd.m = static_cast<int>(n);
+      else if (k.target == "k") s.winograd.k_tile = static_cast<int>(n);
+      else if (k.target == "t") s.winograd.t_tile = static_cast<int>(n);
+      else s.winograd.c_block = n;
+    }
   }
+  if (p_.is_winograd(s.algorithm)) {
+    // Only the winograd knobs apply: the loop knobs name the direct loops, which a
+    // Winograd pipeline does not have (equal Schedules: one measurement).
+    Schedule w;
+    w.algorithm = s.algorithm;
+    w.winograd = s.winograd;
+    if (w.winograd.m == 0) w.winograd.m = 4;
+    const std::int64_t channels = p_.winograd_unsupported(s.algorithm).empty() ? p_.winograd_conv(s.algorithm).c : 0;
+    if (w.winograd.c_block >= channels) w.winograd.c_block = 0;
+    return w;
+  }
+  s.winograd = WinogradSchedule{};
   // Drop knobs that name loops the chosen algorithm's output statement does not have.
   const BoundStmt& b = main_stmt(p_, s.algorithm);
   std::erase_if(s.tile, [&](const auto& kv) { return b.extent(kv.first) == 0; });
@@ -167,6 +196,7 @@ std::string Space::why_invalid(const Point& pt) const {
   } catch (const Error& e) {
     return e.what();
   }
+  if (p_.is_winograd(s.algorithm)) return p_.winograd_unsupported(s.algorithm);
   const BoundStmt& b = main_stmt(p_, s.algorithm);
   for (const auto& [v, w] : s.vectorize) {
     if (!b.is_pure(v)) return "vectorize " + v + ": not a pure loop of the output statement";

@@ -9,7 +9,9 @@
 //     directly or staged per block;
 //   window (the output is reduced over small loops, e.g. depthwise conv): the unit-stride
 //     loop vectorized, the window unrolled inside it, inputs staged (no boundary tests);
-//   elementwise / stencil: the unit-stride loop vectorized, the outer loop parallel.
+//   elementwise / stencil: the unit-stride loop vectorized, the outer loop parallel;
+//   winograd (first: it does the fewest flops): F(4x4) and F(2x2) with GEMM register
+//     tiles of 12 AVX2 accumulators (16 x 6, 32 x 3, 24 x 4, 8 x 12 ~ 8 x 8).
 // Each candidate is kept only if valid; duplicates are dropped; at most kMaxTemplates.
 #include <algorithm>
 #include <cmath>
@@ -115,6 +117,25 @@ std::vector<Point> Space::templates() const {
     return -1;
   }();
   for (int a = 0; a < p_.algorithm_count(); ++a) {
+    if (!p_.is_winograd(a) || !p_.winograd_unsupported(a).empty()) continue;
+    struct Tile {
+      std::int64_t m, k, t;
+    };
+    for (const Tile& w : {Tile{4, 16, 6}, Tile{4, 32, 3}, Tile{4, 24, 4}, Tile{2, 16, 6}, Tile{4, 8, 8}}) {
+      Point base = default_point();
+      if (algo_knob >= 0) base[static_cast<std::size_t>(algo_knob)] = a;
+      Builder t(knobs_, base);
+      if (!t.set_near("winograd", "m", static_cast<double>(w.m), [&](std::int64_t v) { return v == w.m; }) &&
+          t.find("winograd", "m") >= 0)
+        continue;
+      t.set_near("winograd", "k", static_cast<double>(w.k));
+      t.set_near("winograd", "t", static_cast<double>(w.t));
+      t.set_near("winograd", "c", 1e9);  // the whole channel reduction per register tile
+      keep(t.point());
+    }
+  }
+  for (int a = 0; a < p_.algorithm_count(); ++a) {
+    if (p_.is_winograd(a)) continue;
     Point base = default_point();
     if (algo_knob >= 0) base[static_cast<std::size_t>(algo_knob)] = a;
     const BoundStmt& b = p_.stmts(a).back();

@@ -73,10 +73,15 @@ struct ParamDecl {
   SourceLoc loc;
 };
 
-// One alternative implementation of the operator ("compute NAME { ... }").
+// One alternative implementation of the operator ("compute NAME { ... }"), or a
+// derived one ("compute NAME = winograd(BASE)": BASE's statements, which must be a
+// 3x3 stride-1 convolution, computed by Winograd minimal filtering; stmts is a copy
+// of BASE's and is what the reference interpreter evaluates).
 struct Algorithm {
   std::string name;
   std::vector<Stmt> stmts;
+  std::string method;  // "" (the statements as written) | "winograd"
+  std::string base;    // the algorithm a derived one is computed from
   SourceLoc loc;
 };
 

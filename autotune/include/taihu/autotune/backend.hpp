@@ -26,7 +26,9 @@ bool halide_available();
 std::string halide_version();  // "14.0.0" or "none"
 
 // JIT-compiles the schedule (threads: Halide's thread pool size, set once per process).
-// Throws taihu::Error without Halide.
+// Throws taihu::Error without Halide. A `winograd` algorithm's kernel transforms its
+// weights on the first run with a given weight pointer and reuses them afterwards
+// (like dnn/'s WeightsHint::unchanged): do not change weights in place between runs.
 std::unique_ptr<Kernel> make_halide_kernel(const Problem& p, const Schedule& s, int threads);
 
 // Halide's own schedules, the comparison anchors: autoscheduler "default" (no schedule:

@@ -36,6 +36,22 @@ struct BoundTensor {
   std::int64_t size() const;
 };
 
+// A 2-D convolution recognized in a statement (what a derived `winograd` algorithm
+// needs): Y[n, k, y, x] += X[n, c, y + r + off_y, x + s + off_x] * W[k, c, r, s]
+// (stride 1, dilation 1; NCHW image, KCRS weights; the factors in either order).
+struct ConvPattern {
+  std::string image, weight;         // input tensor names
+  std::int64_t n = 0, c = 0, h = 0, w = 0;
+  std::int64_t k = 0, r = 0, s = 0;  // output channels, window
+  std::int64_t oh = 0, ow = 0;       // output extents
+  std::int64_t off_y = 0, off_x = 0; // image row = y + r + off_y (e.g. -P)
+};
+
+// Recognizes the pattern in an algorithm's single statement; returns "" and fills
+// *out, or says why not (e.g. "the window is 5x5"). Shape-dependent: a spec may be a
+// 3x3 convolution for one --shape and not for another.
+std::string match_winograd_conv(const class Problem& p, int algorithm, ConvPattern* out);
+
 class Problem {
  public:
   // dims: values for the dims without a definition (and overrides of defaults);
@@ -54,6 +70,11 @@ class Problem {
   const std::vector<std::string>& inputs() const { return inputs_; }  // declaration order
   const std::string& output() const { return output_; }
   int algorithm_count() const { return static_cast<int>(spec_->algorithms.size()); }
+  bool is_winograd(int algorithm) const { return spec_->algorithms.at(static_cast<std::size_t>(algorithm)).method == "winograd"; }
+  // For a winograd algorithm: "" when this shape can run it (then winograd_conv() is
+  // the convolution), else why not ("compute winograd: the window is 5x5 ...").
+  const std::string& winograd_unsupported(int algorithm) const { return winograd_why_.at(static_cast<std::size_t>(algorithm)); }
+  const ConvPattern& winograd_conv(int algorithm) const { return winograd_conv_.at(static_cast<std::size_t>(algorithm)); }
   const std::vector<BoundStmt>& stmts(int algorithm) const { return stmts_.at(algorithm); }
   std::int64_t steps() const { return steps_; }
 
@@ -74,6 +95,8 @@ class Problem {
   std::string output_;
   std::vector<std::vector<BoundStmt>> stmts_;
   std::int64_t steps_ = 1;
+  std::vector<std::string> winograd_why_;
+  std::vector<ConvPattern> winograd_conv_;
   void check_stmt(BoundStmt& b);
 };
 

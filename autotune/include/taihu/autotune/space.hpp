@@ -16,12 +16,24 @@ namespace taihu::autotune {
 using Point = std::vector<int>;
 
 struct Knob {
-  std::string kind;    // algorithm | tile | block | vectorize | unroll | parallel | order | layout | timeblock | compute_at
+  std::string kind;    // algorithm | tile | block | vectorize | unroll | parallel | order | layout | timeblock | compute_at | winograd
   std::string target;  // loop variable or tensor ("" for algorithm, parallel, order, timeblock)
   std::vector<std::string> labels;  // the values as written (dim names resolved to numbers)
   std::vector<std::int64_t> ints;   // numeric value per label (0 for names)
   bool numeric = false;
   std::string name() const { return target.empty() ? kind : kind + " " + target; }
+};
+
+// The schedule of a derived `winograd` algorithm (the knobs `winograd m|k|t|c`):
+// F(m x m, 3 x 3) with alpha = m + 2; the alpha^2 independent GEMMs over channels
+// (M[e][k][t] = sum_c U[e][k][c] V[e][c][t], t the image tiles) run as register tiles
+// of k_tile output channels (vectorized, a multiple of 8) x t_tile image tiles, the
+// channel reduction in blocks of c_block (0: whole), one GEMM per parallel task.
+struct WinogradSchedule {
+  int m = 0;  // 0: not Winograd; else 2 or 4
+  int k_tile = 16;
+  int t_tile = 4;
+  std::int64_t c_block = 0;
 };
 
 // What a Point means, in the generators' terms.
@@ -36,6 +48,7 @@ struct Schedule {
   std::map<std::string, std::string> layout;      // input -> direct | staged
   std::map<std::string, std::string> compute_at;  // temp -> root | inline | tile
   int timeblock = 1;                              // steps fused per pass (stencils)
+  WinogradSchedule winograd;                      // set (m > 0) only for a winograd algorithm
 };
 
 class SplitMix64 {  // small, portable, reproducible across platforms

@@ -1,0 +1,244 @@
+// Winograd F(m x m, 3 x 3) in Halide (see halide_winograd.hpp). Halide dimensions are
+// listed innermost first. With alpha = m + 2, TH x TW tiles per image, T = N TH TW
+// tiles in all (t = (n TH + th) TW + tw):
+//   U(k, c, b, a)  = sum_{r,s} G[a][r] W[k][c][r][s] G[b][s]      (weights pipeline)
+//   T1(tw, th, n, c, j, a) = sum_i BT[a][i] X[n][c][th m + i + oy][tw m + j + ox]
+//   V(tw, th, n, c, b, a)  = sum_j BT[b][j] T1(tw, th, n, c, j, a)   (V(t, c, b, a) below)
+//   M(k, t, b, a)  = sum_c U(k, c, b, a) V(t, c, b, a)           (the tuned GEMMs)
+//   O1(k, t, b, i) = sum_a AT[i][a] M(k, t, b, a)
+//   Yt(k, j, i, t) = sum_b AT[j][b] O1(k, t, b, i)
+//   Y[n][k][y][x]  = Yt(k, x % m, y % m, (n TH + y / m) TW + x / m)
+// The transform indices (a, b, i, j) are unrolled loops, so each `mux` over them folds
+// to one constant-coefficient sum. Transforms are vectorized over tiles of a row (V,
+// strided loads from the zero-padded channel plane copied per channel) or output
+// channels (O1, Yt); M is a register tile of k_tile channels (8-lane vectors) x t_tile
+// tiles accumulated over the channels, one (a, b) GEMM per parallel task.
+#include "codegen/halide_winograd.hpp"
+
+#include <atomic>
+
+#include "codegen/halide_lower.hpp"
+#include "taihu/arch/error.hpp"
+
+namespace taihu::autotune::halide {
+namespace {
+
+using namespace Halide;
+using Matrix = std::vector<std::vector<double>>;
+
+struct Transforms {
+  int m = 0, alpha = 0;
+  Matrix bt, g, at;  // alpha x alpha, alpha x 3, m x alpha (Lavin & Gray 2016)
+};
+
+Transforms transforms(int m) {
+  Transforms t;
+  t.m = m;
+  t.alpha = m + 2;
+  if (m == 2) {
+    t.bt = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+    t.g = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+    t.at = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+  } else if (m == 4) {
+    t.bt = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
+            {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+    t.g = {{1.0 / 4, 0, 0},
+           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+           {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+           {1.0 / 24, 1.0 / 12, 1.0 / 6},
+           {1.0 / 24, -1.0 / 12, 1.0 / 6},
+           {0, 0, 1}};
+    t.at = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+  } else {
+    throw Error("winograd m=" + std::to_string(m) + ": only F(2x2,3x3) and F(4x4,3x3) are generated");
+  }
+  return t;
+}
+
+// sum_i coef[i] * term(i), zero coefficients left out.
+template <class F>
+Halide::Expr weighted_sum(const std::vector<double>& coef, F term) {
+  Halide::Expr e;
+  for (std::size_t i = 0; i < coef.size(); ++i) {
+    if (coef[i] == 0) continue;
+    Halide::Expr t = coef[i] == 1 ? term(static_cast<int>(i)) : static_cast<float>(coef[i]) * term(static_cast<int>(i));
+    e = e.defined() ? e + t : t;
+  }
+  return e.defined() ? e : Halide::Expr(0.0f);
+}
+
+Halide::Expr select_by(const Var& v, const std::vector<Halide::Expr>& values) {
+  return values.size() == 1 ? values[0] : mux(v, values);
+}
+
+std::int64_t round_up(std::int64_t v, std::int64_t to) { return (v + to - 1) / to * to; }
+
+void set_dense(OutputImageParam p, const std::vector<int>& extents) {
+  int stride = 1;
+  for (std::size_t d = 0; d < extents.size(); ++d) {
+    p.dim(static_cast<int>(d)).set_min(0).set_extent(extents[d]).set_stride(stride);
+    stride *= extents[d];
+  }
+}
+
+class WinogradKernel final : public Kernel {
+ public:
+  WinogradKernel(const Problem& p, const Schedule& s) {
+    const std::string why = p.winograd_unsupported(s.algorithm);
+    if (!why.empty()) throw Error(why);
+    const ConvPattern& cv = p.winograd_conv(s.algorithm);
+    const WinogradSchedule& ws = s.winograd;
+    if (ws.k_tile % 8 != 0 || ws.k_tile < 8 || ws.t_tile < 1) throw Error("winograd: k tile must be a multiple of 8, t tile >= 1");
+    const Transforms tr = transforms(ws.m);
+    const int m = tr.m, alpha = tr.alpha;
+    static std::atomic<int> count{0};
+    const std::string sfx = "_w" + std::to_string(count.fetch_add(1));
+    for (std::size_t i = 0; i < p.inputs().size(); ++i) {
+      if (p.inputs()[i] == cv.image) image_ = i;
+      if (p.inputs()[i] == cv.weight) weight_ = i;
+    }
+    const int N = static_cast<int>(cv.n), C = static_cast<int>(cv.c), H = static_cast<int>(cv.h), W = static_cast<int>(cv.w);
+    const int K = static_cast<int>(cv.k), OH = static_cast<int>(cv.oh), OW = static_cast<int>(cv.ow);
+    const int Kp = static_cast<int>(round_up(K, ws.k_tile));
+    const int TH = (OH + m - 1) / m, TW = (OW + m - 1) / m;
+    x_sizes_ = {W, H, C, N};
+    w_sizes_ = {3, 3, C, K};
+    y_sizes_ = {OW, OH, K, N};
+    u_ = Buffer<float>(Kp, C, alpha, alpha);
+
+    Var k("k"), c("c"), a("a"), b("b"), i("i"), j("j"), t("t"), x("x"), y("y"), n("n");
+    // Weights: U(k, c, b, a), zero for the padding channels k >= K.
+    {
+      w_in_ = ImageParam(Float(32), 4, "wino_w" + sfx);
+      set_dense(w_in_, w_sizes_);
+      Func wz = BoundaryConditions::constant_exterior(w_in_, 0.0f);
+      Func u("wino_u" + sfx);
+      std::vector<Halide::Expr> by_a;
+      for (int ai = 0; ai < alpha; ++ai) {
+        std::vector<Halide::Expr> by_b;
+        for (int bi = 0; bi < alpha; ++bi)
+          by_b.push_back(weighted_sum(tr.g[static_cast<std::size_t>(ai)], [&](int r) {
+            return weighted_sum(tr.g[static_cast<std::size_t>(bi)], [&](int s2) { return wz(s2, r, c, k); });
+          }));
+        by_a.push_back(select_by(b, by_b));
+      }
+      u(k, c, b, a) = select_by(a, by_a);
+      Var ko("ko"), ki("ki");
+      u.split(k, ko, ki, 8).reorder(ki, b, a, ko, c).vectorize(ki).unroll(b).unroll(a);
+      set_dense(u.output_buffer(), {Kp, C, alpha, alpha});
+      weights_ = Pipeline(u);
+      weights_.compile_jit(target_for_this_cpu());
+    }
+    // Main pipeline.
+    x_in_ = ImageParam(Float(32), 4, "wino_x" + sfx);
+    set_dense(x_in_, x_sizes_);
+    u_in_ = ImageParam(Float(32), 4, "wino_uin" + sfx);
+    set_dense(u_in_, {Kp, C, alpha, alpha});
+    Func xp = BoundaryConditions::constant_exterior(x_in_, 0.0f);
+    // The zero-padded channel plane, copied per channel: the tile loads below are then
+    // plain strided vector loads (no boundary tests, no gathers).
+    Func xpad("wino_xpad" + sfx);
+    xpad(x, y, c, n) = xp(x, y, c, n);
+    Var tw("tw"), th("th");
+    Func t1("wino_t1" + sfx), v("wino_v" + sfx), vt("wino_vt" + sfx), macc("wino_macc" + sfx), mm("wino_m" + sfx);
+    Func o1("wino_o1" + sfx), yt("wino_yt" + sfx), out("wino_y" + sfx);
+    {
+      std::vector<Halide::Expr> rows;
+      for (int ai = 0; ai < alpha; ++ai)
+        rows.push_back(weighted_sum(tr.bt[static_cast<std::size_t>(ai)], [&](int ii) {
+          return xpad(tw * m + j + static_cast<int>(cv.off_x), th * m + ii + static_cast<int>(cv.off_y), c, n);
+        }));
+      t1(tw, th, n, c, j, a) = select_by(a, rows);
+      std::vector<Halide::Expr> cols;
+      for (int bi = 0; bi < alpha; ++bi)
+        cols.push_back(weighted_sum(tr.bt[static_cast<std::size_t>(bi)], [&](int jj) { return t1(tw, th, n, c, jj, a); }));
+      v(tw, th, n, c, b, a) = select_by(b, cols);
+      // The GEMMs see the tiles flattened: t = (n TH + th) TW + tw.
+      vt(t, c, b, a) = v(t % TW, (t / TW) % TH, t / (TW * TH), c, b, a);
+    }
+    RDom rc(0, C, "wino_rc" + sfx);
+    macc(k, t, b, a) = 0.0f;
+    macc(k, t, b, a) += u_in_(k, rc, b, a) * vt(t, rc, b, a);
+    mm(k, t, b, a) = macc(k, t, b, a);
+    {
+      std::vector<Halide::Expr> rows;
+      for (int ii = 0; ii < m; ++ii)
+        rows.push_back(weighted_sum(tr.at[static_cast<std::size_t>(ii)], [&](int ai) { return mm(k, t, b, ai); }));
+      o1(k, t, b, i) = select_by(i, rows);
+      std::vector<Halide::Expr> cols;
+      for (int jj = 0; jj < m; ++jj)
+        cols.push_back(weighted_sum(tr.at[static_cast<std::size_t>(jj)], [&](int bi) { return o1(k, t, bi, i); }));
+      yt(k, j, i, t) = select_by(j, cols);
+    }
+    out(x, y, k, n) = yt(k, x % m, y % m, (n * TH + y / m) * TW + x / m);
+    set_dense(out.output_buffer(), y_sizes_);
+
+    // Schedule. Input transform: per channel (parallel), 8 tiles at a time.
+    Var to("to"), ti("ti"), ko("ko"), ki("ki"), e("e"), kn("kn");
+    v.compute_root().split(tw, to, ti, 8, TailStrategy::RoundUp).reorder(ti, b, a, to, th, n, c).vectorize(ti).unroll(b).unroll(a).parallel(c);
+    t1.compute_at(v, to).vectorize(tw, 8, TailStrategy::RoundUp).unroll(j).unroll(a);
+    xpad.compute_at(v, c).vectorize(x, 8);
+    // The GEMMs: register tile k_tile x t_tile, accumulated over the channels.
+    mm.compute_root()
+        .split(k, ko, ki, ws.k_tile, TailStrategy::RoundUp)  // U is padded to the k tile
+        .split(t, to, ti, ws.t_tile, TailStrategy::RoundUp)
+        .reorder(ki, ti, ko, to, b, a)
+        .fuse(b, a, e)
+        .parallel(e)
+        .vectorize(ki, 8)
+        .unroll(ki)
+        .unroll(ti);
+    macc.compute_at(mm, ko).vectorize(k, 8).unroll(k).unroll(t);
+    {
+      Stage upd = macc.update();
+      if (ws.c_block > 0 && ws.c_block < C) {
+        RVar rco("rco"), rci("rci");
+        upd.split(rc.x, rco, rci, static_cast<int>(ws.c_block)).reorder(k, t, rci, rco);
+      } else {
+        upd.reorder(k, t, rc.x);
+      }
+      upd.vectorize(k, 8).unroll(k).unroll(t);
+    }
+    // Output transform: vectorized over channels, per tile (parallel).
+    yt.compute_root().split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t).vectorize(ki).unroll(j).unroll(i).parallel(t);
+    o1.compute_at(yt, ko).vectorize(k, 8, TailStrategy::RoundUp).unroll(b).unroll(i);
+    out.fuse(k, n, kn).parallel(kn);
+    if (OW >= 8) out.vectorize(x, 8);
+    main_ = Pipeline(out);
+    main_.compile_jit(target_for_this_cpu());
+  }
+
+  void run(const std::vector<const float*>& inputs, float* output) override {
+    try {
+      if (inputs[weight_] != cached_weights_) {
+        // The transformed weights are computed once per weight buffer (like dnn/'s
+        // WeightsHint::unchanged): callers must not change weights in place.
+        w_in_.set(Buffer<float>(const_cast<float*>(inputs[weight_]), w_sizes_));
+        weights_.realize(u_);
+        cached_weights_ = inputs[weight_];
+      }
+      x_in_.set(Buffer<float>(const_cast<float*>(inputs[image_]), x_sizes_));
+      u_in_.set(u_);
+      Buffer<float> y(output, y_sizes_);
+      main_.realize(y);
+    } catch (const Halide::Error& e) {
+      throw Error(std::string("halide winograd kernel failed: ") + e.what());
+    }
+  }
+
+ private:
+  std::size_t image_ = 0, weight_ = 1;
+  std::vector<int> x_sizes_, w_sizes_, y_sizes_;
+  ImageParam w_in_, x_in_, u_in_;
+  Pipeline weights_, main_;
+  Buffer<float> u_;
+  const float* cached_weights_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_winograd_kernel(const Problem& p, const Schedule& s) {
+  return std::make_unique<WinogradKernel>(p, s);
+}
+
+}  // namespace taihu::autotune::halide

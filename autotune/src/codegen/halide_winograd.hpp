@@ -1,0 +1,19 @@
+// Winograd F(m x m, 3 x 3) convolution as Halide pipelines (private to the Halide
+// backend; used for a derived `winograd` algorithm, see space.hpp WinogradSchedule).
+//   weights: U[a][b][c][k] = (G W[k][c] G^T)[a][b], k padded to the k tile with zeros;
+//            a separate pipeline, run once per weight pointer (as dnn/ caches its
+//            transformed weights) -- outside the timed region of the tuner's repeats.
+//   main:    V = B^T d B per image tile d (alpha x alpha, zero padded), the alpha^2
+//            GEMMs M[a][b] = U[a][b] V[a][b] over channels (the tuned register tile),
+//            Y = A^T M A scattered back to NCHW.
+#pragma once
+#include <memory>
+
+#include "taihu/autotune/backend.hpp"
+
+namespace taihu::autotune::halide {
+
+// Throws taihu::Error when the problem's algorithm is not a runnable Winograd conv.
+std::unique_ptr<Kernel> make_winograd_kernel(const Problem& p, const Schedule& s);
+
+}  // namespace taihu::autotune::halide

@@ -1,0 +1,201 @@
+// The derived `winograd` algorithm: the parser copies the base block, the convolution
+// pattern is recognized (and refused with a reason for 5x5 windows, strides and
+// dilations), the space skips it where it cannot run, the C++ emitter refuses it, and
+// (with Halide) sampled Winograd schedule points -- F(2x2) and F(4x4), several GEMM
+// register tiles, channel blocks, uneven tiles, padding 0 and 1 -- match the
+// reference interpreter over the whole output, including after a change of weights.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "taihu/arch/error.hpp"
+#include "taihu/autotune/backend.hpp"
+#include "taihu/autotune/cpp_emitter.hpp"
+#include "taihu/autotune/interpreter.hpp"
+#include "taihu/autotune/parser.hpp"
+#include "taihu/autotune/space.hpp"
+
+namespace ta = taihu::autotune;
+
+namespace {
+
+std::string conv_spec(const std::string& image_rows, const std::string& image_cols) {
+  return "operator conv\n"
+         "dim N, C, H, W, KO, R, S, P\n"
+         "dim OH = H + 2 * P - R + 1, OW = W + 2 * P - S + 1\n"
+         "input X : f32[N, C, H, W] boundary zero\n"
+         "input Wt : f32[KO, C, R, S]\n"
+         "output Y : f32[N, KO, OH, OW]\n"
+         "compute direct {\n"
+         "  Y[n, k, oh, ow] += X[n, c, " + image_rows + ", " + image_cols + "] * Wt[k, c, r, s]\n"
+         "}\n"
+         "compute wino = winograd(direct)\n"
+         "space {\n"
+         "  tile k : 4\n"
+         "  winograd m : 4, 2\n"
+         "  winograd k : 8, 16\n"
+         "}\n";
+}
+
+ta::Problem conv2d(const std::string& shape) {
+  return ta::Problem(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/conv2d.tdsl"), ta::parse_shape(shape));
+}
+
+int winograd_index(const ta::Problem& p) {
+  for (int a = 0; a < p.algorithm_count(); ++a)
+    if (p.is_winograd(a)) return a;
+  return -1;
+}
+
+std::string parse_error(const std::string& text) {
+  try {
+    ta::parse_spec(text, "w.tdsl");
+  } catch (const taihu::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(AutotuneWinograd, ParserCopiesTheBaseBlock) {
+  ta::Spec s = ta::parse_spec(conv_spec("oh + r - P", "ow + s - P"), "w.tdsl");
+  ASSERT_EQ(s.algorithms.size(), 2u);
+  EXPECT_EQ(s.algorithms[1].name, "wino");
+  EXPECT_EQ(s.algorithms[1].method, "winograd");
+  EXPECT_EQ(s.algorithms[1].base, "direct");
+  ASSERT_EQ(s.algorithms[1].stmts.size(), 1u);
+  EXPECT_EQ(s.algorithms[1].stmts[0].tensor, "Y");
+}
+
+TEST(AutotuneWinograd, ParserErrorsNamePosition) {
+  std::string text = conv_spec("oh + r - P", "ow + s - P");
+  std::string bad = text;
+  bad.replace(bad.find("winograd(direct)"), 16, "winograd(nope)");
+  EXPECT_NE(parse_error(bad).find("w.tdsl:10:"), std::string::npos) << parse_error(bad);
+  EXPECT_NE(parse_error(bad).find("'nope' is not a compute block"), std::string::npos);
+  bad = text;
+  bad.replace(bad.find("winograd(direct)"), 16, "fft(direct)");
+  EXPECT_NE(parse_error(bad).find("unknown derived algorithm 'fft'"), std::string::npos) << parse_error(bad);
+}
+
+TEST(AutotuneWinograd, RecognizesThe3x3Convolution) {
+  ta::Problem p = conv2d("N=1,C=8,H=10,W=12,KO=8,R=3,S=3,P=1");
+  const int w = winograd_index(p);
+  ASSERT_GE(w, 0);
+  EXPECT_EQ(p.winograd_unsupported(w), "");
+  const ta::ConvPattern& cv = p.winograd_conv(w);
+  EXPECT_EQ(cv.image, "X");
+  EXPECT_EQ(cv.weight, "Wt");
+  EXPECT_EQ(cv.off_y, -1);
+  EXPECT_EQ(cv.off_x, -1);
+  EXPECT_EQ(cv.oh, 10);
+  EXPECT_EQ(cv.ow, 12);
+  // the same access written differently still matches
+  ta::Problem q(ta::parse_spec(conv_spec("r + oh - 1", "s - P + ow"), "w.tdsl"), ta::parse_shape("N=1,C=2,H=6,W=6,KO=3,R=3,S=3,P=1"));
+  EXPECT_EQ(q.winograd_unsupported(1), "");
+}
+
+TEST(AutotuneWinograd, RefusedWithAReasonWhereItCannotRun) {
+  // 5x5 window: the space skips the winograd algorithm and says why.
+  ta::Problem p = conv2d("N=1,C=8,H=10,W=12,KO=8,R=5,S=5,P=2");
+  const int w = winograd_index(p);
+  EXPECT_NE(p.winograd_unsupported(w).find("3x3 window; this shape has 5x5"), std::string::npos) << p.winograd_unsupported(w);
+  ta::Space space(p);
+  ta::Point pt = space.default_point();
+  for (std::size_t i = 0; i < space.knobs().size(); ++i)
+    if (space.knobs()[i].kind == "algorithm") pt[i] = w;
+  EXPECT_EQ(space.why_invalid(pt), p.winograd_unsupported(w));
+  for (const auto& t : space.templates()) EXPECT_NE(space.schedule(t).algorithm, w);
+  // stride 2 and dilation 2 are not Winograd F(m, 3) convolutions
+  const std::string stride = ta::Problem(ta::parse_spec(conv_spec("2 * oh + r", "2 * ow + s"), "w.tdsl"),
+                                         ta::parse_shape("N=1,C=2,H=6,W=6,KO=3,R=3,S=3,P=0"))
+                                 .winograd_unsupported(1);
+  EXPECT_NE(stride.find("stride 1 and dilation 1"), std::string::npos) << stride;
+  const std::string dil = ta::Problem(ta::parse_spec(conv_spec("oh + 2 * r - P", "ow + 2 * s - P"), "w.tdsl"),
+                                      ta::parse_shape("N=1,C=2,H=9,W=9,KO=3,R=3,S=3,P=0"))
+                              .winograd_unsupported(1);
+  EXPECT_NE(dil.find("stride 1 and dilation 1"), std::string::npos) << dil;
+  // winograd knobs without a winograd algorithm are a spec error
+  std::string text = conv_spec("oh + r - P", "ow + s - P");
+  text.replace(text.find("compute wino = winograd(direct)\n"), 32, "");
+  EXPECT_THROW(ta::Space(ta::Problem(ta::parse_spec(text, "w.tdsl"), ta::parse_shape("N=1,C=2,H=6,W=6,KO=3,R=3,S=3,P=1"))),
+               taihu::Error);
+}
+
+TEST(AutotuneWinograd, OnlyWinogradKnobsReachItsSchedule) {
+  ta::Problem p = conv2d("N=1,C=16,H=8,W=8,KO=16,R=3,S=3,P=1");
+  ta::Space space(p);
+  const int w = winograd_index(p);
+  auto m = space.to_map(space.default_point());
+  m["algorithm"] = "winograd";
+  m["winograd m"] = "2";
+  m["winograd k"] = "24";
+  m["winograd c"] = "16";  // == C: the whole reduction
+  ta::Point a = space.from_map(m);
+  m["tile k"] = "16";  // a direct-loop knob: no effect on the Winograd schedule
+  ta::Point b = space.from_map(m);
+  const ta::Schedule sa = space.schedule(a), sb = space.schedule(b);
+  EXPECT_EQ(sa.algorithm, w);
+  EXPECT_EQ(sa.winograd.m, 2);
+  EXPECT_EQ(sa.winograd.k_tile, 24);
+  EXPECT_EQ(sa.winograd.c_block, 0);
+  EXPECT_TRUE(sa.tile.empty());
+  EXPECT_EQ(sa.tile, sb.tile);
+  EXPECT_TRUE(space.valid(a));
+  // the C++ emitter has no Winograd lowering and says so
+  try {
+    ta::emit_cpp(p, sa, "f");
+    ADD_FAILURE() << "emit_cpp accepted a winograd schedule";
+  } catch (const taihu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no Winograd lowering"), std::string::npos) << e.what();
+  }
+}
+
+TEST(AutotuneWinograd, SampledSchedulePointsMatchTheReference) {
+  if (!ta::halide_available()) GTEST_SKIP() << "built without Halide";
+  struct Case {
+    const char* shape;
+    const char* m;
+    const char* k;
+    const char* t;
+    const char* c;
+  };
+  // Uneven output (tiles past the edge), channels not a multiple of the k tile, batch 2,
+  // padding 0 and 1, both tile sizes, channel blocks.
+  const Case cases[] = {{"N=2,C=5,H=11,W=13,KO=12,R=3,S=3,P=1", "4", "16", "6", "C"},
+                        {"N=1,C=40,H=9,W=10,KO=20,R=3,S=3,P=1", "2", "8", "3", "16"},
+                        {"N=1,C=33,H=14,W=9,KO=9,R=3,S=3,P=0", "4", "24", "4", "32"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.shape) + " m=" + c.m + " k=" + c.k + " t=" + c.t + " c=" + c.c);
+    ta::Problem p = conv2d(c.shape);
+    ta::Space space(p);
+    auto m = space.to_map(space.default_point());
+    m["algorithm"] = "winograd";
+    m["winograd m"] = c.m;
+    m["winograd k"] = c.k;
+    m["winograd t"] = c.t;
+    m["winograd c"] = c.c == std::string("C") ? std::to_string(p.dim("C")) : c.c;
+    ta::Point pt = space.from_map(m);
+    ASSERT_TRUE(space.valid(pt)) << space.why_invalid(pt);
+    const ta::Schedule s = space.schedule(pt);
+    auto kernel = ta::make_halide_kernel(p, s, 2);
+    // The second run sees new weights (and image) at another address: both input sets
+    // stay alive, as a kernel transforms its weights once per weight pointer.
+    const ta::TensorMap inputs[2] = {ta::random_inputs(p, 3), ta::random_inputs(p, 4)};
+    for (const ta::TensorMap& in : inputs) {
+      std::vector<const float*> ptrs;
+      for (const auto& n : p.inputs()) ptrs.push_back(in.at(n).data());
+      std::vector<float> out(static_cast<std::size_t>(p.tensor(p.output()).size()), std::nanf(""));
+      kernel->run(ptrs, out.data());
+      const auto want = ta::interpret(p, s.algorithm, in);
+      const auto a = ta::compare_outputs(out, want, ta::default_tolerance(p, s.algorithm));
+      EXPECT_TRUE(a.ok) << a.message;
+      // Winograd's error is larger than the direct loops' but far from garbage.
+      EXPECT_LT(a.max_error, 5e-4) << "max |err| / (1 + |ref|)";
+      std::printf("  %s F(%sx%s,3x3): max |err|/(1+|ref|) = %.2e (bound %.2e)\n", c.shape, c.m, c.m, a.max_error,
+                  ta::default_tolerance(p, s.algorithm));
+    }
+  }
+}

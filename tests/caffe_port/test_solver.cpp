@@ -197,6 +197,54 @@ TEST(CaffeSolver, GradientListenerSeesTheLastIterSizePass) {
   for (int k = 0; k < O * I; ++k) EXPECT_NEAR(l.weight_grad[static_cast<std::size_t>(k)], 3 * gw[k], 1e-5) << k;
 }
 
+// SGD's one-pass update must give exactly (bit for bit) Caffe's separate float steps:
+// g *= 1/iter_size, g += decay * w, h = momentum * h + lr * g, g = h, w -= g.
+struct SnapshotListener : GradientListener {
+  Solver* solver = nullptr;
+  std::vector<std::vector<float>> w, g, h;
+  void gradients_ready(int, const std::vector<int>&) override {}
+  void backward_done() override {
+    w.clear(); g.clear(); h.clear();
+    for (std::size_t p = 0; p < solver->net().learnable_params().size(); ++p) {
+      const Blob* b = solver->net().learnable_params()[p];
+      w.emplace_back(b->data(), b->data() + b->count());
+      g.emplace_back(b->diff(), b->diff() + b->count());
+      const Blob* hist = solver->history()[p].get();
+      h.emplace_back(hist->data(), hist->data() + hist->count());
+    }
+  }
+};
+
+TEST(CaffeSolver, SGDOnePassUpdateIsBitwiseCaffesSteps) {
+  LogCapture quiet;
+  for (const char* extra : {"momentum: 0.9 weight_decay: 0.01 iter_size: 2", "momentum: 0.9", "momentum: 0.8 weight_decay: 0.003"}) {
+    auto solver = create_solver(regression_solver(extra));
+    set_inputs(*solver);
+    solver->step(2);  // non-zero history
+    SnapshotListener l;
+    l.solver = solver.get();
+    solver->set_gradient_listener(&l);
+    solver->step(1);
+    const auto& sp = solver->param();
+    const float scale = sp.iter_size() == 1 ? 1.f : 1.f / static_cast<float>(sp.iter_size());
+    for (std::size_t p = 0; p < l.w.size(); ++p) {
+      const float decay = sp.weight_decay() * solver->net().params_weight_decay()[p];
+      const float lr = sp.base_lr() * solver->net().params_lr()[p];
+      const Blob* b = solver->net().learnable_params()[p];
+      for (std::size_t k = 0; k < l.w[p].size(); ++k) {
+        float g = l.g[p][k];
+        if (sp.iter_size() != 1) g *= scale;
+        if (decay != 0.f) g += decay * l.w[p][k];
+        const float h = sp.momentum() * l.h[p][k] + lr * g;
+        const float w = l.w[p][k] - h;
+        ASSERT_EQ(b->data()[k], w) << extra << " param " << p << " element " << k;
+        ASSERT_EQ(b->diff()[k], h) << extra << " param " << p << " element " << k;
+        ASSERT_EQ(solver->history()[p]->data()[k], h) << extra << " param " << p << " element " << k;
+      }
+    }
+  }
+}
+
 TEST(CaffeSolver, UnknownTypeAndPolicyAreNamed) {
   LogCapture quiet;
   try {

@@ -76,7 +76,10 @@ BatchConv::BatchConv(const dnn::ConvDesc& d)
   if (implicit_weights_) {
     for (index_t c = 0; c < d.c; ++c)
       for (index_t r = 0; r < d.kh; ++r)
-        for (index_t s = 0; s < d.kw; ++s) tap_offset_.push_back((c * d.h + r) * padded_w_ + s);
+        for (index_t s = 0; s < d.kw; ++s) {
+          tap_offset_.push_back((c * d.h + r) * padded_w_ + s);
+          forward_offset_.push_back((c * d.h + r) * d.w + s);
+        }
   }
 }
 
@@ -182,6 +185,17 @@ void BatchConv::col2im(const float* col, dnn::index_t ld, float* dx_group) const
 }
 
 void BatchConv::forward(const float* x, const float* w, const float* bias, float* y) {
+  if (implicit_weights_) {
+    // Reads x in place (row stride d_.w): the tap offsets without the row padding.
+    const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
+    const kernels::ImplicitBwdWeights g{d_.c, d_.h, d_.w, d_.k, d_.out_h(), d_.out_w(), rows_, forward_offset_.data()};
+    // Blocks of 48 pixel vectors (16 tiles), handed out dynamically.
+    const index_t vectors = d_.n * plane_ / 8, blocks = (vectors + 47) / 48;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
+    for (index_t b = 0; b < blocks; ++b)
+      kernels::forward_implicit_avx2(g, x, w, bias, b * 48, std::min(vectors, b * 48 + 48), y);
+    return;
+  }
   std::vector<gemm::PackedA<float>> packed;
   packed.reserve(static_cast<std::size_t>(d_.groups));
   for (index_t g = 0; g < d_.groups; ++g) packed.emplace_back(Layout::row_major, Trans::no, kg_, rows_, w + g * kg_ * rows_, rows_);

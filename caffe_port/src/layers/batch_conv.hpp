@@ -15,7 +15,8 @@
 //   - with few weight columns (C*kh*kw <= 128, first layers) backward-weights runs a
 //     register-tiled AVX2 kernel (batch_conv_kernels.hpp) instead of the GEMM;
 //   - for stride 1, no padding or dilation, one group and an output width that is a
-//     multiple of 8 (LeNet's convolutions), backward-weights reads the input in place
+//     multiple of 8 (LeNet's convolutions), forward (4 channels x 3 pixel vectors in
+//     registers over all taps) and backward-weights read the input in place
 //     (no im2col) in an AVX2 kernel with the reduction over a block of images in
 //     registers, each thread its own images and 8-lane partial sums, added in thread
 //     order; with 8-pixel output rows backward-data's col2im sums each input row in
@@ -66,7 +67,8 @@ class BatchConv {
   bool small_kernel_ = false;  // rows_ <= kSmallRows on AVX2: batch_conv_avx2.cpp
   bool implicit_weights_ = false;  // backward_weights_implicit (AVX2, see above)
   bool col2im_w8_ = false;  // backward-data's col2im by kernels::col2im_w8_avx2
-  std::vector<std::int64_t> tap_offset_;  // per weight column: its input offset
+  std::vector<std::int64_t> tap_offset_;  // per weight column: its input offset (padded rows)
+  std::vector<std::int64_t> forward_offset_;  // the same in the unpadded input
   dnn::index_t padded_w_ = 0;  // input row stride the implicit kernel reads
   arch::AlignedBuffer<float> padded_x_;  // the input with rows of padded_w_ floats
   arch::AlignedBuffer<float> lanes_;  // per thread: K * rows_ * 8 partial sums

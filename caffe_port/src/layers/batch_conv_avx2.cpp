@@ -193,3 +193,94 @@ void col2im_w8_avx2(const float* col, std::int64_t ld, std::int64_t c, std::int6
 }
 
 }  // namespace taihu::caffe::kernels
+
+namespace taihu::caffe::kernels {
+namespace {
+
+// KI output channels from k x RJ pixel vectors of the batch from v (vector v is
+// image v / per_image, output row (v % per_image) / (ow / 8), columns from
+// 8 * (v % (ow / 8)); a tile may span images).
+template <int KI, int RJ>
+void forward_tile(const ImplicitBwdWeights& g, const float* x, const float* w, const float* bias, std::int64_t k,
+                  std::int64_t v, float* y) {
+  const std::int64_t per_row = g.ow / 8, plane = g.oh * g.ow, per_image = plane / 8;
+  const float* xv[RJ];
+  float* yv[RJ];
+  for (int j = 0; j < RJ; ++j) {
+    const std::int64_t n = (v + j) / per_image, rem = (v + j) % per_image;
+    xv[j] = x + n * g.c * g.h * g.w + (rem / per_row) * g.w + 8 * (rem % per_row);
+    yv[j] = y + n * g.k * plane + rem * 8;
+  }
+  __m256 acc[KI][RJ];
+  for (int i = 0; i < KI; ++i)
+    for (int j = 0; j < RJ; ++j) acc[i][j] = _mm256_setzero_ps();
+  const float* wk = w + k * g.rows;
+  const std::int64_t* offsets = g.tap_offset;
+  const std::int64_t rows = g.rows;
+  if constexpr (KI == 4 && RJ == 3) {
+    // Spelled out: with the array form GCC stores the accumulators every tap.
+    __m256 a00 = acc[0][0], a01 = a00, a02 = a00, a10 = a00, a11 = a00, a12 = a00;
+    __m256 a20 = a00, a21 = a00, a22 = a00, a30 = a00, a31 = a00, a32 = a00;
+    const float *x0 = xv[0], *x1 = xv[1], *x2 = xv[2];
+    const float *w0 = wk, *w1 = wk + rows, *w2 = wk + 2 * rows, *w3 = wk + 3 * rows;
+    for (std::int64_t t = 0; t < rows; ++t) {
+      const std::int64_t off = offsets[t];
+      const __m256 c0 = _mm256_loadu_ps(x0 + off), c1 = _mm256_loadu_ps(x1 + off), c2 = _mm256_loadu_ps(x2 + off);
+      __m256 wi = _mm256_broadcast_ss(w0 + t);
+      a00 = _mm256_fmadd_ps(wi, c0, a00); a01 = _mm256_fmadd_ps(wi, c1, a01); a02 = _mm256_fmadd_ps(wi, c2, a02);
+      wi = _mm256_broadcast_ss(w1 + t);
+      a10 = _mm256_fmadd_ps(wi, c0, a10); a11 = _mm256_fmadd_ps(wi, c1, a11); a12 = _mm256_fmadd_ps(wi, c2, a12);
+      wi = _mm256_broadcast_ss(w2 + t);
+      a20 = _mm256_fmadd_ps(wi, c0, a20); a21 = _mm256_fmadd_ps(wi, c1, a21); a22 = _mm256_fmadd_ps(wi, c2, a22);
+      wi = _mm256_broadcast_ss(w3 + t);
+      a30 = _mm256_fmadd_ps(wi, c0, a30); a31 = _mm256_fmadd_ps(wi, c1, a31); a32 = _mm256_fmadd_ps(wi, c2, a32);
+    }
+    acc[0][0] = a00; acc[0][1] = a01; acc[0][2] = a02; acc[1][0] = a10; acc[1][1] = a11; acc[1][2] = a12;
+    acc[2][0] = a20; acc[2][1] = a21; acc[2][2] = a22; acc[3][0] = a30; acc[3][1] = a31; acc[3][2] = a32;
+  } else {
+  for (std::int64_t t = 0; t < rows; ++t) {
+    const std::int64_t off = offsets[t];
+    __m256 c[RJ];
+    for (int j = 0; j < RJ; ++j) c[j] = _mm256_loadu_ps(xv[j] + off);
+    for (int i = 0; i < KI; ++i) {
+      const __m256 wi = _mm256_broadcast_ss(wk + i * rows + t);
+      for (int j = 0; j < RJ; ++j) acc[i][j] = _mm256_fmadd_ps(wi, c[j], acc[i][j]);
+    }
+  }
+  }
+  for (int i = 0; i < KI; ++i)
+    for (int j = 0; j < RJ; ++j) _mm256_storeu_ps(yv[j] + (k + i) * plane, acc[i][j]);
+  if (bias == nullptr) return;
+  for (int i = 0; i < KI; ++i) {
+    const __m256 b = _mm256_set1_ps(bias[k + i]);
+    for (int j = 0; j < RJ; ++j) {
+      float* out = yv[j] + (k + i) * plane;
+      _mm256_storeu_ps(out, _mm256_add_ps(_mm256_loadu_ps(out), b));
+    }
+  }
+}
+
+template <int KI>
+void forward_channels(const ImplicitBwdWeights& g, const float* x, const float* w, const float* bias, std::int64_t k,
+                      std::int64_t v0, std::int64_t v1, float* y) {
+  std::int64_t v = v0;
+  for (; v + 3 <= v1; v += 3) forward_tile<KI, 3>(g, x, w, bias, k, v, y);
+  if (v1 - v == 2) forward_tile<KI, 2>(g, x, w, bias, k, v, y);
+  else if (v1 - v == 1) forward_tile<KI, 1>(g, x, w, bias, k, v, y);
+}
+
+}  // namespace
+
+void forward_implicit_avx2(const ImplicitBwdWeights& g, const float* x, const float* w, const float* bias,
+                           std::int64_t v0, std::int64_t v1, float* y) {
+  std::int64_t k = 0;
+  for (; k + 4 <= g.k; k += 4) forward_channels<4>(g, x, w, bias, k, v0, v1, y);
+  switch (g.k - k) {
+    case 3: forward_channels<3>(g, x, w, bias, k, v0, v1, y); break;
+    case 2: forward_channels<2>(g, x, w, bias, k, v0, v1, y); break;
+    case 1: forward_channels<1>(g, x, w, bias, k, v0, v1, y); break;
+    default: break;
+  }
+}
+
+}  // namespace taihu::caffe::kernels

@@ -45,3 +45,15 @@ void col2im_w8_avx2(const float* col, std::int64_t ld, std::int64_t c, std::int6
                     std::int64_t kh, std::int64_t kw, std::int64_t oh, float* dx);
 
 }  // namespace taihu::caffe::kernels
+
+namespace taihu::caffe::kernels {
+
+// Forward in the implicit geometry (see ImplicitBwdWeights; g.w is the row stride of
+// x) for the 8-pixel output vectors [v0, v1) of the batch (numbered image by image,
+// row by row): y[n][k][p] = bias[k] (0 without bias) + sum over taps t of
+// w[k * rows + t] * x[n][tap_offset[t] + pixel p's offset], y overwritten. Tiles of
+// 4 output channels x 3 vectors (across images), 12 accumulators over all taps.
+void forward_implicit_avx2(const ImplicitBwdWeights& g, const float* x, const float* w, const float* bias,
+                           std::int64_t v0, std::int64_t v1, float* y);
+
+}  // namespace taihu::caffe::kernels

@@ -295,12 +295,22 @@ void Solver::apply_update() {
     log_info("Iteration " + std::to_string(iter_) + ", lr = " + fmt(rate));
   }
   clip_gradients();
+  const bool l2 = param_.regularization_type() == "L2";
+  const float scale = param_.iter_size() == 1 ? 1.f : 1.f / static_cast<float>(param_.iter_size());
   for (std::size_t id = 0; id < net_->learnable_params().size(); ++id) {
-    normalize(static_cast<int>(id));
-    regularize(static_cast<int>(id));
-    compute_update_value(static_cast<int>(id), rate);
+    const int i = static_cast<int>(id);
+    const float decay = param_.weight_decay() * net_->params_weight_decay()[id];
+    // One pass where the rule offers it (SGD); otherwise Caffe's separate steps, the
+    // weight step per parameter as Net::update does it.
+    if ((l2 || decay == 0.f) && update_in_one_pass(i, rate, scale, decay)) continue;
+    normalize(i);
+    regularize(i);
+    compute_update_value(i, rate);
+    Blob& p = *net_->learnable_params()[id];
+    float* w = p.mutable_data();
+    const float* g = p.diff();
+    for (std::int64_t e = 0; e < p.count(); ++e) w[e] -= g[e];
   }
-  net_->update();
 }
 
 }  // namespace taihu::caffe

@@ -9,6 +9,23 @@
 namespace taihu::caffe {
 namespace {
 
+// SGD's whole per-parameter update in one pass: g = g * scale (Scale), g += decay * w
+// (Decay), h = momentum * h + local_rate * g, g = h, w -= h: the arithmetic of
+// normalize, regularize, compute_update_value and Net::update in their order.
+template <bool Scale, bool Decay>
+void sgd_one_pass(float* g, float* h, float* w, std::int64_t n, float scale, float decay, float momentum,
+                  float local_rate) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    float gi = g[i];
+    if constexpr (Scale) gi *= scale;
+    if constexpr (Decay) gi += decay * w[i];
+    const float hi = momentum * h[i] + local_rate * gi;
+    h[i] = hi;
+    g[i] = hi;
+    w[i] -= hi;
+  }
+}
+
 class SGDSolver : public Solver {
  public:
   using Solver::Solver;
@@ -20,6 +37,17 @@ class SGDSolver : public Solver {
       h[i] = momentum * h[i] + local_rate * g[i];
       g[i] = h[i];
     }
+  }
+  bool update_in_one_pass(int id, float rate, float scale, float decay) override {
+    const auto [g, n, local_rate, h] = update_target(id, rate);
+    float* w = net_->learnable_params()[static_cast<std::size_t>(id)]->mutable_data();
+    const float m = param_.momentum();
+    const bool s = scale != 1.f, d = decay != 0.f;
+    if (s && d) sgd_one_pass<true, true>(g, h, w, n, scale, decay, m, local_rate);
+    else if (s) sgd_one_pass<true, false>(g, h, w, n, scale, decay, m, local_rate);
+    else if (d) sgd_one_pass<false, true>(g, h, w, n, scale, decay, m, local_rate);
+    else sgd_one_pass<false, false>(g, h, w, n, scale, decay, m, local_rate);
+    return true;
   }
 };
 

@@ -83,6 +83,10 @@ class Solver {
   // Caffe's ApplyUpdate; the rule-specific part is compute_update_value.
   void apply_update();
   virtual void compute_update_value(int param_id, float rate) = 0;
+  // A rule may do ApplyUpdate's per-parameter steps (gradient scaling by `scale` when
+  // != 1, L2 decay `decay` * w when != 0, its update, the weight step w -= update) in
+  // one pass with the same arithmetic in the same order; false: the separate steps run.
+  virtual bool update_in_one_pass(int /*param_id*/, float /*rate*/, float /*scale*/, float /*decay*/) { return false; }
   // History blobs: one per learnable parameter (Adam: two).
   virtual int history_per_param() const { return 1; }
   // What an update rule works on for one parameter: its gradient g (replaced by the

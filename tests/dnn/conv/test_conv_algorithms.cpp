@@ -188,7 +188,7 @@ TEST_P(ConvThreads, TwoThreadsMatchOne) {
 INSTANTIATE_TEST_SUITE_P(Shapes, ConvThreads,
                          ::testing::Values("mb1ic24ih13oc20kh3ph1", "mb3ic24ih9oc20kh3ph1",
                                            "mb1ic16ih15oc24kh1", "mb2ic3ih20oc20kh5sh2ph2",
-                                           "g2mb2ic8ih9oc8kh3sh2ph1"),
+                                           "g2mb2ic8ih9oc8kh3sh2ph1", "mb2ic12ih11oc10kh5ph2"),
                          [](const auto& p) { return std::string(p.param); });
 
 }  // namespace

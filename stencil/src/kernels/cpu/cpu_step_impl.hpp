@@ -477,25 +477,36 @@ void step_tti3d(const StepArgs& a, long j0, long j1) {
     // Per thread (OpenMP keeps its workers), reused from step to step.
     thread_local std::vector<float> ring;
     ring.resize(std::size_t(4 * slots * plane));
-    auto zbuf = [&](int f, long y) { return ring.data() + ((f * slots + (y % slots + slots) % slots) * plane); };
+    // Ring slot of plane y (y >= j0 - H, so the offset keeps the operand positive).
+    auto zbuf = [&](int f, long y) { return ring.data() + (f * slots + (y - j0 + H) % slots) * plane; };
     auto xbuf = [&](int f, long y) { return zbuf(f, y) + 2 * slots * plane; };
     const float* const field[2] = {a.u, a.q};
     for (long y = ya - H; y < yb + H && ya < yb; ++y) {
-      for (int f = 0; f < 2; ++f)
+      for (int f = 0; f < 2; ++f) {
+        float* const zb = zbuf(f, y);
+        float* const xb = xbuf(f, y);
         for (long x = -H; x < n1 + H; ++x) {
           const bool inner = x >= 0 && x < n1;
-          tti_derivative_line<H>(field[f] + L.index(0, x, y), zbuf(f, y) + (x + H) * ls,
-                                 inner ? xbuf(f, y) + (x + H) * ls : nullptr, n0, L.s1, w);
+          tti_derivative_line<H>(field[f] + L.index(0, x, y), zb + (x + H) * ls, inner ? xb + (x + H) * ls : nullptr,
+                                 n0, L.s1, w);
         }
+      }
       const long yo = y - H;
       if (yo < ya) continue;
+      const float* dz0[2][2 * H + 1];  // line -H of each plane in the window
+      const float* dx0[2][2 * H + 1];
+      for (int f = 0; f < 2; ++f)
+        for (long k = -H; k <= H; ++k) {
+          dz0[f][k + H] = zbuf(f, yo + k);
+          dx0[f][k + H] = xbuf(f, yo + k);
+        }
       for (long x = 0; x < n1; ++x) {
         const float* dz[2][2 * H + 1];
         const float* dx[2][2 * H + 1];
         for (int f = 0; f < 2; ++f)
-          for (long k = -H; k <= H; ++k) {
-            dz[f][k + H] = zbuf(f, yo + k) + (x + H) * ls;
-            dx[f][k + H] = xbuf(f, yo + k) + (x + H) * ls;
+          for (int k = 0; k <= 2 * H; ++k) {
+            dz[f][k] = dz0[f][k] + (x + H) * ls;
+            dx[f][k] = dx0[f][k] + (x + H) * ls;
           }
         const long off = L.index(0, x, yo);
         const float* R[6];

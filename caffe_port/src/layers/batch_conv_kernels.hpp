@@ -21,7 +21,7 @@ namespace taihu::caffe::kernels {
 // (t < rows = C * kh * kw) reads x at tap_offset[t] = c * H * W + r * W + s. Adds
 // into dw8[(k * rows + t) * 8 + lane], eight partial sums per weight (the caller
 // sums the lanes), lanes over the pixels ox % 8. Images go in blocks whose dy of
-// four output channels stays in L1; tiles of 4 channels x 3 taps keep their 12
+// four output channels stays in L1 (8 KiB); tiles of 4 channels x 3 taps keep their 12
 // accumulators in registers across a block.
 struct ImplicitBwdWeights {
   std::int64_t c, h, w, k, oh, ow, rows;

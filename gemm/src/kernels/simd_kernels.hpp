@@ -19,9 +19,13 @@ void simd_microkernel(index_t k, typename V::T alpha, const typename V::T* a, in
   constexpr int MV = MR / V::W;
   static_assert(MR % V::W == 0, "MR must be a multiple of the vector width");
   Reg acc[NR][MV];
+  // C's tile is read only at the end: its first and last line per column are fetched
+  // now, so a column that straddles two lines (ldc not a multiple of the line) does
+  // not miss after the k loop.
 #pragma GCC unroll 16
   for (int j = 0; j < NR; ++j) {
     V::prefetch(c + j * ldc);
+    V::prefetch(c + j * ldc + MR - 1);
 #pragma GCC unroll 4
     for (int i = 0; i < MV; ++i) acc[j][i] = V::zero();
   }

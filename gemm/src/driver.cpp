@@ -3,7 +3,8 @@
 //  - rows (BLIS's parallel ic loop; the default when every thread gets a row panel):
 //    each thread owns a contiguous range of C's rows and packs its own A
 //    blocks into a private buffer that stays in its own L2; the threads share the
-//    packed B panel. Two barriers per kc block of B, none per A block.
+//    packed B panel. Two barriers per kc block of B (none after the last), none per
+//    A block.
 //  - tiles (few rows): the threads share the packed B panel and the packed A block:
 //    each packs a share of the panels, a barrier, then each runs a contiguous range of
 //    micro-tiles (column panels first, so a thread keeps its B micro-panels in L1
@@ -135,7 +136,9 @@ void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
         index_t t0, t1;
         share(b_panels * a_panels, tid, nt, t0, t1);
         run_tiles(pr, uk, kc, beta, ap, bp, ic, mc, jc, nc, t0, t1);
-        if (nt > 1) {
+        // The last block needs no barrier: the parallel region's end is one.
+        const bool last = jc + nc >= pr.n && pc + kc >= pr.k && ic + mc >= pr.m;
+        if (nt > 1 && !last) {
 #pragma omp barrier
         }
       }
@@ -169,7 +172,8 @@ void rows_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const Bl
         const T* ap = a_block(pr, q, ic, mc, pc, kc, mr, a_buf, 0, a_panels);
         run_tiles(pr, uk, kc, beta, ap, bp, ic, mc, jc, nc, 0, b_panels * a_panels);
       }
-      if (!pr.packed_b) {
+      // The last block needs no barrier: the parallel region's end is one.
+      if (!pr.packed_b && !(jc + nc >= pr.n && pc + kc >= pr.k)) {
 #pragma omp barrier
       }
     }
@@ -193,12 +197,21 @@ bool use_rows(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int nt) {
   return ceil_div(pr.m, uk.mr) >= static_cast<index_t>(nt);
 }
 
+// Elements of one packed kc x n block of B on the skinny path.
+template <class T>
+index_t skinny_b_elems(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs) {
+  return bs.kc * ceil_div(pr.n, uk.nr) * uk.nr;
+}
+
 // The skinny path (BLIS's "sup" idea): when op(B) has few columns, A's block would be
 // reused by only a few micro-panels of B, so packing A costs about as much memory
 // traffic as the product saves. Instead B's kc block is packed once (it fits in L2)
 // and each thread walks its own rows of A in place: one MR-row strip of A (kc steps,
 // a_step = lda) meets every micro-panel of B while it is hot in L1/L2. Rows left over
 // below a full MR go through a small packed panel and the edge tile.
+// With several threads B alternates between two buffers (b_buf holds two blocks), so
+// one barrier per kc block suffices: a thread packing block q+1 overwrites block q-1,
+// which every thread finished before the barrier of block q.
 template <class T>
 void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
                  T* b_buf, int tid, int nt) {
@@ -209,12 +222,14 @@ void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
   if (edge_buf.size() < static_cast<std::size_t>(mr * bs.kc))
     edge_buf = arch::AlignedBuffer<T>(static_cast<std::size_t>(mr * bs.kc));
   T* edge_a = edge_buf.data();
-  for (index_t pc = 0; pc < pr.k; pc += bs.kc) {
+  index_t q = 0;  // kc block index
+  for (index_t pc = 0; pc < pr.k; pc += bs.kc, ++q) {
     const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
     const T beta = pc == 0 ? pr.beta : T(1);
+    T* b_cur = nt > 1 && q % 2 == 1 ? b_buf + skinny_b_elems(pr, uk, bs) : b_buf;
     index_t lo, hi;
     share(b_panels, tid, nt, lo, hi);
-    pack_b(pr.b, pc, kc, 0, pr.n, nr, b_buf, lo, hi);
+    pack_b(pr.b, pc, kc, 0, pr.n, nr, b_cur, lo, hi);
     if (nt > 1) {
 #pragma omp barrier
     }
@@ -231,13 +246,10 @@ void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
       }
       for (index_t jr = 0; jr < b_panels; ++jr) {
         const index_t cols = std::min<index_t>(nr, pr.n - jr * nr);
-        const T* b_micro = b_buf + jr * nr * kc;
+        const T* b_micro = b_cur + jr * nr * kc;
         T* c = pr.c + row + jr * nr * pr.ldc;
         micro_tile(uk, kc, pr.alpha, a_strip, a_step, b_micro, beta, c, pr.ldc, rows, cols);
       }
-    }
-    if (nt > 1) {
-#pragma omp barrier
     }
   }
 }
@@ -307,7 +319,8 @@ void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int thr
   const BlockSizes bs = effective_block_sizes(pr, uk);
   thread_local Workspace<T> ws;
   if (use_skinny(pr, uk, bs)) {
-    ws.reserve(0, static_cast<std::size_t>(bs.kc * ceil_div(pr.n, uk.nr) * uk.nr));
+    const int buffers = threads > 1 && pr.k > bs.kc ? 2 : 1;
+    ws.reserve(0, static_cast<std::size_t>(buffers * skinny_b_elems(pr, uk, bs)));
     T* b_buf = ws.b_panel.data();
     if (threads <= 1) {
       skinny_body(pr, uk, bs, b_buf, 0, 1);

@@ -54,4 +54,22 @@ TYPED_TEST(GemmSkinny, MatchesNaiveReferenceAcrossKcBlocksAndRaggedRows) {
   taihu::arch::set_num_threads(0);
 }
 
+// Two threads share B through two alternating buffers (one barrier per kc block): the
+// result is still bitwise that of one thread.
+TYPED_TEST(GemmSkinny, TwoThreadsAreBitwiseOneThreadAcrossKcBlocks) {
+  GEMM_TEST_REQUIRE_ISA();
+  using T = TypeParam;
+  std::mt19937_64 rng(9);
+  const Shape s = make_shape(Layout::col_major, Trans::no, Trans::no, 333, 50, 2100, 3);
+  const auto a = random_vector<T>(a_size(s), rng), b = random_vector<T>(b_size(s), rng);
+  const auto c0 = random_vector<T>(c_size(s), rng);
+  auto c1 = c0, c2 = c0;
+  taihu::arch::set_num_threads(1);
+  gemm(s, T(0.75), a.data(), b.data(), T(-0.5), c1.data());
+  taihu::arch::set_num_threads(2);
+  gemm(s, T(0.75), a.data(), b.data(), T(-0.5), c2.data());
+  taihu::arch::set_num_threads(0);
+  EXPECT_EQ(c1, c2);
+}
+
 }  // namespace

@@ -147,9 +147,12 @@ void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
 }
 
 // Row-split threading (see the file comment). `a_buf` is this thread's own block.
+// With `b_next` (a second B buffer) consecutive kc blocks of B alternate between the
+// two, so only the barrier after packing is needed: a thread packing block q+1
+// overwrites block q-1, which every thread finished before the barrier of block q.
 template <class T>
 void rows_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
-               T* a_buf, T* b_buf, int tid, int nt) {
+               T* a_buf, T* b_buf, T* b_next, int tid, int nt) {
   const int mr = uk.mr, nr = uk.nr;
   index_t panel_lo, panel_hi;
   share(ceil_div(pr.m, mr), tid, nt, panel_lo, panel_hi);
@@ -161,7 +164,8 @@ void rows_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const Bl
     for (index_t pc = 0; pc < pr.k; pc += bs.kc, ++q) {
       const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
       const T beta = pc == 0 ? pr.beta : T(1);
-      const T* bp = b_block(pr, q, pc, kc, jc, nc, nr, b_buf, tid, nt);
+      T* b_cur = b_next != nullptr && q % 2 == 1 ? b_next : b_buf;
+      const T* bp = b_block(pr, q, pc, kc, jc, nc, nr, b_cur, tid, nt);
       if (!pr.packed_b) {
 #pragma omp barrier
       }
@@ -173,7 +177,7 @@ void rows_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const Bl
         run_tiles(pr, uk, kc, beta, ap, bp, ic, mc, jc, nc, 0, b_panels * a_panels);
       }
       // The last block needs no barrier: the parallel region's end is one.
-      if (!pr.packed_b && !(jc + nc >= pr.n && pc + kc >= pr.k)) {
+      if (!pr.packed_b && b_next == nullptr && !(jc + nc >= pr.n && pc + kc >= pr.k)) {
 #pragma omp barrier
       }
     }
@@ -338,6 +342,14 @@ void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int thr
     return;
   }
   if (use_rows(pr, uk, threads)) {
+    // A second B buffer saves a barrier per kc block; worth its memory up to 4 MiB.
+    const std::size_t b_elems = static_cast<std::size_t>(bs.kc * std::min<index_t>(bs.nc, ceil_div(pr.n, uk.nr) * uk.nr));
+    T* b_next = nullptr;
+    if (!pr.packed_b && pr.k > bs.kc && b_elems * sizeof(T) <= (4u << 20)) {
+      ws.reserve(0, 2 * b_elems);
+      b_buf = ws.b_panel.data();
+      b_next = b_buf + b_elems;
+    }
 #pragma omp parallel num_threads(threads)
     {
       const int nt = omp_get_num_threads();
@@ -348,7 +360,7 @@ void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int thr
         const int tid = omp_get_thread_num();
         thread_local Workspace<T> own;
         if (tid != 0) own.reserve(static_cast<std::size_t>(bs.mc * bs.kc), 0);
-        rows_body(pr, uk, bs, tid == 0 ? a_buf : own.a_block.data(), b_buf, tid, nt);
+        rows_body(pr, uk, bs, tid == 0 ? a_buf : own.a_block.data(), b_buf, b_next, tid, nt);
       }
     }
     return;

@@ -3,8 +3,8 @@
 //  - rows (BLIS's parallel ic loop; the default when every thread gets a row panel):
 //    each thread owns a contiguous range of C's rows and packs its own A
 //    blocks into a private buffer that stays in its own L2; the threads share the
-//    packed B panel. Two barriers per kc block of B (none after the last), none per
-//    A block.
+//    packed B panel. One barrier per kc block of B (two when a second B buffer would
+//    exceed 4 MiB), none after the last, none per A block.
 //  - tiles (few rows): the threads share the packed B panel and the packed A block:
 //    each packs a share of the panels, a barrier, then each runs a contiguous range of
 //    micro-tiles (column panels first, so a thread keeps its B micro-panels in L1

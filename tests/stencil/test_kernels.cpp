@@ -243,7 +243,7 @@ TEST(TiledSweep, MatchesReference) {
 
 // 3D TTI streams y slabs with a per-thread ring of derivative planes: with 3 threads'
 // slabs (each primes its ring from its neighbours' planes) it still matches the reference.
-TEST(TtiSlabs, ThreeThreadsMatchReference) {
+TEST(StencilTti, ThreeThreadSlabsMatchReference) {
   try {
     taihu::arch::active_isa();
   } catch (const taihu::Error& e) {

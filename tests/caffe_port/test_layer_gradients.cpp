@@ -1,6 +1,8 @@
 // Every layer's backward checked against central differences of the Net's loss
 // (Caffe's GradientChecker idea), through a Net: Input -> layer -> objective.
+#include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "caffe_test_util.hpp"
 
@@ -207,6 +209,78 @@ TEST(CaffeGradient, LSTM) {
   GradientCheckOptions opt;
   opt.skip_blobs = {"cont"};
   check_gradients(net, opt);
+}
+
+// Caffe's optional third bottom x_static [N][S]: finite differences for x, x_static
+// and all four parameter blobs (W_xc, b_c, W_xc_static, W_hc in Caffe's order).
+TEST(CaffeGradient, LSTMWithStaticInput) {
+  const std::string text = "force_backward: true\n" + input("x", "3x2x4") + input("cont", "3x2") + input("xs", "2x5") +
+                           "layer { name: 'lstm' type: 'LSTM' bottom: 'x' bottom: 'cont' bottom: 'xs' top: 'h' "
+                           "recurrent_param { num_output: 3 weight_filler { type: 'uniform' min: -0.3 max: 0.3 } } }\n"
+                           "layer { name: 'obj' type: 'TestObjective' bottom: 'h' top: 'loss' }\n";
+  Net net(net_from_text(text), proto::TRAIN, test_registry());
+  const auto& blobs = net.layer_by_name("lstm")->blobs();
+  ASSERT_EQ(blobs.size(), 4u);
+  EXPECT_EQ(blobs[2]->shape(), (std::vector<int>{12, 5}));  // W_xc_static
+  EXPECT_EQ(blobs[3]->shape(), (std::vector<int>{12, 3}));  // W_hc
+  fill_spaced(net.blob_by_name("x"), 5);
+  fill_spaced(net.blob_by_name("xs"), 9);
+  const float cont[6] = {0, 0, 1, 1, 1, 0};
+  std::memcpy(net.blob_by_name("cont")->mutable_data(), cont, sizeof cont);
+  GradientCheckOptions opt;
+  opt.skip_blobs = {"cont"};
+  check_gradients(net, opt);
+}
+
+// The static term is W_xc_static x_static added to every step's gates: with the same
+// other weights, x_static = 0 gives the plain LSTM's output and a non-zero one does not.
+TEST(CaffeGradient, LSTMStaticInputEntersEveryStep) {
+  const std::string lstm = "recurrent_param { num_output: 3 weight_filler { type: 'uniform' min: -0.3 max: 0.3 } } }\n";
+  Net plain(net_from_text(input("x", "3x2x4") + input("cont", "3x2") +
+                          "layer { name: 'lstm' type: 'LSTM' bottom: 'x' bottom: 'cont' top: 'h' " + lstm),
+            proto::TRAIN);
+  Net with(net_from_text(input("x", "3x2x4") + input("cont", "3x2") + input("xs", "2x5") +
+                         "layer { name: 'lstm' type: 'LSTM' bottom: 'x' bottom: 'cont' bottom: 'xs' top: 'h' " + lstm),
+           proto::TRAIN);
+  const auto& pb = plain.layer_by_name("lstm")->blobs();
+  const auto& wb = with.layer_by_name("lstm")->blobs();
+  for (auto [from, to] : {std::pair{0, 0}, std::pair{1, 1}, std::pair{2, 3}}) {
+    std::memcpy(wb[static_cast<std::size_t>(to)]->mutable_data(), pb[static_cast<std::size_t>(from)]->data(),
+                sizeof(float) * static_cast<std::size_t>(pb[static_cast<std::size_t>(from)]->count()));
+  }
+  fill_spaced(wb[2].get(), 3, 0.5f);
+  for (Net* n : {&plain, &with}) {
+    fill_spaced(n->blob_by_name("x"), 5);
+    n->blob_by_name("cont")->set_data(1.f);
+  }
+  with.blob_by_name("xs")->set_data(0.f);
+  plain.forward();
+  with.forward();
+  const Blob* a = plain.blob_by_name("h");
+  const Blob* b = with.blob_by_name("h");
+  for (std::int64_t i = 0; i < a->count(); ++i) EXPECT_NEAR(a->data()[i], b->data()[i], 1e-6) << i;
+  // A fresh net with x_static != 0 (the state carried between passes reset alike).
+  Net with2(net_from_text(input("x", "3x2x4") + input("cont", "3x2") + input("xs", "2x5") +
+                          "layer { name: 'lstm' type: 'LSTM' bottom: 'x' bottom: 'cont' bottom: 'xs' top: 'h' " + lstm),
+            proto::TRAIN);
+  for (std::size_t j = 0; j < 4; ++j) {
+    std::memcpy(with2.layer_by_name("lstm")->blobs()[j]->mutable_data(), wb[j]->data(), sizeof(float) * static_cast<std::size_t>(wb[j]->count()));
+  }
+  fill_spaced(with2.blob_by_name("x"), 5);
+  with2.blob_by_name("cont")->set_data(0.f);  // step 0 of every stream already differs
+  fill_spaced(with2.blob_by_name("xs"), 9);
+  with2.forward();
+  // Every step (all of them restart: cont = 0) sees the static term: h differs from
+  // the plain LSTM restarted the same way.
+  plain.blob_by_name("cont")->set_data(0.f);
+  plain.forward();
+  const Blob* c = with2.blob_by_name("h");
+  const std::int64_t per_step = c->count(1);
+  for (int t = 0; t < 3; ++t) {
+    double diff = 0;
+    for (std::int64_t i = 0; i < per_step; ++i) diff += std::fabs(c->data()[t * per_step + i] - a->data()[t * per_step + i]);
+    EXPECT_GT(diff, 1e-3) << "step " << t;
+  }
 }
 
 }  // namespace

@@ -189,11 +189,13 @@ void BatchConv::forward(const float* x, const float* w, const float* bias, float
     // Reads x in place (row stride d_.w): the tap offsets without the row padding.
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
     const kernels::ImplicitBwdWeights g{d_.c, d_.h, d_.w, d_.k, d_.out_h(), d_.out_w(), rows_, forward_offset_.data()};
-    // Blocks of 48 pixel vectors (16 tiles), handed out dynamically.
-    const index_t vectors = d_.n * plane_ / 8, blocks = (vectors + 47) / 48;
+    // Blocks of 24 pixel vectors (8 tiles; their inputs stay in L2 while every
+    // channel tile passes over them), handed out dynamically.
+    constexpr index_t kBlock = 24;
+    const index_t vectors = d_.n * plane_ / 8, blocks = (vectors + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
     for (index_t b = 0; b < blocks; ++b)
-      kernels::forward_implicit_avx2(g, x, w, bias, b * 48, std::min(vectors, b * 48 + 48), y);
+      kernels::forward_implicit_avx2(g, x, w, bias, b * kBlock, std::min(vectors, (b + 1) * kBlock), y);
     return;
   }
   std::vector<gemm::PackedA<float>> packed;

@@ -220,9 +220,14 @@ void forward_tile(const ImplicitBwdWeights& g, const float* x, const float* w, c
   const std::int64_t* offsets = g.tap_offset;
   const std::int64_t rows = g.rows;
   if constexpr (KI == 4 && RJ == 3) {
-    // Spelled out: with the array form GCC stores the accumulators every tap.
-    __m256 a00 = acc[0][0], a01 = a00, a02 = a00, a10 = a00, a11 = a00, a12 = a00;
-    __m256 a20 = a00, a21 = a00, a22 = a00, a30 = a00, a31 = a00, a32 = a00;
+    // Spelled out: with the array form GCC stores the accumulators every tap. The
+    // bias starts the sums (added at the end in the other tiles).
+    const bool with_bias = bias != nullptr;
+    __m256 a00 = with_bias ? _mm256_set1_ps(bias[k]) : acc[0][0], a01 = a00, a02 = a00;
+    __m256 a10 = with_bias ? _mm256_set1_ps(bias[k + 1]) : acc[0][0], a11 = a10, a12 = a10;
+    __m256 a20 = with_bias ? _mm256_set1_ps(bias[k + 2]) : acc[0][0], a21 = a20, a22 = a20;
+    __m256 a30 = with_bias ? _mm256_set1_ps(bias[k + 3]) : acc[0][0], a31 = a30, a32 = a30;
+    bias = nullptr;
     const float *x0 = xv[0], *x1 = xv[1], *x2 = xv[2];
     const float *w0 = wk, *w1 = wk + rows, *w2 = wk + 2 * rows, *w3 = wk + 3 * rows;
     for (std::int64_t t = 0; t < rows; ++t) {

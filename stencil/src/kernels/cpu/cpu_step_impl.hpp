@@ -460,15 +460,51 @@ inline void line_tti3d(const float* __restrict p, float* __restrict pp, const fl
   for (; i < n0; ++i) body(0.f, i);
 }
 
+// A non-negative integer from the environment (read on every call: cheap next to a
+// time step, and tests may change it), or `fallback` when unset.
+inline long env_count(const char* name, long fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (*end != '\0' || n < 0)
+    throw Error(std::string("taihu: ") + name + " must be an integer >= 0, got '" + v + "'");
+  return n;
+}
+
+// x lines per tile of the 3D TTI sweep: TAIHU_STENCIL_TILE=n when set, else the widest
+// equal tiles whose derivative ring (4 (2H+1) planes of (tile + 2H) lines) fits a
+// thread's share of the last-level cache (at most 4 MiB).
+inline long tti_tile_lines(const Layout& L, int half, int threads) {
+  const long requested = env_count("TAIHU_STENCIL_TILE", 0);
+  if (requested > 0) return std::min(requested, L.n[1]);
+  static const double llc = [] {
+    const auto& caches = arch::topology().caches;
+    return caches.empty() ? 0.0 : double(caches.back().size_bytes);
+  }();
+  const double budget = std::min(4.0 * 1024 * 1024, llc > 0 ? llc / (2.0 * threads) : 4.0 * 1024 * 1024);
+  const double line = double(L.n[0]) * sizeof(float) * 4 * (2 * half + 1);
+  const long fit = std::max(static_cast<long>(budget / line) - 2 * half, 2L * half);
+  const long tiles = (L.n[1] + fit - 1) / fit;
+  return (L.n[1] + tiles - 1) / tiles;
+}
+
 template <int H>
 void step_tti3d(const StepArgs& a, long j0, long j1) {
   const Weights<H> w = load_weights<H>(*a.fd, 3);
   const Layout& L = a.layout;
   const long n0 = L.n[0], n1 = L.n[1];
   constexpr long slots = 2 * H + 1;
-  const long ls = (n0 + kW - 1) / kW * kW;  // buffer line stride
-  const long plane = (n1 + 2 * H) * ls;     // lines -H .. n1 + H - 1
   const int threads = threads_for_points(double(j1 - j0) * double(n0) * double(n1));
+  const long tile = tti_tile_lines(L, H, threads);
+  const long ls = (n0 + kW - 1) / kW * kW;  // buffer line stride
+  const long plane = (tile + 2 * H) * ls;   // lines xa - H .. xa + tile + H - 1
+  static bool logged = false;
+  if (!logged) {
+    logged = true;
+    arch::log_verbose("stencil: tti radius %d, %d y slabs in tiles of %ld x lines, derivative ring %.1f MiB/thread", H,
+                      threads, tile, 4.0 * slots * double(plane) * sizeof(float) / (1 << 20));
+  }
 #pragma omp parallel num_threads(threads)
   {
     FlushDenormals ftz;
@@ -481,38 +517,41 @@ void step_tti3d(const StepArgs& a, long j0, long j1) {
     auto zbuf = [&](int f, long y) { return ring.data() + (f * slots + (y - j0 + H) % slots) * plane; };
     auto xbuf = [&](int f, long y) { return zbuf(f, y) + 2 * slots * plane; };
     const float* const field[2] = {a.u, a.q};
-    for (long y = ya - H; y < yb + H && ya < yb; ++y) {
-      for (int f = 0; f < 2; ++f) {
-        float* const zb = zbuf(f, y);
-        float* const xb = xbuf(f, y);
-        for (long x = -H; x < n1 + H; ++x) {
-          const bool inner = x >= 0 && x < n1;
-          tti_derivative_line<H>(field[f] + L.index(0, x, y), zb + (x + H) * ls, inner ? xb + (x + H) * ls : nullptr,
-                                 n0, L.s1, w);
-        }
-      }
-      const long yo = y - H;
-      if (yo < ya) continue;
-      const float* dz0[2][2 * H + 1];  // line -H of each plane in the window
-      const float* dx0[2][2 * H + 1];
-      for (int f = 0; f < 2; ++f)
-        for (long k = -H; k <= H; ++k) {
-          dz0[f][k + H] = zbuf(f, yo + k);
-          dx0[f][k + H] = xbuf(f, yo + k);
-        }
-      for (long x = 0; x < n1; ++x) {
-        const float* dz[2][2 * H + 1];
-        const float* dx[2][2 * H + 1];
-        for (int f = 0; f < 2; ++f)
-          for (int k = 0; k <= 2 * H; ++k) {
-            dz[f][k] = dz0[f][k] + (x + H) * ls;
-            dx[f][k] = dx0[f][k] + (x + H) * ls;
+    for (long xa = 0; xa < n1 && ya < yb; xa += tile) {
+      const long xb = std::min(n1, xa + tile);
+      for (long y = ya - H; y < yb + H; ++y) {
+        for (int f = 0; f < 2; ++f) {
+          float* const zb = zbuf(f, y);
+          float* const xbf = xbuf(f, y);
+          for (long x = xa - H; x < xb + H; ++x) {
+            const bool inner = x >= xa && x < xb;
+            tti_derivative_line<H>(field[f] + L.index(0, x, y), zb + (x - xa + H) * ls,
+                                   inner ? xbf + (x - xa + H) * ls : nullptr, n0, L.s1, w);
           }
-        const long off = L.index(0, x, yo);
-        const float* R[6];
-        for (int r = 0; r < 6; ++r) R[r] = a.R[r] + off;
-        line_tti3d<H>(a.u + off, a.u_prev + off, a.q + off, a.q_prev + off, a.A + off, a.B + off, a.C + off, R, n0,
-                      L.s1, L.s2, w, dz, dx, ls);
+        }
+        const long yo = y - H;
+        if (yo < ya) continue;
+        const float* dz0[2][2 * H + 1];  // line xa - H of each plane in the window
+        const float* dx0[2][2 * H + 1];
+        for (int f = 0; f < 2; ++f)
+          for (long k = -H; k <= H; ++k) {
+            dz0[f][k + H] = zbuf(f, yo + k);
+            dx0[f][k + H] = xbuf(f, yo + k);
+          }
+        for (long x = xa; x < xb; ++x) {
+          const float* dz[2][2 * H + 1];
+          const float* dx[2][2 * H + 1];
+          for (int f = 0; f < 2; ++f)
+            for (int k = 0; k <= 2 * H; ++k) {
+              dz[f][k] = dz0[f][k] + (x - xa + H) * ls;
+              dx[f][k] = dx0[f][k] + (x - xa + H) * ls;
+            }
+          const long off = L.index(0, x, yo);
+          const float* R[6];
+          for (int r = 0; r < 6; ++r) R[r] = a.R[r] + off;
+          line_tti3d<H>(a.u + off, a.u_prev + off, a.q + off, a.q_prev + off, a.A + off, a.B + off, a.C + off, R,
+                        n0, L.s1, L.s2, w, dz, dx, ls);
+        }
       }
     }
   }
@@ -545,17 +584,6 @@ inline void do_line(const StepArgs& a, const Weights<H>& w, long off, Ahead ah) 
   }
 }
 
-// A non-negative integer from the environment (read on every call: cheap next to a
-// time step, and tests may change it), or `fallback` when unset.
-inline long env_count(const char* name, long fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const long n = std::strtol(v, &end, 10);
-  if (*end != '\0' || n < 0)
-    throw Error(std::string("taihu: ") + name + " must be an integer >= 0, got '" + v + "'");
-  return n;
-}
 
 // x lines per tile of the 3D sweep: TAIHU_STENCIL_TILE=n (n lines, 0 = automatic).
 // Automatic: whole planes while the 2H+1-plane y window of a thread fits its share of

@@ -24,10 +24,12 @@
 //   backward-data (stride 1): the forward pass of the transposed problem.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <omp.h>
 #include <vector>
 
 #include "conv_algorithm.hpp"
+#include "conv_pointwise.hpp"
 #include "direct_kernels.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/dispatch.hpp"
@@ -173,9 +175,14 @@ class Direct final : public ConvAlgorithm {
     const index_t blocks = ceil_div(cg_, std::clamp<index_t>(cap, 1, cg_));
     cblock_ = ceil_div(cg_, blocks);
     spr_ = ceil_div(geo_.ow, 8);
+    if (pointwise_shape(d)) pointwise_ = std::make_unique<PointwiseConv>(d);
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
+    if (pointwise_) {
+      pointwise_->forward(x, w, bias, y, hint);
+      return;
+    }
     if (!geo_.in_place && cg_ <= kOcvMaxChannels && d_.stride_w > 1) {
       forward_ocv(x, w, bias, y, hint);
       return;
@@ -457,6 +464,7 @@ class Direct final : public ConvAlgorithm {
   std::vector<index_t> col_off_;
   arch::AlignedBuffer<float> xbuf_, xocv_, pack_, dyt_;
   TransposedBackwardData bwd_data_;
+  std::unique_ptr<PointwiseConv> pointwise_;  // forward of 1x1 stride-1 unpadded layers
 };
 
 }  // namespace

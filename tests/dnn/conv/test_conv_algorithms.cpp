@@ -43,6 +43,8 @@ const char* const kProblems[] = {
     "mb2ic24ih7oc16kh1",              // 1x1
     "mb1ic16ih9oc8kh1sh2",            // strided 1x1
     "g2mb1ic12ih6oc10kh1",            // grouped 1x1
+    "mb2ic300ih5iw7oc10kh1",          // 1x1: two channel blocks, partial strip, 2-row tile
+    "mb1ic20ih10iw11oc9kh1",          // 1x1: several strips (prefetch ahead), masked end
     "mb2ic3ih23oc20kh7sh2ph3",        // first layer (ResNet-like)
     "mb1ic1ih28oc20kh5",              // LeNet conv1
     "mb1ic4ih9iw11oc6kh3kw5ph1pw2",   // rectangular kernel

@@ -106,9 +106,9 @@ TEST_F(ConvDescTest, NullPointersAreRejected) {
 
 TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic128ih28oc128kh3ph1")).algorithm(), ConvAlgo::winograd_4x4);
-  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc64kh1")).algorithm(), ConvAlgo::explicit_gemm);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc64kh1")).algorithm(), ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc64kh1")).algorithm(ConvDirection::backward_data),
-            ConvAlgo::implicit_gemm);
+            ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic3ih224oc64kh7sh2ph3")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic3ih224oc64kh7sh2ph3")).algorithm(), ConvAlgo::direct);
@@ -140,7 +140,9 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
   EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic20ih12oc50kh5")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc64kh1")).algorithm(ConvDirection::backward_weights),
-            ConvAlgo::explicit_gemm);
+            ConvAlgo::direct);  // narrowing 1x1
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih56oc256kh1")).algorithm(ConvDirection::backward_weights),
+            ConvAlgo::explicit_gemm);  // widening 1x1
 }
 
 }  // namespace

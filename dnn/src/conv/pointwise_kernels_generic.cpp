@@ -1,0 +1,20 @@
+// Portable 1x1-convolution micro-kernel (see pointwise_kernels.hpp): plain loops.
+#include "pointwise_kernels.hpp"
+
+namespace taihu::dnn::conv {
+
+void pw_fwd_generic(const PwFwdArgs& a) {
+  float acc[kPwRows][kPwPixels] = {};
+  for (std::int64_t c = 0; c < a.channels; ++c) {
+    const float* xr = a.x + c * a.x_cstride;
+    for (int m = 0; m < a.rows; ++m)
+      for (int p = 0; p < a.pixels; ++p) acc[m][p] += a.w[c * kPwRows + m] * xr[p];
+  }
+  for (int m = 0; m < a.rows; ++m) {
+    float* yr = a.y + m * a.y_kstride;
+    const float b = a.bias ? a.bias[m] : 0.0f;
+    for (int p = 0; p < a.pixels; ++p) yr[p] = a.accumulate ? yr[p] + acc[m][p] : acc[m][p] + b;
+  }
+}
+
+}  // namespace taihu::dnn::conv

@@ -70,16 +70,14 @@ BatchConv::BatchConv(const dnn::ConvDesc& d)
                       d.pad_h == 0 && d.pad_w == 0 && d.dil_h == 1 && d.dil_w == 1 && d.out_w() % 8 == 0;
   col2im_w8_ = arch::active_isa() >= arch::Isa::avx2 && d.stride_h == 1 && d.stride_w == 1 && d.pad_h == 0 &&
                d.pad_w == 0 && d.dil_h == 1 && d.dil_w == 1 && d.out_w() == 8 && d.w <= 16 && !identity_columns();
-  // With one 8-pixel vector per output row and input rows of <= 16 floats, the input
-  // is read from a copy whose rows are 64-byte lines: no load then crosses a line.
-  padded_w_ = implicit_weights_ && d.out_w() == 8 && d.w <= 16 ? 16 : d.w;
+  // With one 8-pixel vector per output row and input rows of <= 16 floats,
+  // backward-weights packs blocks of images into evenly strided streams whose input
+  // rows are 64-byte lines (no load crosses a line).
+  packed_weights_ = implicit_weights_ && d.out_w() == 8 && d.w <= 16;
   if (implicit_weights_) {
     for (index_t c = 0; c < d.c; ++c)
       for (index_t r = 0; r < d.kh; ++r)
-        for (index_t s = 0; s < d.kw; ++s) {
-          tap_offset_.push_back((c * d.h + r) * padded_w_ + s);
-          forward_offset_.push_back((c * d.h + r) * d.w + s);
-        }
+        for (index_t s = 0; s < d.kw; ++s) tap_offset_.push_back((c * d.h + r) * d.w + s);
   }
 }
 
@@ -186,9 +184,8 @@ void BatchConv::col2im(const float* col, dnn::index_t ld, float* dx_group) const
 
 void BatchConv::forward(const float* x, const float* w, const float* bias, float* y) {
   if (implicit_weights_) {
-    // Reads x in place (row stride d_.w): the tap offsets without the row padding.
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
-    const kernels::ImplicitBwdWeights g{d_.c, d_.h, d_.w, d_.k, d_.out_h(), d_.out_w(), rows_, forward_offset_.data()};
+    const kernels::ImplicitBwdWeights g{d_.c, d_.h, d_.w, d_.k, d_.out_h(), d_.out_w(), rows_, tap_offset_.data()};
     // Blocks of 24 pixel vectors (8 tiles; their inputs stay in L2 while every
     // channel tile passes over them), handed out dynamically.
     constexpr index_t kBlock = 24;
@@ -289,26 +286,47 @@ void BatchConv::backward_weights_implicit(const float* x, const float* dy, float
   const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
   const std::size_t lanes = static_cast<std::size_t>(d_.k * rows_) * 8;
   if (lanes_.size() < lanes * static_cast<std::size_t>(nt)) lanes_ = arch::AlignedBuffer<float>(lanes * static_cast<std::size_t>(nt));
-  const kernels::ImplicitBwdWeights g{d_.c, d_.h, padded_w_, d_.k, d_.out_h(), d_.out_w(), rows_, tap_offset_.data()};
+  const kernels::ImplicitBwdWeights g{d_.c, d_.h, d_.w, d_.k, d_.out_h(), d_.out_w(), rows_, tap_offset_.data()};
   float* all = lanes_.data();
-  const index_t rows_in = d_.n * d_.c * d_.h;
-  if (padded_w_ != d_.w && padded_x_.size() < static_cast<std::size_t>(rows_in * padded_w_)) {
-    padded_x_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(rows_in * padded_w_));
-    std::fill(padded_x_.data(), padded_x_.data() + padded_x_.size(), 0.0f);
-  }
+  // 8-pixel output rows: blocks of kPackImages images packed into even streams
+  // (kernels::backward_weights_packed_avx2), per thread.
+  constexpr index_t kPackImages = 8;
+  const bool packed = packed_weights_;
+  const index_t oh = d_.out_h();
+  const std::size_t pack_x = static_cast<std::size_t>(kPackImages * d_.c * d_.h * 16);
+  const std::size_t pack_dy = static_cast<std::size_t>(d_.k * oh * kPackImages * 8);
+  float* packs = packed ? scratch(nt, pack_x + pack_dy) : nullptr;
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
     const int t = omp_get_thread_num();
-    if (padded_w_ != d_.w) {
-#pragma omp for schedule(static)
-      for (index_t row = 0; row < rows_in; ++row)
-        std::memcpy(padded_x_.data() + row * padded_w_, x + row * d_.w, sizeof(float) * static_cast<std::size_t>(d_.w));
-    }
     float* mine = all + lanes * static_cast<std::size_t>(t);
     std::fill(mine, mine + lanes, 0.0f);
     index_t n0, n1;
     split(d_.n, t, nt, &n0, &n1);
-    kernels::backward_weights_implicit_avx2(g, padded_w_ != d_.w ? padded_x_.data() : x, dy, n0, n1, mine);
+    if (!packed) {
+      kernels::backward_weights_implicit_avx2(g, x, dy, n0, n1, mine);
+    } else {
+      float* xb = packs + scratch_stride_ * static_cast<std::size_t>(t);
+      float* dyb = xb + pack_x;
+      std::vector<std::int64_t> offset(static_cast<std::size_t>(rows_));
+      for (index_t b0 = n0; b0 < n1; b0 += kPackImages) {
+        const index_t nb = std::min(kPackImages, n1 - b0);
+        for (index_t c = 0; c < d_.c; ++c)  // x [c][iy][n][16]
+          for (index_t iy = 0; iy < d_.h; ++iy)
+            for (index_t n = 0; n < nb; ++n)
+              std::memcpy(xb + ((c * d_.h + iy) * nb + n) * 16, x + (((b0 + n) * d_.c + c) * d_.h + iy) * d_.w,
+                          sizeof(float) * static_cast<std::size_t>(d_.w));
+        for (index_t k = 0; k < d_.k; ++k)  // dy [k][oy][n][8]
+          for (index_t oy = 0; oy < oh; ++oy)
+            for (index_t n = 0; n < nb; ++n)
+              std::memcpy(dyb + ((k * oh + oy) * nb + n) * 8, dy + (((b0 + n) * d_.k + k) * oh + oy) * 8, sizeof(float) * 8);
+        std::size_t tap = 0;
+        for (index_t c = 0; c < d_.c; ++c)
+          for (index_t r = 0; r < d_.kh; ++r)
+            for (index_t s = 0; s < d_.kw; ++s) offset[tap++] = (c * d_.h + r) * nb * 16 + s;
+        kernels::backward_weights_packed_avx2(xb, dyb, oh * nb, d_.k, rows_, offset.data(), mine);
+      }
+    }
     if (nt > 1) {
 #pragma omp barrier
     }

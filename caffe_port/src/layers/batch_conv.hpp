@@ -18,8 +18,9 @@
 //     multiple of 8 (LeNet's convolutions), forward (4 channels x 3 pixel vectors in
 //     registers over all taps) and backward-weights read the input in place
 //     (no im2col) in an AVX2 kernel with the reduction over a block of images in
-//     registers, each thread its own images and 8-lane partial sums, added in thread
-//     order; with 8-pixel output rows backward-data's col2im sums each input row in
+//     registers (with 8-pixel output rows: blocks of 8 images packed so each tap reads
+//     one evenly strided stream), each thread its own images and 8-lane partial sums,
+//     added in thread order; with 8-pixel output rows backward-data's col2im sums each input row in
 //     registers (kernels::col2im_w8_avx2) instead of adding every tap into memory.
 // Layouts and semantics are taihu::dnn::Convolution's (NCHW, OIHW, groups, stride,
 // pad, dilation); backward_weights accumulates into dw/dbias as Caffe does.
@@ -67,10 +68,8 @@ class BatchConv {
   bool small_kernel_ = false;  // rows_ <= kSmallRows on AVX2: batch_conv_avx2.cpp
   bool implicit_weights_ = false;  // backward_weights_implicit (AVX2, see above)
   bool col2im_w8_ = false;  // backward-data's col2im by kernels::col2im_w8_avx2
-  std::vector<std::int64_t> tap_offset_;  // per weight column: its input offset (padded rows)
-  std::vector<std::int64_t> forward_offset_;  // the same in the unpadded input
-  dnn::index_t padded_w_ = 0;  // input row stride the implicit kernel reads
-  arch::AlignedBuffer<float> padded_x_;  // the input with rows of padded_w_ floats
+  std::vector<std::int64_t> tap_offset_;  // per weight column: its input offset
+  bool packed_weights_ = false;  // implicit backward-weights on packed image blocks
   arch::AlignedBuffer<float> lanes_;  // per thread: K * rows_ * 8 partial sums
   arch::AlignedBuffer<float> scratch_;
   std::size_t scratch_stride_ = 0;

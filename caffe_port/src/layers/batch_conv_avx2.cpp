@@ -291,3 +291,56 @@ void forward_implicit_avx2(const ImplicitBwdWeights& g, const float* x, const fl
 }
 
 }  // namespace taihu::caffe::kernels
+
+namespace taihu::caffe::kernels {
+namespace {
+
+template <int KI, int RJ>
+void packed_tile(const float* x, const float* dy, std::int64_t steps, std::int64_t rows, const std::int64_t* offset,
+                 std::int64_t k, std::int64_t t, float* dw8) {
+  __m256 acc[KI][RJ];
+  for (int i = 0; i < KI; ++i)
+    for (int j = 0; j < RJ; ++j) acc[i][j] = _mm256_setzero_ps();
+  const float* xs[RJ];
+  for (int j = 0; j < RJ; ++j) xs[j] = x + offset[t + j];
+  const float* d0 = dy + k * steps * 8;
+  const std::int64_t dstride = steps * 8;
+  for (std::int64_t p = 0; p < steps; ++p) {
+    __m256 c[RJ];
+    for (int j = 0; j < RJ; ++j) c[j] = _mm256_loadu_ps(xs[j] + p * 16);
+    for (int i = 0; i < KI; ++i) {
+      const __m256 d = _mm256_load_ps(d0 + i * dstride + p * 8);
+      for (int j = 0; j < RJ; ++j) acc[i][j] = _mm256_fmadd_ps(d, c[j], acc[i][j]);
+    }
+  }
+  for (int i = 0; i < KI; ++i)
+    for (int j = 0; j < RJ; ++j) {
+      float* out = dw8 + ((k + i) * rows + t + j) * 8;
+      _mm256_storeu_ps(out, _mm256_add_ps(_mm256_loadu_ps(out), acc[i][j]));
+    }
+}
+
+template <int KI>
+void packed_row(const float* x, const float* dy, std::int64_t steps, std::int64_t rows, const std::int64_t* offset,
+                std::int64_t k, float* dw8) {
+  std::int64_t t = 0;
+  for (; t + 3 <= rows; t += 3) packed_tile<KI, 3>(x, dy, steps, rows, offset, k, t, dw8);
+  if (rows - t == 2) packed_tile<KI, 2>(x, dy, steps, rows, offset, k, t, dw8);
+  else if (rows - t == 1) packed_tile<KI, 1>(x, dy, steps, rows, offset, k, t, dw8);
+}
+
+}  // namespace
+
+void backward_weights_packed_avx2(const float* x, const float* dy, std::int64_t steps, std::int64_t k_count,
+                                  std::int64_t rows, const std::int64_t* offset, float* dw8) {
+  std::int64_t k = 0;
+  for (; k + 4 <= k_count; k += 4) packed_row<4>(x, dy, steps, rows, offset, k, dw8);
+  switch (k_count - k) {
+    case 3: packed_row<3>(x, dy, steps, rows, offset, k, dw8); break;
+    case 2: packed_row<2>(x, dy, steps, rows, offset, k, dw8); break;
+    case 1: packed_row<1>(x, dy, steps, rows, offset, k, dw8); break;
+    default: break;
+  }
+}
+
+}  // namespace taihu::caffe::kernels

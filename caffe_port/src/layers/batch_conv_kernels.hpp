@@ -57,3 +57,15 @@ void forward_implicit_avx2(const ImplicitBwdWeights& g, const float* x, const fl
                            std::int64_t v0, std::int64_t v1, float* y);
 
 }  // namespace taihu::caffe::kernels
+
+namespace taihu::caffe::kernels {
+
+// The implicit backward-weights on a block of images packed so that every tap reads
+// one evenly strided stream: x as [c][iy][n][16] (rows of 16 floats, image innermost)
+// and dy as [k][oy][n][8] (8-pixel output rows). For steps p = oy * nb + n < steps:
+//   dw8[(k * rows + t) * 8 + lane] += dy[k][p * 8 + lane] * x[offset[t] + p * 16 + lane]
+// with offset[t] = ((c * h + r) * nb) * 16 + s for tap t = (c, r, s).
+void backward_weights_packed_avx2(const float* x, const float* dy, std::int64_t steps, std::int64_t k_count,
+                                  std::int64_t rows, const std::int64_t* offset, float* dw8);
+
+}  // namespace taihu::caffe::kernels

@@ -74,9 +74,10 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
   const PwFwdKernel kernel = kernels().fwd;
   const int nt = arch::threads_for_call();
   const index_t strips = ceil_div(plane_, kPwPixels);
-  // Work items: (image, group, run of strips), at least 4 per thread when possible.
-  index_t chunk = 8;
-  while (chunk > 1 && d_.n * d_.groups * ceil_div(strips, chunk) < 4 * nt) --chunk;
+  // Work items: (image, group, run of strips), about 4 per thread: long runs, since
+  // each run's first strip is not prefetched (its copy waits on DRAM).
+  const index_t chunk =
+      std::clamp<index_t>(d_.n * d_.groups * strips / (4 * nt), 1, strips);
   const index_t chunks = ceil_div(strips, chunk), items = d_.n * d_.groups * chunks;
   const auto strip_floats = static_cast<std::size_t>(cblock_ * kPwPixels);
   if (strip_.size() < static_cast<std::size_t>(nt) * strip_floats)

@@ -1,7 +1,8 @@
 // The standalone C++ + OpenMP generator (see cpp_emitter.hpp).
-// Output statement loop nest: [tile loops, the parallel one outermost] [reduction tile
-// loops] [in-tile loops in `order`, the vectorized loop innermost under omp simd,
-// unrolled loops under GCC unroll]. A reduction output is first set to the reduction's
+// Output statement loop nest: [cache block loops] [tile loops] (the parallel var's
+// outermost loop first and parallel) [reduction tile loops] [in-tile loops in `order`,
+// the vectorized loop innermost under omp simd, unrolled loops under GCC unroll].
+// `layout` (staged / packed copies) is not emitted: inputs are read in place. A reduction output is first set to the reduction's
 // identity, then accumulated in place. Temps are computed whole (root) with a scalar
 // accumulator per point; steps run in turn through a ping-pong buffer.
 #include "taihu/autotune/cpp_emitter.hpp"
@@ -187,13 +188,27 @@ class Emitter {
     cur_ = nullptr;
   }
 
+  // A pure loop split into cache blocks (Schedule::block keeps only blocks smaller
+  // than the loop).
+  bool blocked(const BoundStmt& b, const std::string& v) const {
+    auto bl = s_.block.find(v);
+    return b.is_pure(v) && bl != s_.block.end() && bl->second < b.extent(v);
+  }
+  // What a tile of v is cut from: its block, or the whole loop.
+  std::int64_t span(const BoundStmt& b, const std::string& v) const { return blocked(b, v) ? s_.block.at(v) : b.extent(v); }
+  std::string block_lo(const BoundStmt& b, const std::string& v) const { return blocked(b, v) ? v + "_b" : "0"; }
+  std::string block_hi(const BoundStmt& b, const std::string& v) const {
+    if (!blocked(b, v)) return std::to_string(b.extent(v));
+    return "std::min<std::int64_t>(" + v + "_b + " + std::to_string(s_.block.at(v)) + ", " + std::to_string(b.extent(v)) + ")";
+  }
+
   void emit_main(const BoundStmt& b) {
     cur_ = &b;
     const Stmt& st = *b.stmt;
     line("// " + st.tensor + " " + reduce_op_text(st.op) + " ... (" + st.loc.str() + "), schedule as tuned");
     auto tiled = [&](const std::string& v) {
       auto t = s_.tile.find(v);
-      return t != s_.tile.end() && t->second < b.extent(v);
+      return t != s_.tile.end() && t->second < span(b, v);
     };
     const std::string vec = s_.vectorize.empty() ? "" : s_.vectorize.begin()->first;
     if (st.op != ReduceOp::assign) {  // identity pass
@@ -207,12 +222,23 @@ class Emitter {
       line(lhs(b) + " = " + identity(st.op) + ";");
       close(opened);
     }
-    // Outer (tile) loops: the parallel var first.
-    std::vector<std::string> outer;
+    // Loop nest: [block loops, the parallel var's first] [tile loops] [reduction tile
+    // loops] [in-tile loops]. A blocked var v runs v_b over blocks, v_o over the tiles of
+    // its block and v inside its tile (space.cpp: the tile divides the block, the
+    // last block and tile are cut at the extent). The parallel var's outermost loop
+    // (block, else tile, else the whole loop) is the parallel one.
+    std::vector<std::string> blocks, tiles;
     std::string par = s_.parallel;
-    if (!par.empty()) outer.push_back(par);
+    const bool par_outer_full = !par.empty() && !blocked(b, par) && !tiled(par);
+    if (!par.empty() && blocked(b, par)) blocks.push_back(par);
     for (const auto& v : b.pure)
-      if (tiled(v.name) && v.name != par) outer.push_back(v.name);
+      if (blocked(b, v.name) && v.name != par) blocks.push_back(v.name);
+    // An unblocked parallel var's tile loop runs outermost, above the blocks (as in the
+    // Halide lowering); a blocked one's tile loop is an ordinary tile loop.
+    const bool par_outer_tile = !par.empty() && !blocked(b, par) && tiled(par);
+    if (!par.empty() && blocked(b, par) && tiled(par)) tiles.push_back(par);
+    for (const auto& v : b.pure)
+      if (tiled(v.name) && v.name != par) tiles.push_back(v.name);
     std::vector<std::string> red_outer;
     for (const auto& v : b.reduce)
       if (tiled(v.name)) red_outer.push_back(v.name);
@@ -221,21 +247,43 @@ class Emitter {
       for (const auto& v : b.pure) inner.push_back(v.name);
       for (const auto& v : b.reduce) inner.push_back(v.name);
     }
-    if (!par.empty() && !tiled(par)) inner.erase(std::remove(inner.begin(), inner.end(), par), inner.end());
+    if (par_outer_full) inner.erase(std::remove(inner.begin(), inner.end(), par), inner.end());
     if (!vec.empty()) {
       inner.erase(std::remove(inner.begin(), inner.end(), vec), inner.end());
       inner.push_back(vec);
     }
     int opened = 0;
-    for (const auto& v : outer) {
-      const std::string ext = std::to_string(b.extent(v));
-      if (v == par && b.extent(v) > 1) line(omp_parallel());
-      if (tiled(v)) {
-        line("for (std::int64_t " + v + "_o = 0; " + v + "_o < " + ext + "; " + v + "_o += " + std::to_string(s_.tile.at(v)) + ") {");
-        ++indent_;
-      } else {
-        open_loop(v, "0", ext);
+    bool par_done = false;
+    auto mark_parallel = [&](const std::string& v) {
+      if (v == par && !par_done) {
+        if (b.extent(v) > 1) line(omp_parallel());
+        par_done = true;
       }
+    };
+    if (par_outer_full) {
+      mark_parallel(par);
+      open_loop(par, "0", std::to_string(b.extent(par)));
+      ++opened;
+    }
+    if (par_outer_tile) {
+      mark_parallel(par);
+      line("for (std::int64_t " + par + "_o = 0; " + par + "_o < " + std::to_string(b.extent(par)) + "; " + par + "_o += " +
+           std::to_string(s_.tile.at(par)) + ") {");
+      ++indent_;
+      ++opened;
+    }
+    for (const auto& v : blocks) {
+      mark_parallel(v);
+      line("for (std::int64_t " + v + "_b = 0; " + v + "_b < " + std::to_string(b.extent(v)) + "; " + v + "_b += " +
+           std::to_string(s_.block.at(v)) + ") {");
+      ++indent_;
+      ++opened;
+    }
+    for (const auto& v : tiles) {
+      mark_parallel(v);
+      line("for (std::int64_t " + v + "_o = " + block_lo(b, v) + "; " + v + "_o < " + block_hi(b, v) + "; " + v + "_o += " +
+           std::to_string(s_.tile.at(v)) + ") {");
+      ++indent_;
       ++opened;
     }
     for (const auto& v : red_outer) {
@@ -245,11 +293,14 @@ class Emitter {
     }
     for (std::size_t i = 0; i < inner.size(); ++i) {
       const std::string& v = inner[i];
-      const std::string ext = std::to_string(b.extent(v));
       if (i + 1 == inner.size() && !vec.empty()) line("#pragma omp simd");
       if (auto u = s_.unroll.find(v); u != s_.unroll.end()) line("#pragma GCC unroll " + std::to_string(u->second));
-      if (tiled(v)) open_loop(v, v + "_o", "std::min<std::int64_t>(" + v + "_o + " + std::to_string(s_.tile.at(v)) + ", " + ext + ")");
-      else open_loop(v, "0", ext);
+      if (tiled(v)) {
+        const std::string hi = b.is_pure(v) ? block_hi(b, v) : std::to_string(b.extent(v));
+        open_loop(v, v + "_o", "std::min<std::int64_t>(" + v + "_o + " + std::to_string(s_.tile.at(v)) + ", " + hi + ")");
+      } else {
+        open_loop(v, block_lo(b, v), block_hi(b, v));
+      }
       ++opened;
     }
     line(combine(st.op, lhs(b), value(*st.rhs)));

@@ -201,7 +201,17 @@ void show_spec(const Args& a) {
   }
   ta::Problem p = load_problem(a);
   for (int al = 0; al < p.algorithm_count(); ++al) {
-    std::printf("  compute %s (%.3g flop):\n", p.spec().algorithms[static_cast<std::size_t>(al)].name.c_str(), p.flops(al));
+    const auto& alg = p.spec().algorithms[static_cast<std::size_t>(al)];
+    if (p.is_winograd(al)) {
+      const std::string& why = p.winograd_unsupported(al);
+      if (why.empty())
+        std::printf("  compute %s = winograd(%s): Winograd F(m x m, 3 x 3) of this convolution (2.25x / 4x fewer multiplies for m = 2 / 4)\n",
+                    alg.name.c_str(), alg.base.c_str());
+      else
+        std::printf("  %s (skipped for this shape)\n", why.c_str());
+      continue;
+    }
+    std::printf("  compute %s (%.3g flop):\n", alg.name.c_str(), p.flops(al));
     for (const auto& b : p.stmts(al)) {
       std::printf("    %s %s  pure:", b.stmt->tensor.c_str(), ta::reduce_op_text(b.stmt->op));
       for (const auto& v : b.pure) std::printf(" %s<%lld", v.name.c_str(), static_cast<long long>(v.extent));

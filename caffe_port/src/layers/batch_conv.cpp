@@ -288,9 +288,10 @@ void BatchConv::backward_weights_implicit(const float* x, const float* dy, float
   if (lanes_.size() < lanes * static_cast<std::size_t>(nt)) lanes_ = arch::AlignedBuffer<float>(lanes * static_cast<std::size_t>(nt));
   const kernels::ImplicitBwdWeights g{d_.c, d_.h, d_.w, d_.k, d_.out_h(), d_.out_w(), rows_, tap_offset_.data()};
   float* all = lanes_.data();
-  // 8-pixel output rows: blocks of kPackImages images packed into even streams
+  // 8-pixel output rows: blocks of kPackImages images packed into even streams (12:
+  // LeNet conv2 3% faster than 8, as fast as 16 with a smaller footprint)
   // (kernels::backward_weights_packed_avx2), per thread.
-  constexpr index_t kPackImages = 8;
+  constexpr index_t kPackImages = 12;
   const bool packed = packed_weights_;
   const index_t oh = d_.out_h();
   const std::size_t pack_x = static_cast<std::size_t>(kPackImages * d_.c * d_.h * 16);

@@ -18,7 +18,7 @@
 //     multiple of 8 (LeNet's convolutions), forward (4 channels x 3 pixel vectors in
 //     registers over all taps) and backward-weights read the input in place
 //     (no im2col) in an AVX2 kernel with the reduction over a block of images in
-//     registers (with 8-pixel output rows: blocks of 8 images packed so each tap reads
+//     registers (with 8-pixel output rows: blocks of 12 images packed so each tap reads
 //     one evenly strided stream), each thread its own images and 8-lane partial sums,
 //     added in thread order; with 8-pixel output rows backward-data's col2im sums each input row in
 //     registers (kernels::col2im_w8_avx2) instead of adding every tap into memory.

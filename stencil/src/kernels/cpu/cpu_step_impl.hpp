@@ -400,9 +400,10 @@ inline void line_tti2d(const float* __restrict p, float* __restrict pp, const fl
   for (; i < n0; ++i) body(0.f, i);
 }
 
-// 3D TTI without the O(H^2) mixed sums: each thread streams its y slab and keeps, per
-// field, the first derivatives D_z f (lines -H .. n1+H) and D_x f of the last 2H+1 planes
-// in a ring of plane buffers (L2/L3-sized); then
+// 3D TTI without the O(H^2) mixed sums: each thread streams its y slab, x tile by x tile
+// (tti_tile_lines), and keeps, per field, the first derivatives D_z f (the tile's lines
+// and H more on each side) and D_x f of the last 2H+1 planes in a ring of plane buffers
+// sized to its share of the last-level cache; then
 //   d_z d_x f = sum_k wx[k] (D_z f(x + k) - D_z f(x - k))   (same plane),
 //   d_z d_y f, d_x d_y f = the same over the ring's planes y +- k,
 // so every mixed term costs 2H loads, like a second derivative.

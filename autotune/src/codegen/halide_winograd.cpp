@@ -259,10 +259,17 @@ class WinogradKernel final : public Kernel {
       }
       upd.vectorize(k, 8).unroll(k).unroll(t);
     }
-    // Output transform: vectorized over channels, per tile (parallel).
-    yt.compute_root().split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t).vectorize(ki).unroll(j).unroll(i).parallel(t);
+    // Output transform: vectorized over 8 output channels, computed per block of 8
+    // channels of the output (one parallel loop for both; 6% faster on one core than
+    // Yt at root with its own parallel loop).
+    if (K >= 8) {
+      out.split(k, ko, ki, 8).reorder(x, y, ki, ko, n).fuse(ko, n, kn).parallel(kn);
+      yt.compute_at(out, kn).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t).vectorize(ki).unroll(j).unroll(i);
+    } else {
+      yt.compute_root().split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t).vectorize(ki).unroll(j).unroll(i).parallel(t);
+      out.fuse(k, n, kn).parallel(kn);
+    }
     o1.compute_at(yt, ko).vectorize(k, 8, TailStrategy::RoundUp).unroll(b).unroll(i);
-    out.fuse(k, n, kn).parallel(kn);
     if (OW >= 8) out.vectorize(x, 8);
     main_ = Pipeline(out);
     main_.jit_handlers().custom_malloc = cached_malloc;

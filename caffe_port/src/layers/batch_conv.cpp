@@ -287,7 +287,7 @@ void BatchConv::backward_data(const float* dy, const float* w, float* dx) {
 
 void BatchConv::backward_weights_implicit(const float* x, const float* dy, float* dw, float* dbias) {
   const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
-  const std::size_t lanes = static_cast<std::size_t>(d_.k * rows_) * 8;
+  const std::size_t lanes = static_cast<std::size_t>(d_.k * rows_);  // partial dw^T per thread
   if (lanes_.size() < lanes * static_cast<std::size_t>(nt)) lanes_ = arch::AlignedBuffer<float>(lanes * static_cast<std::size_t>(nt));
   const kernels::ImplicitBwdWeights g{d_.c, d_.h, d_.w, d_.k, d_.out_h(), d_.out_w(), rows_, tap_offset_.data()};
   float* all = lanes_.data();
@@ -334,16 +334,15 @@ void BatchConv::backward_weights_implicit(const float* x, const float* dy, float
     if (nt > 1) {
 #pragma omp barrier
     }
-    // dw[i] += the lanes of thread 0, then of thread 1, ..., each summed pairwise.
-    const auto count = static_cast<std::size_t>(d_.k * rows_);
+    // dw[k][tap] += the partials of thread 0, then of thread 1, ... ([tap][k] each).
+    const auto count = static_cast<std::size_t>(d_.k * rows_), taps = static_cast<std::size_t>(rows_);
+    const auto channels = static_cast<std::size_t>(d_.k);
     const std::size_t b = count * static_cast<std::size_t>(t) / static_cast<std::size_t>(nt);
     const std::size_t e = count * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(nt);
     for (std::size_t i = b; i < e; ++i) {
+      const std::size_t k = i / taps, tap = i % taps;
       float s = 0.0f;
-      for (int u = 0; u < nt; ++u) {
-        const float* l = all + lanes * static_cast<std::size_t>(u) + i * 8;
-        s += ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-      }
+      for (int u = 0; u < nt; ++u) s += all[lanes * static_cast<std::size_t>(u) + tap * channels + k];
       dw[i] += s;
     }
   }

@@ -70,7 +70,7 @@ class BatchConv {
   bool col2im_w8_ = false;  // backward-data's col2im by kernels::col2im_w8_avx2
   std::vector<std::int64_t> tap_offset_;  // per weight column: its input offset
   bool packed_weights_ = false;  // implicit backward-weights on packed image blocks
-  arch::AlignedBuffer<float> lanes_;  // per thread: K * rows_ * 8 partial sums
+  arch::AlignedBuffer<float> lanes_;  // per thread: a K * rows_ partial of dw, [tap][k]
   arch::AlignedBuffer<float> scratch_;
   std::size_t scratch_stride_ = 0;
   std::vector<float> partial_;  // per-thread dw/dbias partials beyond thread 0

@@ -75,12 +75,29 @@ void backward_weights_small_avx2(const float* dy, const float* col, std::int64_t
 namespace taihu::caffe::kernels {
 namespace {
 
+// Adds a tile's sums to the per-thread partial gradient dwt[tap][channel] (k_count
+// channels per tap): with 4 channels, each tap's 4 sums by one hadd tree and one
+// 4-float update; otherwise lane by lane.
+template <int KI, int RJ>
+inline void flush_tile(const __m256 (&acc)[KI][RJ], std::int64_t k_count, std::int64_t k, std::int64_t t, float* dwt) {
+  for (int j = 0; j < RJ; ++j) {
+    float* out = dwt + (t + j) * k_count + k;
+    if constexpr (KI == 4) {
+      const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(acc[0][j], acc[1][j]), _mm256_hadd_ps(acc[2][j], acc[3][j]));
+      const __m128 sums = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+      _mm_storeu_ps(out, _mm_add_ps(_mm_loadu_ps(out), sums));
+    } else {
+      for (int i = 0; i < KI; ++i) out[i] += hsum(acc[i][j]);
+    }
+  }
+}
+
 // One KI x RJ tile (KI output channels from k, RJ taps from t) over images [n0, n1):
 // for every image and pixel vector, RJ input vectors read in place at the taps'
 // offsets and KI output-gradient vectors, KI * RJ FMAs.
 template <int KI, int RJ>
 void implicit_tile(const ImplicitBwdWeights& g, const float* x, const float* dy, std::int64_t n0, std::int64_t n1,
-                   std::int64_t k, std::int64_t t, float* dw8) {
+                   std::int64_t k, std::int64_t t, float* dwt) {
   const std::int64_t plane = g.oh * g.ow, image_x = g.c * g.h * g.w, image_dy = g.k * plane;
   __m256 acc[KI][RJ];
   for (int i = 0; i < KI; ++i)
@@ -116,26 +133,22 @@ void implicit_tile(const ImplicitBwdWeights& g, const float* x, const float* dy,
       }
     }
   }
-  for (int i = 0; i < KI; ++i)
-    for (int j = 0; j < RJ; ++j) {
-      float* out = dw8 + ((k + i) * g.rows + t + j) * 8;
-      _mm256_storeu_ps(out, _mm256_add_ps(_mm256_loadu_ps(out), acc[i][j]));
-    }
+  flush_tile<KI, RJ>(acc, g.k, k, t, dwt);
 }
 
 template <int KI>
 void implicit_row(const ImplicitBwdWeights& g, const float* x, const float* dy, std::int64_t n0, std::int64_t n1,
-                  std::int64_t k, float* dw8) {
+                  std::int64_t k, float* dwt) {
   std::int64_t t = 0;
-  for (; t + 3 <= g.rows; t += 3) implicit_tile<KI, 3>(g, x, dy, n0, n1, k, t, dw8);
-  if (g.rows - t == 2) implicit_tile<KI, 2>(g, x, dy, n0, n1, k, t, dw8);
-  else if (g.rows - t == 1) implicit_tile<KI, 1>(g, x, dy, n0, n1, k, t, dw8);
+  for (; t + 3 <= g.rows; t += 3) implicit_tile<KI, 3>(g, x, dy, n0, n1, k, t, dwt);
+  if (g.rows - t == 2) implicit_tile<KI, 2>(g, x, dy, n0, n1, k, t, dwt);
+  else if (g.rows - t == 1) implicit_tile<KI, 1>(g, x, dy, n0, n1, k, t, dwt);
 }
 
 }  // namespace
 
 void backward_weights_implicit_avx2(const ImplicitBwdWeights& g, const float* x, const float* dy, std::int64_t n0,
-                                    std::int64_t n1, float* dw8) {
+                                    std::int64_t n1, float* dwt) {
   // Images per block: dy of 4 channels (16 bytes per pixel) within 8 KiB, so it and
   // the block's input rows of one channel stay in L1 (LeNet's conv2: 8 images; 16
   // measured 8% slower).
@@ -144,11 +157,11 @@ void backward_weights_implicit_avx2(const ImplicitBwdWeights& g, const float* x,
   for (std::int64_t b0 = n0; b0 < n1; b0 += block) {
     const std::int64_t b1 = std::min(n1, b0 + block);
     std::int64_t k = 0;
-    for (; k + 4 <= g.k; k += 4) implicit_row<4>(g, x, dy, b0, b1, k, dw8);
+    for (; k + 4 <= g.k; k += 4) implicit_row<4>(g, x, dy, b0, b1, k, dwt);
     switch (g.k - k) {
-      case 3: implicit_row<3>(g, x, dy, b0, b1, k, dw8); break;
-      case 2: implicit_row<2>(g, x, dy, b0, b1, k, dw8); break;
-      case 1: implicit_row<1>(g, x, dy, b0, b1, k, dw8); break;
+      case 3: implicit_row<3>(g, x, dy, b0, b1, k, dwt); break;
+      case 2: implicit_row<2>(g, x, dy, b0, b1, k, dwt); break;
+      case 1: implicit_row<1>(g, x, dy, b0, b1, k, dwt); break;
       default: break;
     }
   }
@@ -296,8 +309,8 @@ namespace taihu::caffe::kernels {
 namespace {
 
 template <int KI, int RJ>
-void packed_tile(const float* x, const float* dy, std::int64_t steps, std::int64_t rows, const std::int64_t* offset,
-                 std::int64_t k, std::int64_t t, float* dw8) {
+void packed_tile(const float* x, const float* dy, std::int64_t steps, std::int64_t k_count, const std::int64_t* offset,
+                 std::int64_t k, std::int64_t t, float* dwt) {
   __m256 acc[KI][RJ];
   for (int i = 0; i < KI; ++i)
     for (int j = 0; j < RJ; ++j) acc[i][j] = _mm256_setzero_ps();
@@ -313,32 +326,28 @@ void packed_tile(const float* x, const float* dy, std::int64_t steps, std::int64
       for (int j = 0; j < RJ; ++j) acc[i][j] = _mm256_fmadd_ps(d, c[j], acc[i][j]);
     }
   }
-  for (int i = 0; i < KI; ++i)
-    for (int j = 0; j < RJ; ++j) {
-      float* out = dw8 + ((k + i) * rows + t + j) * 8;
-      _mm256_storeu_ps(out, _mm256_add_ps(_mm256_loadu_ps(out), acc[i][j]));
-    }
+  flush_tile<KI, RJ>(acc, k_count, k, t, dwt);
 }
 
 template <int KI>
-void packed_row(const float* x, const float* dy, std::int64_t steps, std::int64_t rows, const std::int64_t* offset,
-                std::int64_t k, float* dw8) {
+void packed_row(const float* x, const float* dy, std::int64_t steps, std::int64_t k_count, std::int64_t rows,
+                const std::int64_t* offset, std::int64_t k, float* dwt) {
   std::int64_t t = 0;
-  for (; t + 3 <= rows; t += 3) packed_tile<KI, 3>(x, dy, steps, rows, offset, k, t, dw8);
-  if (rows - t == 2) packed_tile<KI, 2>(x, dy, steps, rows, offset, k, t, dw8);
-  else if (rows - t == 1) packed_tile<KI, 1>(x, dy, steps, rows, offset, k, t, dw8);
+  for (; t + 3 <= rows; t += 3) packed_tile<KI, 3>(x, dy, steps, k_count, offset, k, t, dwt);
+  if (rows - t == 2) packed_tile<KI, 2>(x, dy, steps, k_count, offset, k, t, dwt);
+  else if (rows - t == 1) packed_tile<KI, 1>(x, dy, steps, k_count, offset, k, t, dwt);
 }
 
 }  // namespace
 
 void backward_weights_packed_avx2(const float* x, const float* dy, std::int64_t steps, std::int64_t k_count,
-                                  std::int64_t rows, const std::int64_t* offset, float* dw8) {
+                                  std::int64_t rows, const std::int64_t* offset, float* dwt) {
   std::int64_t k = 0;
-  for (; k + 4 <= k_count; k += 4) packed_row<4>(x, dy, steps, rows, offset, k, dw8);
+  for (; k + 4 <= k_count; k += 4) packed_row<4>(x, dy, steps, k_count, rows, offset, k, dwt);
   switch (k_count - k) {
-    case 3: packed_row<3>(x, dy, steps, rows, offset, k, dw8); break;
-    case 2: packed_row<2>(x, dy, steps, rows, offset, k, dw8); break;
-    case 1: packed_row<1>(x, dy, steps, rows, offset, k, dw8); break;
+    case 3: packed_row<3>(x, dy, steps, k_count, rows, offset, k, dwt); break;
+    case 2: packed_row<2>(x, dy, steps, k_count, rows, offset, k, dwt); break;
+    case 1: packed_row<1>(x, dy, steps, k_count, rows, offset, k, dwt); break;
     default: break;
   }
 }

@@ -19,8 +19,8 @@ namespace taihu::caffe::kernels {
 // no padding, one group and an output width that is a multiple of 8. Images
 // [n0, n1) of x ([n][C][H][W]) and dy ([n][K][oh * ow]); tap t of the weight row
 // (t < rows = C * kh * kw) reads x at tap_offset[t] = c * H * W + r * W + s. Adds
-// into dw8[(k * rows + t) * 8 + lane], eight partial sums per weight (the caller
-// sums the lanes), lanes over the pixels ox % 8. Images go in blocks whose dy of
+// into dwt[t * K + k] (a per-thread partial, transposed: the caller adds it to
+// dw[k][t]). Images go in blocks whose dy of
 // four output channels stays in L1 (8 KiB); tiles of 4 channels x 3 taps keep their 12
 // accumulators in registers across a block.
 struct ImplicitBwdWeights {
@@ -28,7 +28,7 @@ struct ImplicitBwdWeights {
   const std::int64_t* tap_offset;  // rows entries
 };
 void backward_weights_implicit_avx2(const ImplicitBwdWeights& g, const float* x, const float* dy, std::int64_t n0,
-                                    std::int64_t n1, float* dw8);
+                                    std::int64_t n1, float* dwt);
 
 }  // namespace taihu::caffe::kernels
 
@@ -63,9 +63,9 @@ namespace taihu::caffe::kernels {
 // The implicit backward-weights on a block of images packed so that every tap reads
 // one evenly strided stream: x as [c][iy][n][16] (rows of 16 floats, image innermost)
 // and dy as [k][oy][n][8] (8-pixel output rows). For steps p = oy * nb + n < steps:
-//   dw8[(k * rows + t) * 8 + lane] += dy[k][p * 8 + lane] * x[offset[t] + p * 16 + lane]
+//   dwt[t * k_count + k] += sum over lanes of dy[k][p * 8 + lane] * x[offset[t] + p * 16 + lane]
 // with offset[t] = ((c * h + r) * nb) * 16 + s for tap t = (c, r, s).
 void backward_weights_packed_avx2(const float* x, const float* dy, std::int64_t steps, std::int64_t k_count,
-                                  std::int64_t rows, const std::int64_t* offset, float* dw8);
+                                  std::int64_t rows, const std::int64_t* offset, float* dwt);
 
 }  // namespace taihu::caffe::kernels

@@ -1,7 +1,8 @@
 // Direct convolution on NCHW data, vectorised along output pixels (the way oneDNN's
 // direct kernels are register-blocked, but without reordering activations to a
 // blocked layout): nothing is packed per call except a zero-padded copy of the input
-// (none at all for 1x1 stride-1 unpadded layers, which read x in place).
+// (none for 1x1 stride-1 unpadded layers: their forward is the pointwise kernel of
+// conv_pointwise.hpp, their backward-weights reads x in place).
 //   Input geometry: the padded input of each channel is stored phase-split along the
 //     width ([hp][stride_w][wq]: column ix of the padded row goes to phase ix % sw,
 //     slot ix / sw), so every kernel tap reads consecutive output pixels from
@@ -40,7 +41,6 @@ namespace taihu::dnn::conv {
 namespace {
 
 constexpr index_t kFwdRows = kDirectRows, kFwdSlots = kDirectSlots;  // forward tile
-constexpr index_t kTilePixels = 8 * kFwdSlots;
 constexpr index_t kBwdChannels = 16, kBwdCols = 6; // backward-weights tile
 
 struct DirectKernels {
@@ -169,9 +169,8 @@ class Direct final : public ConvAlgorithm {
     // tile's input windows (3 slots x kh rows x ~a slot's span of lines) <= 16 KiB (L1).
     const index_t per_channel = ceil_div(kg_, kFwdRows) * kFwdRows * taps_;
     const index_t span = 8 * d.stride_w + (d.kw - 1) * d.dil_w + 16;
-    const index_t l1_channel = kFwdSlots * (geo_.in_place ? 1 : d.kh) * span;
-    const index_t cap = geo_.in_place ? 48 * 1024 / per_channel
-                                      : std::min(48 * 1024 / per_channel, 4 * 1024 / l1_channel);
+    const index_t l1_channel = kFwdSlots * d.kh * span;
+    const index_t cap = std::min(48 * 1024 / per_channel, 4 * 1024 / l1_channel);
     const index_t blocks = ceil_div(cg_, std::clamp<index_t>(cap, 1, cg_));
     cblock_ = ceil_div(cg_, blocks);
     spr_ = ceil_div(geo_.ow, 8);
@@ -194,16 +193,14 @@ class Direct final : public ConvAlgorithm {
     // The output planes as 8-pixel slots (row by row, the last of a row partial, image
     // after image); work items are (group, run of slots), tiles are 3 consecutive
     // slots, so small images (CIFAR 8x8: one slot per row) still fill every tile.
-    // 1x1 layers read x in place and pack per item, so their runs stay in one image.
+    // (1x1 stride-1 layers, which would read x in place, run the pointwise kernel.)
     const index_t slots = geo_.oh * spr_;
-    const index_t runs_per_group = geo_.in_place ? d_.n : 1, run_slots = geo_.in_place ? slots : d_.n * slots;
+    const index_t runs_per_group = 1, run_slots = d_.n * slots;
     index_t chunk = 8 * kFwdSlots;
     while (chunk > kFwdSlots && d_.groups * runs_per_group * ceil_div(run_slots, chunk) < 4 * nt) chunk -= kFwdSlots;
     const index_t chunks = ceil_div(run_slots, chunk), items = d_.groups * runs_per_group * chunks;
     const index_t x_image = d_.c * geo_.chan_stride, y_image = d_.k * plane;
     prepare_buffer();
-    if (geo_.in_place && pack_.size() < static_cast<std::size_t>(nt * cg_ * chunk * 8))
-      pack_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(nt * cg_ * chunk * 8));
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
       const float* xin = fill_input(x);
@@ -215,17 +212,8 @@ class Direct final : public ConvAlgorithm {
         // Slots [s_lo, s1) of this run; in image-major numbering n * slots + slot.
         const index_t s_lo = run * slots + ch * chunk, s1 = run * slots + std::min(run_slots, (ch + 1) * chunk);
         const index_t n = s_lo / slots;
-        // 1x1: x's channel planes lie far apart and the hardware prefetcher does not
-        // follow a tile's few lines per channel, so the item's pixels are first copied
-        // (long sequential reads) to [tile][channel][kTilePixels] and the kernel streams them.
         const float* xitem = xin + (n * d_.c + g * cg_) * geo_.chan_stride;
-        index_t cstride = geo_.chan_stride;
-        if (geo_.in_place) {
-          float* pk = pack_.data() + static_cast<std::size_t>(omp_get_thread_num()) * cg_ * chunk * 8;
-          pack_pixels(xitem, ch * chunk * 8, std::min(geo_.ow, (s1 - n * slots) * 8), pk);
-          xitem = pk;
-          cstride = kTilePixels;
-        }
+        const index_t cstride = geo_.chan_stride;
         for (index_t c0 = 0; c0 < cg_; c0 += cblock_) {
           DirectFwdArgs a{};
           a.x = xitem + c0 * cstride;
@@ -244,8 +232,7 @@ class Direct final : public ConvAlgorithm {
             for (int v = 0; v < a.slots; ++v) {
               const index_t dn = (s0 + v) / slots - n, sl = (s0 + v) % slots;
               const index_t oy = sl / spr_, ox = sl % spr_ * 8;
-              a.x_off[v] = geo_.in_place ? (s0 - s_lo) / kFwdSlots * cg_ * kTilePixels + 8 * v
-                                         : dn * x_image + oy * geo_.row_step + ox;
+              a.x_off[v] = dn * x_image + oy * geo_.row_step + ox;
               a.y_off[v] = dn * y_image + oy * geo_.ow + ox;
               a.lanes[v] = static_cast<int>(std::min<index_t>(8, geo_.ow - ox));
             }
@@ -292,6 +279,17 @@ class Direct final : public ConvAlgorithm {
       images = std::clamp<index_t>(budget_px / plane, 1, d_.n);
     else
       rows = std::clamp<index_t>(budget_px / geo_.ow, 1, geo_.oh);
+    const index_t row_chunks = ceil_div(geo_.oh, rows), px_chunks = ceil_div(geo_.ow, pixels);
+    const index_t chunks = ceil_div(d_.n, images) * row_chunks * px_chunks;
+    // 2+ threads split the reduction when there are chunks enough and dw is small
+    // (first layers, LeNet): 4 chunk ranges per thread, scheduled dynamically, each
+    // into its own partial dw, summed in range order (deterministic). A fixed half of
+    // the dw tiles per thread measured 2x slower at 2 threads than at 1 on CIFAR-10
+    // conv1 when another process shared one core: the stalled thread holds the call.
+    const index_t parts = std::min<index_t>(chunks, 4 * nt);
+    const bool by_chunk = nt > 1 && chunks >= 2 * nt && parts * wsize <= (index_t{1} << 20);
+    if (by_chunk && dw_part_.size() < static_cast<std::size_t>(parts * wsize))
+      dw_part_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(parts * wsize));
     prepare_buffer();
     const auto dyt_size = static_cast<std::size_t>(d_.n * d_.groups * plane * kpad);
     if (dyt_.size() < dyt_size) {
@@ -305,8 +303,6 @@ class Direct final : public ConvAlgorithm {
 #pragma omp for schedule(static)
       for (index_t ng = 0; ng < d_.n * d_.groups; ++ng)
         transpose(dy + ng * kg_ * plane, plane, kg_, plane, dyt_.data() + ng * plane * kpad, kpad);
-      index_t u0, u1;
-      split_range(units, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
       DirectBwdwArgs a{};
       a.kpad = kpad;
       a.x_image_stride = d_.c * geo_.chan_stride;
@@ -314,26 +310,49 @@ class Direct final : public ConvAlgorithm {
       a.dyt_image_stride = d_.groups * plane * kpad;
       a.dyt_row_stride = geo_.ow * kpad;
       a.dw_kstride = cols;
-      for (index_t n0 = 0; n0 < d_.n; n0 += images)
-        for (index_t oy0 = 0; oy0 < geo_.oh; oy0 += rows)
-          for (index_t x0 = 0; x0 < geo_.ow; x0 += pixels) {
-            a.images = std::min(images, d_.n - n0);
-            a.rows = std::min(rows, geo_.oh - oy0);
-            a.run = std::min(geo_.ow, x0 + pixels) - x0;
-            // Units (group, channel tile, column tile), channel tile outer: its dY^T
-            // slice stays in L1 while the columns sweep it.
-            for (index_t u = u0; u < u1; ++u) {
-              const index_t gi = u / (k_groups * col_groups), kt = (u / col_groups) % k_groups;
-              const index_t k0 = kt * kBwdChannels, j0 = (u % col_groups) * kBwdCols;
-              a.channels = static_cast<int>(std::min(kBwdChannels, kg_ - k0));
-              a.dyt = dyt_.data() + ((n0 * d_.groups + gi) * plane + oy0 * geo_.ow + x0) * kpad + k0;
-              a.cols = static_cast<int>(std::min(kBwdCols, cols - j0));
-              a.col_off = col_off_.data() + j0;
-              a.x = xin + (n0 * d_.c + gi * cg_) * geo_.chan_stride + oy0 * geo_.row_step + x0;
-              a.dw = dw + (gi * kg_ + k0) * cols + j0;
-              kernel(a);
-            }
-          }
+      // Reduction chunk ci, units [u0, u1) into dw_out.
+      auto run_chunk = [&](index_t ci, index_t u0, index_t u1, float* dw_out) {
+        const index_t n0 = ci / (row_chunks * px_chunks) * images;
+        const index_t oy0 = ci / px_chunks % row_chunks * rows, x0 = ci % px_chunks * pixels;
+        a.images = std::min(images, d_.n - n0);
+        a.rows = std::min(rows, geo_.oh - oy0);
+        a.run = std::min(geo_.ow, x0 + pixels) - x0;
+        // Units (group, channel tile, column tile), channel tile outer: its dY^T
+        // slice stays in L1 while the columns sweep it.
+        for (index_t u = u0; u < u1; ++u) {
+          const index_t gi = u / (k_groups * col_groups), kt = (u / col_groups) % k_groups;
+          const index_t k0 = kt * kBwdChannels, j0 = (u % col_groups) * kBwdCols;
+          a.channels = static_cast<int>(std::min(kBwdChannels, kg_ - k0));
+          a.dyt = dyt_.data() + ((n0 * d_.groups + gi) * plane + oy0 * geo_.ow + x0) * kpad + k0;
+          a.cols = static_cast<int>(std::min(kBwdCols, cols - j0));
+          a.col_off = col_off_.data() + j0;
+          a.x = xin + (n0 * d_.c + gi * cg_) * geo_.chan_stride + oy0 * geo_.row_step + x0;
+          a.dw = dw_out + (gi * kg_ + k0) * cols + j0;
+          kernel(a);
+        }
+      };
+      const int t = omp_get_thread_num(), tn = omp_get_num_threads();
+      if (by_chunk) {
+#pragma omp for schedule(dynamic, 1)
+        for (index_t part = 0; part < parts; ++part) {
+          float* out = dw_part_.data() + static_cast<std::size_t>(part * wsize);
+          std::fill(out, out + wsize, 0.0f);
+          index_t c0, c1;
+          split_range(chunks, static_cast<int>(part), static_cast<int>(parts), c0, c1);
+          for (index_t ci = c0; ci < c1; ++ci) run_chunk(ci, 0, units, out);
+        }
+#pragma omp for schedule(static)
+        for (index_t i = 0; i < wsize; ++i) {
+          float sum = 0.0f;
+          for (index_t part = 0; part < parts; ++part) sum += dw_part_.data()[static_cast<std::size_t>(part * wsize + i)];
+          dw[i] += sum;
+        }
+      } else {
+        // Threads own disjoint unit ranges (dw tiles) and sweep every chunk.
+        index_t u0, u1;
+        split_range(units, t, tn, u0, u1);
+        for (index_t ci = 0; ci < chunks; ++ci) run_chunk(ci, u0, u1, dw);
+      }
     }
     bias_gradient(d_, dy, dbias, accumulate);
   }
@@ -405,21 +424,6 @@ class Direct final : public ConvAlgorithm {
     }
   }
 
-  // Pixels [p0, p1) of every channel of one group's planes (x_group, in place) to
-  // [tile][channel][kTilePixels], zero past p1.
-  void pack_pixels(const float* x_group, index_t p0, index_t p1, float* pk) const {
-    const index_t tiles = ceil_div(p1 - p0, kTilePixels);
-    for (index_t c = 0; c < cg_; ++c) {
-      const float* src = x_group + c * geo_.chan_stride + p0;
-      for (index_t t = 0; t < tiles; ++t) {
-        float* dst = pk + (t * cg_ + c) * kTilePixels;
-        const index_t len = std::min<index_t>(kTilePixels, p1 - p0 - t * kTilePixels);
-        std::memcpy(dst, src + t * kTilePixels, sizeof(float) * len);
-        std::fill(dst + len, dst + kTilePixels, 0.0f);
-      }
-    }
-  }
-
   // [group][4-channel block][channel][tap in fwd_tap order][4], zero rows past kg.
   void pack_weights(const float* w) {
     const index_t kblocks = ceil_div(kg_, kFwdRows);
@@ -462,7 +466,7 @@ class Direct final : public ConvAlgorithm {
   InputGeometry geo_, geo_ocv_;
   std::vector<float> wpack_, wocv_;
   std::vector<index_t> col_off_;
-  arch::AlignedBuffer<float> xbuf_, xocv_, pack_, dyt_;
+  arch::AlignedBuffer<float> xbuf_, xocv_, dyt_, dw_part_;
   TransposedBackwardData bwd_data_;
   std::unique_ptr<PointwiseConv> pointwise_;  // forward of 1x1 stride-1 unpadded layers
 };

@@ -57,6 +57,7 @@ const char* const kProblems[] = {
     "mb1ic9ih7oc5kh5ph4",             // 5x5 pad 4 (the largest Winograd takes)
     "mb1ic3ih31oc10kh11sh4",          // AlexNet conv1-like: output-channel-vector direct path
     "mb1ic2ih15oc9kh3sh2dh1ph2",      // strided, dilated, few channels (any-run kernel)
+    "mb8ic3ih24oc8kh5ph2",            // direct backward-weights split by reduction chunks (2+ threads)
 };
 
 class ConvAlgorithms : public ConvTest, public ::testing::WithParamInterface<const char*> {};
@@ -190,7 +191,8 @@ TEST_P(ConvThreads, TwoThreadsMatchOne) {
 INSTANTIATE_TEST_SUITE_P(Shapes, ConvThreads,
                          ::testing::Values("mb1ic24ih13oc20kh3ph1", "mb3ic24ih9oc20kh3ph1",
                                            "mb1ic16ih15oc24kh1", "mb2ic3ih20oc20kh5sh2ph2",
-                                           "g2mb2ic8ih9oc8kh3sh2ph1", "mb2ic12ih11oc10kh5ph2"),
+                                           "g2mb2ic8ih9oc8kh3sh2ph1", "mb2ic12ih11oc10kh5ph2",
+                                           "mb8ic3ih24oc8kh5ph2"),
                          [](const auto& p) { return std::string(p.param); });
 
 }  // namespace

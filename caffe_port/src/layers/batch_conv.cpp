@@ -287,10 +287,10 @@ void BatchConv::backward_data(const float* dy, const float* w, float* dx) {
 
 void BatchConv::backward_weights_implicit(const float* x, const float* dy, float* dw, float* dbias) {
   const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
-  const std::size_t lanes = static_cast<std::size_t>(d_.k * rows_);  // partial dw^T per thread
-  if (lanes_.size() < lanes * static_cast<std::size_t>(nt)) lanes_ = arch::AlignedBuffer<float>(lanes * static_cast<std::size_t>(nt));
+  const std::size_t partial_count = static_cast<std::size_t>(d_.k * rows_);  // partial dw^T per thread
+  if (implicit_partials_.size() < partial_count * static_cast<std::size_t>(nt)) implicit_partials_ = arch::AlignedBuffer<float>(partial_count * static_cast<std::size_t>(nt));
   const kernels::ImplicitBwdWeights g{d_.c, d_.h, d_.w, d_.k, d_.out_h(), d_.out_w(), rows_, tap_offset_.data()};
-  float* all = lanes_.data();
+  float* all = implicit_partials_.data();
   // 8-pixel output rows: blocks of kPackImages images packed into even streams (12:
   // LeNet conv2 3% faster than 8, as fast as 16 with a smaller footprint)
   // (kernels::backward_weights_packed_avx2), per thread.
@@ -303,8 +303,8 @@ void BatchConv::backward_weights_implicit(const float* x, const float* dy, float
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
     const int t = omp_get_thread_num();
-    float* mine = all + lanes * static_cast<std::size_t>(t);
-    std::fill(mine, mine + lanes, 0.0f);
+    float* mine = all + partial_count * static_cast<std::size_t>(t);
+    std::fill(mine, mine + partial_count, 0.0f);
     index_t n0, n1;
     split(d_.n, t, nt, &n0, &n1);
     if (!packed) {
@@ -342,7 +342,7 @@ void BatchConv::backward_weights_implicit(const float* x, const float* dy, float
     for (std::size_t i = b; i < e; ++i) {
       const std::size_t k = i / taps, tap = i % taps;
       float s = 0.0f;
-      for (int u = 0; u < nt; ++u) s += all[lanes * static_cast<std::size_t>(u) + tap * channels + k];
+      for (int u = 0; u < nt; ++u) s += all[partial_count * static_cast<std::size_t>(u) + tap * channels + k];
       dw[i] += s;
     }
   }

@@ -19,7 +19,7 @@
 //     registers over all taps) and backward-weights read the input in place
 //     (no im2col) in an AVX2 kernel with the reduction over a block of images in
 //     registers (with 8-pixel output rows: blocks of 12 images packed so each tap reads
-//     one evenly strided stream), each thread its own images and 8-lane partial sums,
+//     one evenly strided stream), each thread its own images and partial gradient,
 //     added in thread order; with 8-pixel output rows backward-data's col2im sums each input row in
 //     registers (kernels::col2im_w8_avx2) instead of adding every tap into memory.
 // Layouts and semantics are taihu::dnn::Convolution's (NCHW, OIHW, groups, stride,
@@ -70,7 +70,7 @@ class BatchConv {
   bool col2im_w8_ = false;  // backward-data's col2im by kernels::col2im_w8_avx2
   std::vector<std::int64_t> tap_offset_;  // per weight column: its input offset
   bool packed_weights_ = false;  // implicit backward-weights on packed image blocks
-  arch::AlignedBuffer<float> lanes_;  // per thread: a K * rows_ partial of dw, [tap][k]
+  arch::AlignedBuffer<float> implicit_partials_;  // per thread: a K * rows_ partial of dw, [tap][k]
   arch::AlignedBuffer<float> scratch_;
   std::size_t scratch_stride_ = 0;
   std::vector<float> partial_;  // per-thread dw/dbias partials beyond thread 0

@@ -315,11 +315,17 @@ void BatchConv::backward_weights_implicit(const float* x, const float* dy, float
       std::vector<std::int64_t> offset(static_cast<std::size_t>(rows_));
       for (index_t b0 = n0; b0 < n1; b0 += kPackImages) {
         const index_t nb = std::min(kPackImages, n1 - b0);
-        for (index_t c = 0; c < d_.c; ++c)  // x [c][iy][n][16]
+        // x [c][iy][n][16]; a row (8 < w <= 16 floats) as two fixed 8-float copies
+        // (inlined, unlike a w-float memcpy), the second overlapping the first.
+        const index_t tail = d_.w - 8;
+        for (index_t c = 0; c < d_.c; ++c)
           for (index_t iy = 0; iy < d_.h; ++iy)
-            for (index_t n = 0; n < nb; ++n)
-              std::memcpy(xb + ((c * d_.h + iy) * nb + n) * 16, x + (((b0 + n) * d_.c + c) * d_.h + iy) * d_.w,
-                          sizeof(float) * static_cast<std::size_t>(d_.w));
+            for (index_t n = 0; n < nb; ++n) {
+              float* dst = xb + ((c * d_.h + iy) * nb + n) * 16;
+              const float* src = x + (((b0 + n) * d_.c + c) * d_.h + iy) * d_.w;
+              std::memcpy(dst, src, sizeof(float) * 8);
+              std::memcpy(dst + tail, src + tail, sizeof(float) * 8);
+            }
         for (index_t k = 0; k < d_.k; ++k)  // dy [k][oy][n][8]
           for (index_t oy = 0; oy < oh; ++oy)
             for (index_t n = 0; n < nb; ++n)

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include "taihu/arch/error.hpp"
@@ -199,4 +200,18 @@ TEST(AutotuneWinograd, SampledSchedulePointsMatchTheReference) {
                   ta::default_tolerance(p, s.algorithm));
     }
   }
+}
+
+TEST(AutotuneWinograd, AotWritesWeightsAndMainLibraries) {
+  if (!ta::halide_available()) GTEST_SKIP() << "built without Halide";
+  ta::Problem p = conv2d("N=1,C=8,H=10,W=12,KO=8,R=3,S=3,P=1");
+  ta::Space space(p);
+  auto m = space.to_map(space.default_point());
+  m["algorithm"] = "winograd";
+  const auto dir = std::filesystem::temp_directory_path() / "taihu-autotune-wino-aot-test";
+  std::filesystem::create_directories(dir);
+  const auto files = ta::emit_halide_aot(p, space.schedule(space.from_map(m)), dir.string(), "wino");
+  ASSERT_EQ(files.size(), 4u);
+  for (const auto& f : files) EXPECT_GT(std::filesystem::file_size(f), 0u) << f;
+  std::filesystem::remove_all(dir);
 }

@@ -109,7 +109,7 @@ std::unique_ptr<Kernel> make_halide_autoscheduled(const Problem& p, int algorith
 std::vector<std::string> emit_halide_aot(const Problem& p, const Schedule& s, const std::string& dir,
                                          const std::string& function) {
   if (p.is_winograd(s.algorithm))
-    throw Error("emit --format=halide-aot: the winograd algorithm is generated for the JIT only (AOT: not yet); pick another record");
+    return guarded("halide aot (winograd)", [&] { return halide::emit_winograd_aot(p, s, dir, function); });
   return guarded("halide aot", [&] {
     halide::Lowered l = halide::lower(p, s.algorithm, &s, 0);
     std::vector<Halide::Argument> args;

@@ -141,7 +141,8 @@ void set_dense(OutputImageParam p, const std::vector<int>& extents) {
 
 class WinogradKernel final : public Kernel {
  public:
-  WinogradKernel(const Problem& p, const Schedule& s) {
+  // jit = false: the pipelines are only built (for compile_aot), not JIT-compiled.
+  WinogradKernel(const Problem& p, const Schedule& s, bool jit = true) {
     const std::string why = p.winograd_unsupported(s.algorithm);
     if (!why.empty()) throw Error(why);
     const ConvPattern& cv = p.winograd_conv(s.algorithm);
@@ -162,7 +163,8 @@ class WinogradKernel final : public Kernel {
     x_sizes_ = {W, H, C, N};
     w_sizes_ = {3, 3, C, K};
     y_sizes_ = {OW, OH, K, N};
-    u_ = Buffer<float>(Kp, C, alpha, alpha);
+    u_sizes_ = {Kp, C, alpha, alpha};
+    if (jit) u_ = Buffer<float>(u_sizes_);
 
     Var k("k"), c("c"), a("a"), b("b"), i("i"), j("j"), t("t"), x("x"), y("y"), n("n");
     // Weights: U(k, c, b, a), zero for the padding channels k >= K.
@@ -185,7 +187,7 @@ class WinogradKernel final : public Kernel {
       u.split(k, ko, ki, 8).reorder(ki, b, a, ko, c).vectorize(ki).unroll(b).unroll(a);
       set_dense(u.output_buffer(), {Kp, C, alpha, alpha});
       weights_ = Pipeline(u);
-      weights_.compile_jit(target_for_this_cpu());
+      if (jit) weights_.compile_jit(target_for_this_cpu());
     }
     // Main pipeline.
     x_in_ = ImageParam(Float(32), 4, "wino_x" + sfx);
@@ -274,7 +276,7 @@ class WinogradKernel final : public Kernel {
     main_ = Pipeline(out);
     main_.jit_handlers().custom_malloc = cached_malloc;
     main_.jit_handlers().custom_free = cached_free;
-    main_.compile_jit(target_for_this_cpu());
+    if (jit) main_.compile_jit(target_for_this_cpu());
   }
 
   void run(const std::vector<const float*>& inputs, float* output) override {
@@ -295,8 +297,19 @@ class WinogradKernel final : public Kernel {
     }
   }
 
+  // <dir>/<fn>_weights.{a,h}: fn_weights(W, U) transforms the weights (U: extents
+  // Kp, C, alpha, alpha, innermost first); <dir>/<fn>.{a,h}: fn(X, U, Y). The second library is built without the Halide runtime (the first
+  // carries it), so both link into one program.
+  std::vector<std::string> compile_aot(const std::string& dir, const std::string& fn) {
+    const Target t = target_for_this_cpu();
+    weights_.compile_to_static_library(dir + "/" + fn + "_weights", {w_in_}, fn + "_weights", t);
+    main_.compile_to_static_library(dir + "/" + fn, {x_in_, u_in_}, fn, t.with_feature(Target::NoRuntime));
+    return {dir + "/" + fn + "_weights.a", dir + "/" + fn + "_weights.h", dir + "/" + fn + ".a", dir + "/" + fn + ".h"};
+  }
+
  private:
   std::size_t image_ = 0, weight_ = 1;
+  std::vector<int> u_sizes_;
   std::vector<int> x_sizes_, w_sizes_, y_sizes_;
   ImageParam w_in_, x_in_, u_in_;
   Pipeline weights_, main_;
@@ -308,6 +321,10 @@ class WinogradKernel final : public Kernel {
 
 std::unique_ptr<Kernel> make_winograd_kernel(const Problem& p, const Schedule& s) {
   return std::make_unique<WinogradKernel>(p, s);
+}
+
+std::vector<std::string> emit_winograd_aot(const Problem& p, const Schedule& s, const std::string& dir, const std::string& function) {
+  return WinogradKernel(p, s, false).compile_aot(dir, function);
 }
 
 }  // namespace taihu::autotune::halide

@@ -8,6 +8,8 @@
 //            Y = A^T M A scattered back to NCHW.
 #pragma once
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "taihu/autotune/backend.hpp"
 
@@ -15,5 +17,11 @@ namespace taihu::autotune::halide {
 
 // Throws taihu::Error when the problem's algorithm is not a runnable Winograd conv.
 std::unique_ptr<Kernel> make_winograd_kernel(const Problem& p, const Schedule& s);
+
+// Ahead-of-time: <dir>/<function>_weights.{a,h} (W -> U, run once per set of weights)
+// and <dir>/<function>.{a,h} (X, U -> Y; no Halide runtime of its own). U has extents
+// (K rounded up to the k tile, C, alpha, alpha), innermost first. Returns the paths.
+std::vector<std::string> emit_winograd_aot(const Problem& p, const Schedule& s, const std::string& dir,
+                                           const std::string& function);
 
 }  // namespace taihu::autotune::halide

@@ -39,7 +39,8 @@ std::unique_ptr<Kernel> make_halide_autoscheduled(const Problem& p, int algorith
 
 // Ahead-of-time: writes <dir>/<function>.a and <dir>/<function>.h (Halide's
 // compile_to_static_library); the function takes the inputs then the output as
-// halide_buffer_t*. Returns the paths written.
+// halide_buffer_t*. Returns the paths written. A winograd schedule writes two
+// libraries: <function>_weights (W -> U, once per weights) and <function> (X, U -> Y).
 std::vector<std::string> emit_halide_aot(const Problem& p, const Schedule& s, const std::string& dir,
                                          const std::string& function);
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <numeric>
 
@@ -201,7 +202,18 @@ TEST_F(DataParallelTest, RanksAgreeOnTunedConvolutionAlgorithms) {
     tuning_agreement()(t);
     EXPECT_EQ(t, (std::vector<double>{static_cast<double>(p), 10.0, 0.5})) << "the slowest rank's time per candidate";
 
+    // The nets were built before the agreement existed: their layers must still time
+    // their candidates through it on the first forward (count the calls).
+    int calls = 0;
+    const TuningAgreement installed = tuning_agreement();
+    set_tuning_agreement([&](std::span<double> seconds) {
+      ++calls;
+      installed(seconds);
+    });
     solver->step(2);
+    const char* tune = std::getenv("TAIHU_CAFFE_CONV_TUNE");
+    if (tune == nullptr || std::string(tune) != "0")
+      EXPECT_EQ(calls, 3) << "conv1 forward, backward-data and backward-weights";
     const std::string mine = solver->net().layer_by_name("conv1")->save_state();
     ASSERT_FALSE(mine.empty());
     std::vector<char> root(mine.begin(), mine.end());

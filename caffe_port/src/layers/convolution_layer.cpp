@@ -102,7 +102,7 @@ class ConvolutionLayer : public Layer {
       } catch (const std::exception& e) {
         require(false, e.what());
       }
-      tuned_ = algo_ != dnn::ConvAlgo::automatic || !tuning_enabled();
+      tuned_ = algo_ != dnn::ConvAlgo::automatic;  // tune on the first forward, if enabled then
       std::fill(std::begin(use_batch_), std::end(use_batch_), false);
     }
     for (Blob* t : top) {
@@ -111,7 +111,12 @@ class ConvolutionLayer : public Layer {
   }
 
   void forward(const BlobVec& bottom, const BlobVec& top) override {
-    if (!tuned_) tune(bottom, top);
+    // Decided here, not at setup: a data-parallel tuning agreement is installed after
+    // the nets are built.
+    if (!tuned_) {
+      if (tuning_enabled()) tune(bottom, top);
+      tuned_ = true;
+    }
     const float* bias = blobs_.size() > 1 ? blobs_[1]->data() : nullptr;
     for (std::size_t i = 0; i < bottom.size(); ++i) {
       if (use_batch_[kForward]) batch_->forward(bottom[i]->data(), blobs_[0]->data(), bias, top[i]->mutable_data());

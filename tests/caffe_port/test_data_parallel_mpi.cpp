@@ -212,8 +212,9 @@ TEST_F(DataParallelTest, RanksAgreeOnTunedConvolutionAlgorithms) {
     });
     solver->step(2);
     const char* tune = std::getenv("TAIHU_CAFFE_CONV_TUNE");
-    if (tune == nullptr || std::string(tune) != "0")
+    if (tune == nullptr || std::string(tune) != "0") {
       EXPECT_EQ(calls, 3) << "conv1 forward, backward-data and backward-weights";
+    }
     const std::string mine = solver->net().layer_by_name("conv1")->save_state();
     ASSERT_FALSE(mine.empty());
     std::vector<char> root(mine.begin(), mine.end());

@@ -30,6 +30,7 @@
 #include "cblas_anchor.hpp"
 #include "im2col_openblas_anchor.hpp"
 #include "onednn_conv_anchor.hpp"
+#include "random_data.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/arch/isa.hpp"
@@ -81,13 +82,7 @@ const taihu::bench::CblasAnchor& openblas() {
   return lib;
 }
 
-std::vector<float> random_data(taihu::dnn::index_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (auto& e : v) e = dist(rng);
-  return v;
-}
+using taihu::bench::random_data;
 
 ConvAlgo requested_algo() {
   const char* a = std::getenv("TAIHU_BENCH_CONV_ALGO");

@@ -19,7 +19,9 @@
 #include <omp.h>
 
 #include "onednn_conv_anchor.hpp"
+#include "random_data.hpp"
 #include "taihu/arch/threads.hpp"
+#include "taihu/arch/timer.hpp"
 #include "taihu/dnn/conv.hpp"
 
 namespace {
@@ -27,19 +29,8 @@ namespace {
 using taihu::dnn::ConvDesc;
 using taihu::dnn::ConvDirection;
 
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
-std::vector<float> random_data(taihu::dnn::index_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (auto& e : v) e = dist(rng);
-  return v;
-}
+using taihu::bench::random_data;
 
 void flush_cache() {
   static std::vector<char> junk(32u << 20);
@@ -60,9 +51,9 @@ struct Timed {
 
 double time_call(const std::function<void()>& f) {
   flush_cache();
-  const double t0 = cpu_seconds();
+  const double t0 = taihu::arch::thread_cpu_seconds();
   f();
-  return cpu_seconds() - t0;
+  return taihu::arch::thread_cpu_seconds() - t0;
 }
 
 void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo algo) {

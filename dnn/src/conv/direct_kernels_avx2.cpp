@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "direct_kernels.hpp"
+#include "transpose8x8_avx2.hpp"
 
 namespace taihu::dnn::conv {
 
@@ -281,25 +282,10 @@ void transpose_avx2(const float* src, std::int64_t lds, std::int64_t rows, std::
   const std::int64_t rows8 = rows / 8 * 8, cols8 = cols / 8 * 8;
   for (std::int64_t k = 0; k < rows8; k += 8)
     for (std::int64_t p = 0; p < cols8; p += 8) {
-      __m256 r[8], t[8];
+      __m256 r[8];
       for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + (k + i) * lds + p);
-      for (int i = 0; i < 8; i += 2) {
-        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-      }
-      for (int i = 0; i < 8; i += 4) {
-        r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-        r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
-        r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-        r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
-      }
-      // r[i] (i < 4) holds column i (low half) and column i+4 (high half) of rows 0-3,
-      // r[4 + i] the same of rows 4-7.
-      for (int i = 0; i < 4; ++i) {
-        const __m256 a = r[i], b = r[4 + i];
-        _mm256_storeu_ps(dst + (p + i) * ldd + k, _mm256_permute2f128_ps(a, b, 0x20));
-        _mm256_storeu_ps(dst + (p + i + 4) * ldd + k, _mm256_permute2f128_ps(a, b, 0x31));
-      }
+      transpose8x8(r);  // r[i] is now column p + i of rows k..k+7
+      for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + (p + i) * ldd + k, r[i]);
     }
   // Edges.
   for (std::int64_t k = 0; k < rows; ++k)

@@ -1,6 +1,7 @@
 // AVX2 instantiation of the Winograd tile transforms: V is one __m256 (8 channels).
 #include <immintrin.h>
 
+#include "transpose8x8_avx2.hpp"
 #include "winograd_kernels.hpp"
 
 namespace taihu::dnn::conv {
@@ -14,25 +15,6 @@ struct V8 {
   friend V8 operator-(V8 a, V8 b) { return {_mm256_sub_ps(a.v, b.v)}; }
   friend V8 operator*(V8 a, float s) { return {_mm256_mul_ps(a.v, _mm256_set1_ps(s))}; }
 };
-// r[u] lane l -> r[l] lane u.
-inline void transpose8x8(__m256 r[8]) {
-  __m256 t[8];
-  for (int u = 0; u < 8; u += 2) {
-    t[u] = _mm256_unpacklo_ps(r[u], r[u + 1]);
-    t[u + 1] = _mm256_unpackhi_ps(r[u], r[u + 1]);
-  }
-  for (int u = 0; u < 8; u += 4) {
-    r[u] = _mm256_shuffle_ps(t[u], t[u + 2], 0x44);
-    r[u + 1] = _mm256_shuffle_ps(t[u], t[u + 2], 0xEE);
-    r[u + 2] = _mm256_shuffle_ps(t[u + 1], t[u + 3], 0x44);
-    r[u + 3] = _mm256_shuffle_ps(t[u + 1], t[u + 3], 0xEE);
-  }
-  for (int u = 0; u < 4; ++u) {
-    t[u] = _mm256_permute2f128_ps(r[u], r[4 + u], 0x20);
-    t[u + 4] = _mm256_permute2f128_ps(r[u], r[4 + u], 0x31);
-  }
-  for (int u = 0; u < 8; ++u) r[u] = t[u];
-}
 
 // 8 output pixels x 8 channels per step: 8 vector loads from the tiles, an 8x8
 // transpose, 8 row stores (the scalar scatter cost as much as the tile transforms on

@@ -478,17 +478,23 @@ inline long prefetch_floats() {
   return env_count("TAIHU_STENCIL_PREFETCH", 4096) / long(sizeof(float));
 }
 
+// Bytes of the last-level cache one of `threads` threads may fill with its sweep's
+// window: half of its share, at most 4 MiB.
+inline double window_budget(int threads) {
+  static const double llc = [] {
+    const auto& caches = arch::topology().caches;
+    return caches.empty() ? 0.0 : double(caches.back().size_bytes);
+  }();
+  return std::min(4.0 * 1024 * 1024, llc > 0 ? llc / (2.0 * threads) : 4.0 * 1024 * 1024);
+}
+
 // x lines per tile of the 3D TTI sweep: TAIHU_STENCIL_TILE=n when set, else the widest
 // equal tiles whose derivative ring (4 (2H+1) planes of (tile + 2H) lines) fits a
 // thread's share of the last-level cache (at most 4 MiB).
 inline long tti_tile_lines(const Layout& L, int half, int threads) {
   const long requested = env_count("TAIHU_STENCIL_TILE", 0);
   if (requested > 0) return std::min(requested, L.n[1]);
-  static const double llc = [] {
-    const auto& caches = arch::topology().caches;
-    return caches.empty() ? 0.0 : double(caches.back().size_bytes);
-  }();
-  const double budget = std::min(4.0 * 1024 * 1024, llc > 0 ? llc / (2.0 * threads) : 4.0 * 1024 * 1024);
+  const double budget = window_budget(threads);
   const double line = double(L.n[0]) * sizeof(float) * 4 * (2 * half + 1);
   const long fit = std::max(static_cast<long>(budget / line) - 2 * half, 2L * half);
   const long tiles = (L.n[1] + fit - 1) / fit;
@@ -598,11 +604,7 @@ inline void do_line(const StepArgs& a, const Weights<H>& w, long off, Ahead ah) 
 inline long tile_lines(const Layout& L, int half, int threads) {
   const long requested = env_count("TAIHU_STENCIL_TILE", 0);
   if (requested > 0) return std::min(requested, L.n[1]);
-  static const double llc = [] {
-    const auto& caches = arch::topology().caches;
-    return caches.empty() ? 0.0 : double(caches.back().size_bytes);
-  }();
-  const double budget = std::min(4.0 * 1024 * 1024, llc > 0 ? llc / (2.0 * threads) : 4.0 * 1024 * 1024);
+  const double budget = window_budget(threads);
   const double line = double(L.s1) * sizeof(float) * (2 * half + 1);
   const long fit = static_cast<long>(budget / line) - 2 * half;
   if (fit >= L.n[1]) return L.n[1];

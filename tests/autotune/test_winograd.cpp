@@ -162,15 +162,19 @@ TEST(AutotuneWinograd, SampledSchedulePointsMatchTheReference) {
     const char* k;
     const char* t;
     const char* c;
+    const char* r;
   };
   // Uneven output (tiles past the edge), channels not a multiple of the k tile (12: a
   // last output block of 8 overlapping; 6: fewer than one vector), batch 2,
-  // padding 0 and 1, both tile sizes, channel blocks.
-  const Case cases[] = {{"N=2,C=5,H=11,W=13,KO=12,R=3,S=3,P=1", "4", "16", "6", "C"},
-                        {"N=1,C=40,H=9,W=10,KO=20,R=3,S=3,P=1", "2", "8", "3", "16"},
-                        {"N=1,C=33,H=14,W=9,KO=6,R=3,S=3,P=0", "4", "24", "4", "32"}};
+  // padding 0 and 1, both tile sizes, channel blocks; tile rows per parallel task: 2 of
+  // 3 (a short last block of 4 tiles, fewer than the t tile of 6: it shifts inwards),
+  // 4 of 5, 1 (2 tiles per block, fewer than the t tile of 4).
+  const Case cases[] = {{"N=2,C=5,H=11,W=13,KO=12,R=3,S=3,P=1", "4", "16", "6", "C", "2"},
+                        {"N=1,C=40,H=9,W=10,KO=20,R=3,S=3,P=1", "2", "8", "3", "16", "4"},
+                        {"N=1,C=33,H=14,W=9,KO=6,R=3,S=3,P=0", "4", "24", "4", "32", "1"},
+                        {"N=1,C=16,H=28,W=28,KO=16,R=3,S=3,P=1", "4", "16", "6", "C", "2"}};
   for (const Case& c : cases) {
-    SCOPED_TRACE(std::string(c.shape) + " m=" + c.m + " k=" + c.k + " t=" + c.t + " c=" + c.c);
+    SCOPED_TRACE(std::string(c.shape) + " m=" + c.m + " k=" + c.k + " t=" + c.t + " c=" + c.c + " r=" + c.r);
     ta::Problem p = conv2d(c.shape);
     ta::Space space(p);
     auto m = space.to_map(space.default_point());
@@ -179,9 +183,11 @@ TEST(AutotuneWinograd, SampledSchedulePointsMatchTheReference) {
     m["winograd k"] = c.k;
     m["winograd t"] = c.t;
     m["winograd c"] = c.c == std::string("C") ? std::to_string(p.dim("C")) : c.c;
+    m["winograd r"] = c.r;
     ta::Point pt = space.from_map(m);
     ASSERT_TRUE(space.valid(pt)) << space.why_invalid(pt);
     const ta::Schedule s = space.schedule(pt);
+    EXPECT_EQ(s.winograd.rows, std::stoi(c.r));
     auto kernel = ta::make_halide_kernel(p, s, 2);
     // The second run sees new weights (and image) at another address: both input sets
     // stay alive, as a kernel transforms its weights once per weight pointer.

@@ -1,27 +1,32 @@
 // Winograd F(m x m, 3 x 3) in Halide (see halide_winograd.hpp). Halide dimensions are
-// listed innermost first. With alpha = m + 2, TH x TW tiles per image, T = N TH TW
-// tiles in all (t = (n TH + th) TW + tw):
+// listed innermost first. With alpha = m + 2, TH x TW tiles per image, tiles of an
+// image flattened as t = th TW + tw:
 //   U(k, c, b, a)  = sum_{r,s} G[a][r] W[k][c][r][s] G[b][s]      (weights pipeline)
 //   T1(tw, th, n, c, j, a) = sum_i BT[a][i] X[n][c][th m + i + oy][tw m + j + ox]
-//   V(tw, th, n, c, b, a)  = sum_j BT[b][j] T1(tw, th, n, c, j, a)   (V(t, c, b, a) below)
-//   M(k, t, b, a)  = sum_c U(k, c, b, a) V(t, c, b, a)           (the tuned GEMMs)
-//   O1(k, t, b, i) = sum_a AT[i][a] M(k, t, b, a)
-//   Yt(k, j, i, t) = sum_b AT[j][b] O1(k, t, b, i)
-//   Y[n][k][y][x]  = Yt(k, x % m, y % m, (n TH + y / m) TW + x / m)
+//   V(tw, th, n, c, b, a)  = sum_j BT[b][j] T1(tw, th, n, c, j, a)   (V(t, n, c, b, a) below)
+//   M(k, t, n, b, a)  = sum_c U(k, c, b, a) V(t, n, c, b, a)     (the tuned GEMMs)
+//   O1(k, t, n, b, i) = sum_a AT[i][a] M(k, t, n, b, a)
+//   Yt(k, j, i, t, n) = sum_b AT[j][b] O1(k, t, n, b, i)
+//   Y[n][k][y][x]  = Yt(k, x % m, y % m, (y / m) TW + x / m, n)
 // The transform indices (a, b, i, j) are unrolled loops, so each `mux` over them folds
-// to one constant-coefficient sum. Transforms are vectorized over tiles of a row (V,
-// strided loads from the zero-padded channel plane copied per channel) or output
-// channels (O1, Yt); M is a register tile of k_tile channels (8-lane vectors) x t_tile
-// tiles accumulated over the channels, one (a, b) GEMM per parallel task.
+// to one constant-coefficient sum. One parallel loop runs over blocks of `rows` tile
+// rows (x images); a block copies its zero-padded input rows, transforms its tiles
+// (vectorized over 8 tiles of a row: strided loads), runs the alpha^2 GEMMs on them
+// (register tile of k_tile channels (8-lane vectors) x t_tile tiles, accumulated over
+// the channels) and transforms the result to its output rows (vectorized over 8
+// output channels), all in per-task scratch: one fork/join per call.
 #include "codegen/halide_winograd.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 
 #include "codegen/halide_lower.hpp"
 #include "taihu/arch/error.hpp"
+#include "taihu/arch/threads.hpp"
 
 namespace taihu::autotune::halide {
 namespace {
@@ -131,6 +136,30 @@ BlockCache& block_cache() {
 void* cached_malloc(JITUserContext*, std::size_t size) { return block_cache().get(size); }
 void cached_free(JITUserContext*, void* p) { block_cache().put(p); }
 
+// The block loop runs on taihu's OpenMP threads (taihu::arch::threads_for_call()), the
+// threads dnn/'s hand kernels use, rather than Halide's own pool: with other processes
+// on the cores Halide's workers (a few sched_yield spins, then asleep) handed their
+// core away and the join waited a time slice; OpenMP's waiting policy (OMP_WAIT_POLICY)
+// then governs both kernels alike. Dynamic: the tasks are few (7 on a 28x28 image).
+int omp_do_par_for(JITUserContext* ctx, int (*task)(JITUserContext*, int, std::uint8_t*), int min, int extent, std::uint8_t* closure) {
+  const int threads = std::min(extent, taihu::arch::threads_for_call());
+  if (threads <= 1) {
+    for (int i = 0; i < extent; ++i)
+      if (const int r = task(ctx, min + i, closure); r != 0) return r;
+    return 0;
+  }
+  int result = 0;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (int i = 0; i < extent; ++i) {
+    const int r = task(ctx, min + i, closure);
+    if (r != 0) {
+#pragma omp atomic write
+      result = r;
+    }
+  }
+  return result;
+}
+
 void set_dense(OutputImageParam p, const std::vector<int>& extents) {
   int stride = 1;
   for (std::size_t d = 0; d < extents.size(); ++d) {
@@ -189,14 +218,14 @@ class WinogradKernel final : public Kernel {
       weights_ = Pipeline(u);
       if (jit) weights_.compile_jit(target_for_this_cpu());
     }
-    // Main pipeline.
+    // Main pipeline: one parallel loop over blocks of tile rows (see the header).
     x_in_ = ImageParam(Float(32), 4, "wino_x" + sfx);
     set_dense(x_in_, x_sizes_);
     u_in_ = ImageParam(Float(32), 4, "wino_uin" + sfx);
     set_dense(u_in_, {Kp, C, alpha, alpha});
     Func xp = BoundaryConditions::constant_exterior(x_in_, 0.0f);
-    // The zero-padded channel plane, copied per channel: the tile loads below are then
-    // plain strided vector loads (no boundary tests, no gathers).
+    // The zero-padded input rows a block needs: the tile loads below are then plain
+    // strided vector loads (no boundary tests).
     Func xpad("wino_xpad" + sfx);
     xpad(x, y, c, n) = xp(x, y, c, n);
     Var tw("tw"), th("th");
@@ -213,44 +242,57 @@ class WinogradKernel final : public Kernel {
       for (int bi = 0; bi < alpha; ++bi)
         cols.push_back(weighted_sum(tr.bt[static_cast<std::size_t>(bi)], [&](int jj) { return t1(tw, th, n, c, jj, a); }));
       v(tw, th, n, c, b, a) = select_by(b, cols);
-      // The GEMMs see the tiles flattened: t = (n TH + th) TW + tw. Their t loop is
-      // rounded up to the t tile: the extra tiles reread image N-1 (results unused)
-      // rather than making V cover another image.
-      vt(t, c, b, a) = v(t % TW, (t / TW) % TH, min(t / (TW * TH), N - 1), c, b, a);
+      // The GEMMs see the tiles of an image flattened: t = th TW + tw. A register tile
+      // that overhangs a block shifts inwards (recomputes tiles); the clamp keeps any
+      // overhang of a short block on the rows of the image.
+      vt(t, n, c, b, a) = v(t % TW, clamp(t / TW, 0, TH - 1), n, c, b, a);
     }
     RDom rc(0, C, "wino_rc" + sfx);
-    macc(k, t, b, a) = 0.0f;
-    macc(k, t, b, a) += u_in_(k, rc, b, a) * vt(t, rc, b, a);
-    mm(k, t, b, a) = macc(k, t, b, a);
+    macc(k, t, n, b, a) = 0.0f;
+    macc(k, t, n, b, a) += u_in_(k, rc, b, a) * vt(t, n, rc, b, a);
+    mm(k, t, n, b, a) = macc(k, t, n, b, a);
     {
       std::vector<Halide::Expr> rows;
       for (int ii = 0; ii < m; ++ii)
-        rows.push_back(weighted_sum(tr.at[static_cast<std::size_t>(ii)], [&](int ai) { return mm(k, t, b, ai); }));
-      o1(k, t, b, i) = select_by(i, rows);
+        rows.push_back(weighted_sum(tr.at[static_cast<std::size_t>(ii)], [&](int ai) { return mm(k, t, n, b, ai); }));
+      o1(k, t, n, b, i) = select_by(i, rows);
       std::vector<Halide::Expr> cols;
       for (int jj = 0; jj < m; ++jj)
-        cols.push_back(weighted_sum(tr.at[static_cast<std::size_t>(jj)], [&](int bi) { return o1(k, t, bi, i); }));
-      yt(k, j, i, t) = select_by(j, cols);
+        cols.push_back(weighted_sum(tr.at[static_cast<std::size_t>(jj)], [&](int bi) { return o1(k, t, n, bi, i); }));
+      yt(k, j, i, t, n) = select_by(j, cols);
     }
-    out(x, y, k, n) = yt(k, x % m, y % m, (n * TH + y / m) * TW + x / m);
+    out(x, y, k, n) = yt(k, x % m, y % m, (y / m) * TW + x / m, n);
     set_dense(out.output_buffer(), y_sizes_);
 
-    // Schedule. Input transform: per channel (parallel), 8 tiles at a time.
-    Var to("to"), ti("ti"), ko("ko"), ki("ki"), e("e"), kn("kn");
-    v.compute_root().split(tw, to, ti, 8, TailStrategy::RoundUp).reorder(ti, b, a, to, th, n, c).vectorize(ti).unroll(b).unroll(a).parallel(c);
+    // Schedule: one parallel loop over blocks of `rows` tile rows (of every image);
+    // a block transforms its input tiles (all channels), runs the alpha^2 GEMMs on them
+    // and transforms the result to its output rows, all in per-task scratch: one
+    // fork/join per call (three parallel stages cost a wake-up and a join each, as
+    // much as the stage itself on a 28x28 image).
+    const int rows = std::max(1, std::min(OH / m, ws.rows));
+    const int block_tiles = rows * TW;
+    const int t_tile = std::min(ws.t_tile, block_tiles);
+    Var to("to"), ti("ti"), ko("ko"), ki("ki"), yo("yo"), yi("yi"), blk("blk");
+    // A short last block shifts inwards (recomputes rows; the regions stay constant).
+    out.split(y, yo, yi, m * rows, m * rows <= OH ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf).reorder(x, yi, k, yo, n).fuse(yo, n, blk).parallel(blk);
+    if (OW >= 8) out.vectorize(x, 8);
+    // Input transform: 8 tiles of a row at a time, per channel.
+    v.compute_at(out, blk).split(tw, to, ti, 8, TailStrategy::RoundUp).reorder(ti, b, a, to, th, n, c).vectorize(ti).unroll(b).unroll(a);
     t1.compute_at(v, to).vectorize(tw, 8, TailStrategy::RoundUp).unroll(j).unroll(a);
-    xpad.compute_at(v, c).vectorize(x, 8);
+    // The padded rows are copied per block, all channels at once (heap scratch): copied
+    // per channel (0.8 KB, a stack buffer in Halide 14) the strided tile loads read it
+    // with aligned 32-byte loads from a 16-byte aligned slot and crashed (SIGSEGV in
+    // vmovaps; C=K=64, 28x28, F(4x4)).
+    xpad.compute_at(out, blk).vectorize(x, 8);
     // The GEMMs: register tile k_tile x t_tile, accumulated over the channels.
-    mm.compute_root()
+    mm.compute_at(out, blk)
         .split(k, ko, ki, ws.k_tile, TailStrategy::RoundUp)  // U is padded to the k tile
-        .split(t, to, ti, ws.t_tile, TailStrategy::RoundUp)
-        .reorder(ki, ti, ko, to, b, a)
-        .fuse(b, a, e)
-        .parallel(e)
+        .split(t, to, ti, t_tile, TailStrategy::ShiftInwards)
+        .reorder(ki, ti, ko, to, n, b, a)
         .vectorize(ki, 8)
         .unroll(ki)
         .unroll(ti);
-    macc.compute_at(mm, ko).vectorize(k, 8).unroll(k).unroll(t);
+    macc.compute_at(mm, ko).store_in(MemoryType::Register).vectorize(k, 8).unroll(k).unroll(t);
     {
       Stage upd = macc.update();
       if (ws.c_block > 0 && ws.c_block < C) {
@@ -261,21 +303,13 @@ class WinogradKernel final : public Kernel {
       }
       upd.vectorize(k, 8).unroll(k).unroll(t);
     }
-    // Output transform: vectorized over 8 output channels, computed per block of 8
-    // channels of the output (one parallel loop for both; 6% faster on one core than
-    // Yt at root with its own parallel loop).
-    if (K >= 8) {
-      out.split(k, ko, ki, 8).reorder(x, y, ki, ko, n).fuse(ko, n, kn).parallel(kn);
-      yt.compute_at(out, kn).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t).vectorize(ki).unroll(j).unroll(i);
-    } else {
-      yt.compute_root().split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t).vectorize(ki).unroll(j).unroll(i).parallel(t);
-      out.fuse(k, n, kn).parallel(kn);
-    }
+    // Output transform: vectorized over 8 output channels.
+    yt.compute_at(out, blk).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t, n).vectorize(ki).unroll(j).unroll(i);
     o1.compute_at(yt, ko).vectorize(k, 8, TailStrategy::RoundUp).unroll(b).unroll(i);
-    if (OW >= 8) out.vectorize(x, 8);
     main_ = Pipeline(out);
     main_.jit_handlers().custom_malloc = cached_malloc;
     main_.jit_handlers().custom_free = cached_free;
+    main_.jit_handlers().custom_do_par_for = omp_do_par_for;
     if (jit) main_.compile_jit(target_for_this_cpu());
   }
 

@@ -21,7 +21,7 @@
 //             | ('layout' | 'compute_at') IDENT ':' IDENT (',' IDENT)*
 //             | 'parallel' ':' IDENT (',' IDENT)*
 //             | 'timeblock' ':' NUMBER (',' NUMBER)*
-//             | 'winograd' ('m' | 'k' | 't' | 'c') ':' value (',' value)*   # Winograd knobs
+//             | 'winograd' ('m' | 'k' | 't' | 'c' | 'r') ':' value (',' value)*   # Winograd knobs
 //             | 'order' ':' IDENT+ ('|' IDENT+)*          # a permutation ends at its line end
 //   value    := NUMBER | IDENT                         # a dim name: the full extent
 //

@@ -60,8 +60,8 @@ Space::Space(const Problem& p) : p_(p) {
     } else if (d.kind == "timeblock") {
       if (!s.steps) fail(d.loc, "timeblock needs a 'steps' declaration");
     } else if (d.kind == "winograd") {
-      if (d.target != "m" && d.target != "k" && d.target != "t" && d.target != "c")
-        fail(d.loc, "winograd knobs are m (output tile), k and t (GEMM register tile) and c (channel block), not '" + d.target + "'");
+      if (d.target != "m" && d.target != "k" && d.target != "t" && d.target != "c" && d.target != "r")
+        fail(d.loc, "winograd knobs are m (output tile), k and t (GEMM register tile), c (channel block) and r (tile rows per parallel task), not '" + d.target + "'");
       bool any = false;
       for (int a = 0; a < p.algorithm_count(); ++a) any = any || p.is_winograd(a);
       if (!any) fail(d.loc, "winograd knobs need a 'compute NAME = winograd(BASE)' algorithm");
@@ -163,6 +163,7 @@ Schedule Space::schedule(const Point& pt) const {
       if (k.target == "m") s.winograd.m = static_cast<int>(n);
       else if (k.target == "k") s.winograd.k_tile = static_cast<int>(n);
       else if (k.target == "t") s.winograd.t_tile = static_cast<int>(n);
+      else if (k.target == "r") s.winograd.rows = static_cast<int>(n);
       else s.winograd.c_block = n;
     }
   }
@@ -175,6 +176,12 @@ Schedule Space::schedule(const Point& pt) const {
     if (w.winograd.m == 0) w.winograd.m = 4;
     const std::int64_t channels = p_.winograd_unsupported(s.algorithm).empty() ? p_.winograd_conv(s.algorithm).c : 0;
     if (w.winograd.c_block >= channels) w.winograd.c_block = 0;
+    if (channels > 0) {
+      // More rows per task than the image has tiles rows: the same schedule.
+      const ConvPattern& cv = p_.winograd_conv(s.algorithm);
+      const int tile_rows = static_cast<int>((cv.oh + w.winograd.m - 1) / w.winograd.m);
+      w.winograd.rows = std::max(1, std::min(w.winograd.rows, tile_rows));
+    }
     return w;
   }
   s.winograd = WinogradSchedule{};

@@ -131,6 +131,7 @@ std::vector<Point> Space::templates() const {
       t.set_near("winograd", "k", static_cast<double>(w.k));
       t.set_near("winograd", "t", static_cast<double>(w.t));
       t.set_near("winograd", "c", 1e9);  // the whole channel reduction per register tile
+      t.set_near("winograd", "r", 1);    // the most parallel tasks
       keep(t.point());
     }
   }

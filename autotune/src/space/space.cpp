@@ -80,7 +80,8 @@ Space::Space(const Problem& p) : p_(p) {
             fail(d.loc, k.name() + ": '" + v + "' is neither an integer nor a dim");
           }
         }
-        if (n < 1) fail(d.loc, k.name() + ": values must be >= 1");
+        const bool per_stage = d.kind == "winograd" && d.target == "r" && n == 0;  // r 0: per stage
+        if (n < 1 && !per_stage) fail(d.loc, k.name() + ": values must be >= 1");
         if (d.kind == "winograd" && d.target == "m" && n != 2 && n != 4)
           fail(d.loc, "winograd m: F(m x m, 3 x 3) is generated for m = 2 and m = 4, not " + std::to_string(n));
         if (d.kind == "winograd" && d.target == "k" && n % 8 != 0)
@@ -177,10 +178,10 @@ Schedule Space::schedule(const Point& pt) const {
     const std::int64_t channels = p_.winograd_unsupported(s.algorithm).empty() ? p_.winograd_conv(s.algorithm).c : 0;
     if (w.winograd.c_block >= channels) w.winograd.c_block = 0;
     if (channels > 0) {
-      // More rows per task than the image has tiles rows: the same schedule.
+      // More rows per task than the image has tile rows: the same schedule.
       const ConvPattern& cv = p_.winograd_conv(s.algorithm);
       const int tile_rows = static_cast<int>((cv.oh + w.winograd.m - 1) / w.winograd.m);
-      w.winograd.rows = std::max(1, std::min(w.winograd.rows, tile_rows));
+      w.winograd.rows = std::max(0, std::min(w.winograd.rows, tile_rows));
     }
     return w;
   }

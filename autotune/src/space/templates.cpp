@@ -131,7 +131,7 @@ std::vector<Point> Space::templates() const {
       t.set_near("winograd", "k", static_cast<double>(w.k));
       t.set_near("winograd", "t", static_cast<double>(w.t));
       t.set_near("winograd", "c", 1e9);  // the whole channel reduction per register tile
-      t.set_near("winograd", "r", 1);    // the most parallel tasks
+      t.set_near("winograd", "r", 0);    // per stage: each GEMM's weights stay in L1
       keep(t.point());
     }
   }

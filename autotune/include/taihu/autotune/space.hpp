@@ -28,14 +28,15 @@ struct Knob {
 // F(m x m, 3 x 3) with alpha = m + 2; the alpha^2 independent GEMMs over channels
 // (M[e][k][t] = sum_c U[e][k][c] V[e][c][t], t the image tiles) run as register tiles
 // of k_tile output channels (vectorized, a multiple of 8) x t_tile image tiles, the
-// channel reduction in blocks of c_block (0: whole). One parallel task per block of
-// `rows` tile rows of an image: its input transform, GEMMs and output transform.
+// channel reduction in blocks of c_block (0: whole). rows = 0: three parallel loops
+// (input transform, one GEMM per task, output transform); rows >= 1: one parallel task
+// per block of `rows` tile rows of an image (its transforms and GEMMs).
 struct WinogradSchedule {
   int m = 0;  // 0: not Winograd; else 2 or 4
   int k_tile = 16;
   int t_tile = 4;
   std::int64_t c_block = 0;
-  int rows = 1;
+  int rows = 0;
 };
 
 // What a Point means, in the generators' terms.

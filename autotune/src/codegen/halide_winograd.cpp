@@ -226,34 +226,47 @@ class WinogradKernel final : public Kernel {
     set_dense(x_in_, x_sizes_);
     u_in_ = ImageParam(Float(32), 4, "wino_uin" + sfx);
     set_dense(u_in_, {Kp, C, alpha, alpha});
-    Func out;
-    if (ws.rows <= 0) {
-      Func xp = BoundaryConditions::constant_exterior(x_in_, 0.0f);
-      // The zero-padded channel plane, copied per channel: the tile loads below are then
-      // plain strided vector loads (no boundary tests, no gathers).
-      Func xpad("wino_xpad" + sfx);
-      xpad(x, y, c, n) = xp(x, y, c, n);
-      Var tw("tw"), th("th");
-      Func t1("wino_t1" + sfx), v("wino_v" + sfx), vt("wino_vt" + sfx), macc("wino_macc" + sfx), mm("wino_m" + sfx);
-      Func o1("wino_o1" + sfx), yt("wino_yt" + sfx);
-      out = Func("wino_y" + sfx);
-      {
-        std::vector<Halide::Expr> rows;
-        for (int ai = 0; ai < alpha; ++ai)
-          rows.push_back(weighted_sum(tr.bt[static_cast<std::size_t>(ai)], [&](int ii) {
-            return xpad(tw * m + j + static_cast<int>(cv.off_x), th * m + ii + static_cast<int>(cv.off_y), c, n);
-          }));
-        t1(tw, th, n, c, j, a) = select_by(a, rows);
-        std::vector<Halide::Expr> cols;
-        for (int bi = 0; bi < alpha; ++bi)
-          cols.push_back(weighted_sum(tr.bt[static_cast<std::size_t>(bi)], [&](int jj) { return t1(tw, th, n, c, jj, a); }));
-        v(tw, th, n, c, b, a) = select_by(b, cols);
-        // The GEMMs see the tiles flattened: t = (n TH + th) TW + tw. Their t loop is
-        // rounded up to the t tile: the extra tiles reread image N-1 (results unused)
-        // rather than making V cover another image.
-        vt(t, c, b, a) = v(t % TW, (t / TW) % TH, min(t / (TW * TH), N - 1), c, b, a);
+    // Input transform, the same in both structures: V(tw, th, n, c, b, a) = B^T d B of
+    // each tile, read from the zero-padded input (plain strided vector loads, no
+    // boundary tests, no gathers).
+    Func xp = BoundaryConditions::constant_exterior(x_in_, 0.0f);
+    Func xpad("wino_xpad" + sfx);
+    xpad(x, y, c, n) = xp(x, y, c, n);
+    Var tw("tw"), th("th");
+    Func t1("wino_t1" + sfx), v("wino_v" + sfx), macc("wino_macc" + sfx), mm("wino_m" + sfx);
+    Func o1("wino_o1" + sfx), yt("wino_yt" + sfx);
+    Func out("wino_y" + sfx);
+    {
+      std::vector<Halide::Expr> rows;
+      for (int ai = 0; ai < alpha; ++ai)
+        rows.push_back(weighted_sum(tr.bt[static_cast<std::size_t>(ai)], [&](int ii) {
+          return xpad(tw * m + j + static_cast<int>(cv.off_x), th * m + ii + static_cast<int>(cv.off_y), c, n);
+        }));
+      t1(tw, th, n, c, j, a) = select_by(a, rows);
+      std::vector<Halide::Expr> cols;
+      for (int bi = 0; bi < alpha; ++bi)
+        cols.push_back(weighted_sum(tr.bt[static_cast<std::size_t>(bi)], [&](int jj) { return t1(tw, th, n, c, jj, a); }));
+      v(tw, th, n, c, b, a) = select_by(b, cols);
+    }
+    RDom rc(0, C, "wino_rc" + sfx);
+    // The GEMMs' reduction over the channels: in blocks of c_block when set, the register
+    // tile (k, `tile`) innermost.
+    auto schedule_reduction = [&](Var tile) {
+      Stage upd = macc.update();
+      if (ws.c_block > 0 && ws.c_block < C) {
+        RVar rco("rco"), rci("rci");
+        upd.split(rc.x, rco, rci, static_cast<int>(ws.c_block)).reorder(k, tile, rci, rco);
+      } else {
+        upd.reorder(k, tile, rc.x);
       }
-      RDom rc(0, C, "wino_rc" + sfx);
+      upd.vectorize(k, 8).unroll(k).unroll(tile);
+    };
+    if (ws.rows <= 0) {
+      // The GEMMs see the tiles flattened: t = (n TH + th) TW + tw. Their t loop is
+      // rounded up to the t tile: the extra tiles reread image N-1 (results unused)
+      // rather than making V cover another image.
+      Func vt("wino_vt" + sfx);
+      vt(t, c, b, a) = v(t % TW, (t / TW) % TH, min(t / (TW * TH), N - 1), c, b, a);
       macc(k, t, b, a) = 0.0f;
       macc(k, t, b, a) += u_in_(k, rc, b, a) * vt(t, rc, b, a);
       mm(k, t, b, a) = macc(k, t, b, a);
@@ -274,7 +287,7 @@ class WinogradKernel final : public Kernel {
       Var to("to"), ti("ti"), ko("ko"), ki("ki"), e("e"), kn("kn");
       v.compute_root().split(tw, to, ti, 8, TailStrategy::RoundUp).reorder(ti, b, a, to, th, n, c).vectorize(ti).unroll(b).unroll(a).parallel(c);
       t1.compute_at(v, to).vectorize(tw, 8, TailStrategy::RoundUp).unroll(j).unroll(a);
-      xpad.compute_at(v, c).vectorize(x, 8);
+      xpad.compute_at(v, c).vectorize(x, 8);  // the padded plane, copied per channel
       // The GEMMs: register tile k_tile x t_tile, accumulated over the channels.
       mm.compute_root()
           .split(k, ko, ki, ws.k_tile, TailStrategy::RoundUp)  // U is padded to the k tile
@@ -286,16 +299,7 @@ class WinogradKernel final : public Kernel {
           .unroll(ki)
           .unroll(ti);
       macc.compute_at(mm, ko).vectorize(k, 8).unroll(k).unroll(t);
-      {
-        Stage upd = macc.update();
-        if (ws.c_block > 0 && ws.c_block < C) {
-          RVar rco("rco"), rci("rci");
-          upd.split(rc.x, rco, rci, static_cast<int>(ws.c_block)).reorder(k, t, rci, rco);
-        } else {
-          upd.reorder(k, t, rc.x);
-        }
-        upd.vectorize(k, 8).unroll(k).unroll(t);
-      }
+      schedule_reduction(t);
       // Output transform: vectorized over 8 output channels, computed per block of 8
       // channels of the output (one parallel loop for both; 6% faster on one core than
       // Yt at root with its own parallel loop).
@@ -309,28 +313,6 @@ class WinogradKernel final : public Kernel {
       o1.compute_at(yt, ko).vectorize(k, 8, TailStrategy::RoundUp).unroll(b).unroll(i);
       if (OW >= 8) out.vectorize(x, 8);
     } else {
-      Func xp = BoundaryConditions::constant_exterior(x_in_, 0.0f);
-      // The zero-padded input rows a block needs: the tile loads below are then plain
-      // strided vector loads (no boundary tests).
-      Func xpad("wino_xpad" + sfx);
-      xpad(x, y, c, n) = xp(x, y, c, n);
-      Var tw("tw"), th("th");
-      Func t1("wino_t1" + sfx), v("wino_v" + sfx), macc("wino_macc" + sfx), mm("wino_m" + sfx);
-      Func o1("wino_o1" + sfx), yt("wino_yt" + sfx);
-      out = Func("wino_y" + sfx);
-      {
-        std::vector<Halide::Expr> rows;
-        for (int ai = 0; ai < alpha; ++ai)
-          rows.push_back(weighted_sum(tr.bt[static_cast<std::size_t>(ai)], [&](int ii) {
-            return xpad(tw * m + j + static_cast<int>(cv.off_x), th * m + ii + static_cast<int>(cv.off_y), c, n);
-          }));
-        t1(tw, th, n, c, j, a) = select_by(a, rows);
-        std::vector<Halide::Expr> cols;
-        for (int bi = 0; bi < alpha; ++bi)
-          cols.push_back(weighted_sum(tr.bt[static_cast<std::size_t>(bi)], [&](int jj) { return t1(tw, th, n, c, jj, a); }));
-        v(tw, th, n, c, b, a) = select_by(b, cols);
-      }
-      RDom rc(0, C, "wino_rc" + sfx);
       // The GEMMs run over the tiles of a row (tw): affine addresses in the inner loop.
       macc(k, tw, th, n, b, a) = 0.0f;
       macc(k, tw, th, n, b, a) += u_in_(k, rc, b, a) * v(tw, th, n, rc, b, a);
@@ -376,16 +358,7 @@ class WinogradKernel final : public Kernel {
           .unroll(ki)
           .unroll(ti);
       macc.compute_at(mm, ko).store_in(MemoryType::Register).vectorize(k, 8).unroll(k).unroll(tw);
-      {
-        Stage upd = macc.update();
-        if (ws.c_block > 0 && ws.c_block < C) {
-          RVar rco("rco"), rci("rci");
-          upd.split(rc.x, rco, rci, static_cast<int>(ws.c_block)).reorder(k, tw, rci, rco);
-        } else {
-          upd.reorder(k, tw, rc.x);
-        }
-        upd.vectorize(k, 8).unroll(k).unroll(tw);
-      }
+      schedule_reduction(tw);
       // Output transform: vectorized over 8 output channels.
       yt.compute_at(out, blk).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, tw, th, n).vectorize(ki).unroll(j).unroll(i);
       o1.compute_at(yt, ko).vectorize(k, 8, TailStrategy::RoundUp).unroll(b).unroll(i);

@@ -30,7 +30,7 @@
 #include "cblas_anchor.hpp"
 #include "im2col_openblas_anchor.hpp"
 #include "onednn_conv_anchor.hpp"
-#include "random_data.hpp"
+#include "conv_case.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/arch/isa.hpp"
@@ -93,20 +93,9 @@ void run_conv(benchmark::State& state, const ConvDesc& d, ConvDirection dir, int
   taihu::arch::set_num_threads(threads);
   omp_set_num_threads(threads);  // oneDNN's OpenMP runtime
   openblas().set_threads(threads);
-  const auto xs = d.n * d.c * d.h * d.w, ws = d.k * (d.c / d.groups) * d.kh * d.kw,
-             ys = d.n * d.k * d.out_h() * d.out_w();
-  const auto x = random_data(xs, 1), w = random_data(ws, 2), b = random_data(d.k, 3),
-             dy = random_data(ys, 4);
-  std::vector<float> y(ys), dx(xs), dw(ws), db(d.k);
+  taihu::bench::ConvCase data(d);
   taihu::dnn::Convolution conv(d, requested_algo());
-  auto taihu_call = [&] {
-    if (dir == ConvDirection::forward)
-      conv.forward(x.data(), w.data(), b.data(), y.data(), taihu::dnn::WeightsHint::unchanged);
-    else if (dir == ConvDirection::backward_data)
-      conv.backward_data(dy.data(), w.data(), dx.data(), taihu::dnn::WeightsHint::unchanged);
-    else
-      conv.backward_weights(x.data(), dy.data(), dw.data(), db.data(), false);
-  };
+  auto taihu_call = [&] { data.run(conv, dir); };
   taihu_call();  // first call transforms / packs the weights (a training step does it once)
 
   std::vector<taihu::bench::Anchor> anchors;
@@ -126,16 +115,16 @@ void run_conv(benchmark::State& state, const ConvDesc& d, ConvDirection dir, int
     auto* c = caffe.get();
     anchors.push_back({"im2col_openblas", [&, c] {
                          if (dir == ConvDirection::forward)
-                           c->forward(x.data(), w.data(), b.data(), y.data());
+                           c->forward(data.x.data(), data.w.data(), data.b.data(), data.y.data());
                          else if (dir == ConvDirection::backward_data)
-                           c->backward_data(dy.data(), w.data(), dx.data());
+                           c->backward_data(data.dy.data(), data.w.data(), data.dx.data());
                          else
-                           c->backward_weights(x.data(), dy.data(), dw.data(), db.data());
+                           c->backward_weights(data.x.data(), data.dy.data(), data.dw.data(), data.db.data());
                        }});
   }
   taihu::bench::Work work;
   work.flops = d.forward_flops();
-  work.bytes = 4.0 * static_cast<double>(xs + ws + ys);
+  work.bytes = 4.0 * static_cast<double>(data.x.size() + data.w.size() + data.y.size());
   taihu::bench::compare(state, work, taihu::bench::Ceiling::peak_sp, threads, taihu_call, anchors);
   state.SetLabel(std::string("taihu=") + taihu::dnn::to_string(conv.algorithm(dir)) +
                  (dnnl_impls.empty() ? "" : " onednn:" + dnnl_impls));

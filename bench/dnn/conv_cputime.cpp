@@ -19,7 +19,7 @@
 #include <omp.h>
 
 #include "onednn_conv_anchor.hpp"
-#include "random_data.hpp"
+#include "conv_case.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/arch/timer.hpp"
 #include "taihu/dnn/conv.hpp"
@@ -30,7 +30,6 @@ using taihu::dnn::ConvDesc;
 using taihu::dnn::ConvDirection;
 
 
-using taihu::bench::random_data;
 
 void flush_cache() {
   static std::vector<char> junk(32u << 20);
@@ -57,19 +56,9 @@ double time_call(const std::function<void()>& f) {
 }
 
 void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo algo) {
-  const auto xs = d.n * d.c * d.h * d.w, ws = d.k * (d.c / d.groups) * d.kh * d.kw,
-             ys = d.n * d.k * d.out_h() * d.out_w();
-  const auto x = random_data(xs, 1), w = random_data(ws, 2), b = random_data(d.k, 3), dy = random_data(ys, 4);
-  std::vector<float> y(ys), dx(xs), dw(ws), db(d.k);
+  taihu::bench::ConvCase data(d);
   taihu::dnn::Convolution conv(d, algo);
-  auto taihu_call = [&] {
-    if (dir == ConvDirection::forward)
-      conv.forward(x.data(), w.data(), b.data(), y.data(), taihu::dnn::WeightsHint::unchanged);
-    else if (dir == ConvDirection::backward_data)
-      conv.backward_data(dy.data(), w.data(), dx.data(), taihu::dnn::WeightsHint::unchanged);
-    else
-      conv.backward_weights(x.data(), dy.data(), dw.data(), db.data(), false);
-  };
+  auto taihu_call = [&] { data.run(conv, dir); };
   std::vector<std::unique_ptr<taihu::bench::OnednnConv>> dnnl;
   for (const char* a : {"auto", "direct"}) {
     auto p = std::make_unique<taihu::bench::OnednnConv>(d, dir, a);

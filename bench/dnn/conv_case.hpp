@@ -1,0 +1,42 @@
+// Test data for the dnn convolution benchmarks: uniform [-1, 1) buffers, reproducible
+// from a seed, and one problem's tensors with a call of taihu's convolution on them.
+#pragma once
+#include <random>
+#include <vector>
+
+#include "taihu/dnn/conv.hpp"
+
+namespace taihu::bench {
+
+inline std::vector<float> random_data(taihu::dnn::index_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& e : v) e = dist(rng);
+  return v;
+}
+
+// Inputs (x, w, bias b, dy) random, outputs (y, dx, dw, db) zero, sized for `d`.
+struct ConvCase {
+  std::vector<float> x, w, b, dy, y, dx, dw, db;
+  explicit ConvCase(const taihu::dnn::ConvDesc& d)
+      : x(random_data(d.n * d.c * d.h * d.w, 1)),
+        w(random_data(d.k * (d.c / d.groups) * d.kh * d.kw, 2)),
+        b(random_data(d.k, 3)),
+        dy(random_data(d.n * d.k * d.out_h() * d.out_w(), 4)),
+        y(dy.size()), dx(x.size()), dw(w.size()), db(b.size()) {}
+
+  // One call in direction `dir`, weights unchanged since the last call (a training step
+  // transforms or packs them once).
+  void run(taihu::dnn::Convolution& conv, taihu::dnn::ConvDirection dir) {
+    using taihu::dnn::ConvDirection;
+    if (dir == ConvDirection::forward)
+      conv.forward(x.data(), w.data(), b.data(), y.data(), taihu::dnn::WeightsHint::unchanged);
+    else if (dir == ConvDirection::backward_data)
+      conv.backward_data(dy.data(), w.data(), dx.data(), taihu::dnn::WeightsHint::unchanged);
+    else
+      conv.backward_weights(x.data(), dy.data(), dw.data(), db.data(), false);
+  }
+};
+
+}  // namespace taihu::bench

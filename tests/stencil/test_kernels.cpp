@@ -15,11 +15,8 @@ using namespace taihu::stencil;
 
 namespace {
 
-Model random_model(int dim, Physics physics, std::mt19937& rng) {
-  Grid g;
-  g.dim = dim;
-  g.n = dim == 3 ? std::array<long, 3>{37, 23, 19} : std::array<long, 3>{53, 41, 1};
-  g.h = {8, 10, dim == 3 ? 12.0 : 1.0};
+// Random velocity (and density or anisotropy fields, as `physics` needs) on grid `g`.
+Model random_model(const Grid& g, Physics physics, std::mt19937& rng) {
   Model m = homogeneous_model(g, 2000.f);
   m.physics = physics;
   std::uniform_real_distribution<float> u(0, 1);
@@ -46,6 +43,24 @@ Model random_model(int dim, Physics physics, std::mt19937& rng) {
     }
   }
   return m;
+}
+
+// A small random model: 37 x 23 x 19 points in 3D, 53 x 41 in 2D.
+Model random_model(int dim, Physics physics, std::mt19937& rng) {
+  Grid g;
+  g.dim = dim;
+  g.n = dim == 3 ? std::array<long, 3>{37, 23, 19} : std::array<long, 3>{53, 41, 1};
+  g.h = {8, 10, dim == 3 ? 12.0 : 1.0};
+  return random_model(g, physics, rng);
+}
+
+// A 3D grid of ~200k points, three threads' worth of y slabs (parallel_size.hpp).
+Grid three_slab_grid(std::array<long, 3> n) {
+  Grid g;
+  g.dim = 3;
+  g.n = n;
+  g.h = {10, 12, 9};
+  return g;
 }
 
 void randomize(Propagator& p, std::mt19937& rng) {
@@ -158,14 +173,8 @@ TEST(TemporalBlocking, SlabsOfThreadsEqualTwoSteps) {
   } catch (const taihu::Error& e) {
     GTEST_SKIP() << e.what();
   }
-  Grid g;
-  g.dim = 3;
-  g.n = {48, 40, 104};  // ~200k points: three threads' worth (parallel_size.hpp)
-  g.h = {10, 12, 9};
-  Model m = homogeneous_model(g, 2000.f);
   std::mt19937 rng(3);
-  std::uniform_real_distribution<float> u(0, 1);
-  for (auto& v : m.vp) v = 1500 + 1500 * u(rng);
+  const Model m = random_model(three_slab_grid({48, 40, 104}), Physics::acoustic, rng);
   for (const char* tile : {"0", "7"})
   for (int threads : {2, 3}) {
     for (int order : {4, 16}) {
@@ -250,26 +259,8 @@ TEST(StencilTti, ThreeThreadSlabsMatchReference) {
   } catch (const taihu::Error& e) {
     GTEST_SKIP() << e.what();
   }
-  Grid g;
-  g.dim = 3;
-  g.n = {40, 30, 170};  // ~200k points: three threads' worth (parallel_size.hpp)
-  g.h = {10, 12, 9};
-  Model m = homogeneous_model(g, 2000.f);
-  m.physics = Physics::tti;
   std::mt19937 rng(21);
-  std::uniform_real_distribution<float> u(0, 1);
-  const auto n = m.vp.size();
-  m.theta.resize(n);
-  m.phi.resize(n);
-  m.epsilon.resize(n);
-  m.delta.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    m.vp[i] = 1500 + 1500 * u(rng);
-    m.theta[i] = 0.8f * u(rng);
-    m.phi[i] = 3.f * u(rng);
-    m.delta[i] = 0.1f * u(rng);
-    m.epsilon[i] = m.delta[i] + 0.2f * u(rng);
-  }
+  const Model m = random_model(three_slab_grid({40, 30, 170}), Physics::tti, rng);
   Options o;
   o.space_order = 8;
   o.boundary.kind = BoundaryKind::none;

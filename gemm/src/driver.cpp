@@ -147,9 +147,10 @@ void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
 }
 
 // Row-split threading (see the file comment). `a_buf` is this thread's own block.
-// With `b_next` (a second B buffer) consecutive kc blocks of B alternate between the
-// two, so only the barrier after packing is needed: a thread packing block q+1
-// overwrites block q-1, which every thread finished before the barrier of block q.
+// With `b_next` (a second B buffer) consecutive blocks of B (every kc block of every
+// nc panel, counted across panels) alternate between the two, so only the barrier
+// after packing is needed: a thread packing block s+1 overwrites block s-1, which
+// every thread finished before the barrier of block s.
 template <class T>
 void rows_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
                T* a_buf, T* b_buf, T* b_next, int tid, int nt) {
@@ -157,14 +158,15 @@ void rows_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const Bl
   index_t panel_lo, panel_hi;
   share(ceil_div(pr.m, mr), tid, nt, panel_lo, panel_hi);
   const index_t row_lo = panel_lo * mr, row_hi = std::min<index_t>(pr.m, panel_hi * mr);
+  index_t packed_blocks = 0;  // B blocks so far, all panels: picks the buffer
   for (index_t jc = 0; jc < pr.n; jc += bs.nc) {
     const index_t nc = std::min<index_t>(bs.nc, pr.n - jc);
     const index_t b_panels = ceil_div(nc, nr);
     index_t q = 0;
-    for (index_t pc = 0; pc < pr.k; pc += bs.kc, ++q) {
+    for (index_t pc = 0; pc < pr.k; pc += bs.kc, ++q, ++packed_blocks) {
       const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
       const T beta = pc == 0 ? pr.beta : T(1);
-      T* b_cur = b_next != nullptr && q % 2 == 1 ? b_next : b_buf;
+      T* b_cur = b_next != nullptr && packed_blocks % 2 == 1 ? b_next : b_buf;
       const T* bp = b_block(pr, q, pc, kc, jc, nc, nr, b_cur, tid, nt);
       if (!pr.packed_b) {
 #pragma omp barrier

@@ -52,6 +52,19 @@ void apply_override(BlockSizes& b, int mr, int nr) {
 BlockSizes derive_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
                               const CacheGeometry& l2, const CacheGeometry& l3) {
   BlockSizes b;
+  const long l1_way = static_cast<long>(l1.bytes) / std::max(1, l1.ways);
+  b.kc = round_down(std::max(1, l1.ways / 2) * l1_way / (mr * elem), 8);
+  const long l2_way = static_cast<long>(l2.bytes) / std::max(1, l2.ways);
+  b.nc = round_down(std::max(1, l2.ways / 2) * l2_way / (b.kc * elem), nr);
+  const long l3_per_core = static_cast<long>(l3.bytes) / std::max(1, l3.sharers);
+  const long a_bytes = std::min(l3_per_core / 2, 4L << 20);
+  b.mc = round_down(a_bytes / (b.kc * elem), mr);
+  return b;
+}
+
+BlockSizes derive_block_sizes_b_resident(int mr, int nr, int elem, const CacheGeometry& l1,
+                                         const CacheGeometry& l2, const CacheGeometry& l3) {
+  BlockSizes b;
   // L1: B's kc x nr micro-panel is reused by every A micro-panel of the block, so it
   // must stay in L1. A's micro-panels are read once per micro-kernel call and stream
   // from L2 under prefetch, and C's tile is touched only at the end, so B may take
@@ -89,6 +102,15 @@ BlockSizes block_sizes_for(int mr, int nr, int elem) {
   arch::log_verbose("gemm: block sizes for %dx%d tile, %d-byte elements: mc=%ld kc=%ld nc=%ld",
                     mr, nr, elem, b.mc, b.kc, b.nc);
   cache.emplace(key, b);
+  return b;
+}
+
+BlockSizes block_sizes_b_resident(int mr, int nr, int elem) {
+  const auto& topo = arch::topology();
+  BlockSizes b = derive_block_sizes_b_resident(mr, nr, elem, geometry(topo, 1, 32 << 10, 8),
+                                               geometry(topo, 2, 512 << 10, 8),
+                                               geometry(topo, 3, 8 << 20, 16));
+  apply_override(b, mr, nr);
   return b;
 }
 

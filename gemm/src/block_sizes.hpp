@@ -1,10 +1,13 @@
 // Cache block sizes for the five loops, derived from the cache hierarchy with an
 // analytical model in the manner of Low et al., "Analytical Modeling Is Enough for
-// High-Performance BLIS" (ACM TOMS 2016), set-associativity counted in ways:
-//   kc: a kc x nr micro-panel of B stays in L1 (half its ways less one), while A's
-//       micro-panels stream through the rest from L2 under prefetch;
-//   mc: the mc x kc block of A takes half of the L2 ways;
-//   nc: the kc x nc panel of B fills the (shared) L3 ways left after A's blocks.
+// High-Performance BLIS" (ACM TOMS 2016), set-associativity counted in ways.
+// The register tile is mr x nr with mr the wide (vector) side, so the micro-panel
+// that stays in L1 is A's (BLIS keeps its wide micro-panel resident the same way):
+//   kc: A's mr x kc micro-panel takes half of the L1 ways; B's narrow micro-panels
+//       stream through the other half from L2 (nr / mr of the traffic A would need);
+//   nc: B's kc x nc block takes half of the L2 ways (A's micro-panels and C's tiles
+//       pass through the rest);
+//   mc: A's mc x kc block takes half of this core's share of the L3, at most 4 MiB.
 #pragma once
 #include <cstddef>
 
@@ -29,5 +32,10 @@ BlockSizes derive_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
 
 // For this machine's caches (arch::topology()), computed once per (mr, nr, elem).
 BlockSizes block_sizes_for(int mr, int nr, int elem);
+
+// The previous model (B's micro-panel in L1, A's block in L2), kept for A/B runs.
+BlockSizes derive_block_sizes_b_resident(int mr, int nr, int elem, const CacheGeometry& l1,
+                                         const CacheGeometry& l2, const CacheGeometry& l3);
+BlockSizes block_sizes_b_resident(int mr, int nr, int elem);
 
 }  // namespace taihu::gemm

@@ -146,6 +146,108 @@ void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
   }
 }
 
+// The default order, A-resident (see block_sizes.hpp): A's mc x kc block is packed
+// once; then B's kc x nc blocks are packed one at a time into a buffer that stays in
+// this core's L2, and every A micro-panel (held in L1 while it meets the block's B
+// micro-panels) runs against every B micro-panel (streaming from L2).
+// This function computes rows [row_lo, row_hi) x columns [col_lo, col_hi) of C.
+// Threads either split the columns and share A's blocks (shared_a: each packs a share
+// of the micro-panels, then a barrier; consecutive blocks alternate between two
+// buffers, so a thread packing block s+1 overwrites block s-1, which every thread
+// finished before the barrier of block s), or split the rows, each thread then
+// packing its own A blocks into its own buffer with no barrier at all.
+template <class T>
+void a_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
+                     T* const a_bufs[2], T* b_buf, index_t row_lo, index_t row_hi, index_t col_lo,
+                     index_t col_hi, bool shared_a, int tid, int nt) {
+  const int mr = uk.mr, nr = uk.nr;
+  const index_t nc_step = balanced(col_hi - col_lo, bs.nc, nr);
+  const index_t mc_step = balanced(row_hi - row_lo, bs.mc, mr);
+  index_t a_blocks = 0;  // A blocks so far: picks the buffer
+  for (index_t ic = row_lo; ic < row_hi; ic += mc_step) {
+    const index_t mc = std::min<index_t>(mc_step, row_hi - ic);
+    const index_t a_panels = ceil_div(mc, mr);
+    index_t q = 0;  // kc block index
+    for (index_t pc = 0; pc < pr.k; pc += bs.kc, ++q, ++a_blocks) {
+      const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
+      const T beta = pc == 0 ? pr.beta : T(1);
+      index_t lo = 0, hi = a_panels;
+      if (shared_a) share(a_panels, tid, nt, lo, hi);
+      const T* ap = a_block(pr, q, ic, mc, pc, kc, mr, a_bufs[a_blocks % 2], lo, hi);
+      // Barriers only inside taihu's own team: with nt == 1 this may run inside a
+      // caller's parallel region, where a barrier would bind to the caller's team.
+      if (shared_a && nt > 1 && !pr.packed_a) {
+#pragma omp barrier
+      }
+      for (index_t jc = col_lo; jc < col_hi; jc += nc_step) {
+        const index_t nc = std::min<index_t>(nc_step, col_hi - jc);
+        const index_t b_panels = ceil_div(nc, nr);
+        const T* bp = b_block(pr, q, pc, kc, jc, nc, nr, b_buf, 0, 1);
+        for (index_t ir = 0; ir < a_panels; ++ir) {
+          const index_t rows = std::min<index_t>(mr, mc - ir * mr);
+          const T* a_micro = ap + ir * mr * kc;
+          T* c_row = pr.c + ic + ir * mr;
+          for (index_t jr = 0; jr < b_panels; ++jr) {
+            const index_t cols = std::min<index_t>(nr, nc - jr * nr);
+            micro_tile(uk, kc, pr.alpha, a_micro, mr, bp + jr * nr * kc, beta,
+                       c_row + (jc + jr * nr) * pr.ldc, pr.ldc, rows, cols);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Threads split rows when a column split would leave each fewer than 8 B micro-panels
+// (A's micro-panel would then meet too few of them to pay for its trip into L1) and
+// there are more rows than columns to go round.
+template <class T>
+bool a_resident_splits_rows(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int nt) {
+  const index_t n_panels = ceil_div(pr.n, uk.nr), m_panels = ceil_div(pr.m, uk.mr);
+  if (n_panels < nt) return true;
+  return n_panels < 8 * static_cast<index_t>(nt) && m_panels > n_panels;
+}
+
+template <class T>
+void run_a_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
+                    int threads) {
+  // Workspaces sized to the problem, not to the largest block the model allows.
+  const index_t mc_max = std::min<index_t>(bs.mc, ceil_div(pr.m, uk.mr) * uk.mr);
+  const index_t nc_max = std::min<index_t>(bs.nc, ceil_div(pr.n, uk.nr) * uk.nr);
+  const std::size_t a_elems = static_cast<std::size_t>(mc_max * bs.kc);
+  const std::size_t b_elems = static_cast<std::size_t>(nc_max * bs.kc);
+  thread_local Workspace<T> ws;
+  const bool split_rows = threads > 1 && a_resident_splits_rows(pr, uk, threads);
+  const bool two_a = threads > 1 && !split_rows && (pr.m > bs.mc || pr.k > bs.kc);
+  ws.reserve(pr.packed_a ? 0 : (two_a ? 2 : 1) * a_elems, pr.packed_b ? 0 : b_elems);
+  if (threads <= 1) {
+    T* const a_bufs[2] = {ws.a_block.data(), ws.a_block.data()};
+    a_resident_body(pr, uk, bs, a_bufs, ws.b_panel.data(), 0, pr.m, 0, pr.n, false, 0, 1);
+    return;
+  }
+  T* const shared_a[2] = {ws.a_block.data(), two_a ? ws.a_block.data() + a_elems : ws.a_block.data()};
+#pragma omp parallel num_threads(threads)
+  {
+    const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+    // This thread's B block (in its own L2) and, when it owns rows, its A blocks.
+    thread_local Workspace<T> own;
+    if (tid != 0) own.reserve(split_rows && !pr.packed_a ? a_elems : 0, pr.packed_b ? 0 : b_elems);
+    Workspace<T>& mine = tid == 0 ? ws : own;
+    if (nt > 1 && split_rows) {
+      index_t lo, hi;
+      share(ceil_div(pr.m, uk.mr), tid, nt, lo, hi);
+      T* const a_bufs[2] = {mine.a_block.data(), mine.a_block.data()};
+      a_resident_body(pr, uk, bs, a_bufs, mine.b_panel.data(), lo * uk.mr,
+                      std::min<index_t>(pr.m, hi * uk.mr), 0, pr.n, false, tid, nt);
+    } else {
+      index_t lo, hi;
+      share(ceil_div(pr.n, uk.nr), tid, nt, lo, hi);
+      a_resident_body(pr, uk, bs, shared_a, mine.b_panel.data(), 0, pr.m, lo * uk.nr,
+                      std::min<index_t>(pr.n, hi * uk.nr), nt > 1, tid, nt);
+    }
+  }
+}
+
 // Row-split threading (see the file comment). `a_buf` is this thread's own block.
 // With `b_next` (a second B buffer) consecutive blocks of B (every kc block of every
 // nc panel, counted across panels) alternate between the two, so only the barrier
@@ -322,7 +424,7 @@ void scale_c(index_t m, index_t n, T beta, T* c, index_t ldc) {
 
 template <class T>
 void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int threads) {
-  const BlockSizes bs = effective_block_sizes(pr, uk);
+  BlockSizes bs = effective_block_sizes(pr, uk);
   thread_local Workspace<T> ws;
   if (use_skinny(pr, uk, bs)) {
     const int buffers = threads > 1 && pr.k > bs.kc ? 2 : 1;
@@ -336,6 +438,14 @@ void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int thr
     skinny_body(pr, uk, bs, b_buf, omp_get_thread_num(), omp_get_num_threads());
     return;
   }
+  const char* order = std::getenv("TAIHU_GEMM_ORDER");
+  if (order == nullptr || std::string(order) != "b") {
+    run_a_resident(pr, uk, bs, threads);
+    return;
+  }
+  bs = block_sizes_b_resident(uk.mr, uk.nr, static_cast<int>(sizeof(T)));
+  if (pr.packed_a) bs.kc = pr.packed_a->kc;
+  if (pr.packed_b) bs.kc = pr.packed_b->kc;
   ws.reserve(static_cast<std::size_t>(bs.mc * bs.kc), static_cast<std::size_t>(bs.kc * bs.nc));
   T* a_buf = ws.a_block.data();
   T* b_buf = ws.b_panel.data();

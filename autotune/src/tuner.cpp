@@ -69,6 +69,7 @@ std::string schedule_key(const Schedule& s) {
   for (const auto& v : s.order) k += " " + v;
   for (const auto& [t, w] : s.layout) k += " layout " + t + "=" + w;
   for (const auto& [t, w] : s.compute_at) k += " at " + t + "=" + w;
+  for (const auto& [t, n] : s.rfactor) k += " rfactor " + t + "=" + std::to_string(n);
   k += " tb " + std::to_string(s.timeblock);
   if (s.winograd.m > 0)
     k += " winograd m=" + std::to_string(s.winograd.m) + " k=" + std::to_string(s.winograd.k_tile) + " t=" +

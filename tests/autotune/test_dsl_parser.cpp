@@ -96,7 +96,7 @@ TEST(AutotuneParser, LexicalAndSyntaxErrorsHavePositions) {
   EXPECT_EQ(error_of("operator x\nfoo"),
             "t.tdsl:2:1: unknown declaration 'foo' (expected dim, param, input, output, temp, steps, compute or space)");
   EXPECT_EQ(error_of("operator x\ndim M\ninput A : f32[M]\noutput B : f32[M]\ncompute {\n  B[i] = sin(A[i])\n}"),
-            "t.tdsl:6:10: unknown function 'sin' (known: exp, log, sqrt, abs, max, min)");
+            "t.tdsl:6:10: unknown function 'sin' (known: exp, fast_exp, log, sqrt, abs, max, min)");
   EXPECT_EQ(error_of("operator x\ndim M\ninput A : f32[M]\noutput B : f32[M, M]\ncompute {\n  B[i, i] = A[i]\n}"),
             "t.tdsl:6:8: loop variable 'i' repeated on the left-hand side");
   EXPECT_EQ(error_of("operator x\ncompute {\n  B[i] = A[i]\n"), "t.tdsl:4:1: unterminated 'compute' block (missing '}')");

@@ -131,6 +131,36 @@ TEST(AutotuneSpace, SoftmaxComputeAtRules) {
   EXPECT_TRUE(s.valid(s.from_map(base))) << s.why_invalid(s.from_map(base));
 }
 
+TEST(AutotuneSpace, RfactorRules) {
+  ta::Problem p = load("softmax", "ROWS=16,COLS=40");
+  ta::Space s(p);
+  auto m = s.to_map(s.default_point());
+  m["rfactor mx"] = "16";  // 16 does not divide the 40 columns
+  EXPECT_NE(s.why_invalid(s.from_map(m)).find("does not divide its innermost reduction loop c (40)"), std::string::npos);
+  m["rfactor mx"] = "8";
+  m["rfactor sm"] = "1";  // 1: no partial lanes, so not in the Schedule
+  const ta::Schedule sc = s.schedule(s.from_map(m));
+  EXPECT_TRUE(s.valid(s.from_map(m))) << s.why_invalid(s.from_map(m));
+  EXPECT_EQ(sc.rfactor.at("mx"), 8);
+  EXPECT_EQ(sc.rfactor.count("sm"), 0u);
+  // rfactor names a temp written by a reduction
+  auto bad = [](const std::string& knob) {
+    const std::string src = "operator t\ndim N, M\ninput A : f32[N, M]\ntemp s : f32[N]\ntemp e : f32[N, M]\noutput B : f32[N, M]\n"
+                            "compute {\n  s[i] += A[i, j]\n  e[i, j] = A[i, j] * 2\n  B[i, j] = e[i, j] / s[i]\n}\nspace {\n  " +
+                            knob + "\n}\n";
+    ta::Problem q(ta::parse_spec(src, "t.tdsl"), ta::parse_shape("N=4,M=8"));
+    try {
+      ta::Space sp(q);
+    } catch (const taihu::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(bad("rfactor e : 1, 8").find("t.tdsl:13:3: rfactor: 'e' is not written by a reduction"), std::string::npos) << bad("rfactor e : 1, 8");
+  EXPECT_NE(bad("rfactor A : 1, 8").find("t.tdsl:13:3: rfactor: 'A' is not a temp tensor"), std::string::npos) << bad("rfactor A : 1, 8");
+  EXPECT_TRUE(bad("rfactor s : 1, 8").empty());
+}
+
 TEST(AutotuneSpace, TemplatesAreValidDistinctAndStructured) {
   // contraction: a register tile (vector lanes x unrolled rows, reductions outside)
   ta::Problem g = load("gemm", "M=512,N=512,K=512");
@@ -159,4 +189,15 @@ TEST(AutotuneSpace, TemplatesAreValidDistinctAndStructured) {
   EXPECT_EQ(w.unroll.at("s"), 3);
   EXPECT_EQ(w.vectorize.count("ow"), 1u);
   EXPECT_EQ(w.layout.at("X"), "staged");
+  // reduction temps (softmax): the first template computes every temp per tile of rows
+  // and splits the row reductions into vector lanes
+  ta::Problem sm = load("softmax", "ROWS=64,COLS=256");
+  ta::Space ss(sm);
+  const auto ts = ss.templates();
+  ASSERT_FALSE(ts.empty());
+  const ta::Schedule f = ss.schedule(ts.front());
+  EXPECT_EQ(f.compute_at.at("mx"), "tile");
+  EXPECT_EQ(f.compute_at.at("sm"), "tile");
+  EXPECT_EQ(f.rfactor.at("mx"), 16);
+  EXPECT_EQ(f.rfactor.at("sm"), 16);
 }

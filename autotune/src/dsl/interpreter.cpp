@@ -36,7 +36,7 @@ double eval_expr(const Problem& p, const Expr& e, const std::map<std::string, st
     }
     case Expr::Kind::call: {
       double a = rec(*e.args[0]);
-      if (e.name == "exp") return std::exp(a);
+      if (e.name == "exp" || e.name == "fast_exp") return std::exp(a);  // the reference is exact
       if (e.name == "log") return std::log(a);
       if (e.name == "sqrt") return std::sqrt(a);
       if (e.name == "abs") return std::fabs(a);

@@ -22,6 +22,7 @@
 //             | 'parallel' ':' IDENT (',' IDENT)*
 //             | 'timeblock' ':' NUMBER (',' NUMBER)*
 //             | 'winograd' ('m' | 'k' | 't' | 'c' | 'r') ':' value (',' value)*   # Winograd knobs
+//             | 'rfactor' IDENT ':' NUMBER (',' NUMBER)*  # a temp reduction's partial-sum lanes (1: none)
 //             | 'order' ':' IDENT+ ('|' IDENT+)*          # a permutation ends at its line end
 //   value    := NUMBER | IDENT                         # a dim name: the full extent
 //
@@ -251,13 +252,13 @@ class Parser {
     KnobDecl k;
     k.loc = peek().loc;
     const Token& kw = peek();
-    k.kind = expect_ident("a space entry (tile, block, vectorize, unroll, parallel, order, layout, timeblock, compute_at)");
-    static const std::set<std::string> with_target = {"tile", "block", "vectorize", "unroll", "layout", "compute_at", "winograd"};
+    k.kind = expect_ident("a space entry (tile, block, vectorize, unroll, parallel, order, layout, timeblock, compute_at, rfactor)");
+    static const std::set<std::string> with_target = {"tile", "block", "vectorize", "unroll", "layout", "compute_at", "winograd", "rfactor"};
     static const std::set<std::string> without = {"parallel", "order", "timeblock"};
     if (with_target.count(k.kind)) {
       k.target = expect_ident("the variable or tensor '" + k.kind + "' applies to");
     } else if (!without.count(k.kind)) {
-      fail(kw, "unknown space entry '" + k.kind + "' (expected tile, block, vectorize, unroll, parallel, order, layout, timeblock, compute_at or winograd)");
+      fail(kw, "unknown space entry '" + k.kind + "' (expected tile, block, vectorize, unroll, parallel, order, layout, timeblock, compute_at, rfactor or winograd)");
     }
     expect_punct(":");
     if (k.kind == "order") {
@@ -345,8 +346,8 @@ class Parser {
       }
       expect_punct(access ? "]" : ")");
       if (!access) {
-        static const std::set<std::string> fns = {"exp", "log", "sqrt", "abs", "max", "min"};
-        if (!fns.count(e.name)) fail(t, "unknown function '" + e.name + "' (known: exp, log, sqrt, abs, max, min)");
+        static const std::set<std::string> fns = {"exp", "fast_exp", "log", "sqrt", "abs", "max", "min"};
+        if (!fns.count(e.name)) fail(t, "unknown function '" + e.name + "' (known: exp, fast_exp, log, sqrt, abs, max, min)");
         const std::size_t want = (e.name == "max" || e.name == "min") ? 2 : 1;
         if (e.args.size() != want) fail(t, "'" + e.name + "' takes " + std::to_string(want) + " argument(s)");
       }

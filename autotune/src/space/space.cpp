@@ -46,7 +46,7 @@ Space::Space(const Problem& p) : p_(p) {
     k.target = d.target;
     if (!seen.insert(k.name()).second) fail(d.loc, "space entry '" + k.name() + "' appears twice");
     const bool numeric = d.kind == "tile" || d.kind == "block" || d.kind == "vectorize" || d.kind == "unroll" || d.kind == "timeblock" ||
-                         d.kind == "winograd";
+                         d.kind == "winograd" || d.kind == "rfactor";
     k.numeric = numeric;
     if (d.kind == "tile" || d.kind == "block" || d.kind == "vectorize" || d.kind == "unroll") {
       if (!is_loop_var_anywhere(p, d.target))
@@ -57,6 +57,16 @@ Space::Space(const Problem& p) : p_(p) {
     } else if (d.kind == "compute_at") {
       const auto* t = s.find_tensor(d.target);
       if (!t || t->role != TensorRole::temp) fail(d.loc, "compute_at: '" + d.target + "' is not a temp tensor");
+    } else if (d.kind == "rfactor") {
+      // A temp written by a reduction: its innermost reduction loop is split into
+      // vector lanes of partial results (Halide rfactor), combined at the end.
+      const auto* t = s.find_tensor(d.target);
+      if (!t || t->role != TensorRole::temp) fail(d.loc, "rfactor: '" + d.target + "' is not a temp tensor");
+      bool reduced = false;
+      for (int a = 0; a < p.algorithm_count(); ++a)
+        for (const auto& st : p.stmts(a))
+          if (st.stmt->tensor == d.target && st.stmt->op != ReduceOp::assign && !st.reduce.empty()) reduced = true;
+      if (!reduced) fail(d.loc, "rfactor: '" + d.target + "' is not written by a reduction (+=, max=, min=)");
     } else if (d.kind == "timeblock") {
       if (!s.steps) fail(d.loc, "timeblock needs a 'steps' declaration");
     } else if (d.kind == "winograd") {
@@ -160,6 +170,7 @@ Schedule Space::schedule(const Point& pt) const {
     } else if (k.kind == "layout") s.layout[k.target] = label;
     else if (k.kind == "compute_at") s.compute_at[k.target] = label;
     else if (k.kind == "timeblock") s.timeblock = static_cast<int>(n);
+    else if (k.kind == "rfactor" && n > 1) s.rfactor[k.target] = static_cast<int>(n);
     else if (k.kind == "winograd") {
       if (k.target == "m") s.winograd.m = static_cast<int>(n);
       else if (k.target == "k") s.winograd.k_tile = static_cast<int>(n);
@@ -229,6 +240,15 @@ std::string Space::why_invalid(const Point& pt) const {
     // A partial last step would be rounded up: reads past an input's end.
     if (span % u != 0) return "unroll " + v + "=" + std::to_string(u) + " does not divide its loop (" + std::to_string(span) + ")";
     if (s.vectorize.count(v)) return "unroll " + v + ": the loop is already vectorized";
+  }
+  for (const auto& [t, lanes] : s.rfactor) {
+    for (const auto& st : p_.stmts(s.algorithm)) {
+      if (st.stmt->tensor != t || st.reduce.empty()) continue;
+      const std::int64_t ext = st.reduce.back().extent;  // the innermost reduction loop
+      if (ext % lanes != 0)
+        return "rfactor " + t + "=" + std::to_string(lanes) + " does not divide its innermost reduction loop " + st.reduce.back().name + " (" +
+               std::to_string(ext) + ")";
+    }
   }
   for (const auto& [t, where] : s.compute_at) {
     bool reduced = false, used = false;

@@ -10,6 +10,8 @@
 //   window (the output is reduced over small loops, e.g. depthwise conv): the unit-stride
 //     loop vectorized, the window unrolled inside it, inputs staged (no boundary tests);
 //   elementwise / stencil: the unit-stride loop vectorized, the outer loop parallel;
+//     with temps (softmax), first with every temp computed per tile of rows and its
+//     reduction split into 16 vector lanes (rfactor);
 //   winograd (first: it does the fewest flops): F(4x4) and F(2x2) with GEMM register
 //     tiles of 12 AVX2 accumulators (16 x 6, 32 x 3, 24 x 4, 8 x 12 ~ 8 x 8).
 // Each candidate is kept only if valid; duplicates are dropped; at most kMaxTemplates.
@@ -274,6 +276,14 @@ std::vector<Point> Space::templates() const {
             for (const auto& w : window) t.set_near("unroll", w.name, static_cast<double>(w.extent));
             if (!par.empty()) t.set_label("parallel", "", par);
             for (const auto& in : stage_choices(true)) t.set_label("layout", in, "staged");
+            // Temps per tile of rows first (a row's max, exponentials and sum stay in
+            // L1 between the passes), their reductions in vector lanes along the row.
+            Builder fused = t;
+            for (const auto& k : knobs_) {
+              if (k.kind == "compute_at") fused.set_label("compute_at", k.target, "tile");
+              if (k.kind == "rfactor") fused.set_near("rfactor", k.target, 16);
+            }
+            keep(fused.point());
             keep(t.point());
           }
         }

@@ -16,7 +16,7 @@ namespace taihu::autotune {
 using Point = std::vector<int>;
 
 struct Knob {
-  std::string kind;    // algorithm | tile | block | vectorize | unroll | parallel | order | layout | timeblock | compute_at | winograd
+  std::string kind;    // algorithm | tile | block | vectorize | unroll | parallel | order | layout | timeblock | compute_at | rfactor | winograd
   std::string target;  // loop variable or tensor ("" for algorithm, parallel, order, timeblock)
   std::vector<std::string> labels;  // the values as written (dim names resolved to numbers)
   std::vector<std::int64_t> ints;   // numeric value per label (0 for names)
@@ -50,6 +50,7 @@ struct Schedule {
   std::vector<std::string> order;                 // loops inside a tile, outermost first ("" default)
   std::map<std::string, std::string> layout;      // input -> direct | staged
   std::map<std::string, std::string> compute_at;  // temp -> root | inline | tile
+  std::map<std::string, int> rfactor;             // temp -> lanes of partial reductions (>1; Halide only)
   int timeblock = 1;                              // steps fused per pass (stencils)
   WinogradSchedule winograd;                      // set (m > 0) only for a winograd algorithm
 };

@@ -15,27 +15,37 @@ namespace {
 
 struct PointwiseKernels {
   PwFwdKernel fwd;
+  PwTransposeKernel transpose;
 };
 
 const PointwiseKernels& kernels() {
   static const arch::ImplementationList<PointwiseKernels> list(
-      "pointwise conv kernels", {{"avx2_4x24", arch::Isa::avx2, {&pw_fwd_avx2}},
-                                 {"generic", arch::Isa::generic, {&pw_fwd_generic}}});
+      "pointwise conv kernels", {{"avx2_4x24", arch::Isa::avx2, {&pw_fwd_avx2, &pw_transpose_avx2}},
+                                 {"generic", arch::Isa::generic, {&pw_fwd_generic, &pw_transpose_generic}}});
   return list.chosen().impl;
 }
 
 index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }
 
-// Input channels per forward reduction block: a strip (kPwPixels floats per channel)
-// <= 24 KiB of L1 (ResNet's 256 channels in one block measured faster than 2 x 128:
-// y is then written once).
+// Input channels per reduction block: a strip (kPwPixels floats per channel) <= 24 KiB
+// of L1 (ResNet's 256 channels in one block measured faster than 2 x 128: y is then
+// written once).
 constexpr index_t kStripChannels = 256;
-// Forward: strips between the one computed and the one prefetched (one strip's compute
-// is ~7 us at 1 thread, well over DRAM latency; 2 measured steadier than 1 cold).
+// Packed weights of one (channel block, output-channel block) pair: <= 128 KiB, so it
+// stays in L2 next to the chunk's strips while they are swept again and again.
+constexpr index_t kWeightBlockFloats = 32 * 1024;
+// Strips per chunk: a chunk's copied strips (<= 8 x 24 KiB) are reused by every
+// output-channel block from L2.
+constexpr index_t kChunkStrips = 8;
+// Strips between the one computed and the one prefetched (one strip's compute is
+// ~7 us at 1 thread, well over DRAM latency; 2 measured steadier than 1 cold).
 constexpr index_t kAhead = 2;
+// Backward-weights: pixels per reduction chunk, and input strips (24 channels) per
+// block: a block's X^T strips (11 x chunk x 96 bytes <= 132 KiB) stay in L2.
+constexpr index_t kBwdChunk = 128, kBwdStrips = 11;
 
-// A strip of `pixels` (<= kPwPixels) pixels of `channels` channel planes (x at the
-// first) to dst[channel][kPwPixels], zero-padded: the kernel then reads one contiguous
+// `pixels` (<= kPwPixels) pixels of `channels` channel planes (x at the first) to
+// dst[channel][kPwPixels], zero-padded: the kernel then reads one contiguous
 // L1-resident block instead of rows a plane apart (plane sizes like 56x56 or 16x16 map
 // every row to a few L1 sets).
 void copy_strip(const float* x, index_t plane, index_t channels, int pixels, float* dst) {
@@ -57,68 +67,217 @@ bool pointwise_shape(const ConvDesc& d) {
 
 PointwiseConv::PointwiseConv(const ConvDesc& d)
     : d_(d), kg_(d.k / d.groups), cg_(d.c / d.groups), plane_(d.h * d.w) {
-  const index_t blocks = ceil_div(cg_, kStripChannels);
-  cblock_ = ceil_div(cg_, blocks);
+  cblocks_ = ceil_div(cg_, kStripChannels);
+  cblock_ = ceil_div(cg_, cblocks_);
+  kblocks_ = ceil_div(kg_, kPwRows);
+  mblock_ = std::clamp<index_t>(kWeightBlockFloats / (cblock_ * kPwRows), 1, kblocks_);
+  // Strips: 3 vectors of 8 pixels each, but a plane whose vector count leaves one
+  // vector over ends in two 2-vector strips (a 1-vector tile has 4 accumulators: half
+  // the FMA throughput, FMA latency-bound).
+  const index_t vectors = ceil_div(plane_, 8);
+  strips_ = ceil_div(vectors, 3);
+  split_tail_ = strips_ >= 2 && vectors % 3 == 1;
+}
+
+index_t PointwiseConv::strip_begin(index_t s) const {
+  return split_tail_ && s == strips_ - 1 ? kPwPixels * (s - 1) + 16 : kPwPixels * s;
+}
+
+int PointwiseConv::strip_pixels(index_t s) const {
+  const index_t end = split_tail_ && s == strips_ - 2 ? strip_begin(s) + 16 : std::min(plane_, strip_begin(s) + kPwPixels);
+  return static_cast<int>(end - strip_begin(s));
+}
+
+void PointwiseConv::pack_weights(const float* w) {
+  // [group][channel block][4-channel output block][channel][4], output channels past kg
+  // zero: one tile's weights for one channel block are contiguous, and so are all the
+  // tiles of an output-channel block.
+  const auto block = static_cast<std::size_t>(cblock_ * kPwRows);
+  wpack_.assign(static_cast<std::size_t>(d_.groups * cblocks_ * kblocks_) * block, 0.0f);
+  for (index_t g = 0; g < d_.groups; ++g)
+    for (index_t k = 0; k < kg_; ++k)
+      for (index_t c = 0; c < cg_; ++c) {
+        const index_t cb = c / cblock_, kb = k / kPwRows;
+        wpack_[static_cast<std::size_t>((g * cblocks_ + cb) * kblocks_ + kb) * block +
+               static_cast<std::size_t>((c - cb * cblock_) * kPwRows + k % kPwRows)] = w[(g * kg_ + k) * cg_ + c];
+      }
 }
 
 void PointwiseConv::forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) {
-  const index_t kblocks = ceil_div(kg_, kPwRows);
-  if (hint == WeightsHint::changed || wpack_.empty()) {
-    wpack_.assign(static_cast<std::size_t>(d_.groups * kblocks * cg_ * kPwRows), 0.0f);
-    for (index_t g = 0; g < d_.groups; ++g)
-      for (index_t k = 0; k < kg_; ++k)
-        for (index_t c = 0; c < cg_; ++c)
-          wpack_[static_cast<std::size_t>(((g * kblocks + k / kPwRows) * cg_ + c) * kPwRows + k % kPwRows)] =
-              w[(g * kg_ + k) * cg_ + c];
-  }
+  if (hint == WeightsHint::changed || wpack_.empty()) pack_weights(w);
   const PwFwdKernel kernel = kernels().fwd;
   const int nt = arch::threads_for_call();
-  const index_t strips = ceil_div(plane_, kPwPixels);
-  // Work items: (image, group, run of strips), about 4 per thread: long runs, since
-  // each run's first strip is not prefetched (its copy waits on DRAM).
-  const index_t chunk =
-      std::clamp<index_t>(d_.n * d_.groups * strips / (4 * nt), 1, strips);
-  const index_t chunks = ceil_div(strips, chunk), items = d_.n * d_.groups * chunks;
-  const auto strip_floats = static_cast<std::size_t>(cblock_ * kPwPixels);
-  if (strip_.size() < static_cast<std::size_t>(nt) * strip_floats)
-    strip_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(nt) * strip_floats);
+  // Work items: (image, group, chunk of strips, range of output-channel blocks). Chunks
+  // of up to kChunkStrips strips, evenly sized; when images x groups x chunks leave
+  // threads idle (small planes, batch 1) the output channels are split too (each
+  // range copies its strips itself: the copy is small next to the FLOPs).
+  const index_t chunks = ceil_div(strips_, kChunkStrips), chunk = ceil_div(strips_, chunks);
+  const index_t base = d_.n * d_.groups * chunks;
+  const index_t want = nt == 1 ? 1 : 3 * nt;
+  const index_t ksplit = base >= want ? 1 : std::clamp<index_t>(ceil_div(want, base), 1, std::max<index_t>(1, kblocks_ / 4));
+  const index_t krange = ceil_div(kblocks_, ksplit);
+  const index_t items = base * ksplit;
+  const auto buf_floats = static_cast<std::size_t>(chunk * cblock_ * kPwPixels);
+  if (strip_.size() < static_cast<std::size_t>(nt) * buf_floats)
+    strip_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(nt) * buf_floats);
+  const auto wblock = static_cast<std::size_t>(cblock_ * kPwRows);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
   for (index_t it = 0; it < items; ++it) {
-    float* strip = strip_.data() + static_cast<std::size_t>(omp_get_thread_num()) * strip_floats;
-    const index_t ch = it % chunks, ng = it / chunks, g = ng % d_.groups, n = ng / d_.groups;
-    const index_t s1 = std::min(strips, (ch + 1) * chunk);
+    float* buf = strip_.data() + static_cast<std::size_t>(omp_get_thread_num()) * buf_floats;
+    const index_t kr = it % ksplit, ch = it / ksplit % chunks, ng = it / (ksplit * chunks);
+    const index_t g = ng % d_.groups, n = ng / d_.groups;
+    const index_t s0 = ch * chunk, s1 = std::min(strips_, s0 + chunk);
+    const index_t kb0 = kr * krange, kb1 = std::min(kblocks_, kb0 + krange);
+    if (kb0 >= kb1) continue;
     PwFwdArgs a{};
-    a.x = strip;
+    a.w_cstride = kPwRows;
     a.x_cstride = kPwPixels;
     a.y_kstride = plane_;
     a.prefetch_stride = plane_;
-    for (index_t c0 = 0; c0 < cg_; c0 += cblock_) {
+    for (index_t cb = 0; cb < cblocks_; ++cb) {
+      const index_t c0 = cb * cblock_;
       a.channels = std::min(cblock_, cg_ - c0);
-      a.accumulate = c0 > 0;
-      for (index_t s = ch * chunk; s < s1; ++s) {
-        const index_t p = s * kPwPixels;
-        a.pixels = static_cast<int>(std::min<index_t>(kPwPixels, plane_ - p));
-        const float* xs = x + (n * d_.c + g * cg_ + c0) * plane_ + p;
-        copy_strip(xs, plane_, a.channels, a.pixels, strip);
-        // The output-channel tiles prefetch the rows of the strip kAhead on (spread over
-        // the tiles): x's rows lie a plane apart, too many streams for the hardware.
-        const bool next = p + (kAhead + 1) * kPwPixels <= plane_;
-        const index_t per_tile = ceil_div(a.channels, 8);
-        for (index_t kb = 0; kb < kblocks; ++kb) {
-          const index_t k0 = g * kg_ + kb * kPwRows;
-          a.rows = static_cast<int>(std::min<index_t>(kPwRows, kg_ - kb * kPwRows));
-          a.w = wpack_.data() + ((g * kblocks + kb) * cg_ + c0) * kPwRows;
-          a.y = y + (n * d_.k + k0) * plane_ + p;
-          a.bias = bias && c0 == 0 ? bias + k0 : nullptr;
-          const index_t r0 = kb * per_tile;
-          a.prefetch_rows = next ? std::clamp<index_t>(a.channels - r0, 0, per_tile) : 0;
-          a.prefetch = xs + kAhead * kPwPixels + r0 * plane_;
-          if (next)  // and the tile's output lines there (write-allocate misses otherwise)
-            for (int m = 0; m < a.rows; ++m) {
-              __builtin_prefetch(a.y + m * plane_ + kAhead * kPwPixels, 1);
-              __builtin_prefetch(a.y + m * plane_ + kAhead * kPwPixels + 16, 1);
-            }
-          kernel(a);
+      a.accumulate = cb > 0;
+      const float* xc = x + (n * d_.c + g * cg_ + c0) * plane_;
+      const index_t per_tile = ceil_div(a.channels, 8);
+      for (index_t m0 = kb0; m0 < kb1; m0 += mblock_) {
+        const index_t m1 = std::min(kb1, m0 + mblock_);
+        const bool first_pass = m0 == kb0;
+        for (index_t s = s0; s < s1; ++s) {
+          const index_t p = strip_begin(s);
+          a.pixels = strip_pixels(s);
+          // (One slot reused when a single pass covers the item's output channels.)
+          a.x = buf + (kb1 - kb0 > mblock_ ? (s - s0) * cblock_ * kPwPixels : 0);
+          // The first output-channel block copies the strip; while its tiles run they
+          // prefetch the rows of the strip kAhead on (spread over the tiles: x's rows
+          // lie a plane apart, too many streams for the hardware) and, on the first
+          // channel block, their output lines there (write-allocate misses otherwise).
+          bool next = false;
+          const float* ahead = nullptr;
+          if (first_pass) {
+            copy_strip(xc + p, plane_, a.channels, a.pixels, const_cast<float*>(a.x));
+            next = s + kAhead < strips_;
+            if (next) ahead = xc + strip_begin(s + kAhead);
+          }
+          const bool ynext = cb == 0 && s + kAhead < strips_;
+          const index_t yahead = ynext ? strip_begin(s + kAhead) - p : 0;
+          for (index_t kb = m0; kb < m1; ++kb) {
+            const index_t k0 = g * kg_ + kb * kPwRows;
+            a.rows = static_cast<int>(std::min<index_t>(kPwRows, kg_ - kb * kPwRows));
+            a.w = wpack_.data() + static_cast<std::size_t>((g * cblocks_ + cb) * kblocks_ + kb) * wblock;
+            a.y = y + (n * d_.k + k0) * plane_ + p;
+            a.bias = bias && cb == 0 ? bias + k0 : nullptr;
+            const index_t r0 = (kb - m0) * per_tile;
+            a.prefetch_rows = next ? std::clamp<index_t>(a.channels - r0, 0, per_tile) : 0;
+            a.prefetch = next ? ahead + r0 * plane_ : nullptr;
+            if (ynext)
+              for (int m = 0; m < a.rows; ++m) {
+                __builtin_prefetch(a.y + m * plane_ + yahead, 1);
+                __builtin_prefetch(a.y + m * plane_ + yahead + 16, 1);
+              }
+            kernel(a);
+          }
+        }
+      }
+    }
+  }
+}
+
+void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw, float* dbias, bool accumulate) {
+  const PointwiseKernels& kn = kernels();
+  const int nt = arch::threads_for_call();
+  const index_t total = d_.n * plane_;  // reduction length: pixels of every image
+  if (dbias) {
+    for (index_t k = 0; k < d_.k; ++k) {
+      double sum = 0.0;  // (8 float partial sums: the compiler vectorises them)
+      float part[8] = {};
+      for (index_t n = 0; n < d_.n; ++n) {
+        const float* row = dy + (n * d_.k + k) * plane_;
+        index_t p = 0;
+        for (; p + 8 <= plane_; p += 8)
+          for (int u = 0; u < 8; ++u) part[u] += row[p + u];
+        for (; p < plane_; ++p) sum += row[p];
+      }
+      for (float v : part) sum += v;
+      dbias[k] = accumulate ? dbias[k] + static_cast<float>(sum) : static_cast<float>(sum);
+    }
+  }
+  // Work items: (group, range of 4-channel output blocks, range of 24-channel input
+  // strips), threads owning disjoint dW tiles (no reduction between them). The
+  // output-channel range is split first (each item transposes its input strips
+  // itself, so a range of >= 8 blocks keeps that copy small next to the FLOPs).
+  const index_t cstrips = ceil_div(cg_, kPwPixels);
+  const index_t want = nt == 1 ? 1 : 3 * nt;
+  const index_t per_group = ceil_div(want, d_.groups);
+  const index_t ksplit = std::clamp<index_t>(per_group, 1, std::max<index_t>(1, kblocks_ / 8));
+  const index_t csplit = std::clamp<index_t>(ceil_div(per_group, ksplit), 1, std::max<index_t>(1, cstrips / 2));
+  const index_t krange = ceil_div(kblocks_, ksplit), crange = ceil_div(cstrips, csplit);
+  // dY^T rows: the item's output channels padded to an odd number of cache lines (a
+  // tile reads one column block of them, a row apart). Per reduction chunk of pixels,
+  // dY^T's chunk is built once, then per block of <= kBwdStrips input strips (<= 264
+  // channels: their X^T strips <= 132 KiB, L2) every 4-channel output block sweeps the
+  // strips: dW is written 4 rows x the block's channels at a time (whole lines), and a
+  // tile's dY^T column block (chunk x 16 bytes) stays in L1 across the strips.
+  const index_t kpad = (ceil_div(krange * kPwRows, 16) | 1) * 16;
+  const index_t chunk = std::min<index_t>(kBwdChunk, total);
+  const index_t block_strips = std::min(kBwdStrips, crange);
+  const auto dyt_floats = static_cast<std::size_t>(chunk * kpad);
+  const auto per_thread = dyt_floats + static_cast<std::size_t>(block_strips * chunk * kPwPixels);
+  if (bwd_buf_.size() < static_cast<std::size_t>(nt) * per_thread) {
+    bwd_buf_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(nt) * per_thread);
+    std::fill(bwd_buf_.data(), bwd_buf_.data() + bwd_buf_.size(), 0.0f);
+  }
+  const index_t items = d_.groups * ksplit * csplit;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+  for (index_t it = 0; it < items; ++it) {
+    float* dyt = bwd_buf_.data() + static_cast<std::size_t>(omp_get_thread_num()) * per_thread;
+    float* xt = dyt + dyt_floats;
+    const index_t cr = it % csplit, kr = it / csplit % ksplit, g = it / (csplit * ksplit);
+    const index_t kb0 = kr * krange, kb1 = std::min(kblocks_, kb0 + krange);
+    const index_t cs0 = cr * crange, cs1 = std::min(cstrips, cs0 + crange);
+    if (kb0 >= kb1 || cs0 >= cs1) continue;
+    const index_t k_lo = kb0 * kPwRows, k_n = std::min(kg_, kb1 * kPwRows) - k_lo;
+    PwFwdArgs a{};
+    a.x_cstride = kPwPixels;
+    a.w_cstride = kpad;
+    a.y_kstride = cg_;
+    for (index_t r0 = 0; r0 < total; r0 += chunk) {
+      const index_t r1 = std::min(total, r0 + chunk), len_r = r1 - r0;
+      // Calls per image segment of [r0, r1): source rows (channels) a plane apart.
+      auto for_segments = [&](auto&& f) {
+        for (index_t r = r0; r < r1;) {
+          const index_t n = r / plane_, p = r % plane_, len = std::min(plane_ - p, r1 - r);
+          f(n, p, len, r - r0);
+          r += len;
+        }
+      };
+      for_segments([&](index_t n, index_t p, index_t len, index_t off) {
+        kn.transpose(dy + (n * d_.k + g * kg_ + k_lo) * plane_ + p, plane_, k_n, len, dyt + off * kpad, kpad);
+      });
+      a.channels = len_r;
+      a.accumulate = accumulate || r0 > 0;
+      for (index_t b0 = cs0; b0 < cs1; b0 += block_strips) {
+        const index_t b1 = std::min(cs1, b0 + block_strips);
+        for (index_t cs = b0; cs < b1; ++cs) {
+          const index_t c0 = cs * kPwPixels, cn = std::min<index_t>(kPwPixels, cg_ - c0);
+          float* xs = xt + (cs - b0) * len_r * kPwPixels;
+          for_segments([&](index_t n, index_t p, index_t len, index_t off) {
+            kn.transpose(x + (n * d_.c + g * cg_ + c0) * plane_ + p, plane_, cn, len, xs + off * kPwPixels, kPwPixels);
+          });
+          if (cn < kPwPixels)  // the strip's missing channels read as zero
+            for (index_t r = 0; r < len_r; ++r) std::fill(xs + r * kPwPixels + cn, xs + (r + 1) * kPwPixels, 0.0f);
+        }
+        for (index_t kb = kb0; kb < kb1; ++kb) {
+          const index_t k0 = kb * kPwRows;
+          a.rows = static_cast<int>(std::min<index_t>(kPwRows, kg_ - k0));
+          a.w = dyt + (k0 - k_lo);
+          for (index_t cs = b0; cs < b1; ++cs) {
+            const index_t c0 = cs * kPwPixels;
+            a.x = xt + (cs - b0) * len_r * kPwPixels;
+            a.pixels = static_cast<int>(std::min<index_t>(kPwPixels, cg_ - c0));
+            a.y = dw + (g * kg_ + k0) * cg_ + c0;
+            kn.fwd(a);
+          }
         }
       }
     }

@@ -1,13 +1,20 @@
-// 1x1 stride-1 unpadded convolution forward on NCHW tensors (the direct
-// algorithm's forward for such layers; pointwise_kernels.hpp has the register tiles).
+// 1x1 stride-1 unpadded convolution on NCHW tensors (the direct algorithm's forward
+// for such layers; pointwise_kernels.hpp has the register tiles).
 //   forward: Y = W X per image and group with W packed once per weight version
-//     ([group][4-channel block][channel][4]). X is consumed in 24-pixel strips: each
-//     strip of a block of <= 256 channels is copied to a contiguous per-thread buffer
-//     (<= 24 KiB, L1; the rows of X lie a plane apart and would share a few L1 sets),
-//     every 4-channel output tile sweeps it, and the tiles prefetch the rows of the
-//     strip two ahead (and their output lines) meanwhile. No B panel, no im2col.
-//   Backward-data is the forward pass of the transposed problem (W^T), again 1x1;
-//     backward-weights stays on the direct algorithm's dY^T tile (conv_direct.cpp).
+//     ([group][256-channel block][4-channel output block][channel][4]: a block's tiles
+//     read one contiguous run). X is consumed in strips of 24 pixels (the plane's last
+//     vectors split 2 + 2 rather than 3 + 1): each strip of a channel block is copied
+//     to a contiguous per-thread buffer (<= 24 KiB, L1; the rows of X lie a plane
+//     apart and would share a few L1 sets), every 4-channel output tile sweeps it, and
+//     the tiles prefetch the rows of the strip two ahead (and their output lines)
+//     meanwhile. Output channels are blocked so a block's packed weights stay in L2
+//     (<= 128 KiB): the strips of a chunk (<= 8) are then copied once and swept by
+//     every block. Work items: (image, group, chunk, output-channel range), the range
+//     split only when a batch-1 plane leaves threads idle.
+//   Backward-data is the forward pass of the transposed problem (W^T), again 1x1.
+//   backward-weights: dW = dY X^T with the same tile on the transposed operands (a
+//     chunk of dY^T, an L1 strip of X^T: 24 input channels x the chunk's pixels),
+//     reduced over chunks of pixels of every image; threads own disjoint dW tiles.
 #pragma once
 #include <vector>
 
@@ -23,12 +30,23 @@ class PointwiseConv {
  public:
   explicit PointwiseConv(const ConvDesc& d);
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint);
+  // dW (+)= dY X^T per group (dbias (+)= the sums of dY when given).
+  void backward_weights(const float* x, const float* dy, float* dw, float* dbias, bool accumulate);
 
  private:
+  void pack_weights(const float* w);
+  index_t strip_begin(index_t s) const;
+  int strip_pixels(index_t s) const;
+
   ConvDesc d_;
-  index_t kg_, cg_, plane_, cblock_;
+  index_t kg_, cg_, plane_;
+  index_t cblock_ = 0, cblocks_ = 0;  // input channels per reduction block, blocks
+  index_t kblocks_ = 0, mblock_ = 0;  // 4-channel output blocks; per L2 weight block
+  index_t strips_ = 0;                // pixel strips per plane
+  bool split_tail_ = false;           // the last two strips hold 16 and <= 16 pixels
   std::vector<float> wpack_;
-  arch::AlignedBuffer<float> strip_;  // per thread: one pixel strip of a channel block
+  arch::AlignedBuffer<float> bwd_buf_;  // per thread: a chunk of dY^T and one X^T strip
+  arch::AlignedBuffer<float> strip_;  // per thread: one chunk of strips of a channel block
 };
 
 }  // namespace taihu::dnn::conv

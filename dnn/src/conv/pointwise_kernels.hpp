@@ -7,9 +7,10 @@
 //     of a pixel strip, or x in place): per channel three input vectors and four
 //     weight broadcasts feed 12 FMAs; the weights are packed [channel][4] once per
 //     weight version by the caller.
-// (A dot-product backward-weights kernel, 4 dY rows x 3 X rows reduced along the
-// pixels, measured 15% slower than the direct algorithm's dY^T tile on ResNet-50's
-// 1x1 layer, so backward-weights stays there.)
+//   backward-weights: the same tile on the transposed operands, dW[k][c] =
+//     sum_p dY^T[p][k] X^T[p][c]: "channels" are then pixels, x a strip of X^T
+//     ([pixel][24 input channels]) and w a block of dY^T (w_cstride = its row length).
+//   transpose: the 2-D transposes that build those strips (8x8 blocks on AVX2).
 // Contract: only rows x pixels outputs are written; no input float past the given
 // pixels is read.
 #pragma once
@@ -23,7 +24,8 @@ struct PwFwdArgs {
   const float* x;            // input at (first channel of the block, first pixel)
   std::int64_t x_cstride;    // distance between input channels (the plane)
   std::int64_t channels;     // channels in this reduction block
-  const float* w;            // packed [channels][kPwRows] (rows past `rows` are zero)
+  const float* w;            // packed [channels][w_cstride], kPwRows used (rows past
+  std::int64_t w_cstride;    //   `rows` are ignored)
   float* y;                  // output at (first channel, first pixel)
   std::int64_t y_kstride;    // distance between output channels
   int rows;                  // valid output channels, 1..kPwRows
@@ -39,5 +41,14 @@ using PwFwdKernel = void (*)(const PwFwdArgs&);
 
 void pw_fwd_generic(const PwFwdArgs& a);
 void pw_fwd_avx2(const PwFwdArgs& a);
+
+// dst[j * dst_stride + i] = src[i * src_stride + j] for i < rows, j < cols.
+using PwTransposeKernel = void (*)(const float* src, std::int64_t src_stride, std::int64_t rows,
+                                   std::int64_t cols, float* dst, std::int64_t dst_stride);
+
+void pw_transpose_generic(const float* src, std::int64_t src_stride, std::int64_t rows, std::int64_t cols,
+                          float* dst, std::int64_t dst_stride);
+void pw_transpose_avx2(const float* src, std::int64_t src_stride, std::int64_t rows, std::int64_t cols,
+                       float* dst, std::int64_t dst_stride);
 
 }  // namespace taihu::dnn::conv

@@ -1,10 +1,11 @@
-// AVX2 1x1-convolution micro-kernel (see pointwise_kernels.hpp): 4 output channels x
-// NV (1..3) vectors of 8 pixels = up to 12 accumulators + NV input vectors + one
+// AVX2 1x1-convolution micro-kernel and 8x8-block transpose (see
+// pointwise_kernels.hpp). The tile: 4 output channels x NV (1..3) vectors of 8 pixels = up to 12 accumulators + NV input vectors + one
 // broadcast (16 ymm registers); a partial strip's last vector is loaded and stored
 // masked.
 #include <immintrin.h>
 
 #include "pointwise_kernels.hpp"
+#include "transpose8x8_avx2.hpp"
 
 namespace taihu::dnn::conv {
 
@@ -26,7 +27,7 @@ void fwd_tile(const PwFwdArgs& a) {
     for (int v = 0; v < NV; ++v) acc[m][v] = _mm256_setzero_ps();
   const float* xp = a.x;
   const float* wp = a.w;
-  const std::int64_t stride = a.x_cstride, channels = a.channels;
+  const std::int64_t stride = a.x_cstride, channels = a.channels, wstride = a.w_cstride;
   const float* pf = a.prefetch;
   std::int64_t pf_left = a.prefetch_rows;
   for (std::int64_t c = 0; c < channels;) {
@@ -39,7 +40,7 @@ void fwd_tile(const PwFwdArgs& a) {
       --pf_left;
     }
     const std::int64_t end = c + 8 < channels ? c + 8 : channels;
-    for (; c < end; ++c, xp += stride, wp += kPwRows) {
+    for (; c < end; ++c, xp += stride, wp += wstride) {
       __m256 xv[NV];
 #pragma GCC unroll 3
       for (int v = 0; v < NV; ++v)
@@ -87,6 +88,23 @@ void pw_fwd_avx2(const PwFwdArgs& a) {
     case 6: fwd_tile<3, false>(a); break;
     default: fwd_tile<3, true>(a); break;
   }
+}
+
+void pw_transpose_avx2(const float* src, std::int64_t src_stride, std::int64_t rows, std::int64_t cols,
+                       float* dst, std::int64_t dst_stride) {
+  const std::int64_t rows8 = rows / 8 * 8, cols8 = cols / 8 * 8;
+  for (std::int64_t i = 0; i < rows8; i += 8) {
+    for (std::int64_t j = 0; j < cols8; j += 8) {
+      __m256 r[8];
+      for (int u = 0; u < 8; ++u) r[u] = _mm256_loadu_ps(src + (i + u) * src_stride + j);
+      transpose8x8(r);
+      for (int u = 0; u < 8; ++u) _mm256_storeu_ps(dst + (j + u) * dst_stride + i, r[u]);
+    }
+    for (std::int64_t j = cols8; j < cols; ++j)
+      for (int u = 0; u < 8; ++u) dst[j * dst_stride + i + u] = src[(i + u) * src_stride + j];
+  }
+  for (std::int64_t i = rows8; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) dst[j * dst_stride + i] = src[i * src_stride + j];
 }
 
 }  // namespace taihu::dnn::conv

@@ -1,4 +1,5 @@
-// Portable 1x1-convolution micro-kernel (see pointwise_kernels.hpp): plain loops.
+// Portable 1x1-convolution micro-kernel and transpose (see pointwise_kernels.hpp):
+// plain loops.
 #include "pointwise_kernels.hpp"
 
 namespace taihu::dnn::conv {
@@ -8,13 +9,19 @@ void pw_fwd_generic(const PwFwdArgs& a) {
   for (std::int64_t c = 0; c < a.channels; ++c) {
     const float* xr = a.x + c * a.x_cstride;
     for (int m = 0; m < a.rows; ++m)
-      for (int p = 0; p < a.pixels; ++p) acc[m][p] += a.w[c * kPwRows + m] * xr[p];
+      for (int p = 0; p < a.pixels; ++p) acc[m][p] += a.w[c * a.w_cstride + m] * xr[p];
   }
   for (int m = 0; m < a.rows; ++m) {
     float* yr = a.y + m * a.y_kstride;
     const float b = a.bias ? a.bias[m] : 0.0f;
     for (int p = 0; p < a.pixels; ++p) yr[p] = a.accumulate ? yr[p] + acc[m][p] : acc[m][p] + b;
   }
+}
+
+void pw_transpose_generic(const float* src, std::int64_t src_stride, std::int64_t rows, std::int64_t cols,
+                          float* dst, std::int64_t dst_stride) {
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) dst[j * dst_stride + i] = src[i * src_stride + j];
 }
 
 }  // namespace taihu::dnn::conv

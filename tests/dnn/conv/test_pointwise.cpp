@@ -1,0 +1,167 @@
+// The 1x1 (pointwise) convolution path (conv_pointwise.cpp: the direct algorithm's
+// forward and backward-data on 1x1 stride-1 unpadded layers, and its backward-weights
+// called directly) against naive double loops, on shapes that reach every branch of its blocking: several input-channel
+// blocks (> 256 channels: y accumulated across blocks), several L2 weight blocks
+// (> 128 output channels per 256 input channels), a partial 4-channel output tile,
+// planes whose last vectors are split into two 2-vector strips (7x7, 5x5, 9x11),
+// chunks of strips, groups, batch > 1, and the output-channel split that 2 threads use
+// when a batch-1 plane has too few strips; weights cached (WeightsHint::unchanged)
+// and repacked (changed).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "conv_pointwise.hpp"
+#include "conv_test_support.hpp"
+#include "taihu/arch/threads.hpp"
+#include "taihu/dnn/conv.hpp"
+
+namespace {
+
+using conv_test::ConvDesc;
+using conv_test::index_t;
+using taihu::dnn::ConvAlgo;
+using taihu::dnn::ConvDirection;
+using taihu::dnn::Convolution;
+using taihu::dnn::WeightsHint;
+
+// dx[n][g*cg+c][p] = sum_k w[g*kg+k][c] dy[n][g*kg+k][p] in double.
+std::vector<double> pointwise_backward_data(const ConvDesc& d, const std::vector<float>& dy,
+                                            const std::vector<float>& w) {
+  const index_t cg = d.c / d.groups, kg = d.k / d.groups, plane = d.h * d.w;
+  std::vector<double> dx(static_cast<std::size_t>(d.n * d.c * plane), 0.0);
+  for (index_t n = 0; n < d.n; ++n)
+    for (index_t g = 0; g < d.groups; ++g)
+      for (index_t c = 0; c < cg; ++c)
+        for (index_t k = 0; k < kg; ++k) {
+          const double wv = w[static_cast<std::size_t>((g * kg + k) * cg + c)];
+          for (index_t p = 0; p < plane; ++p)
+            dx[static_cast<std::size_t>((n * d.c + g * cg + c) * plane + p)] +=
+                wv * dy[static_cast<std::size_t>((n * d.k + g * kg + k) * plane + p)];
+        }
+  return dx;
+}
+
+class PointwiseTest : public conv_test::ConvTest, public ::testing::WithParamInterface<std::string> {
+ protected:
+  void TearDown() override { taihu::arch::set_num_threads(0); }
+};
+
+constexpr double kTol = 2e-5;
+
+TEST_P(PointwiseTest, ForwardMatchesNaiveLoopAtOneAndTwoThreads) {
+  const ConvDesc d = ConvDesc::parse(GetParam());
+  const auto x = conv_test::random_vector(static_cast<std::size_t>(conv_test::x_size(d)), 11);
+  auto w = conv_test::random_vector(static_cast<std::size_t>(conv_test::w_size(d)), 12);
+  const auto b = conv_test::random_vector(static_cast<std::size_t>(d.k), 13);
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    taihu::arch::set_num_threads(threads);
+    Convolution conv(d, ConvAlgo::direct);
+    std::vector<float> y(static_cast<std::size_t>(conv_test::y_size(d)), 7.0f);
+    conv.forward(x.data(), w.data(), b.data(), y.data(), WeightsHint::changed);
+    EXPECT_LT(conv_test::max_rel_error(
+                  y, conv_test::conv_forward_double(d, conv_test::to_double(x), conv_test::to_double(w),
+                                                    conv_test::to_double(b))),
+              kTol);
+    // Cached weights: the same result again without bias.
+    conv.forward(x.data(), w.data(), nullptr, y.data(), WeightsHint::unchanged);
+    EXPECT_LT(conv_test::max_rel_error(
+                  y, conv_test::conv_forward_double(d, conv_test::to_double(x), conv_test::to_double(w), {})),
+              kTol);
+    // New weights, announced: repacked.
+    for (auto& v : w) v = -0.5f * v + 0.25f;
+    conv.forward(x.data(), w.data(), b.data(), y.data(), WeightsHint::changed);
+    EXPECT_LT(conv_test::max_rel_error(
+                  y, conv_test::conv_forward_double(d, conv_test::to_double(x), conv_test::to_double(w),
+                                                    conv_test::to_double(b))),
+              kTol);
+  }
+}
+
+TEST_P(PointwiseTest, BackwardDataMatchesNaiveLoopAtOneAndTwoThreads) {
+  const ConvDesc d = ConvDesc::parse(GetParam());
+  const auto dy = conv_test::random_vector(static_cast<std::size_t>(conv_test::y_size(d)), 21);
+  const auto w = conv_test::random_vector(static_cast<std::size_t>(conv_test::w_size(d)), 22);
+  const auto ref = pointwise_backward_data(d, dy, w);
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    taihu::arch::set_num_threads(threads);
+    Convolution conv(d, ConvAlgo::direct);
+    std::vector<float> dx(static_cast<std::size_t>(conv_test::x_size(d)), 7.0f);
+    conv.backward_data(dy.data(), w.data(), dx.data(), WeightsHint::changed);
+    EXPECT_LT(conv_test::max_rel_error(dx, ref), kTol);
+    conv.backward_data(dy.data(), w.data(), dx.data(), WeightsHint::unchanged);
+    EXPECT_LT(conv_test::max_rel_error(dx, ref), kTol);
+  }
+}
+
+// dW[g*kg+k][c] = sum_{n,p} dy[n][g*kg+k][p] x[n][g*cg+c][p], db[k] = sum dy, in double.
+void pointwise_backward_weights(const ConvDesc& d, const std::vector<float>& x, const std::vector<float>& dy,
+                                std::vector<double>& dw, std::vector<double>& db) {
+  const index_t cg = d.c / d.groups, kg = d.k / d.groups, plane = d.h * d.w;
+  dw.assign(static_cast<std::size_t>(d.k * cg), 0.0);
+  db.assign(static_cast<std::size_t>(d.k), 0.0);
+  for (index_t n = 0; n < d.n; ++n)
+    for (index_t g = 0; g < d.groups; ++g)
+      for (index_t k = 0; k < kg; ++k)
+        for (index_t p = 0; p < plane; ++p) {
+          const double v = dy[static_cast<std::size_t>((n * d.k + g * kg + k) * plane + p)];
+          db[static_cast<std::size_t>(g * kg + k)] += v;
+          for (index_t c = 0; c < cg; ++c)
+            dw[static_cast<std::size_t>((g * kg + k) * cg + c)] +=
+                v * x[static_cast<std::size_t>((n * d.c + g * cg + c) * plane + p)];
+        }
+}
+
+// PointwiseConv::backward_weights directly (the direct algorithm's 1x1 entry point).
+TEST_P(PointwiseTest, BackwardWeightsMatchesNaiveLoopAtOneAndTwoThreads) {
+  const ConvDesc d = ConvDesc::parse(GetParam());
+  const auto x = conv_test::random_vector(static_cast<std::size_t>(conv_test::x_size(d)), 31);
+  const auto dy = conv_test::random_vector(static_cast<std::size_t>(conv_test::y_size(d)), 32);
+  std::vector<double> dw_ref, db_ref;
+  pointwise_backward_weights(d, x, dy, dw_ref, db_ref);
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    taihu::arch::set_num_threads(threads);
+    taihu::dnn::conv::PointwiseConv pw(d);
+    std::vector<float> dw(dw_ref.size(), 7.0f), db(db_ref.size(), 7.0f);
+    pw.backward_weights(x.data(), dy.data(), dw.data(), db.data(), false);
+    EXPECT_LT(conv_test::max_rel_error(dw, dw_ref), kTol);
+    EXPECT_LT(conv_test::max_rel_error(db, db_ref), kTol);
+    // accumulate: adds to what is there (here: the first result, so twice the sums).
+    pw.backward_weights(x.data(), dy.data(), dw.data(), db.data(), true);
+    for (auto& v : dw_ref) v *= 2.0;
+    for (auto& v : db_ref) v *= 2.0;
+    EXPECT_LT(conv_test::max_rel_error(dw, dw_ref), kTol);
+    EXPECT_LT(conv_test::max_rel_error(db, db_ref), kTol);
+    for (auto& v : dw_ref) v *= 0.5;
+    for (auto& v : db_ref) v *= 0.5;
+    pw.backward_weights(x.data(), dy.data(), dw.data(), nullptr, false);  // no bias
+    EXPECT_LT(conv_test::max_rel_error(dw, dw_ref), kTol);
+  }
+}
+
+class PointwiseChoice : public conv_test::ConvTest {};
+
+TEST_F(PointwiseChoice, OneByOneStrideOneLayersTakeTheDirectAlgorithm) {
+  // The path under test is the one the automatic choice runs for ResNet's 1x1 layers.
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic1024ih14oc256oh14kh1")).algorithm(), ConvAlgo::direct);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, PointwiseTest,
+    ::testing::Values("mb1ic300ih7oc42kh1",       // 2 channel blocks, 7x7 split tail, partial tile
+                      "mb1ic256ih7oc522kh1",      // 5 L2 weight blocks, last tile 2 channels
+                      "mb2ic64ih14oc200kh1",      // 14x14 split tail, 2 images
+                      "g2mb1ic40ih9iw11oc36kh1",  // groups, 99 pixels (split tail)
+                      "mb3ic520ih5oc12kh1",       // 3 channel blocks, 5x5: 16 + 9 pixels
+                      "mb1ic24ih20iw21oc10kh1",   // 18 strips: 3 chunks, masked end
+                      "mb2ic33ih1oc5kh1",         // one pixel per plane
+                      "mb1ic1030ih3iw4oc300kh1",  // 5 channel blocks x 3 weight blocks, 12 pixels
+                      "mb2ic70ih19oc1100kh1"),    // bwd-weights: several reduction chunks
+                                                  //   across an image boundary
+    [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+
+}  // namespace

@@ -96,9 +96,13 @@ TEST(AutotuneHalide, DepthwiseWindowInsideVectorLoop) {
   ta::Problem p(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/depthwise_conv.tdsl"), ta::parse_shape("N=1,C=6,H=13,W=21,R=3,S=3,P=1"));
   ta::Space space(p);
   check(p, space, {{"block c", "2"}, {"block oh", "8"}, {"tile c", "1"}, {"tile oh", "4"}, {"tile ow", "16"}, {"order", "n c oh r s ow"},
-                   {"vectorize ow", "8"}, {"unroll r", "3"}, {"unroll s", "3"}, {"parallel", "c"}, {"layout X", "staged"}});
+                   {"vectorize ow", "8"}, {"unroll oh", "1"}, {"unroll r", "3"}, {"unroll s", "3"}, {"parallel", "c"}, {"layout X", "staged"}});
+  // rows of accumulators: 4 output rows unrolled over a plane per block (13 rows: the
+  // last tile overlaps the one before)
+  check(p, space, {{"block c", "1"}, {"block oh", "13"}, {"tile c", "1"}, {"tile oh", "4"}, {"tile ow", "8"}, {"order", "n c oh r s ow"},
+                   {"vectorize ow", "8"}, {"unroll oh", "4"}, {"unroll r", "3"}, {"unroll s", "3"}, {"parallel", "c"}, {"layout X", "staged"}});
   check(p, space, {{"block c", "6"}, {"block oh", "13"}, {"tile c", "2"}, {"tile oh", "13"}, {"tile ow", "21"}, {"order", "n c r s oh ow"},
-                   {"vectorize ow", "16"}, {"unroll r", "3"}, {"unroll s", "1"}, {"parallel", "oh"}, {"layout X", "packed"}});
+                   {"vectorize ow", "16"}, {"unroll oh", "1"}, {"unroll r", "3"}, {"unroll s", "1"}, {"parallel", "oh"}, {"layout X", "packed"}});
 }
 
 TEST(AutotuneHalide, StencilTimeBlocking) {

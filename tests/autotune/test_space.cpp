@@ -189,6 +189,10 @@ TEST(AutotuneSpace, TemplatesAreValidDistinctAndStructured) {
   EXPECT_EQ(w.unroll.at("s"), 3);
   EXPECT_EQ(w.vectorize.count("ow"), 1u);
   EXPECT_EQ(w.layout.at("X"), "staged");
+  EXPECT_EQ(w.unroll.at("oh"), 4);  // 4 rows of accumulators over a whole plane per block
+  EXPECT_EQ(w.tile.at("oh"), 4);
+  EXPECT_EQ(w.block.count("oh"), 0u);
+  EXPECT_EQ(w.block.at("c"), 1);
   // reduction temps (softmax): the first template computes every temp per tile of rows
   // and splits the row reductions into vector lanes
   ta::Problem sm = load("softmax", "ROWS=64,COLS=256");

@@ -9,6 +9,8 @@
 //     directly or staged per block;
 //   window (the output is reduced over small loops, e.g. depthwise conv): the unit-stride
 //     loop vectorized, the window unrolled inside it, inputs staged (no boundary tests);
+//     first with 4 rows unrolled (an input row loaded once serves several output rows)
+//     over blocks of one whole plane;
 //   elementwise / stencil: the unit-stride loop vectorized, the outer loop parallel;
 //     with temps (softmax), first with every temp computed per tile of rows and its
 //     reduction split into 16 vector lanes (rfactor);
@@ -252,15 +254,24 @@ std::vector<Point> Space::templates() const {
       // the window unrolled inside it, a few rows per tile, bounded inputs staged.
       // Window with blocks first: one vector per tile (its accumulator a register across
       // the unrolled window), blocks of ~14 rows x ~4 planes, input staged per block.
+      // First, rows x 1 vector of accumulators (the row loop unrolled: each input row
+      // loaded once serves up to R output rows) over a whole plane per block.
       if (!window.empty())
+        for (int rows : {4, 1})
         for (int lanes : {8, 16})
           for (const std::string& par : par_choices.empty() ? std::vector<std::string>{""} : par_choices) {
             Builder t(knobs_, base);
             if (!t.set_near("vectorize", vec.name, lanes, [&](std::int64_t w) { return w == lanes; })) continue;
             if (!t.set_near("tile", vec.name, lanes, [&](std::int64_t v) { return v == lanes; })) continue;
             for (std::size_t i = 0; i + 1 < b.pure.size(); ++i) t.set_near("tile", b.pure[i].name, 1);
-            if (b.pure.size() >= 2) t.set_near("block", b.pure[b.pure.size() - 2].name, 14);
-            if (b.pure.size() >= 3) t.set_near("block", b.pure[b.pure.size() - 3].name, 4);
+            if (rows > 1 && b.pure.size() >= 2) {
+              const LoopVar& row = b.pure[b.pure.size() - 2];
+              auto divides = [&](std::int64_t v) { return v <= row.extent && row.extent % v == 0; };
+              if (!t.set_near("tile", row.name, rows, divides) || !t.set_near("unroll", row.name, rows, divides)) continue;
+              if (t.value("tile", row.name) != t.value("unroll", row.name)) continue;
+            }
+            if (b.pure.size() >= 2) t.set_near("block", b.pure[b.pure.size() - 2].name, rows > 1 ? 1e9 : 14);
+            if (b.pure.size() >= 3) t.set_near("block", b.pure[b.pure.size() - 3].name, rows > 1 ? 1 : 4);
             for (const auto& w : window) t.set_near("unroll", w.name, static_cast<double>(w.extent));
             if (!par.empty()) t.set_label("parallel", "", par);
             for (const auto& in : stage_choices(true)) t.set_label("layout", in, "staged");

@@ -14,10 +14,11 @@
 //     WeightsHint::unchanged) and the channel reduction is blocked so the packed
 //     block stays in L2; work items are (image, group, rows) chunks.
 //   forward, strided layers with <= 4 input channels per group (first layers):
-//     vectorised along output channels instead (tiles of 16 channels x 6 pixels of
-//     the plane, input broadcast from an unsplit padded copy so each kernel row is one
-//     unrolled run of kw taps, results transposed in registers to NCHW; full-vector
-//     stores except at a chunk's end: masked stores are slow on AMD).
+//     vectorised along output channels instead, as oneDNN's first-layer kernel (tiles
+//     of 32 channels x 3 pixels of the plane, the input broadcast from an unsplit
+//     padded copy so each kernel row is one unrolled run of kw taps, any stride at the
+//     same cost) into a per-thread channel-blocked scratch of 192 pixels, which 8x8
+//     register transposes then store to NCHW (+ bias) with full-vector stores.
 //   backward-weights: dW = dY X^T with dY transposed once per call (dY^T[pixel][k],
 //     vectors of 8 output channels) and the input broadcast from the padded copy
 //     (16 channels x 6 weight columns per tile), reduced over chunks of ~256 pixels
@@ -48,21 +49,24 @@ struct DirectKernels {
   DirectBwdwKernel bwdw;
   TransposeKernel transpose;
   DirectOcvKernel ocv;
+  DirectOcvStoreKernel ocv_store;
 };
 
 // Input channels per group up to which strided forward passes vectorise along output
 // channels (strided first layers: the phase-split input cuts the pixel-vector tile's
 // taps into runs of 2-4, and it measured 0.70x oneDNN on ResNet-50 conv1 and AlexNet
-// conv1 against 0.80-0.90x for this path; at stride 1 (CIFAR-10 conv1, LeNet conv1)
-// the pixel-vector tile measured faster).
+// conv1 against 0.85-0.93x for this path; at stride 1 the pixel-vector tile measured
+// as fast on CIFAR-10 conv1 (0.75x both) and faster on LeNet conv1 (1.03x vs 0.72x).
 constexpr index_t kOcvMaxChannels = 4;
+constexpr index_t kOcvChunkStep = 24;  // pixel chunks of the few-channel forward: multiples of this
 
 const DirectKernels& kernels() {
   static const arch::ImplementationList<DirectKernels> list(
       "direct conv kernels",
-      {{"avx2_4x24_16x6", arch::Isa::avx2, {&direct_fwd_avx2, &direct_bwdw_avx2, &transpose_avx2, &direct_ocv_avx2}},
+      {{"avx2_4x24_16x6", arch::Isa::avx2, {&direct_fwd_avx2, &direct_bwdw_avx2, &transpose_avx2, &direct_ocv_avx2, &direct_ocv_store_avx2}},
        {"generic", arch::Isa::generic,
-        {&direct_fwd_generic, &direct_bwdw_generic, &transpose_generic, &direct_ocv_generic}}});
+        {&direct_fwd_generic, &direct_bwdw_generic, &transpose_generic, &direct_ocv_generic,
+         &direct_ocv_store_generic}}});
   return list.chosen().impl;
 }
 
@@ -358,67 +362,92 @@ class Direct final : public ConvAlgorithm {
   }
 
  private:
-  // Few input channels: tiles of 16 output channels x 6 pixels of one row, vectorised
-  // along the output channels (DirectOcvArgs); work items are (image, group, row).
+  // Few input channels: tiles of up to 32 output channels x a few pixels of the plane,
+  // vectorised along the output channels (DirectOcvArgs) into a per-thread
+  // channel-blocked scratch, transposed to NCHW per chunk of pixels; work items are
+  // (image, group, chunk of the plane's pixels).
   void forward_ocv(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) {
-    if (geo_ocv_.run_len.empty()) geo_ocv_ = make_geometry(d_, false);
+    if (geo_ocv_.tap_off.empty()) geo_ocv_ = make_geometry(d_, false);
     const InputGeometry& gq = geo_ocv_;
-    const index_t kb8 = ceil_div(kg_, 8), wblock = cg_ * taps_ * 8;
-    if (hint == WeightsHint::changed || wocv_.empty()) {
-      // [group][8-channel block][channel][tap in fwd_tap order][8], zero rows past kg.
-      wocv_.assign(static_cast<std::size_t>(d_.groups * kb8 * wblock), 0.0f);
+    const index_t kb8 = ceil_div(kg_, 8), kgroups = ceil_div(kb8, index_t{kOcvMaxBlocks});
+    const index_t wgroup = cg_ * taps_ * kOcvMaxBlocks * 8;  // floats per 32-channel group
+    if (hint == WeightsHint::changed || wocv_.size() == 0) {
+      // [group][32-channel group q][channel][tap][nb(q) * 8], zero lanes past kg; cache-
+      // line aligned (a 32-byte load that splits a line costs two).
+      const auto wsize = static_cast<std::size_t>(d_.groups * kgroups * wgroup);
+      if (wocv_.size() != wsize) wocv_ = arch::AlignedBuffer<float>(wsize);
+      std::fill(wocv_.data(), wocv_.data() + wsize, 0.0f);
       for (index_t g = 0; g < d_.groups; ++g)
-        for (index_t k = 0; k < kg_; ++k)
+        for (index_t k = 0; k < kg_; ++k) {
+          const index_t q = k / (8 * kOcvMaxBlocks), nb = std::min<index_t>(kOcvMaxBlocks, kb8 - q * kOcvMaxBlocks);
+          float* dst = wocv_.data() + (g * kgroups + q) * wgroup + k % (8 * kOcvMaxBlocks);
           for (index_t c = 0; c < cg_; ++c)
             for (index_t t = 0; t < taps_; ++t)
-              wocv_[static_cast<std::size_t>((g * kb8 + k / 8) * wblock + (c * taps_ + t) * 8 + k % 8)] =
-                  w[((g * kg_ + k) * cg_ + c) * taps_ + gq.fwd_tap[static_cast<std::size_t>(t)]];
+              dst[(c * taps_ + t) * nb * 8] = w[((g * kg_ + k) * cg_ + c) * taps_ + t];
+        }
     }
     const int nt = arch::threads_for_call();
     const DirectOcvKernel kernel = kernels().ocv;
+    const DirectOcvStoreKernel store = kernels().ocv_store;
     const index_t plane = gq.oh * gq.ow;
-    // Work items: (image, group, run of the plane's pixels); tiles of 6 consecutive
-    // pixels of the plane (spanning rows: no idle lanes at row ends).
-    index_t chunk = 16 * kOcvPixels;
-    while (chunk > kOcvPixels && d_.n * d_.groups * ceil_div(plane, chunk) < 8 * nt) chunk -= kOcvPixels;
+    // Reduction blocks whose packed weights (channels x taps x 32 floats) fit 16 KiB of
+    // L1 next to the tile's input rows (AlexNet conv1: one channel's 363 taps per call).
+    const index_t cblock = std::clamp<index_t>(16 * 1024 / (taps_ * 8 * kOcvMaxBlocks * 4), 1, cg_);
+    // Chunks of pixels: multiples of 24 (every tile width and the 8-pixel transpose
+    // divide it), up to 192 (measured best of 24-288 on ResNet-50 conv1 and CIFAR-10
+    // conv1: the scratch's store runs longer per plane), >= 8 work items per thread.
+    index_t chunk = 8 * kOcvChunkStep;
+    while (chunk > kOcvChunkStep && d_.n * d_.groups * ceil_div(plane, chunk) < 8 * nt) chunk -= kOcvChunkStep;
     const index_t chunks = ceil_div(plane, chunk), items = d_.n * d_.groups * chunks;
+    const index_t scratch_floats = kOcvMaxBlocks * chunk * 8;
+    if (ocv_scratch_.size() < static_cast<std::size_t>(nt * scratch_floats))
+      ocv_scratch_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(nt * scratch_floats));
     prepare_buffer(gq, xocv_);
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
       const float* xin = fill_input(x, gq, xocv_);
+      float* scratch = ocv_scratch_.data() + omp_get_thread_num() * scratch_floats;
+      std::vector<std::int64_t> x_off(static_cast<std::size_t>(chunk));
       DirectOcvArgs a{};
-      a.channels = cg_;
       a.chan_stride = gq.chan_stride;
-      a.tap_off = gq.fwd_tap_off.data();
+      a.tap_off = gq.tap_off.data();
       a.taps = taps_;
-      a.run_len = gq.run_len.data();
-      a.runs = static_cast<int>(gq.run_len.size());
-      a.w_block = wblock;
-      // Every run a whole kernel row of kw taps (dilation 1): the kernel's unrolled form.
-      a.run_const = d_.dil_w == 1 && static_cast<index_t>(gq.run_len.size()) == d_.kh ? static_cast<int>(d_.kw) : 0;
-      a.y_kstride = plane;
+      a.kw_run = d_.dil_w == 1 ? static_cast<int>(d_.kw) : 0;
+      a.acc = scratch;
+      a.acc_bstride = chunk * 8;
+      a.x_off = x_off.data();
+      DirectOcvStoreArgs st{};
+      st.acc = scratch;
+      st.acc_bstride = chunk * 8;
+      st.y_kstride = plane;
 #pragma omp for schedule(dynamic, 1)
       for (index_t it = 0; it < items; ++it) {
         const index_t ch = it % chunks, ng = it / chunks, g = ng % d_.groups, n = ng / d_.groups;
         const index_t p0 = ch * chunk, p1 = std::min(plane, p0 + chunk);
-        a.x = xin + (n * d_.c + g * cg_) * gq.chan_stride;
-        for (index_t kb = 0; kb < kb8; kb += 2) {
-          a.nb = static_cast<int>(std::min<index_t>(2, kb8 - kb));
-          a.rows_last = static_cast<int>(std::min<index_t>(8, kg_ - 8 * (kb + a.nb - 1)));
-          a.w = wocv_.data() + (g * kb8 + kb) * wblock;
-          a.bias = bias ? bias + g * kg_ + 8 * kb : nullptr;
-          float* yplane = y + (n * d_.k + g * kg_ + 8 * kb) * plane;
-          index_t oy = p0 / gq.ow, ox = p0 % gq.ow;  // the next pixel's position
-          for (index_t px = p0; px < p1; px += kOcvPixels) {
-            a.np = static_cast<int>(std::min<index_t>(kOcvPixels, p1 - px));
-            for (int p = 0; p < a.np; ++p) {
-              a.x_off[p] = oy * gq.row_step + ox * d_.stride_w;
-              if (++ox == gq.ow) ox = 0, ++oy;
-            }
-            a.y = yplane + px;
-            a.exact = px + 8 > p1;  // the chunk's last tiles: the next floats are not ours
+        // Window origins of the chunk's pixels; past p1 (a partial last tile) the last
+        // one again (computed, never stored).
+        for (index_t px = p0, oy = p0 / gq.ow, ox = p0 % gq.ow; px < p0 + chunk; ++px) {
+          x_off[static_cast<std::size_t>(px - p0)] =
+              px < p1 ? oy * gq.row_step + ox * d_.stride_w : x_off[static_cast<std::size_t>(p1 - p0 - 1)];
+          if (++ox == gq.ow) ox = 0, ++oy;
+        }
+        for (index_t q = 0; q < kgroups; ++q) {
+          a.nb = static_cast<int>(std::min<index_t>(kOcvMaxBlocks, kb8 - q * kOcvMaxBlocks));
+          a.tiles = static_cast<int>(ceil_div(p1 - p0, index_t{ocv_pixels(a.nb)}));
+          for (index_t c0 = 0; c0 < cg_; c0 += cblock) {
+            a.x = xin + (n * d_.c + g * cg_ + c0) * gq.chan_stride;
+            a.channels = std::min(cblock, cg_ - c0);
+            a.w = wocv_.data() + (g * kgroups + q) * wgroup + c0 * taps_ * a.nb * 8;
+            a.accumulate = c0 > 0;
             kernel(a);
           }
+          st.nb = a.nb;
+          st.rows_last = static_cast<int>(std::min<index_t>(8, kg_ - 8 * (q * kOcvMaxBlocks + a.nb - 1)));
+          st.pixels = st.p_end = p1 - p0;
+          st.p_begin = 0;
+          st.bias = bias ? bias + g * kg_ + q * 8 * kOcvMaxBlocks : nullptr;
+          st.y = y + (n * d_.k + g * kg_ + q * 8 * kOcvMaxBlocks) * plane + p0;
+          store(st);
         }
       }
     }
@@ -464,9 +493,10 @@ class Direct final : public ConvAlgorithm {
   index_t kg_, cg_, taps_, cblock_ = 1, spr_ = 1;
 
   InputGeometry geo_, geo_ocv_;
-  std::vector<float> wpack_, wocv_;
+  std::vector<float> wpack_;
+  arch::AlignedBuffer<float> wocv_;
   std::vector<index_t> col_off_;
-  arch::AlignedBuffer<float> xbuf_, xocv_, dyt_, dw_part_;
+  arch::AlignedBuffer<float> xbuf_, xocv_, dyt_, dw_part_, ocv_scratch_;
   TransposedBackwardData bwd_data_;
   std::unique_ptr<PointwiseConv> pointwise_;  // forward of 1x1 stride-1 unpadded layers
 };

@@ -66,37 +66,51 @@ struct DirectBwdwArgs {
 
 // dst[p * ldd + k] = src[k * lds + p] for k < rows, p < cols (dY^T for backward-weights).
 // Forward for few input channels (first layers: RGB, grey), vectorised along output
-// channels instead: a tile of nb (1..2) blocks of 8 output channels x np (1..6)
-// consecutive output pixels of a plane (they may span rows, so no lane is idle); per tap nb weight vectors (packed
-// [block][channel][tap][8]) and np input broadcasts feed nb*np FMAs (2 loads per 12
-// FMAs less than the pixel-vector tile needs), then each block's 8 x np results are
-// transposed in registers and stored to the NCHW rows (+ bias). The whole channel
-// reduction runs in one call.
-constexpr int kOcvPixels = 6;
+// channels the way oneDNN's first-layer JIT kernel is: a tile of nb (1..4) vectors of 8
+// output channels x ocv_pixels(nb) output pixels of a plane (consecutive in the plane,
+// so they may span rows and no lane idles at row ends; 4 x 3, 3 x 4, 2 x 6, 1 x 6).
+// Per tap the kernel holds the smaller operand set in registers (4 x 3: three input
+// broadcasts, the four weight vectors streamed through one register: 7 loads per 12
+// FMAs, 16 ymm registers) and reads every input value by broadcast, so any stride
+// costs the same. Results go to a small channel-blocked scratch ([block][pixel][8]);
+// direct_ocv_store then transposes finished pixel runs to NCHW (+ bias) with full
+// 8x8 register transposes. The channel reduction may be split over calls (accumulate).
+constexpr int kOcvMaxBlocks = 4;
+constexpr int ocv_pixels(int nb) { return nb >= 5 ? 2 : nb == 4 ? 3 : nb == 3 ? 4 : 6; }
 
 struct DirectOcvArgs {
-  const float* x;               // input at channel 0 (pixel p's window at x + x_off[p])
-  std::int64_t channels;        // all of the group's input channels
+  const float* x;               // input at the block's first channel (pixel p's window
+                                // origin at x + x_off[p])
+  std::int64_t channels;        // input channels in this reduction block
   std::int64_t chan_stride;
-  const std::int64_t* tap_off;  // as DirectFwdArgs (runs of consecutive offsets)
-  std::int64_t taps;
-  const std::int32_t* run_len;
-  int runs;
-  const float* w;               // packed [block][channel][tap][8] at the first block
-  std::int64_t w_block;         // distance between blocks' weights (channels * taps * 8)
-  const float* bias;            // at the first output channel, or null
-  float* y;                     // output at (first channel, first pixel); the np
-                                // pixels are consecutive floats of each channel plane
-  std::int64_t y_kstride;       // distance between output channels
-  int nb;                       // 8-channel blocks, 1..2
-  int rows_last;                // valid channels of the last block, 1..8
-  int np;                       // pixels, 1..kOcvPixels
-  std::int64_t x_off[kOcvPixels];  // per pixel: its window origin (from x)
-  int run_const;                // every run is this long (the kernel unrolls it), or 0
-  bool exact;                   // store exactly np pixels per channel; otherwise the
-                                // 8 - np floats after them may be overwritten (a later
-                                // tile of the same row rewrites them): full-vector stores,
-                                // since masked stores are slow on AMD
+  const std::int64_t* tap_off;  // offset of tap (r, s) = r * kw + s from a window origin
+  std::int64_t taps;            // kh * kw
+  int kw_run;                   // > 0: tap_off[r * kw_run + s] == tap_off[r * kw_run] + s
+                                // (dilation 1: the kernel unrolls each row), or 0
+  const float* w;               // packed [channel][tap][nb * 8] at the block's first channel
+  float* acc;                   // scratch: pixel p of vector b at acc + b * acc_bstride + p * 8
+                                // (p counted from the first tile)
+  std::int64_t acc_bstride;
+  int nb;                       // channel vectors, 1..kOcvMaxBlocks
+  const std::int64_t* x_off;    // tiles * ocv_pixels(nb) window origins, tile after tile
+                                // (a partial tile repeats a valid one; its extra results
+                                // are ignored)
+  int tiles;                    // tile i's results go to acc + i * ocv_pixels(nb) * 8
+  bool accumulate;              // add to the scratch instead of overwriting it
+};
+
+// Scratch [nb][pixels][8] (block stride acc_bstride) -> y (channel stride y_kstride,
+// pixels consecutive), rows_last valid channels in the last vector, plus bias (or null).
+struct DirectOcvStoreArgs {
+  const float* acc;
+  std::int64_t acc_bstride;
+  int nb;
+  int rows_last;                // valid channels of the last vector, 1..8
+  std::int64_t pixels;
+  const float* bias;            // at the first channel, or null
+  float* y;
+  std::int64_t y_kstride;
+  std::int64_t p_begin, p_end;  // the pixels to store (p_begin a multiple of 8)
 };
 
 using TransposeKernel = void (*)(const float* src, std::int64_t lds, std::int64_t rows, std::int64_t cols,
@@ -105,11 +119,14 @@ using TransposeKernel = void (*)(const float* src, std::int64_t lds, std::int64_
 using DirectFwdKernel = void (*)(const DirectFwdArgs&);
 using DirectBwdwKernel = void (*)(const DirectBwdwArgs&);
 using DirectOcvKernel = void (*)(const DirectOcvArgs&);
+using DirectOcvStoreKernel = void (*)(const DirectOcvStoreArgs&);
 
 void direct_fwd_generic(const DirectFwdArgs& a);
 void direct_fwd_avx2(const DirectFwdArgs& a);
 void direct_ocv_generic(const DirectOcvArgs& a);
 void direct_ocv_avx2(const DirectOcvArgs& a);
+void direct_ocv_store_generic(const DirectOcvStoreArgs& a);
+void direct_ocv_store_avx2(const DirectOcvStoreArgs& a);
 void direct_bwdw_generic(const DirectBwdwArgs& a);
 void direct_bwdw_avx2(const DirectBwdwArgs& a);
 void transpose_generic(const float* src, std::int64_t lds, std::int64_t rows, std::int64_t cols, float* dst,

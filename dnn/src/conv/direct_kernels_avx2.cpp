@@ -8,8 +8,9 @@
 // inner loops of full tiles carry no masks or bounds.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
-#include <cstring>
+#include <utility>
 
 #include "direct_kernels.hpp"
 #include "transpose8x8_avx2.hpp"
@@ -171,84 +172,172 @@ inline __attribute__((always_inline)) void transpose8(__m256 r[8]) {
   for (int i = 0; i < 8; ++i) r[i] = t[i];
 }
 
-// NB blocks of 8 output channels x NP pixels (see DirectOcvArgs); KW > 0: every run
-// is KW taps long (unrolled, the broadcasts at constant offsets), 0: any runs.
-template <int NB, int NP, int KW>
-void ocv_tile(const DirectOcvArgs& a) {
+// NB vectors of 8 output channels x NP pixels (see DirectOcvArgs); KW > 0: every
+// kernel row is KW consecutive taps (unrolled, broadcasts at constant offsets from NP
+// row pointers), 0: any tap offsets.
+template <int NB, int KW>
+inline __attribute__((always_inline)) void ocv_one_tile(const DirectOcvArgs& a, const std::int64_t* x_off,
+                                                        float* out) {
+  constexpr int NP = ocv_pixels(NB);
   __m256 acc[NB][NP];
-#pragma GCC unroll 2
+#pragma GCC unroll 8
   for (int b = 0; b < NB; ++b)
 #pragma GCC unroll 6
-    for (int p = 0; p < NP; ++p) acc[b][p] = _mm256_setzero_ps();
-  const std::int64_t taps = a.taps;
+    for (int p = 0; p < NP; ++p)
+      acc[b][p] = a.accumulate ? _mm256_loadu_ps(out + b * a.acc_bstride + p * 8) : _mm256_setzero_ps();
+  // One tap: the smaller of the two operand sets is held in registers, the other
+  // streamed through one register (12 accumulators + 4 or fewer + 1 <= 16 ymm).
   auto tap = [&](const float* const* px, const float* wt, int j) __attribute__((always_inline)) {
-    __m256 wv[NB];
-#pragma GCC unroll 2
-    for (int b = 0; b < NB; ++b) wv[b] = _mm256_loadu_ps(wt + b * a.w_block);
+    if constexpr (NP <= NB) {
+      __m256 xb[NP];
 #pragma GCC unroll 6
-    for (int p = 0; p < NP; ++p) {
-      const __m256 xb = _mm256_broadcast_ss(px[p] + j);
-#pragma GCC unroll 2
-      for (int b = 0; b < NB; ++b) acc[b][p] = _mm256_fmadd_ps(wv[b], xb, acc[b][p]);
+      for (int p = 0; p < NP; ++p) xb[p] = _mm256_broadcast_ss(px[p] + j);
+#pragma GCC unroll 8
+      for (int b = 0; b < NB; ++b) {
+        const __m256 wv = _mm256_loadu_ps(wt + 8 * b);
+#pragma GCC unroll 6
+        for (int p = 0; p < NP; ++p) acc[b][p] = _mm256_fmadd_ps(wv, xb[p], acc[b][p]);
+      }
+    } else {
+      __m256 wv[NB];
+#pragma GCC unroll 8
+      for (int b = 0; b < NB; ++b) wv[b] = _mm256_loadu_ps(wt + 8 * b);
+#pragma GCC unroll 6
+      for (int p = 0; p < NP; ++p) {
+        const __m256 xb = _mm256_broadcast_ss(px[p] + j);
+#pragma GCC unroll 8
+        for (int b = 0; b < NB; ++b) acc[b][p] = _mm256_fmadd_ps(wv[b], xb, acc[b][p]);
+      }
     }
   };
+  const std::int64_t taps = a.taps;
+  const float* wt = a.w;
   for (std::int64_t c = 0; c < a.channels; ++c) {
-    const float* wt = a.w + c * taps * 8;
     const float* xc = a.x + c * a.chan_stride;
-    std::int64_t t = 0;
-    for (int r = 0; r < a.runs; ++r) {
-      const float* px[NP];
+    if constexpr (KW > 0) {
+      for (std::int64_t t = 0; t < taps; t += KW) {
+        const float* px[NP];
 #pragma GCC unroll 6
-      for (int p = 0; p < NP; ++p) px[p] = xc + a.tap_off[t] + a.x_off[p];
-      if constexpr (KW > 0) {
+        for (int p = 0; p < NP; ++p) px[p] = xc + a.tap_off[t] + x_off[p];
 #pragma GCC unroll 16
-        for (int j = 0; j < KW; ++j) tap(px, wt + j * 8, j);
-        wt += KW * 8;
-        t += KW;
-      } else {
-        const int len = a.run_len[r];
-        for (int j = 0; j < len; ++j, wt += 8) tap(px, wt, j);
-        t += len;
+        for (int j = 0; j < KW; ++j) tap(px, wt + j * NB * 8, j);
+        wt += KW * NB * 8;
+      }
+    } else {
+      for (std::int64_t t = 0; t < taps; ++t, wt += NB * 8) {
+        const float* px[NP];
+#pragma GCC unroll 6
+        for (int p = 0; p < NP; ++p) px[p] = xc + a.tap_off[t] + x_off[p];
+        tap(px, wt, 0);
       }
     }
   }
-#pragma GCC unroll 2
-  for (int b = 0; b < NB; ++b) {
-    __m256 r[8];
 #pragma GCC unroll 8
-    for (int p = 0; p < 8; ++p) r[p] = p < NP ? acc[b][p] : _mm256_setzero_ps();
-    transpose8(r);
-    const int rows = b == NB - 1 ? a.rows_last : 8;
-    for (int m = 0; m < rows; ++m) {
-      __m256 v = r[m];
-      if (a.bias) v = _mm256_add_ps(v, _mm256_set1_ps(a.bias[8 * b + m]));
-      float* yr = a.y + (8 * b + m) * a.y_kstride;
-      if (!a.exact) {
-        _mm256_storeu_ps(yr, v);
-      } else {
-        alignas(32) float buf[8];
-        _mm256_store_ps(buf, v);
-        std::memcpy(yr, buf, sizeof(float) * NP);
+  for (int b = 0; b < NB; ++b)
+#pragma GCC unroll 6
+    for (int p = 0; p < NP; ++p) _mm256_storeu_ps(out + b * a.acc_bstride + p * 8, acc[b][p]);
+}
+
+template <int NB, int KW>
+void ocv_tile(const DirectOcvArgs& a) {
+  constexpr int NP = ocv_pixels(NB);
+  for (int i = 0; i < a.tiles; ++i) ocv_one_tile<NB, KW>(a, a.x_off + i * NP, a.acc + i * NP * 8);
+}
+
+// The hot 4 x 3 tile with unrolled kernel rows, one inline-assembly block per tap:
+// GCC's allocation of the intrinsics version varies with the surroundings (it spilled
+// an accumulator or folded a weight load into two FMAs in some builds, 10-20% slower);
+// here the 12 accumulators stay in registers and each tap is exactly oneDNN's
+// sequence: three input broadcasts (ymm12-14), then per channel vector one weight load
+// (ymm15) and three FMAs.
+struct Acc4x3 {
+  __m256 v[4][3];
+};
+
+// Tap J of a kernel row: inputs at x0..x2 + J, weights at wt + 32 J.
+template <int J>
+inline __attribute__((always_inline)) void ocv_tap_4x3(Acc4x3& acc, const float* x0, const float* x1,
+                                                       const float* x2, const float* wt) {
+  asm("vbroadcastss %c[xo](%[x0]), %%ymm12\n\t"
+      "vbroadcastss %c[xo](%[x1]), %%ymm13\n\t"
+      "vbroadcastss %c[xo](%[x2]), %%ymm14\n\t"
+      "vmovups %c[wo](%[w]), %%ymm15\n\t"
+      "vfmadd231ps %%ymm12, %%ymm15, %[a00]\n\t"
+      "vfmadd231ps %%ymm13, %%ymm15, %[a01]\n\t"
+      "vfmadd231ps %%ymm14, %%ymm15, %[a02]\n\t"
+      "vmovups %c[wo]+32(%[w]), %%ymm15\n\t"
+      "vfmadd231ps %%ymm12, %%ymm15, %[a10]\n\t"
+      "vfmadd231ps %%ymm13, %%ymm15, %[a11]\n\t"
+      "vfmadd231ps %%ymm14, %%ymm15, %[a12]\n\t"
+      "vmovups %c[wo]+64(%[w]), %%ymm15\n\t"
+      "vfmadd231ps %%ymm12, %%ymm15, %[a20]\n\t"
+      "vfmadd231ps %%ymm13, %%ymm15, %[a21]\n\t"
+      "vfmadd231ps %%ymm14, %%ymm15, %[a22]\n\t"
+      "vmovups %c[wo]+96(%[w]), %%ymm15\n\t"
+      "vfmadd231ps %%ymm12, %%ymm15, %[a30]\n\t"
+      "vfmadd231ps %%ymm13, %%ymm15, %[a31]\n\t"
+      "vfmadd231ps %%ymm14, %%ymm15, %[a32]\n\t"
+      : [a00] "+x"(acc.v[0][0]), [a01] "+x"(acc.v[0][1]), [a02] "+x"(acc.v[0][2]), [a10] "+x"(acc.v[1][0]),
+        [a11] "+x"(acc.v[1][1]), [a12] "+x"(acc.v[1][2]), [a20] "+x"(acc.v[2][0]), [a21] "+x"(acc.v[2][1]),
+        [a22] "+x"(acc.v[2][2]), [a30] "+x"(acc.v[3][0]), [a31] "+x"(acc.v[3][1]), [a32] "+x"(acc.v[3][2])
+      : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [w] "r"(wt), [xo] "i"(4 * J), [wo] "i"(128 * J)
+      : "xmm12", "xmm13", "xmm14", "xmm15", "memory");
+}
+
+template <int... J>
+inline __attribute__((always_inline)) void ocv_row_4x3(Acc4x3& acc, const float* x0, const float* x1,
+                                                       const float* x2, const float* wt,
+                                                       std::integer_sequence<int, J...>) {
+  (ocv_tap_4x3<J>(acc, x0, x1, x2, wt), ...);
+}
+
+template <int KW>
+void ocv_tile_4x3(const DirectOcvArgs& a) {
+  const std::int64_t taps = a.taps;
+  for (int i = 0; i < a.tiles; ++i) {
+    const std::int64_t* x_off = a.x_off + 3 * i;
+    float* out = a.acc + 24 * i;
+    Acc4x3 acc;
+#pragma GCC unroll 4
+    for (int b = 0; b < 4; ++b)
+#pragma GCC unroll 3
+      for (int p = 0; p < 3; ++p)
+        acc.v[b][p] = a.accumulate ? _mm256_loadu_ps(out + b * a.acc_bstride + p * 8) : _mm256_setzero_ps();
+    const float* wt = a.w;
+    for (std::int64_t c = 0; c < a.channels; ++c) {
+      const float* xc = a.x + c * a.chan_stride;
+      for (std::int64_t t = 0; t < taps; t += KW) {
+        const float* x0 = xc + a.tap_off[t] + x_off[0];
+        const float* x1 = xc + a.tap_off[t] + x_off[1];
+        const float* x2 = xc + a.tap_off[t] + x_off[2];
+        ocv_row_4x3(acc, x0, x1, x2, wt, std::make_integer_sequence<int, KW>());
+        wt += KW * 32;
       }
     }
+#pragma GCC unroll 4
+    for (int b = 0; b < 4; ++b)
+#pragma GCC unroll 3
+      for (int p = 0; p < 3; ++p) _mm256_storeu_ps(out + b * a.acc_bstride + p * 8, acc.v[b][p]);
   }
 }
 
 using OcvFn = void (*)(const DirectOcvArgs&);
-template <int NB, int KW>
-constexpr std::array<OcvFn, kOcvPixels> ocv_row() {
-  return {&ocv_tile<NB, 1, KW>, &ocv_tile<NB, 2, KW>, &ocv_tile<NB, 3, KW>,
-          &ocv_tile<NB, 4, KW>, &ocv_tile<NB, 5, KW>, &ocv_tile<NB, 6, KW>};
+template <int KW>
+constexpr std::array<OcvFn, kOcvMaxBlocks> ocv_row() {
+  if constexpr (KW > 0)
+    return {&ocv_tile<1, KW>, &ocv_tile<2, KW>, &ocv_tile<3, KW>, &ocv_tile_4x3<KW>};
+  else
+    return {&ocv_tile<1, KW>, &ocv_tile<2, KW>, &ocv_tile<3, KW>, &ocv_tile<4, KW>};
 }
-// Unrolled run lengths (the first layers' kernel widths), then any.
+// Unrolled kernel-row widths (the first layers' kernel widths), then any.
 constexpr int kOcvWidths[] = {3, 5, 7, 11, 0};
-// [width index][blocks-1][pixels-1]
-constexpr std::array<std::array<std::array<OcvFn, kOcvPixels>, 2>, 5> kOcv = {{
-    {{ocv_row<1, 3>(), ocv_row<2, 3>()}},
-    {{ocv_row<1, 5>(), ocv_row<2, 5>()}},
-    {{ocv_row<1, 7>(), ocv_row<2, 7>()}},
-    {{ocv_row<1, 11>(), ocv_row<2, 11>()}},
-    {{ocv_row<1, 0>(), ocv_row<2, 0>()}},
+// [width index][blocks-1]
+constexpr std::array<std::array<OcvFn, kOcvMaxBlocks>, 5> kOcv = {{
+    ocv_row<3>(),
+    ocv_row<5>(),
+    ocv_row<7>(),
+    ocv_row<11>(),
+    ocv_row<0>(),
 }};
 
 using FwdFn = void (*)(const DirectFwdArgs&);
@@ -294,8 +383,39 @@ void transpose_avx2(const float* src, std::int64_t lds, std::int64_t rows, std::
 
 void direct_ocv_avx2(const DirectOcvArgs& a) {
   std::size_t wi = 0;
-  while (kOcvWidths[wi] != 0 && kOcvWidths[wi] != a.run_const) ++wi;
-  kOcv[wi][static_cast<std::size_t>(a.nb - 1)][static_cast<std::size_t>(a.np - 1)](a);
+  while (kOcvWidths[wi] != 0 && kOcvWidths[wi] != a.kw_run) ++wi;
+  kOcv[wi][static_cast<std::size_t>(a.nb - 1)](a);
+}
+
+void direct_ocv_store_avx2(const DirectOcvStoreArgs& a) {
+  const std::int64_t full = std::min(a.p_end, a.pixels / 8 * 8);
+  for (int b = 0; b < a.nb; ++b) {
+    const int rows = b == a.nb - 1 ? a.rows_last : 8;
+    const float* src = a.acc + b * a.acc_bstride;
+    float* yb = a.y + 8 * b * a.y_kstride;
+    alignas(32) float bias[8] = {};
+    if (a.bias)
+      for (int m = 0; m < rows; ++m) bias[m] = a.bias[8 * b + m];
+    std::int64_t p = a.p_begin;
+    for (; p < full; p += 8) {
+      __m256 r[8];
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + (p + i) * 8);
+      transpose8(r);  // r[m]: channel m's 8 pixels
+      if (rows == 8) {  // unrolled: r[m] with a variable m compiles to a branch per row
+#pragma GCC unroll 8
+        for (int m = 0; m < 8; ++m)
+          _mm256_storeu_ps(yb + m * a.y_kstride + p, _mm256_add_ps(r[m], _mm256_set1_ps(bias[m])));
+      } else {
+        alignas(32) float rr[8][8];
+#pragma GCC unroll 8
+        for (int m = 0; m < 8; ++m) _mm256_store_ps(rr[m], _mm256_add_ps(r[m], _mm256_set1_ps(bias[m])));
+        for (int m = 0; m < rows; ++m) _mm256_storeu_ps(yb + m * a.y_kstride + p, _mm256_load_ps(rr[m]));
+      }
+    }
+    for (int m = 0; m < rows; ++m)
+      for (std::int64_t q = p; q < a.p_end; ++q) yb[m * a.y_kstride + q] = src[q * 8 + m] + bias[m];
+  }
 }
 
 void direct_bwdw_avx2(const DirectBwdwArgs& a) { kBwdw[(a.channels + 7) / 8 - 1][a.cols - 1](a); }

@@ -30,20 +30,30 @@ void direct_fwd_generic(const DirectFwdArgs& a) {
 }
 
 void direct_ocv_generic(const DirectOcvArgs& a) {
+  const int np = ocv_pixels(a.nb);
+  for (int i = 0; i < a.tiles; ++i)
+    for (int b = 0; b < a.nb; ++b)
+      for (int p = 0; p < np; ++p) {
+        float* out = a.acc + b * a.acc_bstride + (i * np + p) * 8;
+        float acc[8] = {};
+        if (a.accumulate) std::copy(out, out + 8, acc);
+        for (std::int64_t c = 0; c < a.channels; ++c)
+          for (std::int64_t t = 0; t < a.taps; ++t) {
+            const float xv = a.x[c * a.chan_stride + a.tap_off[t] + a.x_off[i * np + p]];
+            const float* ws = a.w + (c * a.taps + t) * a.nb * 8 + b * 8;
+            for (int m = 0; m < 8; ++m) acc[m] += ws[m] * xv;
+          }
+        std::copy(acc, acc + 8, out);
+      }
+}
+
+void direct_ocv_store_generic(const DirectOcvStoreArgs& a) {
   for (int b = 0; b < a.nb; ++b) {
     const int rows = b == a.nb - 1 ? a.rows_last : 8;
-    float acc[8][kOcvPixels] = {};
-    for (std::int64_t c = 0; c < a.channels; ++c)
-      for (std::int64_t t = 0; t < a.taps; ++t) {
-        const float* ws = a.w + b * a.w_block + (c * a.taps + t) * 8;
-        const float* xs = a.x + c * a.chan_stride + a.tap_off[t];
-        for (int m = 0; m < rows; ++m)
-          for (int p = 0; p < a.np; ++p) acc[m][p] += ws[m] * xs[a.x_off[p]];
-      }
     for (int m = 0; m < rows; ++m) {
       const float bias = a.bias ? a.bias[8 * b + m] : 0.0f;
       float* yr = a.y + (8 * b + m) * a.y_kstride;
-      for (int p = 0; p < a.np; ++p) yr[p] = acc[m][p] + bias;
+      for (std::int64_t p = a.p_begin; p < a.p_end; ++p) yr[p] = a.acc[b * a.acc_bstride + p * 8 + m] + bias;
     }
   }
 }

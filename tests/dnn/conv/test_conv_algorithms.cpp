@@ -58,6 +58,16 @@ const char* const kProblems[] = {
     "mb1ic3ih31oc10kh11sh4",          // AlexNet conv1-like: output-channel-vector direct path
     "mb1ic2ih15oc9kh3sh2dh1ph2",      // strided, dilated, few channels (any-run kernel)
     "mb8ic3ih24oc8kh5ph2",            // direct backward-weights split by reduction chunks (2+ threads)
+    // Few-channel strided forward (output-channel vectors): the 4x3 tile for each
+    // unrolled kernel width, 1-3 vector tiles, several 32-channel groups, reduction
+    // split over calls (taps x 32 weights > 16 KiB), several pixel chunks with a partial
+    // last tile, groups, odd strides.
+    "mb1ic3ih29oc40kh7sh2ph3",        // 7x7: a 4-vector and a 1-vector group, 2 + 1 channel passes
+    "mb2ic3ih35oc96kh11sh4",          // 11x11 s4: three 4-vector groups, one channel per pass
+    "g2mb1ic6ih17oc64kh3sh2ph1",      // 3x3 grouped (3 channels per group)
+    "mb1ic4ih19oc8kh5sh3ph1",         // 5x5 s3, one vector, 4 channels
+    "mb1ic3ih101oc24kh3sh2ph1",       // 2500 pixels: several chunks, 3-vector tiles
+    "mb1ic2ih13oc36kh4sh2",           // even kernel width (not unrolled), 4+1 vectors
 };
 
 class ConvAlgorithms : public ConvTest, public ::testing::WithParamInterface<const char*> {};

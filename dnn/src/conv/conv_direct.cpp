@@ -402,10 +402,13 @@ class Direct final : public ConvAlgorithm {
     const index_t scratch_floats = kOcvMaxBlocks * chunk * 8;
     if (ocv_scratch_.size() < static_cast<std::size_t>(nt * scratch_floats))
       ocv_scratch_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(nt * scratch_floats));
-    prepare_buffer(gq, xocv_);
+    // Unpadded layers (AlexNet conv1) read x in place: the unsplit geometry without
+    // padding is x's own layout, and the kernel reads only inside the windows.
+    const bool in_place = d_.pad_h == 0 && d_.pad_w == 0;
+    if (!in_place) prepare_buffer(gq, xocv_);
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-      const float* xin = fill_input(x, gq, xocv_);
+      const float* xin = in_place ? x : fill_input(x, gq, xocv_);
       float* scratch = ocv_scratch_.data() + omp_get_thread_num() * scratch_floats;
       std::vector<std::int64_t> x_off(static_cast<std::size_t>(chunk));
       DirectOcvArgs a{};

@@ -1,11 +1,10 @@
 // Pooling: Caffe's PoolingLayer (MAX, AVE; global pooling; Caffe's ceil rounding)
-// on dnn::pooling_forward/backward, except MAX 2x2 stride 2 without padding on even
-// planes (LeNet's pools), which runs pool2x2.hpp's kernels (same values and masks).
+// on dnn::pooling_forward/backward (which has its own kernels for MAX 2x2 stride 2,
+// LeNet's pools).
 #include <cstdint>
 #include <vector>
 
 #include "layers/builtin_layers.hpp"
-#include "layers/pool2x2.hpp"
 #include "taihu/dnn/pooling.hpp"
 
 namespace taihu::caffe {
@@ -51,31 +50,21 @@ class PoolingLayer : public Layer {
     }
     top[0]->reshape({x.shape(0), x.shape(1), static_cast<int>(s_.out_h()), static_cast<int>(s_.out_w())});
     if (s_.method == dnn::PoolMethod::max) mask_.resize(static_cast<std::size_t>(top[0]->count()));
-    max2x2_ = s_.method == dnn::PoolMethod::max && pool2x2_applies(s_);
   }
 
   void forward(const BlobVec& bottom, const BlobVec& top) override {
-    if (max2x2_) {
-      max_pool2x2_forward(s_, bottom[0]->data(), top[0]->mutable_data(), mask_.data());
-      return;
-    }
     dnn::pooling_forward<float>(s_, bottom[0]->data(), top[0]->mutable_data(),
                                 s_.method == dnn::PoolMethod::max ? mask_.data() : nullptr);
   }
 
   void backward(const BlobVec& top, const std::vector<bool>& down, const BlobVec& bottom) override {
     if (!down[0]) return;
-    if (max2x2_) {
-      max_pool2x2_backward(s_, top[0]->diff(), mask_.data(), bottom[0]->mutable_diff());
-      return;
-    }
     dnn::pooling_backward<float>(s_, top[0]->diff(), mask_.data(), bottom[0]->mutable_diff());
   }
 
  private:
   dnn::PoolingShape s_;
   bool global_ = false;
-  bool max2x2_ = false;  // pool2x2.hpp's kernels instead of dnn's
   std::vector<std::int32_t> mask_;
 };
 

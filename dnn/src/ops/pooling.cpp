@@ -6,6 +6,9 @@
 // same tap loops in reverse (dy / window size added to each tap's input), or for
 // short rows (<= 16 outputs) Caffe's window-by-window loop.
 // The visiting order per output (h then w, strict >) matches Caffe's argmax ties.
+// MAX 2x2 stride 2 without padding (float) runs pool_max2x2.hpp's per-ISA kernels
+// instead: the same values and masks, eight windows per AVX2 step, and a backward that
+// stores each input once instead of zero-filling and scattering.
 #include "taihu/dnn/pooling.hpp"
 
 #include <emmintrin.h>
@@ -18,6 +21,7 @@
 
 #include "ops/check.hpp"
 #include "ops/parallel.hpp"
+#include "ops/pool_max2x2.hpp"
 #include "ops/vec_math.hpp"
 
 namespace taihu::dnn {
@@ -260,6 +264,15 @@ void pooling_forward(const PoolingShape& s, const T* x, T* y, std::int32_t* mask
     ops::fail(what, "height * width exceeds the int32 argmax mask");
   const index_t oh = s.out_h(), ow = s.out_w(), plane = s.height * s.width;
   const bool is_max = s.method == PoolMethod::max;
+  if constexpr (std::is_same_v<T, float>) {
+    if (ops::pool_max2x2_applies(s)) {
+      const ops::PoolMax2x2Kernels& k = ops::pool_max2x2_kernels();
+      ops::parallel_tasks(s.batch * s.channels, std::max<index_t>(1, 4096 / (oh * ow)), [&](index_t p) {
+        k.forward(s.height, s.width, x + p * plane, y + p * oh * ow, mask ? mask + p * oh * ow : nullptr);
+      });
+      return;
+    }
+  }
   const std::vector<T> col_size = window_widths<T>(s, ow);
   ops::parallel_tasks(s.batch * s.channels, std::max<index_t>(1, 4096 / (oh * ow)), [&](index_t p) {
     const T* xp = x + p * plane;
@@ -288,6 +301,15 @@ void pooling_backward(const PoolingShape& s, const T* dy, const std::int32_t* ma
   const bool is_max = s.method == PoolMethod::max;
   if (is_max) ops::check_pointer(what, "mask", mask);
   const index_t oh = s.out_h(), ow = s.out_w(), plane = s.height * s.width;
+  if constexpr (std::is_same_v<T, float>) {
+    if (ops::pool_max2x2_applies(s)) {
+      const ops::PoolMax2x2Kernels& k = ops::pool_max2x2_kernels();
+      ops::parallel_tasks(s.batch * s.channels, std::max<index_t>(1, 4096 / plane), [&](index_t p) {
+        k.backward(s.height, s.width, dy + p * oh * ow, mask + p * oh * ow, dx + p * plane);
+      });
+      return;
+    }
+  }
   const std::vector<T> col_size = window_widths<T>(s, ow);
   ops::parallel_tasks(s.batch * s.channels, std::max<index_t>(1, 4096 / plane), [&](index_t p) {
     T* dxp = dx + p * plane;

@@ -437,6 +437,11 @@ class Direct final : public ConvAlgorithm {
         for (index_t q = 0; q < kgroups; ++q) {
           a.nb = static_cast<int>(std::min<index_t>(kOcvMaxBlocks, kb8 - q * kOcvMaxBlocks));
           a.tiles = static_cast<int>(ceil_div(p1 - p0, index_t{ocv_pixels(a.nb)}));
+          st.nb = a.nb;
+          st.rows_last = static_cast<int>(std::min<index_t>(8, kg_ - 8 * (q * kOcvMaxBlocks + a.nb - 1)));
+          st.pixels = p1 - p0;
+          st.bias = bias ? bias + g * kg_ + q * 8 * kOcvMaxBlocks : nullptr;
+          st.y = y + (n * d_.k + g * kg_ + q * 8 * kOcvMaxBlocks) * plane + p0;
           for (index_t c0 = 0; c0 < cg_; c0 += cblock) {
             a.x = xin + (n * d_.c + g * cg_ + c0) * gq.chan_stride;
             a.channels = std::min(cblock, cg_ - c0);
@@ -444,12 +449,8 @@ class Direct final : public ConvAlgorithm {
             a.accumulate = c0 > 0;
             kernel(a);
           }
-          st.nb = a.nb;
-          st.rows_last = static_cast<int>(std::min<index_t>(8, kg_ - 8 * (q * kOcvMaxBlocks + a.nb - 1)));
-          st.pixels = st.p_end = p1 - p0;
           st.p_begin = 0;
-          st.bias = bias ? bias + g * kg_ + q * 8 * kOcvMaxBlocks : nullptr;
-          st.y = y + (n * d_.k + g * kg_ + q * 8 * kOcvMaxBlocks) * plane + p0;
+          st.p_end = st.pixels;
           store(st);
         }
       }

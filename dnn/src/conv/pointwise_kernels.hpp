@@ -35,6 +35,7 @@ struct PwFwdArgs {
   const float* prefetch;     // rows to pull into L1 meanwhile (2 lines each, one row per
   std::int64_t prefetch_rows;   // 8 channels), prefetch_stride apart; 0 rows: none
   std::int64_t prefetch_stride;
+  bool prefetch_l2;          // into L2 instead (the next weight block)
 };
 
 using PwFwdKernel = void (*)(const PwFwdArgs&);

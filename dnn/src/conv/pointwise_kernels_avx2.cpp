@@ -34,8 +34,13 @@ void fwd_tile(const PwFwdArgs& a) {
     // One prefetched row (2 lines) per 8 channels: spread out, so the few L1 miss
     // buffers never fill up and stall the FMAs.
     if (pf_left > 0) {
-      _mm_prefetch(reinterpret_cast<const char*>(pf), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(pf + 16), _MM_HINT_T0);
+      if (a.prefetch_l2) {
+        _mm_prefetch(reinterpret_cast<const char*>(pf), _MM_HINT_T1);
+        _mm_prefetch(reinterpret_cast<const char*>(pf + 16), _MM_HINT_T1);
+      } else {
+        _mm_prefetch(reinterpret_cast<const char*>(pf), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(pf + 16), _MM_HINT_T0);
+      }
       pf += a.prefetch_stride;
       --pf_left;
     }

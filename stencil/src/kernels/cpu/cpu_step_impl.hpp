@@ -93,6 +93,36 @@ Weights<H> load_weights(const FdWeights& fd, int dim) {
   return w;
 }
 
+// The weights broadcast to whole vectors and kept in memory (L1): the FMAs take them as
+// memory operands, so kernels with more weights than free registers (density: 25, vti:
+// 14) neither spill nor re-broadcast them (AVX2 has no embedded broadcast), and the
+// per-axis weights are used as they are instead of factorised with an extra multiply.
+template <int H>
+struct VecWeights {
+  vf d2[3][H + 1];
+  vf d1[3][H + 1];
+  vf centre, centre_h;
+  explicit VecWeights(const Weights<H>& w) {
+    for (int a = 0; a < 3; ++a)
+      for (int k = 0; k <= H; ++k) {
+        d2[a][k] = vf{} + w.d2[a][k];
+        d1[a][k] = vf{} + w.d1[a][k];
+      }
+    centre = vf{} + w.centre;
+    centre_h = vf{} + w.centre_h;
+  }
+};
+
+// The weights as seen from inside a loop iteration: the empty asm hides that the
+// pointer is loop-invariant, so the compiler takes each weight as a memory operand of
+// its FMA instead of hoisting them all into registers and spilling the accumulators.
+template <int H>
+inline const VecWeights<H>& in_memory(const VecWeights<H>& w) {
+  const VecWeights<H>* p = &w;
+  asm("" : "+r"(p));
+  return *p;
+}
+
 // Each line function runs its body once per vector of kW points, then once per scalar
 // point for the ragged end of the line (T = vf or float, same operation order).
 template <class T>
@@ -157,6 +187,18 @@ inline void add_dz_terms(const ZRow<H>& row, const Weights<H>& w, vf& acc) {
   if constexpr (K <= H) {
     acc += w.d1[0][K] * (row.template at<K>() - row.template at<-K>());
     add_dz_terms<H, K + 1>(row, w, acc);
+  }
+}
+
+// Along z from K on: the second-derivative sum (weights d2) and the first-derivative
+// difference (weights d1) of the same neighbour pair, from one rotation each.
+template <int H, int K = 2>
+inline void add_z_pairs(const ZRow<H>& row, const VecWeights<H>& w, vf& d2, vf& d1) {
+  if constexpr (K <= H) {
+    const vf a = row.template at<K>(), b = row.template at<-K>();
+    d2 += w.d2[0][K] * (a + b);
+    d1 += w.d1[0][K] * (a - b);
+    add_z_pairs<H, K + 1>(row, w, d2, d1);
   }
 }
 
@@ -239,37 +281,26 @@ __attribute__((noinline)) void line_acoustic(const float* __restrict u, float* _
 
 // Variable density with the buoyancy terms merged ahead of time (make_density_terms):
 // u_prev <- 2u - u_prev + A lap(u) - sum_a G_a d_a u,   G_a = A d_a(ln rho).
+// Each neighbour pair is loaded (or rotated) once and feeds both its sum (laplacian)
+// and its difference (gradient); the weights are per axis, from memory (VecWeights).
 template <int H, int DIM>
 inline void line_density(const float* __restrict u, float* __restrict up, const float* __restrict A,
-                         const float* const* __restrict G, long n0, long s1, long s2, const Weights<H>& w,
-                         Ahead ah) {
-  auto body = [&](auto tag, long i) {
-    using T = decltype(tag);
-    const float* c = u + i;
-    T lap[1];
-    laplacian<H, DIM, 1, T>(c, s1, s2, w, lap);
-    const float g1 = w.d1[0][1];
-    T gz;
-    if constexpr (std::is_same_v<T, vf>) {  // z terms by rotation, as in laplacian()
-      const ZRow<H> row(c);
-      gz = g1 * (row.template at<1>() - row.template at<-1>());
-      add_dz_terms<H>(row, w, gz);
-    } else {
-      gz = g1 * (ld<T>(c + 1) - ld<T>(c - 1));
-      for (int k = 2; k <= H; ++k) gz += w.d1[0][k] * (ld<T>(c + k) - ld<T>(c - k));
-    }
-    T gx = g1 * (ld<T>(c + s1) - ld<T>(c - s1));
-    T gy{};
-    if constexpr (DIM == 3) gy = g1 * (ld<T>(c + s2) - ld<T>(c - s2));
+                         const float* const* __restrict G, long n0, long s1, long s2, const Weights<H>& ws,
+                         const VecWeights<H>& wv, Ahead ah) {
+  // Second and first derivative along a strided axis, pairs shared.
+  auto strided = [&](const VecWeights<H>& w, const float* c, long s, int axis, vf& d2, vf& d1) {
+    vf a = load(c + s), b = load(c - s);
+    d2 = w.d2[axis][1] * (a + b);
+    d1 = w.d1[axis][1] * (a - b);
 #pragma GCC unroll 16
     for (int k = 2; k <= H; ++k) {
-      const float gk = w.d1[0][k];
-      gx += gk * (ld<T>(c + k * s1) - ld<T>(c - k * s1));
-      if constexpr (DIM == 3) gy += gk * (ld<T>(c + k * s2) - ld<T>(c - k * s2));
+      a = load(c + k * s);
+      b = load(c - k * s);
+      // (a - b as sum - 2b: GCC 12 spilled a to the stack when it fed both a + b and a - b)
+      const vf sum = a + b;
+      d1 += w.d1[axis][k] * (sum - (b + b));
+      d2 += w.d2[axis][k] * sum;
     }
-    T grad = ld<T>(G[0] + i) * gz + (w.ratio1[1] * ld<T>(G[1] + i)) * gx;
-    if constexpr (DIM == 3) grad += (w.ratio1[2] * ld<T>(G[2] + i)) * gy;
-    st<T>(up + i, 2.f * ld<T>(c) - ld<T>(up + i) + (ld<T>(A + i) * lap[0] - grad));
   };
   long i = 0;
   for (; i + kW <= n0; i += kW) {
@@ -279,40 +310,62 @@ inline void line_density(const float* __restrict u, float* __restrict up, const 
       prefetch(A + i + ah.dist);
       for (int a = 0; a < DIM; ++a) prefetch(G[a] + i + ah.dist);
     }
-    body(vf{}, i);
+    // Axis by axis into two running sums (lap, grad), so few vectors are live at once.
+    const VecWeights<H>& w = in_memory(wv);
+    const float* c = u + i;
+    vf centre, lap, grad;
+    {
+      const ZRow<H> row(c);
+      centre = row.template at<0>();
+      const vf a = row.template at<1>(), b = row.template at<-1>();
+      vf gz = w.d1[0][1] * (a - b);
+      lap = w.centre * centre + w.d2[0][1] * (a + b);
+      add_z_pairs<H>(row, w, lap, gz);
+      grad = load(G[0] + i) * gz;
+    }
+    vf d2, d1;
+    strided(w, c, s1, 1, d2, d1);
+    lap += d2;
+    grad += load(G[1] + i) * d1;
+    if constexpr (DIM == 3) {
+      strided(w, c, s2, 2, d2, d1);
+      lap += d2;
+      grad += load(G[2] + i) * d1;
+    }
+    store(up + i, 2.f * centre - load(up + i) + (load(A + i) * lap - grad));
   }
-  for (; i < n0; ++i) body(0.f, i);
+  for (; i < n0; ++i) {  // the ragged end, plainly
+    const float* c = u + i;
+    float lap = ws.centre * c[0], grad = 0.f;
+    const long strides[3] = {1, s1, s2};
+    for (int a = 0; a < DIM; ++a) {
+      float d2 = 0.f, d1 = 0.f;
+      for (int k = 1; k <= H; ++k) {
+        d2 += ws.d2[a][k] * (c[k * strides[a]] + c[-k * strides[a]]);
+        d1 += ws.d1[a][k] * (c[k * strides[a]] - c[-k * strides[a]]);
+      }
+      lap += d2;
+      grad += G[a][i] * d1;
+    }
+    up[i] = 2.f * c[0] - up[i] + (A[i] * lap - grad);
+  }
+}
+
+// VTI: q's second derivative along z (register rotation), p's along x and y, per-axis
+// weights from memory (VecWeights); the centre loads of p and q serve the time update.
+template <int H, int K = 2>
+inline void add_z_sums(const ZRow<H>& row, const VecWeights<H>& w, vf& acc) {
+  if constexpr (K <= H) {
+    acc += w.d2[0][K] * (row.template at<K>() + row.template at<-K>());
+    add_z_sums<H, K + 1>(row, w, acc);
+  }
 }
 
 template <int H, int DIM>
 inline void line_vti(const float* __restrict p, float* __restrict pp, const float* __restrict q,
                      float* __restrict qp, const float* __restrict A, const float* __restrict B,
-                     const float* __restrict C, long n0, long s1, long s2, const Weights<H>& w, Ahead ah) {
-  auto body = [&](auto tag, long i) {
-    using T = decltype(tag);
-    const float* cp = p + i;
-    const float* cq = q + i;
-    T vz;
-    if constexpr (std::is_same_v<T, vf>) {  // z terms of q by rotation, as in laplacian()
-      const ZRow<H> row(cq);
-      vz = w.d2[0][0] * row.template at<0>() + w.d2[0][1] * (row.template at<1>() + row.template at<-1>());
-      add_z_terms<H>(row, w, vz);
-    } else {
-      vz = w.d2[0][0] * ld<T>(cq) + w.d2[0][1] * (ld<T>(cq + 1) + ld<T>(cq - 1));
-      for (int k = 2; k <= H; ++k) vz += w.d2[0][k] * (ld<T>(cq + k) + ld<T>(cq - k));
-    }
-    T hx = w.centre_h * ld<T>(cp) + w.d2[1][1] * (ld<T>(cp + s1) + ld<T>(cp - s1)), hy{};
-    if constexpr (DIM == 3) hy = w.d2[2][1] * (ld<T>(cp + s2) + ld<T>(cp - s2));
-#pragma GCC unroll 16
-    for (int k = 2; k <= H; ++k) {
-      hx += w.d2[1][k] * (ld<T>(cp + k * s1) + ld<T>(cp - k * s1));
-      if constexpr (DIM == 3) hy += w.d2[2][k] * (ld<T>(cp + k * s2) + ld<T>(cp - k * s2));
-    }
-    const T h2 = hx + hy;
-    const T cz = ld<T>(C + i) * vz;
-    st<T>(pp + i, 2.f * ld<T>(cp) - ld<T>(pp + i) + ld<T>(A + i) * h2 + cz);
-    st<T>(qp + i, 2.f * ld<T>(cq) - ld<T>(qp + i) + ld<T>(B + i) * h2 + cz);
-  };
+                     const float* __restrict C, long n0, long s1, long s2, const Weights<H>& ws,
+                     const VecWeights<H>& wv, Ahead ah) {
   long i = 0;
   for (; i + kW <= n0; i += kW) {
     if (ah.dist && i % 16 == 0) {
@@ -320,9 +373,37 @@ inline void line_vti(const float* __restrict p, float* __restrict pp, const floa
       for (const float* f : {static_cast<const float*>(pp), q, static_cast<const float*>(qp), A, B, C})
         prefetch(f + i + ah.dist);
     }
-    body(vf{}, i);
+    const VecWeights<H>& w = wv;
+    const float* cp = p + i;
+    const ZRow<H> row(q + i);
+    const vf q0 = row.template at<0>(), p0 = load(cp);
+    vf vz = w.d2[0][0] * q0 + w.d2[0][1] * (row.template at<1>() + row.template at<-1>());
+    add_z_sums<H>(row, w, vz);
+    vf hx = w.centre_h * p0 + w.d2[1][1] * (load(cp + s1) + load(cp - s1)), hy{};
+    if constexpr (DIM == 3) hy = w.d2[2][1] * (load(cp + s2) + load(cp - s2));
+#pragma GCC unroll 16
+    for (int k = 2; k <= H; ++k) {
+      hx += w.d2[1][k] * (load(cp + k * s1) + load(cp - k * s1));
+      if constexpr (DIM == 3) hy += w.d2[2][k] * (load(cp + k * s2) + load(cp - k * s2));
+    }
+    const vf h2 = hx + hy;
+    const vf cz = load(C + i) * vz;
+    store(pp + i, 2.f * p0 - load(pp + i) + load(A + i) * h2 + cz);
+    store(qp + i, 2.f * q0 - load(qp + i) + load(B + i) * h2 + cz);
   }
-  for (; i < n0; ++i) body(0.f, i);
+  for (; i < n0; ++i) {  // the ragged end, plainly
+    const float* cp = p + i;
+    const float* cq = q + i;
+    float vz = ws.d2[0][0] * cq[0], h2 = ws.centre_h * cp[0];
+    for (int k = 1; k <= H; ++k) {
+      vz += ws.d2[0][k] * (cq[k] + cq[-k]);
+      h2 += ws.d2[1][k] * (cp[k * s1] + cp[-k * s1]);
+      if constexpr (DIM == 3) h2 += ws.d2[2][k] * (cp[k * s2] + cp[-k * s2]);
+    }
+    const float cz = C[i] * vz;
+    pp[i] = 2.f * cp[0] - pp[i] + A[i] * h2 + cz;
+    qp[i] = 2.f * cq[0] - qp[i] + B[i] * h2 + cz;
+  }
 }
 
 // Derivatives of one field at c (T = vf or float, the same terms in the same order):
@@ -570,7 +651,7 @@ void step_tti3d(const StepArgs& a, long j0, long j1) {
 }
 
 template <int H, int DIM>
-inline void do_line(const StepArgs& a, const Weights<H>& w, long off, Ahead ah) {
+inline void do_line(const StepArgs& a, const Weights<H>& w, const VecWeights<H>& vw, long off, Ahead ah) {
   const Layout& L = a.layout;
   switch (a.physics) {
     case Physics::acoustic:
@@ -578,7 +659,7 @@ inline void do_line(const StepArgs& a, const Weights<H>& w, long off, Ahead ah) 
       break;
     case Physics::acoustic_density: {
       const float* G[3] = {a.G[0] + off, a.G[1] + off, DIM == 3 ? a.G[2] + off : nullptr};
-      line_density<H, DIM>(a.u + off, a.u_prev + off, a.A + off, G, L.n[0], L.s1, L.s2, w, ah);
+      line_density<H, DIM>(a.u + off, a.u_prev + off, a.A + off, G, L.n[0], L.s1, L.s2, w, vw, ah);
       break;
     }
     case Physics::tti:
@@ -591,7 +672,7 @@ inline void do_line(const StepArgs& a, const Weights<H>& w, long off, Ahead ah) 
       break;
     case Physics::vti:
       line_vti<H, DIM>(a.u + off, a.u_prev + off, a.q + off, a.q_prev + off, a.A + off, a.B + off, a.C + off,
-                       L.n[0], L.s1, L.s2, w, ah);
+                       L.n[0], L.s1, L.s2, w, vw, ah);
       break;
   }
 }
@@ -617,10 +698,11 @@ inline long tile_lines(const Layout& L, int half, int threads) {
 template <int H>
 inline void sweep_planes(const StepArgs& a, const Weights<H>& w, long ya, long yb, long tile, Ahead ah) {
   const Layout& L = a.layout;
+  const VecWeights<H> vw(w);
   for (long xa = 0; xa < L.n[1]; xa += tile) {
     const long xb = std::min(L.n[1], xa + tile);
     for (long y = ya; y < yb; ++y)
-      for (long x = xa; x < xb; ++x) do_line<H, 3>(a, w, L.index(0, x, y), ah);
+      for (long x = xa; x < xb; ++x) do_line<H, 3>(a, w, vw, L.index(0, x, y), ah);
   }
 }
 
@@ -633,8 +715,9 @@ void step_streamed(const StepArgs& a, long j0, long j1) {
 #pragma omp parallel num_threads(threads)
     {
       FlushDenormals ftz;
+      const VecWeights<H> vw(w);
 #pragma omp for schedule(static)
-      for (long j = j0; j < j1; ++j) do_line<H, 2>(a, w, L.index(0, j, 0), Ahead{});
+      for (long j = j0; j < j1; ++j) do_line<H, 2>(a, w, vw, L.index(0, j, 0), Ahead{});
     }
   } else {
     const long tile = tile_lines(L, H, threads);

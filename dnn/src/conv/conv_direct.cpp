@@ -13,7 +13,8 @@
 //     weights are packed once ([group][4-channel block][channel][tap][4], cached under
 //     WeightsHint::unchanged) and the channel reduction is blocked so the packed
 //     block stays in L2; work items are (image, group, rows) chunks.
-//   forward, strided layers with <= 4 input channels per group (first layers):
+//   forward, <= 4 input channels per group (first layers; strided, or >= 32 output
+//     channels per group):
 //     vectorised along output channels instead, as oneDNN's first-layer kernel (tiles
 //     of 32 channels x 3 pixels of the plane, the input broadcast from an unsplit
 //     padded copy so each kernel row is one unrolled run of kw taps, any stride at the
@@ -52,12 +53,14 @@ struct DirectKernels {
   DirectOcvStoreKernel ocv_store;
 };
 
-// Input channels per group up to which strided forward passes vectorise along output
-// channels (strided first layers: the phase-split input cuts the pixel-vector tile's
-// taps into runs of 2-4, and it measured 0.70x oneDNN on ResNet-50 conv1 and AlexNet
-// conv1 against 0.85-0.93x for this path; at stride 1 the pixel-vector tile measured
-// as fast on CIFAR-10 conv1 (0.75x both) and faster on LeNet conv1 (1.03x vs 0.72x).
-constexpr index_t kOcvMaxChannels = 4;
+// Input channels per group up to which forward passes vectorise along output channels
+// (first layers). Strided: the phase-split input cuts the pixel-vector tile's taps into
+// runs of 2-4; it measured 0.70x oneDNN on ResNet-50 conv1 and AlexNet conv1 against
+// 0.85-0.96x for this path. Stride 1: this path when whole 32-channel tiles fill
+// (CIFAR-10 conv1, 3 -> 32: median 0.74x vs 0.53x), the pixel-vector tile for fewer
+// output channels (LeNet conv1, 1 -> 20: 1.0x vs 0.7-0.9x: 25 taps per output leave
+// the transposed store too large a share).
+constexpr index_t kOcvMaxChannels = 4, kOcvMinStride1Channels = 32;
 constexpr index_t kOcvChunkStep = 24;  // pixel chunks of the few-channel forward: multiples of this
 
 const DirectKernels& kernels() {
@@ -186,7 +189,7 @@ class Direct final : public ConvAlgorithm {
       pointwise_->forward(x, w, bias, y, hint);
       return;
     }
-    if (!geo_.in_place && cg_ <= kOcvMaxChannels && d_.stride_w > 1) {
+    if (!geo_.in_place && cg_ <= kOcvMaxChannels && (d_.stride_w > 1 || kg_ >= kOcvMinStride1Channels)) {
       forward_ocv(x, w, bias, y, hint);
       return;
     }

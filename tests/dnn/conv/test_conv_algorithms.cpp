@@ -68,6 +68,8 @@ const char* const kProblems[] = {
     "mb1ic4ih19oc8kh5sh3ph1",         // 5x5 s3, one vector, 4 channels
     "mb1ic3ih101oc24kh3sh2ph1",       // 2500 pixels: several chunks, 3-vector tiles
     "mb1ic2ih13oc36kh4sh2",           // even kernel width (not unrolled), 4+1 vectors
+    "mb2ic3ih13oc40kh5ph2",           // stride 1, >= 32 output channels (CIFAR-10 conv1-like)
+    "mb1ic2ih12oc32kh3ph2dh1",        // stride 1, dilated: the any-offset tile
 };
 
 class ConvAlgorithms : public ConvTest, public ::testing::WithParamInterface<const char*> {};
@@ -202,7 +204,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ConvThreads,
                          ::testing::Values("mb1ic24ih13oc20kh3ph1", "mb3ic24ih9oc20kh3ph1",
                                            "mb1ic16ih15oc24kh1", "mb2ic3ih20oc20kh5sh2ph2",
                                            "g2mb2ic8ih9oc8kh3sh2ph1", "mb2ic12ih11oc10kh5ph2",
-                                           "mb8ic3ih24oc8kh5ph2"),
+                                           "mb8ic3ih24oc8kh5ph2", "mb3ic3ih21oc36kh5ph2"),
                          [](const auto& p) { return std::string(p.param); });
 
 }  // namespace

@@ -7,6 +7,11 @@
 #include <cmath>
 #include <filesystem>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "codegen/task_pool.hpp"
 #include "taihu/autotune/backend.hpp"
 #include "taihu/autotune/interpreter.hpp"
 #include "taihu/autotune/parser.hpp"
@@ -89,6 +94,28 @@ TEST(AutotuneHalide, SoftmaxRowReductionsInVectorLanes) {
     if (want[i] > 1e-30f) worst = std::max(worst, std::abs(static_cast<double>(out[i]) - want[i]) / want[i]);
   EXPECT_LT(worst, 1e-5);
   EXPECT_GT(worst, 0.0);  // (float results: not bit-identical to the double reference)
+}
+
+TEST(AutotuneHalide, TaskPoolRunsEveryTaskOnce) {
+  // The Winograd kernels' parallel loops: every index exactly once, loop after loop
+  // (helpers spinning or asleep in between), a failing task's code returned, nested
+  // loops run serially inside a task.
+  namespace th = taihu::autotune::halide;
+  for (int round = 0; round < 200; ++round) {
+    const int extent = 1 + round % 37;
+    std::vector<std::atomic<int>> hits(static_cast<std::size_t>(extent));
+    ASSERT_EQ(th::pool_run(2 + round % 3, extent, [&](int i) {
+                hits[static_cast<std::size_t>(i)].fetch_add(1);
+                return 0;
+              }),
+              0);
+    for (int i = 0; i < extent; ++i) ASSERT_EQ(hits[static_cast<std::size_t>(i)].load(), 1) << "round " << round << " task " << i;
+    if (round % 50 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));  // helpers fall asleep
+  }
+  EXPECT_EQ(th::pool_run(2, 10, [](int i) { return i == 7 ? 3 : 0; }), 3);
+  std::atomic<int> inner{0};
+  EXPECT_EQ(th::pool_run(2, 4, [&](int) { return th::pool_run(2, 5, [&](int) { return inner.fetch_add(1), 0; }); }), 0);
+  EXPECT_EQ(inner.load(), 20);
 }
 
 TEST(AutotuneHalide, DepthwiseWindowInsideVectorLoop) {

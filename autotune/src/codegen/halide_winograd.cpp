@@ -25,6 +25,7 @@
 #include <mutex>
 
 #include "codegen/halide_lower.hpp"
+#include "codegen/task_pool.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/threads.hpp"
 
@@ -136,28 +137,16 @@ BlockCache& block_cache() {
 void* cached_malloc(JITUserContext*, std::size_t size) { return block_cache().get(size); }
 void cached_free(JITUserContext*, void* p) { block_cache().put(p); }
 
-// The block loop runs on taihu's OpenMP threads (taihu::arch::threads_for_call()), the
-// threads dnn/'s hand kernels use, rather than Halide's own pool: with other processes
-// on the cores Halide's workers (a few sched_yield spins, then asleep) handed their
-// core away and the join waited a time slice; OpenMP's waiting policy (OMP_WAIT_POLICY)
-// then governs both kernels alike. Dynamic: the tasks are few (7 on a 28x28 image).
-int omp_do_par_for(JITUserContext* ctx, int (*task)(JITUserContext*, int, std::uint8_t*), int min, int extent, std::uint8_t* closure) {
-  const int threads = std::min(extent, taihu::arch::threads_for_call());
-  if (threads <= 1) {
-    for (int i = 0; i < extent; ++i)
-      if (const int r = task(ctx, min + i, closure); r != 0) return r;
-    return 0;
-  }
-  int result = 0;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (int i = 0; i < extent; ++i) {
-    const int r = task(ctx, min + i, closure);
-    if (r != 0) {
-#pragma omp atomic write
-      result = r;
-    }
-  }
-  return result;
+// The kernel's parallel loops run on autotune's task pool (codegen/task_pool.hpp) with
+// taihu::arch::threads_for_call() threads, not on Halide's own pool and not in OpenMP
+// parallel regions. Halide's workers (a few sched_yield spins, then asleep) handed
+// their core away between the stages, so each loop waited for a wake-up; an OpenMP
+// `parallel for` joins at a barrier every thread must reach, so with other processes
+// on the cores each of the three loops waited a time slice (40 ms per call instead of
+// 0.3 ms at load 6). The pool's caller takes tasks itself and waits only for tasks a
+// helper has started.
+int pool_do_par_for(JITUserContext* ctx, int (*task)(JITUserContext*, int, std::uint8_t*), int min, int extent, std::uint8_t* closure) {
+  return pool_run(taihu::arch::threads_for_call(), extent, [&](int i) { return task(ctx, min + i, closure); });
 }
 
 void set_dense(OutputImageParam p, const std::vector<int>& extents) {
@@ -366,7 +355,7 @@ class WinogradKernel final : public Kernel {
     main_ = Pipeline(out);
     main_.jit_handlers().custom_malloc = cached_malloc;
     main_.jit_handlers().custom_free = cached_free;
-    main_.jit_handlers().custom_do_par_for = omp_do_par_for;
+    main_.jit_handlers().custom_do_par_for = pool_do_par_for;
     if (jit) main_.compile_jit(target_for_this_cpu());
   }
 

@@ -20,10 +20,11 @@
 //     padded copy so each kernel row is one unrolled run of kw taps, any stride at the
 //     same cost) into a per-thread channel-blocked scratch of 192 pixels, which 8x8
 //     register transposes then store to NCHW (+ bias) with full-vector stores.
-//   backward-weights: dW = dY X^T with dY transposed once per call (dY^T[pixel][k],
-//     vectors of 8 output channels) and the input broadcast from the padded copy
+//   backward-weights: dW = dY X^T with dY transposed (dY^T[pixel][k], vectors of 8
+//     output channels; chunk by chunk into a per-thread buffer that stays in cache
+//     where a thread owns whole chunks) and the input broadcast from the padded copy
 //     (16 channels x 6 weight columns per tile), reduced over chunks of ~256 pixels
-//     (images x rows); threads own disjoint dw tiles (no reduction between them).
+//     (images x rows); threads own disjoint dw tiles or reduction ranges.
 //   backward-data (stride 1): the forward pass of the transposed problem.
 #include <algorithm>
 #include <cstring>
@@ -298,7 +299,16 @@ class Direct final : public ConvAlgorithm {
     if (by_chunk && dw_part_.size() < static_cast<std::size_t>(parts * wsize))
       dw_part_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(parts * wsize));
     prepare_buffer();
-    const auto dyt_size = static_cast<std::size_t>(d_.n * d_.groups * plane * kpad);
+    // dY^T: where each thread owns whole chunks (one thread, or the split reduction),
+    // each chunk's slice is transposed just before its tiles read it, into a per-thread
+    // buffer that stays in cache ([image][group][chunk pixel][kpad]); dY is then read
+    // once instead of also written and re-read as a whole transposed copy (CIFAR-10
+    // conv1 at batch 64: 8 MiB each way). Otherwise (threads sharing every chunk) all
+    // of dY^T is transposed first ([n][g][pixel][kpad]).
+    const bool local = nt == 1 || by_chunk;
+    const index_t chunk_px = rows * pixels;  // a chunk's pixels per (image, group)
+    const index_t local_floats = images * d_.groups * chunk_px * kpad;
+    const auto dyt_size = static_cast<std::size_t>(local ? nt * local_floats : d_.n * d_.groups * plane * kpad);
     if (dyt_.size() < dyt_size) {
       dyt_ = arch::AlignedBuffer<float>(dyt_size);
       std::fill(dyt_.data(), dyt_.data() + dyt_size, 0.0f);  // channels kg..kpad stay zero
@@ -306,15 +316,17 @@ class Direct final : public ConvAlgorithm {
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
       const float* xin = fill_input(x);
-      // dY^T[n][g][pixel][kpad].
+      float* dyt_local = dyt_.data() + (local ? omp_get_thread_num() * local_floats : 0);
+      if (!local) {
 #pragma omp for schedule(static)
-      for (index_t ng = 0; ng < d_.n * d_.groups; ++ng)
-        transpose(dy + ng * kg_ * plane, plane, kg_, plane, dyt_.data() + ng * plane * kpad, kpad);
+        for (index_t ng = 0; ng < d_.n * d_.groups; ++ng)
+          transpose(dy + ng * kg_ * plane, plane, kg_, plane, dyt_.data() + ng * plane * kpad, kpad);
+      }
       DirectBwdwArgs a{};
       a.kpad = kpad;
       a.x_image_stride = d_.c * geo_.chan_stride;
       a.x_row_stride = geo_.row_step;
-      a.dyt_image_stride = d_.groups * plane * kpad;
+      a.dyt_image_stride = (local ? chunk_px : plane) * d_.groups * kpad;
       a.dyt_row_stride = geo_.ow * kpad;
       a.dw_kstride = cols;
       // Reduction chunk ci, units [u0, u1) into dw_out.
@@ -324,13 +336,19 @@ class Direct final : public ConvAlgorithm {
         a.images = std::min(images, d_.n - n0);
         a.rows = std::min(rows, geo_.oh - oy0);
         a.run = std::min(geo_.ow, x0 + pixels) - x0;
+        if (local)  // the chunk's slice of each (image, group): rows x run pixels from oy0, x0
+          for (index_t i = 0; i < a.images; ++i)
+            for (index_t gi = 0; gi < d_.groups; ++gi)
+              transpose(dy + ((n0 + i) * d_.k + gi * kg_) * plane + oy0 * geo_.ow + x0, plane, kg_,
+                        (a.rows - 1) * geo_.ow + a.run, dyt_local + (i * d_.groups + gi) * chunk_px * kpad, kpad);
         // Units (group, channel tile, column tile), channel tile outer: its dY^T
         // slice stays in L1 while the columns sweep it.
         for (index_t u = u0; u < u1; ++u) {
           const index_t gi = u / (k_groups * col_groups), kt = (u / col_groups) % k_groups;
           const index_t k0 = kt * kBwdChannels, j0 = (u % col_groups) * kBwdCols;
           a.channels = static_cast<int>(std::min(kBwdChannels, kg_ - k0));
-          a.dyt = dyt_.data() + ((n0 * d_.groups + gi) * plane + oy0 * geo_.ow + x0) * kpad + k0;
+          a.dyt = local ? dyt_local + gi * chunk_px * kpad + k0
+                        : dyt_.data() + ((n0 * d_.groups + gi) * plane + oy0 * geo_.ow + x0) * kpad + k0;
           a.cols = static_cast<int>(std::min(kBwdCols, cols - j0));
           a.col_off = col_off_.data() + j0;
           a.x = xin + (n0 * d_.c + gi * cg_) * geo_.chan_stride + oy0 * geo_.row_step + x0;

@@ -2,7 +2,6 @@
 #include "conv_pointwise.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <omp.h>
 
 #include "pointwise_kernels.hpp"
@@ -43,21 +42,6 @@ constexpr index_t kAhead = 2;
 // Backward-weights with > 256 output channels: pixels per reduction chunk, and input
 // strips (24 channels) per block (11 x chunk x 96 bytes <= 132 KiB, L2).
 constexpr index_t kBwdChunk = 128, kBwdStrips = 11;
-
-// `pixels` (<= kPwPixels) pixels of `channels` channel planes (x at the first) to
-// dst[channel][kPwPixels], zero-padded: the kernel then reads one contiguous
-// L1-resident block instead of rows a plane apart (plane sizes like 56x56 or 16x16 map
-// every row to a few L1 sets).
-void copy_strip(const float* x, index_t plane, index_t channels, int pixels, float* dst) {
-  for (index_t c = 0; c < channels; ++c, x += plane, dst += kPwPixels) {
-    if (pixels == kPwPixels) {
-      std::memcpy(dst, x, sizeof(float) * kPwPixels);
-    } else {
-      std::memcpy(dst, x, sizeof(float) * static_cast<std::size_t>(pixels));
-      std::fill(dst + pixels, dst + kPwPixels, 0.0f);
-    }
-  }
-}
 
 }  // namespace
 
@@ -131,7 +115,6 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
     if (kb0 >= kb1) continue;
     PwFwdArgs a{};
     a.w_cstride = kPwRows;
-    a.x_cstride = kPwPixels;
     a.y_kstride = plane_;
     a.prefetch_stride = plane_;
     for (index_t cb = 0; cb < cblocks_; ++cb) {
@@ -147,7 +130,7 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
           const index_t p = strip_begin(s);
           a.pixels = strip_pixels(s);
           // (One slot reused when a single pass covers the item's output channels.)
-          a.x = buf + (kb1 - kb0 > mblock_ ? (s - s0) * cblock_ * kPwPixels : 0);
+          float* const strip_buf = buf + (kb1 - kb0 > mblock_ ? (s - s0) * cblock_ * kPwPixels : 0);
           // The first output-channel block copies the strip; while its tiles run they
           // prefetch the rows of the strip kAhead on (spread over the tiles: x's rows
           // lie a plane apart, too many streams for the hardware) and, on the first
@@ -155,7 +138,6 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
           bool next = false;
           const float* ahead = nullptr;
           if (first_pass) {
-            copy_strip(xc + p, plane_, a.channels, a.pixels, const_cast<float*>(a.x));
             next = s + kAhead < strips_;
             if (next) ahead = xc + strip_begin(s + kAhead);
           }
@@ -197,6 +179,12 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
             } else {
               a.prefetch_stride = plane_;
             }
+            // The block's first tile reads the strip in place and leaves the copy
+            // the others read (no separate copy pass over it).
+            const bool copy = first_pass && kb == m0;
+            a.x = copy ? xc + p : strip_buf;
+            a.x_cstride = copy ? plane_ : kPwPixels;
+            a.x_copy = copy ? strip_buf : nullptr;
             if (ynext)
               for (int m = 0; m < a.rows; ++m) {
                 __builtin_prefetch(a.y + m * plane_ + yahead, 1);

@@ -3,9 +3,10 @@
 //   forward: Y = W X per image and group with W packed once per weight version
 //     ([group][256-channel block][4-channel output block][channel][4]: a block's tiles
 //     read one contiguous run). X is consumed in strips of 24 pixels (the plane's last
-//     vectors split 2 + 2 rather than 3 + 1): each strip of a channel block is copied
-//     to a contiguous per-thread buffer (<= 24 KiB, L1; the rows of X lie a plane
-//     apart and would share a few L1 sets), every 4-channel output tile sweeps it, and
+//     vectors split 2 + 2 rather than 3 + 1): the first 4-channel output tile of a
+//     strip of a channel block reads it in place and stores it to a contiguous
+//     per-thread buffer (<= 24 KiB, L1; the rows of X lie a plane apart and would share
+//     a few L1 sets; no separate copy pass), every other tile sweeps the copy, and
 //     the tiles prefetch the rows of the strip two ahead (and their output lines)
 //     meanwhile. Output channels are blocked so a block's packed weights stay in L2
 //     (<= 128 KiB): the strips of a chunk (<= 8) are then copied once and swept by

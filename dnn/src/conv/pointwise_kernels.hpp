@@ -23,6 +23,9 @@ constexpr int kPwRows = 4, kPwPixels = 24;  // tile: output channels x pixels
 struct PwFwdArgs {
   const float* x;            // input at (first channel of the block, first pixel)
   std::int64_t x_cstride;    // distance between input channels (the plane)
+  float* x_copy;             // or null: the strip as read, to [channel][kPwPixels]
+                             //   (zero past `pixels` up to the last vector) for the
+                             //   later tiles
   std::int64_t channels;     // channels in this reduction block
   const float* w;            // packed [channels][w_cstride], kPwRows used (rows past
   std::int64_t w_cstride;    //   `rows` are ignored)

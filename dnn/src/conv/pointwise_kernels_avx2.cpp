@@ -17,7 +17,7 @@ __m256i first_lanes(int n) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + 8 - n));
 }
 
-template <int NV, bool MASKED>
+template <int NV, bool MASKED, bool COPY>
 void fwd_tile(const PwFwdArgs& a) {
   const __m256i mask = first_lanes(MASKED ? a.pixels - 8 * (NV - 1) : 8);
   __m256 acc[kPwRows][NV];
@@ -26,6 +26,7 @@ void fwd_tile(const PwFwdArgs& a) {
 #pragma GCC unroll 3
     for (int v = 0; v < NV; ++v) acc[m][v] = _mm256_setzero_ps();
   const float* xp = a.x;
+  float* cp = a.x_copy;
   const float* wp = a.w;
   const std::int64_t stride = a.x_cstride, channels = a.channels, wstride = a.w_cstride;
   const float* pf = a.prefetch;
@@ -50,6 +51,11 @@ void fwd_tile(const PwFwdArgs& a) {
 #pragma GCC unroll 3
       for (int v = 0; v < NV; ++v)
         xv[v] = (MASKED && v == NV - 1) ? _mm256_maskload_ps(xp + 8 * v, mask) : _mm256_loadu_ps(xp + 8 * v);
+      if constexpr (COPY) {  // (the masked load zero-fills the lanes past the strip)
+#pragma GCC unroll 3
+        for (int v = 0; v < NV; ++v) _mm256_storeu_ps(cp + 8 * v, xv[v]);
+        cp += kPwPixels;
+      }
 #pragma GCC unroll 4
       for (int m = 0; m < kPwRows; ++m) {
         const __m256 wb = _mm256_broadcast_ss(wp + m);
@@ -80,19 +86,27 @@ void fwd_tile(const PwFwdArgs& a) {
   }
 }
 
-}  // namespace
-
-void pw_fwd_avx2(const PwFwdArgs& a) {
+template <bool COPY>
+void fwd_dispatch(const PwFwdArgs& a) {
   const int nv = (a.pixels + 7) / 8;
   const bool masked = a.pixels % 8 != 0;
   switch (nv * 2 + (masked ? 1 : 0)) {
-    case 2: fwd_tile<1, false>(a); break;
-    case 3: fwd_tile<1, true>(a); break;
-    case 4: fwd_tile<2, false>(a); break;
-    case 5: fwd_tile<2, true>(a); break;
-    case 6: fwd_tile<3, false>(a); break;
-    default: fwd_tile<3, true>(a); break;
+    case 2: fwd_tile<1, false, COPY>(a); break;
+    case 3: fwd_tile<1, true, COPY>(a); break;
+    case 4: fwd_tile<2, false, COPY>(a); break;
+    case 5: fwd_tile<2, true, COPY>(a); break;
+    case 6: fwd_tile<3, false, COPY>(a); break;
+    default: fwd_tile<3, true, COPY>(a); break;
   }
+}
+
+}  // namespace
+
+void pw_fwd_avx2(const PwFwdArgs& a) {
+  if (a.x_copy)
+    fwd_dispatch<true>(a);
+  else
+    fwd_dispatch<false>(a);
 }
 
 void pw_transpose_avx2(const float* src, std::int64_t src_stride, std::int64_t rows, std::int64_t cols,

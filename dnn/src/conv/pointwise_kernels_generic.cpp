@@ -8,6 +8,8 @@ void pw_fwd_generic(const PwFwdArgs& a) {
   float acc[kPwRows][kPwPixels] = {};
   for (std::int64_t c = 0; c < a.channels; ++c) {
     const float* xr = a.x + c * a.x_cstride;
+    if (a.x_copy)
+      for (int p = 0; p < kPwPixels; ++p) a.x_copy[c * kPwPixels + p] = p < a.pixels ? xr[p] : 0.0f;
     for (int m = 0; m < a.rows; ++m)
       for (int p = 0; p < a.pixels; ++p) acc[m][p] += a.w[c * a.w_cstride + m] * xr[p];
   }

@@ -141,11 +141,12 @@ TEST_P(ConvAlgorithms, AutomaticRunsEveryDirection) {
 INSTANTIATE_TEST_SUITE_P(Shapes, ConvAlgorithms, ::testing::ValuesIn(kProblems),
                          [](const auto& p) { return std::string(p.param); });
 
-// The heuristic's first-layer and shortcut choices: few-channel layers stay direct in
-// every direction that has it; strided 1x1 backward-weights takes GEMM.
+// The heuristic's first-layer and strided choices: few-channel layers stay direct
+// forward and backward-weights; strided layers past the first take implicit GEMM
+// forward; strided 1x1 backward-weights takes GEMM.
 class ConvHeuristic : public ConvTest {};
 
-TEST_F(ConvHeuristic, FirstLayersDirectStrided1x1WeightsGemm) {
+TEST_F(ConvHeuristic, FirstLayersDirectStridedLayersGemm) {
   for (const char* p : {"mb1ic3ih224oc64kh7sh2ph3", "mb1ic3ih227oc96kh11sh4", "mb64ic3ih32oc32kh5ph2"}) {
     const Convolution conv(ConvDesc::parse(p));
     EXPECT_EQ(conv.algorithm(ConvDirection::forward), ConvAlgo::direct) << p;
@@ -153,6 +154,9 @@ TEST_F(ConvHeuristic, FirstLayersDirectStrided1x1WeightsGemm) {
   }
   for (const char* p : {"mb1ic512ih14oc2048kh1sh2", "mb1ic256ih56oc512kh1sh2"})
     EXPECT_EQ(Convolution(ConvDesc::parse(p)).algorithm(ConvDirection::backward_weights), ConvAlgo::explicit_gemm) << p;
+  // Strided layers past the first: implicit GEMM forward.
+  for (const char* p : {"mb1ic512ih14oc2048kh1sh2", "mb1ic128ih56oc128kh3sh2ph1"})
+    EXPECT_EQ(Convolution(ConvDesc::parse(p)).algorithm(ConvDirection::forward), ConvAlgo::implicit_gemm) << p;
 }
 
 class ConvCaching : public ConvTest {};

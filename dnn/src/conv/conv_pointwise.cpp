@@ -2,6 +2,7 @@
 #include "conv_pointwise.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <omp.h>
 
 #include "pointwise_kernels.hpp"
@@ -42,6 +43,20 @@ constexpr index_t kAhead = 2;
 // Backward-weights with > 256 output channels: pixels per reduction chunk, and input
 // strips (24 channels) per block (11 x chunk x 96 bytes <= 132 KiB, L2).
 constexpr index_t kBwdChunk = 128, kBwdStrips = 11;
+
+// `pixels` (<= kPwPixels) pixels of `channels` channel planes (x at the first) to
+// dst[channel][kPwPixels], zero-padded: for strips no earlier tile prefetched (the
+// copy's loads are independent, so more of their misses overlap than an FMA tile's).
+void copy_strip(const float* x, index_t plane, index_t channels, int pixels, float* dst) {
+  for (index_t c = 0; c < channels; ++c, x += plane, dst += kPwPixels) {
+    if (pixels == kPwPixels) {
+      std::memcpy(dst, x, sizeof(float) * kPwPixels);
+    } else {
+      std::memcpy(dst, x, sizeof(float) * static_cast<std::size_t>(pixels));
+      std::fill(dst + pixels, dst + kPwPixels, 0.0f);
+    }
+  }
+}
 
 }  // namespace
 
@@ -137,6 +152,10 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
           // channel block, their output lines there (write-allocate misses otherwise).
           bool next = false;
           const float* ahead = nullptr;
+          // A strip the tiles of kAhead strips back prefetched is copied by its first
+          // tile; one they did not (an item's first strips) by copy_strip.
+          const bool inline_copy = first_pass && s >= s0 + kAhead;
+          if (first_pass && !inline_copy) copy_strip(xc + p, plane_, a.channels, a.pixels, strip_buf);
           if (first_pass) {
             next = s + kAhead < strips_;
             if (next) ahead = xc + strip_begin(s + kAhead);
@@ -181,7 +200,7 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
             }
             // The block's first tile reads the strip in place and leaves the copy
             // the others read (no separate copy pass over it).
-            const bool copy = first_pass && kb == m0;
+            const bool copy = inline_copy && kb == m0;
             a.x = copy ? xc + p : strip_buf;
             a.x_cstride = copy ? plane_ : kPwPixels;
             a.x_copy = copy ? strip_buf : nullptr;

@@ -6,7 +6,9 @@
 //     vectors split 2 + 2 rather than 3 + 1): the first 4-channel output tile of a
 //     strip of a channel block reads it in place and stores it to a contiguous
 //     per-thread buffer (<= 24 KiB, L1; the rows of X lie a plane apart and would share
-//     a few L1 sets; no separate copy pass), every other tile sweeps the copy, and
+//     a few L1 sets; no separate copy pass; an item's first strips, which nothing
+//     prefetched, are copied by a plain loop, whose misses overlap better), every
+//     other tile sweeps the copy, and
 //     the tiles prefetch the rows of the strip two ahead (and their output lines)
 //     meanwhile. Output channels are blocked so a block's packed weights stay in L2
 //     (<= 128 KiB): the strips of a chunk (<= 8) are then copied once and swept by

@@ -76,6 +76,10 @@ const DirectKernels& kernels() {
 
 index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }
 
+bool strided_pointwise(const ConvDesc& d) {
+  return d.kh == 1 && d.kw == 1 && d.pad_h == 0 && d.pad_w == 0 && (d.stride_h > 1 || d.stride_w > 1);
+}
+
 // Where the kernels find the input: in place (1x1, stride 1, no padding) or in the
 // phase-split padded copy.
 struct InputGeometry {
@@ -183,11 +187,20 @@ class Direct final : public ConvAlgorithm {
     cblock_ = ceil_div(cg_, blocks);
     spr_ = ceil_div(geo_.ow, 8);
     if (pointwise_shape(d)) pointwise_ = std::make_unique<PointwiseConv>(d);
+    if (strided_pointwise(d)) {
+      // Strided 1x1: the pointwise kernel on the subsampled input (stride-1 problem on
+      // the output's plane).
+      ConvDesc sub = d;
+      sub.h = d.out_h();
+      sub.w = d.out_w();
+      sub.stride_h = sub.stride_w = 1;
+      pointwise_ = std::make_unique<PointwiseConv>(sub);
+    }
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
     if (pointwise_) {
-      pointwise_->forward(x, w, bias, y, hint);
+      pointwise_->forward(strided_pointwise(d_) ? subsample(x) : x, w, bias, y, hint);
       return;
     }
     if (!geo_.in_place && cg_ <= kOcvMaxChannels && (d_.stride_w > 1 || kg_ >= kOcvMinStride1Channels)) {
@@ -478,6 +491,23 @@ class Direct final : public ConvAlgorithm {
     }
   }
 
+  // x at the strided 1x1 layer's sampling points, [n][c][oh][ow] (xsub_).
+  const float* subsample(const float* x) {
+    const index_t oh = d_.out_h(), ow = d_.out_w(), planes = d_.n * d_.c;
+    if (xsub_.size() < static_cast<std::size_t>(planes * oh * ow))
+      xsub_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(planes * oh * ow));
+    float* out = xsub_.data();
+    const int nt = arch::threads_for_call();
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (index_t p = 0; p < planes; ++p)
+      for (index_t oy = 0; oy < oh; ++oy) {
+        const float* src = x + p * d_.h * d_.w + oy * d_.stride_h * d_.w;
+        float* dst = out + (p * oh + oy) * ow;
+        for (index_t ox = 0; ox < ow; ++ox) dst[ox] = src[ox * d_.stride_w];
+      }
+    return out;
+  }
+
   // [group][4-channel block][channel][tap in fwd_tap order][4], zero rows past kg.
   void pack_weights(const float* w) {
     const index_t kblocks = ceil_div(kg_, kFwdRows);
@@ -523,7 +553,9 @@ class Direct final : public ConvAlgorithm {
   std::vector<index_t> col_off_;
   arch::AlignedBuffer<float> xbuf_, xocv_, dyt_, dw_part_, ocv_scratch_;
   TransposedBackwardData bwd_data_;
-  std::unique_ptr<PointwiseConv> pointwise_;  // forward of 1x1 stride-1 unpadded layers
+  std::unique_ptr<PointwiseConv> pointwise_;  // forward of 1x1 unpadded layers (strided:
+                                              // on the subsampled input)
+  arch::AlignedBuffer<float> xsub_;
 };
 
 }  // namespace

@@ -70,6 +70,8 @@ const char* const kProblems[] = {
     "mb1ic2ih13oc36kh4sh2",           // even kernel width (not unrolled), 4+1 vectors
     "mb2ic3ih13oc40kh5ph2",           // stride 1, >= 32 output channels (CIFAR-10 conv1-like)
     "mb1ic2ih12oc32kh3ph2dh1",        // stride 1, dilated: the any-offset tile
+    "mb2ic24ih15oc40kh1sh2",          // strided 1x1: pointwise kernel on the subsampled input
+    "g2mb1ic16ih13iw9oc12kh1sh3sw2",  // strided 1x1, grouped, unequal strides, odd sizes
 };
 
 class ConvAlgorithms : public ConvTest, public ::testing::WithParamInterface<const char*> {};
@@ -154,9 +156,11 @@ TEST_F(ConvHeuristic, FirstLayersDirectStridedLayersGemm) {
   }
   for (const char* p : {"mb1ic512ih14oc2048kh1sh2", "mb1ic256ih56oc512kh1sh2"})
     EXPECT_EQ(Convolution(ConvDesc::parse(p)).algorithm(ConvDirection::backward_weights), ConvAlgo::explicit_gemm) << p;
-  // Strided layers past the first: implicit GEMM forward.
+  // Strided layers past the first: implicit GEMM forward, except strided 1x1 with
+  // outputs large enough for the pointwise kernel on the subsampled input.
   for (const char* p : {"mb1ic512ih14oc2048kh1sh2", "mb1ic128ih56oc128kh3sh2ph1"})
     EXPECT_EQ(Convolution(ConvDesc::parse(p)).algorithm(ConvDirection::forward), ConvAlgo::implicit_gemm) << p;
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc512kh1sh2")).algorithm(ConvDirection::forward), ConvAlgo::direct);
 }
 
 class ConvCaching : public ConvTest {};
@@ -222,7 +226,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ConvThreads,
                          ::testing::Values("mb1ic24ih13oc20kh3ph1", "mb3ic24ih9oc20kh3ph1",
                                            "mb1ic16ih15oc24kh1", "mb2ic3ih20oc20kh5sh2ph2",
                                            "g2mb2ic8ih9oc8kh3sh2ph1", "mb2ic12ih11oc10kh5ph2",
-                                           "mb8ic3ih24oc8kh5ph2", "mb3ic3ih21oc36kh5ph2"),
+                                           "mb8ic3ih24oc8kh5ph2", "mb3ic3ih21oc36kh5ph2",
+                                           "mb2ic24ih15oc40kh1sh2"),
                          [](const auto& p) { return std::string(p.param); });
 
 }  // namespace

@@ -2,7 +2,8 @@
 // direct kernels are register-blocked, but without reordering activations to a
 // blocked layout): nothing is packed per call except a zero-padded copy of the input
 // (none for 1x1 stride-1 unpadded layers: their forward is the pointwise kernel of
-// conv_pointwise.hpp, their backward-weights reads x in place).
+// conv_pointwise.hpp, their backward-weights reads x in place; strided 1x1 unpadded
+// layers run that kernel forward on a subsampled copy of x).
 //   Input geometry: the padded input of each channel is stored phase-split along the
 //     width ([hp][stride_w][wq]: column ix of the padded row goes to phase ix % sw,
 //     slot ix / sw), so every kernel tap reads consecutive output pixels from

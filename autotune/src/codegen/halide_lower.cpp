@@ -457,7 +457,8 @@ class Lowering {
         std::string where = c != s.compute_at.end() ? c->second : (b.stmt->op == ReduceOp::assign ? "inline" : "root");
         if (where == "inline") continue;
         const std::string inner = b.pure.back().name;
-        if (where == "tile" && &sf == &step_funcs.back()) {
+        const bool at_root = !(where == "tile" && &sf == &step_funcs.back());
+        if (!at_root) {
           f.compute_at(temps_at);
         } else {
           f.compute_root();
@@ -476,6 +477,8 @@ class Lowering {
           part.compute_at(f, Var(inner));
           part.vectorize(u);
           part.update().vectorize(u);
+          // At root a 1-D temp (a row max) had no parallel loop: its rows in parallel.
+          if (at_root && b.pure.size() == 1 && b.pure.front().extent > 1) f.update().parallel(Var(inner));
           continue;
         }
         if (b.pure.back().extent >= 8) f.vectorize(Var(inner), 8, TailStrategy::GuardWithIf);

@@ -72,6 +72,7 @@ const char* const kProblems[] = {
     "mb1ic2ih12oc32kh3ph2dh1",        // stride 1, dilated: the any-offset tile
     "mb2ic24ih15oc40kh1sh2",          // strided 1x1: pointwise kernel on the subsampled input
     "g2mb1ic16ih13iw9oc12kh1sh3sw2",  // strided 1x1, grouped, unequal strides, odd sizes
+    "mb2ic520ih5iw3oc10kh1",          // 1x1, >= 512 input channels: pointwise backward-weights
 };
 
 class ConvAlgorithms : public ConvTest, public ::testing::WithParamInterface<const char*> {};

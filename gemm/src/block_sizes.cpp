@@ -62,31 +62,6 @@ BlockSizes derive_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
   return b;
 }
 
-BlockSizes derive_block_sizes_b_resident(int mr, int nr, int elem, const CacheGeometry& l1,
-                                         const CacheGeometry& l2, const CacheGeometry& l3) {
-  BlockSizes b;
-  // L1: B's kc x nr micro-panel is reused by every A micro-panel of the block, so it
-  // must stay in L1. A's micro-panels are read once per micro-kernel call and stream
-  // from L2 under prefetch, and C's tile is touched only at the end, so B may take
-  // half of the ways less one; a deeper kc also halves how often C is read and written.
-  // (Low et al. reserve L1 ways for a whole A micro-panel; on this kernel that kc was
-  // 320 and ran 3-10% slower than 512 on a Zen 3 core.)
-  const long l1_way = static_cast<long>(l1.bytes) / std::max(1, l1.ways);
-  const long b_ways = std::max(1, l1.ways / 2 - 1);
-  b.kc = round_down(b_ways * l1_way / (nr * elem), 8);
-  // L2: A's mc x kc block takes half of the ways; the other half holds B's
-  // micro-panels streaming in from L3 and the C tiles, so they do not evict A.
-  const long l2_way = static_cast<long>(l2.bytes) / std::max(1, l2.ways);
-  b.mc = round_down(std::max(1, l2.ways / 2) * l2_way / (b.kc * elem), mr);
-  // L3 (per sharing core): B's kc x nc panel takes all ways but those for A's blocks.
-  const long l3_bytes_per_core = static_cast<long>(l3.bytes) / std::max(1, l3.sharers);
-  const long l3_way = l3_bytes_per_core / std::max(1, l3.ways);
-  const long c_a3 = (b.mc * b.kc * elem + l3_way - 1) / std::max(1L, l3_way);
-  const long c_bc = std::max(1L, l3.ways - 1 - c_a3);
-  b.nc = round_down(std::min(c_bc * l3_way / (b.kc * elem), 8192L), nr);
-  return b;
-}
-
 BlockSizes block_sizes_for(int mr, int nr, int elem) {
   static std::mutex mutex;
   static std::map<std::tuple<int, int, int>, BlockSizes> cache;
@@ -102,15 +77,6 @@ BlockSizes block_sizes_for(int mr, int nr, int elem) {
   arch::log_verbose("gemm: block sizes for %dx%d tile, %d-byte elements: mc=%ld kc=%ld nc=%ld",
                     mr, nr, elem, b.mc, b.kc, b.nc);
   cache.emplace(key, b);
-  return b;
-}
-
-BlockSizes block_sizes_b_resident(int mr, int nr, int elem) {
-  const auto& topo = arch::topology();
-  BlockSizes b = derive_block_sizes_b_resident(mr, nr, elem, geometry(topo, 1, 32 << 10, 8),
-                                               geometry(topo, 2, 512 << 10, 8),
-                                               geometry(topo, 3, 8 << 20, 16));
-  apply_override(b, mr, nr);
   return b;
 }
 

@@ -33,9 +33,4 @@ BlockSizes derive_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
 // For this machine's caches (arch::topology()), computed once per (mr, nr, elem).
 BlockSizes block_sizes_for(int mr, int nr, int elem);
 
-// The previous model (B's micro-panel in L1, A's block in L2), kept for A/B runs.
-BlockSizes derive_block_sizes_b_resident(int mr, int nr, int elem, const CacheGeometry& l1,
-                                         const CacheGeometry& l2, const CacheGeometry& l3);
-BlockSizes block_sizes_b_resident(int mr, int nr, int elem);
-
 }  // namespace taihu::gemm

@@ -1,14 +1,9 @@
-// Five loops (jc, pc, ic, jr, ir) around the micro-kernel. Two ways to share them
-// among threads:
-//  - rows (BLIS's parallel ic loop; the default when every thread gets a row panel):
-//    each thread owns a contiguous range of C's rows and packs its own A
-//    blocks into a private buffer that stays in its own L2; the threads share the
-//    packed B panel. One barrier per kc block of B (two when a second B buffer would
-//    exceed 4 MiB), none after the last, none per A block.
-//  - tiles (few rows): the threads share the packed B panel and the packed A block:
-//    each packs a share of the panels, a barrier, then each runs a contiguous range of
-//    micro-tiles (column panels first, so a thread keeps its B micro-panels in L1
-//    while the A block stays in L2), a barrier.
+// Five loops around the micro-kernel, in the A-resident order (block_sizes.hpp):
+// ic (A's mc x kc block, packed once, in L3) > pc > jc (B's kc x nc block, packed into
+// this thread's L2) > ir (A's wide micro-panel, held in L1) > jr (B's narrow
+// micro-panels, streaming from L2). Threads split C's columns and share A's blocks
+// (one barrier per block), or, with few columns, split the rows with no barrier.
+// Beside it: the skinny path (A read in place) and, in gemv.cpp, m or n == 1.
 // Every C element is computed in the same order whatever the thread count, so the
 // result is bitwise identical with 1 or N threads.
 #include "driver.hpp"
@@ -109,43 +104,6 @@ void run_tiles(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, index_t 
   }
 }
 
-template <class T>
-void driver_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
-                 T* a_buf, T* b_buf, int tid, int nt) {
-  const int mr = uk.mr, nr = uk.nr;
-  for (index_t jc = 0; jc < pr.n; jc += bs.nc) {
-    const index_t nc = std::min<index_t>(bs.nc, pr.n - jc);
-    const index_t b_panels = ceil_div(nc, nr);
-    index_t q = 0;  // kc block index
-    for (index_t pc = 0; pc < pr.k; pc += bs.kc, ++q) {
-      const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
-      const T beta = pc == 0 ? pr.beta : T(1);
-      const T* bp = b_block(pr, q, pc, kc, jc, nc, nr, b_buf, tid, nt);
-      const index_t mc_step = balanced(pr.m, bs.mc, mr);
-      for (index_t ic = 0; ic < pr.m; ic += mc_step) {
-        const index_t mc = std::min<index_t>(mc_step, pr.m - ic);
-        const index_t a_panels = ceil_div(mc, mr);
-        index_t lo, hi;
-        share(a_panels, tid, nt, lo, hi);
-        const T* ap = a_block(pr, q, ic, mc, pc, kc, mr, a_buf, lo, hi);
-        // Barriers only inside taihu's own team: with nt == 1 this may run inside a
-        // caller's parallel region, where a barrier would bind to the caller's team.
-        if (nt > 1) {
-#pragma omp barrier
-        }
-        index_t t0, t1;
-        share(b_panels * a_panels, tid, nt, t0, t1);
-        run_tiles(pr, uk, kc, beta, ap, bp, ic, mc, jc, nc, t0, t1);
-        // The last block needs no barrier: the parallel region's end is one.
-        const bool last = jc + nc >= pr.n && pc + kc >= pr.k && ic + mc >= pr.m;
-        if (nt > 1 && !last) {
-#pragma omp barrier
-        }
-      }
-    }
-  }
-}
-
 // The default order, A-resident (see block_sizes.hpp): A's mc x kc block is packed
 // once; then B's kc x nc blocks are packed one at a time into a buffer that stays in
 // this core's L2, and every A micro-panel (held in L1 while it meets the block's B
@@ -200,10 +158,20 @@ void a_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
 
 // Threads split rows when a column split would leave each fewer than 8 B micro-panels
 // (A's micro-panel would then meet too few of them to pay for its trip into L1) and
-// there are more rows than columns to go round.
+// there are more rows than columns to go round. TAIHU_GEMM_THREADING=rows|columns
+// forces one, for comparisons.
 template <class T>
 bool a_resident_splits_rows(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int nt) {
+  static const int forced = [] {
+    const char* env = std::getenv("TAIHU_GEMM_THREADING");
+    if (env == nullptr || *env == '\0') return 0;
+    const std::string v(env);
+    if (v == "rows") return 1;
+    if (v == "columns") return 2;
+    throw Error("TAIHU_GEMM_THREADING='" + v + "': use rows or columns");
+  }();
   const index_t n_panels = ceil_div(pr.n, uk.nr), m_panels = ceil_div(pr.m, uk.mr);
+  if (forced != 0 && n_panels >= nt) return forced == 1;
   if (n_panels < nt) return true;
   return n_panels < 8 * static_cast<index_t>(nt) && m_panels > n_panels;
 }
@@ -246,63 +214,6 @@ void run_a_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, con
                       std::min<index_t>(pr.n, hi * uk.nr), nt > 1, tid, nt);
     }
   }
-}
-
-// Row-split threading (see the file comment). `a_buf` is this thread's own block.
-// With `b_next` (a second B buffer) consecutive blocks of B (every kc block of every
-// nc panel, counted across panels) alternate between the two, so only the barrier
-// after packing is needed: a thread packing block s+1 overwrites block s-1, which
-// every thread finished before the barrier of block s.
-template <class T>
-void rows_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
-               T* a_buf, T* b_buf, T* b_next, int tid, int nt) {
-  const int mr = uk.mr, nr = uk.nr;
-  index_t panel_lo, panel_hi;
-  share(ceil_div(pr.m, mr), tid, nt, panel_lo, panel_hi);
-  const index_t row_lo = panel_lo * mr, row_hi = std::min<index_t>(pr.m, panel_hi * mr);
-  index_t packed_blocks = 0;  // B blocks so far, all panels: picks the buffer
-  for (index_t jc = 0; jc < pr.n; jc += bs.nc) {
-    const index_t nc = std::min<index_t>(bs.nc, pr.n - jc);
-    const index_t b_panels = ceil_div(nc, nr);
-    index_t q = 0;
-    for (index_t pc = 0; pc < pr.k; pc += bs.kc, ++q, ++packed_blocks) {
-      const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
-      const T beta = pc == 0 ? pr.beta : T(1);
-      T* b_cur = b_next != nullptr && packed_blocks % 2 == 1 ? b_next : b_buf;
-      const T* bp = b_block(pr, q, pc, kc, jc, nc, nr, b_cur, tid, nt);
-      if (!pr.packed_b) {
-#pragma omp barrier
-      }
-      const index_t mc_step = balanced(row_hi - row_lo, bs.mc, mr);
-      for (index_t ic = row_lo; ic < row_hi; ic += mc_step) {
-        const index_t mc = std::min<index_t>(mc_step, row_hi - ic);
-        const index_t a_panels = ceil_div(mc, mr);
-        const T* ap = a_block(pr, q, ic, mc, pc, kc, mr, a_buf, 0, a_panels);
-        run_tiles(pr, uk, kc, beta, ap, bp, ic, mc, jc, nc, 0, b_panels * a_panels);
-      }
-      // The last block needs no barrier: the parallel region's end is one.
-      if (!pr.packed_b && b_next == nullptr && !(jc + nc >= pr.n && pc + kc >= pr.k)) {
-#pragma omp barrier
-      }
-    }
-  }
-}
-
-// Row split whenever every thread gets a row panel: measured faster on every shape
-// tried, 96^3 to 2048^3 and the skinny ones (e.g. 128^3 at 2 threads: 104-112 vs 83-89
-// GFLOP/s). TAIHU_GEMM_THREADING=tiles|rows forces one, for comparisons.
-template <class T>
-bool use_rows(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int nt) {
-  static const int forced = [] {
-    const char* env = std::getenv("TAIHU_GEMM_THREADING");
-    if (env == nullptr || *env == '\0') return 0;
-    const std::string v(env);
-    if (v == "tiles") return 1;
-    if (v == "rows") return 2;
-    throw Error("TAIHU_GEMM_THREADING='" + v + "': use tiles or rows");
-  }();
-  if (forced != 0) return forced == 2;
-  return ceil_div(pr.m, uk.mr) >= static_cast<index_t>(nt);
 }
 
 // Elements of one packed kc x n block of B on the skinny path.
@@ -362,6 +273,11 @@ void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
   }
 }
 
+// Sets, ways and line size of one L1 data cache.
+struct CacheGeometryL1 {
+  index_t sets, ways, line;
+};
+
 // True when the skinny path should run: A is read in place (column-major, not
 // transposed, not pre-packed), B's kc block is small enough to stay in L2, and there
 // are at least two full row strips.
@@ -380,15 +296,27 @@ bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const B
   }();  // well inside a 256 KiB+ L2
   const double panel_bytes =
       double(bs.kc) * double(ceil_div(pr.n, uk.nr) * uk.nr) * double(sizeof(T));
-  // A strip (kc columns, stride lda) is re-read from L2 by every micro-panel of B. A
-  // stride that is a multiple of many cache lines maps all its lines to few L2 sets
-  // (4096 floats: 4 sets of a 1024-set L2), which thrashes; pack in that case.
+  // The A strip (min(kc, k) steps at a stride of lda) must stay in L1 while it meets
+  // every micro-panel of B: a stride that is a multiple of several cache lines maps the
+  // strip to few L1 sets (lda = 128 floats: 8 of 64 sets), where it thrashes and comes
+  // back from L2 for every micro-panel (128^3 SGEMM ran at 70 instead of 86 GFLOP/s).
+  // It may take half the ways of the sets it touches; otherwise A is packed.
+  static const CacheGeometryL1 l1 = [] {
+    const auto* c = arch::topology().cache(1);
+    CacheGeometryL1 g{64, 8, 64};
+    if (c != nullptr && c->size_bytes > 0 && c->associativity > 0 && c->line_bytes > 0) {
+      g.line = c->line_bytes;
+      g.ways = c->associativity;
+      g.sets = static_cast<index_t>(c->size_bytes) / (g.line * g.ways);
+    }
+    return g;
+  }();
   const index_t stride_bytes = pr.a.ld * static_cast<index_t>(sizeof(T));
-  index_t sets_touched = 1024;
-  if (stride_bytes % 64 == 0) sets_touched = 1024 / std::gcd<index_t>(1024, stride_bytes / 64);
-  const bool strip_fits_l2 = sets_touched * 8 >= 4 * bs.kc;
+  index_t sets_touched = l1.sets;
+  if (stride_bytes % l1.line == 0) sets_touched = l1.sets / std::gcd<index_t>(l1.sets, stride_bytes / l1.line);
+  const bool strip_fits_l1 = sets_touched * (l1.ways / 2) >= std::min<index_t>(bs.kc, pr.k);
   return !pr.packed_a && !pr.packed_b && !pr.a.trans && panel_bytes <= kMaxPanelBytes &&
-         strip_fits_l2 && pr.m >= 2 * uk.mr;
+         strip_fits_l1 && pr.m >= 2 * uk.mr;
 }
 
 template <class T>
@@ -424,7 +352,7 @@ void scale_c(index_t m, index_t n, T beta, T* c, index_t ldc) {
 
 template <class T>
 void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int threads) {
-  BlockSizes bs = effective_block_sizes(pr, uk);
+  const BlockSizes bs = effective_block_sizes(pr, uk);
   thread_local Workspace<T> ws;
   if (use_skinny(pr, uk, bs)) {
     const int buffers = threads > 1 && pr.k > bs.kc ? 2 : 1;
@@ -438,47 +366,7 @@ void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int thr
     skinny_body(pr, uk, bs, b_buf, omp_get_thread_num(), omp_get_num_threads());
     return;
   }
-  const char* order = std::getenv("TAIHU_GEMM_ORDER");
-  if (order == nullptr || std::string(order) != "b") {
-    run_a_resident(pr, uk, bs, threads);
-    return;
-  }
-  bs = block_sizes_b_resident(uk.mr, uk.nr, static_cast<int>(sizeof(T)));
-  if (pr.packed_a) bs.kc = pr.packed_a->kc;
-  if (pr.packed_b) bs.kc = pr.packed_b->kc;
-  ws.reserve(static_cast<std::size_t>(bs.mc * bs.kc), static_cast<std::size_t>(bs.kc * bs.nc));
-  T* a_buf = ws.a_block.data();
-  T* b_buf = ws.b_panel.data();
-  if (threads <= 1) {
-    driver_body(pr, uk, bs, a_buf, b_buf, 0, 1);
-    return;
-  }
-  if (use_rows(pr, uk, threads)) {
-    // A second B buffer saves a barrier per kc block; worth its memory up to 4 MiB.
-    const std::size_t b_elems = static_cast<std::size_t>(bs.kc * std::min<index_t>(bs.nc, ceil_div(pr.n, uk.nr) * uk.nr));
-    T* b_next = nullptr;
-    if (!pr.packed_b && pr.k > bs.kc && b_elems * sizeof(T) <= (4u << 20)) {
-      ws.reserve(0, 2 * b_elems);
-      b_buf = ws.b_panel.data();
-      b_next = b_buf + b_elems;
-    }
-#pragma omp parallel num_threads(threads)
-    {
-      const int nt = omp_get_num_threads();
-      if (nt == 1) {
-        driver_body(pr, uk, bs, a_buf, b_buf, 0, 1);
-      } else {
-        // Each thread's own A block, in its own L2; the calling thread already has one.
-        const int tid = omp_get_thread_num();
-        thread_local Workspace<T> own;
-        if (tid != 0) own.reserve(static_cast<std::size_t>(bs.mc * bs.kc), 0);
-        rows_body(pr, uk, bs, tid == 0 ? a_buf : own.a_block.data(), b_buf, b_next, tid, nt);
-      }
-    }
-    return;
-  }
-#pragma omp parallel num_threads(threads)
-  driver_body(pr, uk, bs, a_buf, b_buf, omp_get_thread_num(), omp_get_num_threads());
+  run_a_resident(pr, uk, bs, threads);
 }
 
 template <class T>

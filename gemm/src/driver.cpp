@@ -300,7 +300,7 @@ bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const B
   // every micro-panel of B: a stride that is a multiple of several cache lines maps the
   // strip to few L1 sets (lda = 128 floats: 8 of 64 sets), where it thrashes and comes
   // back from L2 for every micro-panel (128^3 SGEMM ran at 70 instead of 86 GFLOP/s).
-  // It may take half the ways of the sets it touches; otherwise A is packed.
+  // It may take half the ways of the sets it touches.
   static const CacheGeometryL1 l1 = [] {
     const auto* c = arch::topology().cache(1);
     CacheGeometryL1 g{64, 8, 64};
@@ -315,8 +315,14 @@ bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const B
   index_t sets_touched = l1.sets;
   if (stride_bytes % l1.line == 0) sets_touched = l1.sets / std::gcd<index_t>(l1.sets, stride_bytes / l1.line);
   const bool strip_fits_l1 = sets_touched * (l1.ways / 2) >= std::min<index_t>(bs.kc, pr.k);
+  // With at most 64 columns packing A costs more than an L1-thrashing strip that L2
+  // still holds (3136x64x576: 77 vs 61 GFLOP/s), unless the stride crowds the strip
+  // into a few L2 sets too (lda = 4096 floats: 24 vs 40).
+  index_t l2_sets = 1024;
+  if (stride_bytes % l1.line == 0) l2_sets = 1024 / std::gcd<index_t>(1024, stride_bytes / l1.line);
+  const bool strip_fits_l2 = l2_sets * 4 >= std::min<index_t>(bs.kc, pr.k);
   return !pr.packed_a && !pr.packed_b && !pr.a.trans && panel_bytes <= kMaxPanelBytes &&
-         strip_fits_l1 && pr.m >= 2 * uk.mr;
+         (strip_fits_l1 || (pr.n <= 64 && strip_fits_l2)) && pr.m >= 2 * uk.mr;
 }
 
 template <class T>

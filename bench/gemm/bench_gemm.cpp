@@ -3,8 +3,10 @@
 // threads. Counters: gflops, pct_peak (of the FMA peak measured in this run; for the
 // GEMV-shaped FC layer, of the STREAM triad bandwidth), vs_anchor (time of the faster
 // of OpenBLAS and BLIS / taihu's time), vs_openblas, vs_blis.
+// OpenBLAS's idle threads are told to sleep at once (OPENBLAS_THREAD_TIMEOUT=4).
 //   bench_gemm --benchmark_filter=sgemm/.*/threads:1
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
@@ -120,6 +122,11 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // OpenBLAS's idle threads spin for about 0.1 s after each call and would take a core
+  // from BLIS and taihu, which run next in the interleaved loop: let them sleep at once,
+  // as bench_dnn does (must be set before the library is loaded). BLIS and taihu share
+  // one OpenMP runtime, so their threads hand over without contention.
+  setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
   benchmark::Initialize(&argc, argv);
   for (const auto& lib : anchors())
     benchmark::AddCustomContext("anchor_" + lib->name(), lib->loaded() ? lib->path() : "not found");

@@ -1,9 +1,12 @@
 // The tuning loop (see tuner.hpp).
 #include "taihu/autotune/tuner.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/isa.hpp"
@@ -77,8 +80,9 @@ std::string schedule_key(const Schedule& s) {
   return k;
 }
 
-// Re-measures the `opt.confirm_top` fastest distinct schedules of this run in two
-// interleaved rounds and makes the one with the lowest median of those the best.
+// Re-measures the `opt.confirm_top` fastest distinct schedules of this run (and the
+// first two templates) in two interleaved rounds, each block after a short pause, and
+// makes the one with the lowest median of those the best.
 void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, Checker& checker, TuneResult& res,
                   const arch::Stopwatch& clock, double deadline_s) {
   std::vector<std::pair<double, Point>> ranked;
@@ -86,9 +90,24 @@ void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, 
   for (std::size_t i = 0; i < res.records.size(); ++i)
     if (res.records[i].ok) ranked.emplace_back(res.records[i].median_s, res.measured[i]);
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // The first two structured templates that measured fine join the fastest few: their
+  // one measurement may have met a burst of load, and they are the strongest priors.
+  std::vector<std::pair<double, Point>> extra;
+  for (const Point& tp : space.templates()) {
+    if (extra.size() >= 2) break;
+    for (const auto& [t, pt] : ranked)
+      if (pt == tp) {
+        extra.emplace_back(t, pt);
+        break;
+      }
+  }
   std::vector<std::pair<Point, std::unique_ptr<Kernel>>> top;
+  const std::size_t limit = static_cast<std::size_t>(std::max(0, opt.confirm_top)) + extra.size();
+  ranked.resize(std::min<std::size_t>(ranked.size(), static_cast<std::size_t>(std::max(0, opt.confirm_top)) * 4));
+  ranked.insert(ranked.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(ranked.size(), static_cast<std::size_t>(std::max(0, opt.confirm_top)))),
+                extra.begin(), extra.end());
   for (const auto& [t, pt] : ranked) {
-    if (static_cast<int>(top.size()) >= opt.confirm_top || clock.seconds() >= deadline_s) break;
+    if (top.size() >= limit || clock.seconds() >= deadline_s) break;
     const Schedule s = space.schedule(pt);
     if (!keys.insert(schedule_key(s)).second) continue;
     try {
@@ -101,9 +120,13 @@ void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, 
   std::vector<double> best(top.size(), std::numeric_limits<double>::infinity());
   MeasureOptions mo = opt.measure;
   mo.target_seconds = std::min(mo.target_seconds, 0.15);
+  mo.warmup = std::max(mo.warmup, 3);  // wakes this kernel's own workers before timing
   for (int round = 0; round < 2 && clock.seconds() < deadline_s + 5; ++round)
-    for (std::size_t i = 0; i < top.size(); ++i)
+    for (std::size_t i = 0; i < top.size(); ++i) {
+      // The previous kernel's idle workers spin for a while; let them sleep first.
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
       best[i] = std::min(best[i], measure([&] { checker.run(*top[i].second); }, mo).median_s);
+    }
   const std::size_t w = static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin());
   res.best = top[w].first;
   res.best_s = best[w];

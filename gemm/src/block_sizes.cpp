@@ -62,6 +62,13 @@ BlockSizes derive_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
   return b;
 }
 
+CacheGeometry cache_geometry(int level) {
+  const auto& topo = arch::topology();
+  if (level == 1) return geometry(topo, 1, 32 << 10, 8);
+  if (level == 2) return geometry(topo, 2, 512 << 10, 8);
+  return geometry(topo, 3, 8 << 20, 16);
+}
+
 BlockSizes block_sizes_for(int mr, int nr, int elem) {
   static std::mutex mutex;
   static std::map<std::tuple<int, int, int>, BlockSizes> cache;
@@ -69,10 +76,7 @@ BlockSizes block_sizes_for(int mr, int nr, int elem) {
   const auto key = std::make_tuple(mr, nr, elem);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
-  const auto& topo = arch::topology();
-  BlockSizes b = derive_block_sizes(mr, nr, elem, geometry(topo, 1, 32 << 10, 8),
-                                          geometry(topo, 2, 512 << 10, 8),
-                                          geometry(topo, 3, 8 << 20, 16));
+  BlockSizes b = derive_block_sizes(mr, nr, elem, cache_geometry(1), cache_geometry(2), cache_geometry(3));
   apply_override(b, mr, nr);
   arch::log_verbose("gemm: block sizes for %dx%d tile, %d-byte elements: mc=%ld kc=%ld nc=%ld",
                     mr, nr, elem, b.mc, b.kc, b.nc);

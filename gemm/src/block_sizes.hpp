@@ -33,4 +33,8 @@ BlockSizes derive_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
 // For this machine's caches (arch::topology()), computed once per (mr, nr, elem).
 BlockSizes block_sizes_for(int mr, int nr, int elem);
 
+// This machine's cache at `level` (1-3) as arch/ reports it, or a typical one
+// (32 KiB/8-way, 512 KiB/8-way, 8 MiB/16-way) where it reports none.
+CacheGeometry cache_geometry(int level);
+
 }  // namespace taihu::gemm

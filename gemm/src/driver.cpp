@@ -88,22 +88,6 @@ const T* a_block(const Problem<T>& pr, index_t q, index_t ic, index_t mc, index_
   return a_buf;
 }
 
-// Micro-tiles [t0, t1) of the mc x nc block of C at (ic, jc), numbered column panel
-// first (t = jr * a_panels + ir), so consecutive tiles share B's micro-panel in L1.
-template <class T>
-void run_tiles(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, index_t kc, T beta, const T* ap,
-               const T* bp, index_t ic, index_t mc, index_t jc, index_t nc, index_t t0, index_t t1) {
-  const int mr = uk.mr, nr = uk.nr;
-  const index_t a_panels = ceil_div(mc, mr);
-  for (index_t t = t0; t < t1; ++t) {
-    const index_t jr = t / a_panels, ir = t % a_panels;
-    const index_t rows = std::min<index_t>(mr, mc - ir * mr);
-    const index_t cols = std::min<index_t>(nr, nc - jr * nr);
-    T* c = pr.c + (ic + ir * mr) + (jc + jr * nr) * pr.ldc;
-    micro_tile(uk, kc, pr.alpha, ap + ir * mr * kc, mr, bp + jr * nr * kc, beta, c, pr.ldc, rows, cols);
-  }
-}
-
 // The default order, A-resident (see block_sizes.hpp): A's mc x kc block is packed
 // once; then B's kc x nc blocks are packed one at a time into a buffer that stays in
 // this core's L2, and every A micro-panel (held in L1 while it meets the block's B
@@ -178,13 +162,12 @@ bool a_resident_splits_rows(const Problem<T>& pr, const kernels::MicroKernel<T>&
 
 template <class T>
 void run_a_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
-                    int threads) {
+                    int threads, Workspace<T>& ws) {
   // Workspaces sized to the problem, not to the largest block the model allows.
   const index_t mc_max = std::min<index_t>(bs.mc, ceil_div(pr.m, uk.mr) * uk.mr);
   const index_t nc_max = std::min<index_t>(bs.nc, ceil_div(pr.n, uk.nr) * uk.nr);
   const std::size_t a_elems = static_cast<std::size_t>(mc_max * bs.kc);
   const std::size_t b_elems = static_cast<std::size_t>(nc_max * bs.kc);
-  thread_local Workspace<T> ws;
   const bool split_rows = threads > 1 && a_resident_splits_rows(pr, uk, threads);
   const bool two_a = threads > 1 && !split_rows && (pr.m > bs.mc || pr.k > bs.kc);
   ws.reserve(pr.packed_a ? 0 : (two_a ? 2 : 1) * a_elems, pr.packed_b ? 0 : b_elems);
@@ -273,10 +256,13 @@ void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
   }
 }
 
-// Sets, ways and line size of one L1 data cache.
-struct CacheGeometryL1 {
-  index_t sets, ways, line;
-};
+// Sets of `g` that lines `stride_bytes` apart fall into (all of them unless the stride
+// is a whole number of lines).
+index_t sets_touched(const CacheGeometry& g, index_t stride_bytes) {
+  const index_t sets = static_cast<index_t>(g.bytes) / (static_cast<index_t>(g.line) * std::max(1, g.ways));
+  if (sets <= 0 || stride_bytes % g.line != 0) return std::max<index_t>(sets, 1);
+  return sets / std::gcd<index_t>(sets, stride_bytes / g.line);
+}
 
 // True when the skinny path should run: A is read in place (column-major, not
 // transposed, not pre-packed), B's kc block is small enough to stay in L2, and there
@@ -289,11 +275,8 @@ bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const B
     return env == nullptr || std::string(env) != "0";
   }();
   if (!enabled) return false;
+  static const CacheGeometry l1 = cache_geometry(1), l2 = cache_geometry(2);
   // B's kc block may take three quarters of this core's L2 (the A strip and C share it).
-  static const double kMaxPanelBytes = [] {
-    const auto* l2 = arch::topology().cache(2);
-    return 0.75 * double(l2 != nullptr && l2->size_bytes > 0 ? l2->size_bytes : 512 * 1024);
-  }();  // well inside a 256 KiB+ L2
   const double panel_bytes =
       double(bs.kc) * double(ceil_div(pr.n, uk.nr) * uk.nr) * double(sizeof(T));
   // The A strip (min(kc, k) steps at a stride of lda) must stay in L1 while it meets
@@ -301,27 +284,14 @@ bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const B
   // strip to few L1 sets (lda = 128 floats: 8 of 64 sets), where it thrashes and comes
   // back from L2 for every micro-panel (128^3 SGEMM ran at 70 instead of 86 GFLOP/s).
   // It may take half the ways of the sets it touches.
-  static const CacheGeometryL1 l1 = [] {
-    const auto* c = arch::topology().cache(1);
-    CacheGeometryL1 g{64, 8, 64};
-    if (c != nullptr && c->size_bytes > 0 && c->associativity > 0 && c->line_bytes > 0) {
-      g.line = c->line_bytes;
-      g.ways = c->associativity;
-      g.sets = static_cast<index_t>(c->size_bytes) / (g.line * g.ways);
-    }
-    return g;
-  }();
   const index_t stride_bytes = pr.a.ld * static_cast<index_t>(sizeof(T));
-  index_t sets_touched = l1.sets;
-  if (stride_bytes % l1.line == 0) sets_touched = l1.sets / std::gcd<index_t>(l1.sets, stride_bytes / l1.line);
-  const bool strip_fits_l1 = sets_touched * (l1.ways / 2) >= std::min<index_t>(bs.kc, pr.k);
+  const index_t strip = std::min<index_t>(bs.kc, pr.k);
+  const bool strip_fits_l1 = sets_touched(l1, stride_bytes) * (l1.ways / 2) >= strip;
   // With at most 64 columns packing A costs more than an L1-thrashing strip that L2
   // still holds (3136x64x576: 77 vs 61 GFLOP/s), unless the stride crowds the strip
   // into a few L2 sets too (lda = 4096 floats: 24 vs 40).
-  index_t l2_sets = 1024;
-  if (stride_bytes % l1.line == 0) l2_sets = 1024 / std::gcd<index_t>(1024, stride_bytes / l1.line);
-  const bool strip_fits_l2 = l2_sets * 4 >= std::min<index_t>(bs.kc, pr.k);
-  return !pr.packed_a && !pr.packed_b && !pr.a.trans && panel_bytes <= kMaxPanelBytes &&
+  const bool strip_fits_l2 = sets_touched(l2, stride_bytes) * (l2.ways / 2) >= strip;
+  return !pr.packed_a && !pr.packed_b && !pr.a.trans && panel_bytes <= 0.75 * double(l2.bytes) &&
          (strip_fits_l1 || (pr.n <= 64 && strip_fits_l2)) && pr.m >= 2 * uk.mr;
 }
 
@@ -372,7 +342,7 @@ void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int thr
     skinny_body(pr, uk, bs, b_buf, omp_get_thread_num(), omp_get_num_threads());
     return;
   }
-  run_a_resident(pr, uk, bs, threads);
+  run_a_resident(pr, uk, bs, threads, ws);
 }
 
 template <class T>

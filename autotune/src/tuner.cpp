@@ -2,11 +2,9 @@
 #include "taihu/autotune/tuner.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
-#include <thread>
 
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/isa.hpp"
@@ -90,43 +88,38 @@ void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, 
   for (std::size_t i = 0; i < res.records.size(); ++i)
     if (res.records[i].ok) ranked.emplace_back(res.records[i].median_s, res.measured[i]);
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  // The first two structured templates that measured fine join the fastest few: their
-  // one measurement may have met a burst of load, and they are the strongest priors.
-  std::vector<std::pair<double, Point>> extra;
-  for (const Point& tp : space.templates()) {
-    if (extra.size() >= 2) break;
-    for (const auto& [t, pt] : ranked)
-      if (pt == tp) {
-        extra.emplace_back(t, pt);
-        break;
-      }
-  }
   std::vector<std::pair<Point, std::unique_ptr<Kernel>>> top;
-  const std::size_t limit = static_cast<std::size_t>(std::max(0, opt.confirm_top)) + extra.size();
-  ranked.resize(std::min<std::size_t>(ranked.size(), static_cast<std::size_t>(std::max(0, opt.confirm_top)) * 4));
-  ranked.insert(ranked.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(ranked.size(), static_cast<std::size_t>(std::max(0, opt.confirm_top)))),
-                extra.begin(), extra.end());
-  for (const auto& [t, pt] : ranked) {
-    if (top.size() >= limit || clock.seconds() >= deadline_s) break;
+  auto add = [&](const Point& pt) {
     const Schedule s = space.schedule(pt);
-    if (!keys.insert(schedule_key(s)).second) continue;
+    if (!keys.insert(schedule_key(s)).second) return;
     try {
       top.emplace_back(pt, build(p, s, opt));
     } catch (const Error&) {
-      continue;  // measured fine before; leave it out
+      // measured fine before; leave it out
     }
+  };
+  for (const auto& [t, pt] : ranked) {
+    if (static_cast<int>(top.size()) >= opt.confirm_top || clock.seconds() >= deadline_s) break;
+    add(pt);
+  }
+  // The first two structured templates that measured fine join them: their one
+  // measurement may have met a burst of load, and they are the strongest priors.
+  int templates = 0;
+  for (const Point& tp : space.templates()) {
+    if (templates == 2 || clock.seconds() >= deadline_s) break;
+    if (std::none_of(ranked.begin(), ranked.end(), [&](const auto& r) { return r.second == tp; })) continue;
+    ++templates;
+    add(tp);
   }
   if (top.size() < 2) return;
   std::vector<double> best(top.size(), std::numeric_limits<double>::infinity());
   MeasureOptions mo = opt.measure;
   mo.target_seconds = std::min(mo.target_seconds, 0.15);
-  mo.warmup = std::max(mo.warmup, 3);  // wakes this kernel's own workers before timing
+  mo.pause_s = 0.05;
+  mo.warmup = std::max(mo.warmup, 3);
   for (int round = 0; round < 2 && clock.seconds() < deadline_s + 5; ++round)
-    for (std::size_t i = 0; i < top.size(); ++i) {
-      // The previous kernel's idle workers spin for a while; let them sleep first.
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (std::size_t i = 0; i < top.size(); ++i)
       best[i] = std::min(best[i], measure([&] { checker.run(*top[i].second); }, mo).median_s);
-    }
   const std::size_t w = static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin());
   res.best = top[w].first;
   res.best_s = best[w];

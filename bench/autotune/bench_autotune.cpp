@@ -13,14 +13,12 @@
 // autotune/README.md.
 //   bench_autotune [--budget 2m] [--specs gemm,conv2d,...] [--threads 2] [--log FILE] [--seed S] [--rounds 3]
 //                  [--anchors default,Mullapudi2016,Li2018,Adams2019]   (Adams2019 takes minutes on stencils)
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "taihu/arch/error.hpp"
@@ -168,7 +166,8 @@ int main(int argc, char** argv) {
       ta::MeasureOptions mo;
       mo.target_seconds = 0.25;
       mo.min_repeats = 5;
-      mo.warmup = 3;  // wakes this contender's own workers before timing
+      mo.pause_s = 0.1;  // each block of calls starts with no other contender's workers awake
+      mo.warmup = 3;
       // Every contender is built first, then timed in `rounds` interleaved rounds; each
       // keeps its best median (load from other processes hits all of them alike).
       struct Contender {
@@ -206,14 +205,8 @@ int main(int argc, char** argv) {
       std::string hand_name;
       auto hand = hand_kernel(p, &hand_name);
       if (hand) contenders.push_back({"hand", [&] { hand(ptrs, out.data()); }});
-      // Each block starts after a pause, so the previous contender's idle workers (OpenMP
-      // or Halide's pool, spinning for a while after their last task) have gone to sleep
-      // and do not take a core from this one.
       for (int round = 0; round < rounds; ++round)
-        for (auto& k : contenders) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
-          k.best = std::min(k.best, ta::measure(k.run, mo).median_s);
-        }
+        for (auto& k : contenders) k.best = std::min(k.best, ta::measure(k.run, mo).median_s);
       auto best_of = [&](const std::string& name) {
         double t = NAN;
         for (const auto& k : contenders)

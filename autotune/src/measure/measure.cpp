@@ -2,7 +2,9 @@
 #include "taihu/autotune/measure.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "taihu/arch/timer.hpp"
@@ -10,6 +12,7 @@
 namespace taihu::autotune {
 
 Measurement measure(const std::function<void()>& run, const MeasureOptions& opt) {
+  if (opt.pause_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(opt.pause_s));
   double first = 0;
   for (int i = 0; i < std::max(1, opt.warmup); ++i) {
     arch::Stopwatch w;

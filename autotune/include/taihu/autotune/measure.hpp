@@ -6,6 +6,10 @@
 namespace taihu::autotune {
 
 struct MeasureOptions {
+  // Sleep before the warm-up, so another kernel's idle workers (OpenMP's or Halide's,
+  // which spin for a while after their last task) have gone to sleep and do not share
+  // the cores with this one; a few warm-up runs then wake this kernel's own workers.
+  double pause_s = 0;
   int warmup = 1;
   int min_repeats = 3;
   int max_repeats = 50;

@@ -4,8 +4,11 @@
 // direct) with a 32 MiB cache flush before each, R rounds; prints the fastest and the
 // median call of each and the ratios (oneDNN's better algorithm / taihu; > 1: taihu
 // faster). This is how dnn/README.md's first table is measured:
-//   conv_cputime [--rounds=5] [--algo=NAME] problem[:dir] ...
+//   conv_cputime [--rounds=5] [--algo=NAME] [--threads=N] [--only=taihu|onednn] problem[:dir] ...
 //     dir: fwd | bwd_d | bwd_w | all (default all)
+//     --threads=N (N > 1): both libraries on N threads, timed by wall clock (the
+//       per-thread CPU time of the calling thread would miss the others' work)
+//     --only: time one library alone (profiling; ratios print as 0)
 //   conv_cputime mb64ic32ih8oc64oh8kh5ph2:fwd g2mb1ic96ih27oc256oh27kh5ph2
 #include <algorithm>
 #include <cstdio>
@@ -48,11 +51,14 @@ struct Timed {
   }
 };
 
+bool g_wall_clock = false;  // more than one thread: wall-clock time
+std::string g_only;         // "", "taihu" or "onednn"
+
 double time_call(const std::function<void()>& f) {
   flush_cache();
-  const double t0 = taihu::arch::thread_cpu_seconds();
+  const double t0 = g_wall_clock ? taihu::arch::now_seconds() : taihu::arch::thread_cpu_seconds();
   f();
-  return taihu::arch::thread_cpu_seconds() - t0;
+  return (g_wall_clock ? taihu::arch::now_seconds() : taihu::arch::thread_cpu_seconds()) - t0;
 }
 
 void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo algo) {
@@ -61,15 +67,17 @@ void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo 
   auto taihu_call = [&] { data.run(conv, dir); };
   std::vector<std::unique_ptr<taihu::bench::OnednnConv>> dnnl;
   for (const char* a : {"auto", "direct"}) {
+    if (g_only == "taihu") break;
     auto p = std::make_unique<taihu::bench::OnednnConv>(d, dir, a);
     if (p->available()) dnnl.push_back(std::move(p));
   }
-  taihu_call();
+  const bool mine_timed = g_only != "onednn";
+  if (mine_timed) taihu_call();
   for (auto& p : dnnl) p->run();
   Timed mine;
   std::vector<Timed> theirs(dnnl.size());
   for (int r = 0; r < rounds; ++r) {
-    mine.t.push_back(time_call(taihu_call));
+    mine.t.push_back(mine_timed ? time_call(taihu_call) : 1e30);
     for (std::size_t i = 0; i < dnnl.size(); ++i) theirs[i].t.push_back(time_call([&] { dnnl[i]->run(); }));
   }
   double best = 1e30, med = 1e30;
@@ -87,24 +95,36 @@ void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int rounds = 5;
+  int rounds = 5, threads = 1;
   taihu::dnn::ConvAlgo algo = taihu::dnn::ConvAlgo::automatic;
   std::vector<std::string> problems;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind("--rounds=", 0) == 0)
       rounds = std::max(1, std::atoi(a.c_str() + 9));
+    else if (a.rfind("--threads=", 0) == 0)
+      threads = std::max(1, std::atoi(a.c_str() + 10));
+    else if (a.rfind("--only=", 0) == 0)
+      g_only = a.substr(7);
     else if (a.rfind("--algo=", 0) == 0)
       algo = taihu::dnn::parse_conv_algo(a.substr(7));
     else
       problems.push_back(a);
   }
   if (problems.empty()) {
-    std::fprintf(stderr, "usage: conv_cputime [--rounds=5] [--algo=NAME] problem[:fwd|bwd_d|bwd_w|all] ...\n");
+    std::fprintf(stderr,
+                 "usage: conv_cputime [--rounds=5] [--algo=NAME] [--threads=N] [--only=taihu|onednn] "
+                 "problem[:fwd|bwd_d|bwd_w|all] ...\n");
     return 2;
   }
-  taihu::arch::set_num_threads(1);
-  omp_set_num_threads(1);
+  if (g_only != "" && g_only != "taihu" && g_only != "onednn") {
+    std::fprintf(stderr, "conv_cputime: --only must be taihu or onednn, not '%s'\n", g_only.c_str());
+    return 2;
+  }
+  g_wall_clock = threads > 1;
+  taihu::arch::set_num_threads(threads);
+  omp_set_num_threads(threads);  // oneDNN's OpenMP runtime
+  std::printf("threads: %d, timed by %s\n", threads, g_wall_clock ? "wall clock" : "per-thread CPU time");
   std::printf("| problem | dir | taihu algo | taihu GFLOP/s | oneDNN GFLOP/s | ratio (best) | ratio (median) |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   for (const auto& p : problems) {

@@ -63,6 +63,7 @@ struct DirectKernels {
 // output channels (LeNet conv1, 1 -> 20: 1.0x vs 0.7-0.9x: 25 taps per output leave
 // the transposed store too large a share).
 constexpr index_t kOcvMaxChannels = 4, kOcvMinStride1Channels = 32;
+
 constexpr index_t kOcvChunkStep = 24;  // pixel chunks of the few-channel forward: multiples of this
 
 const DirectKernels& kernels() {
@@ -485,6 +486,13 @@ class Direct final : public ConvAlgorithm {
           st.bias = bias ? bias + g * kg_ + q * 8 * kOcvMaxBlocks : nullptr;
           st.y = y + (n * d_.k + g * kg_ + q * 8 * kOcvMaxBlocks) * plane + p0;
           for (index_t c0 = 0; c0 < cg_; c0 += cblock) {
+            // The last reduction block's tiles prefetch the lines the store writes (into
+            // L2: CIFAR-10 conv1 forward +3-5%, the strided first layers +1-2%).
+            const bool last = c0 + cblock >= cg_;
+            a.y_prefetch = last ? st.y : nullptr;
+            a.y_kstride = plane;
+            a.y_rows = static_cast<int>(std::min<index_t>(8 * kOcvMaxBlocks, kg_ - q * 8 * kOcvMaxBlocks));
+            a.y_pixels = p1 - p0;
             a.x = xin + (n * d_.c + g * cg_ + c0) * gq.chan_stride;
             a.channels = std::min(cblock, cg_ - c0);
             a.w = wocv_.data() + (g * kgroups + q) * wgroup + c0 * taps_ * a.nb * 8;

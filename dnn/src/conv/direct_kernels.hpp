@@ -97,6 +97,13 @@ struct DirectOcvArgs {
                                 // are ignored)
   int tiles;                    // tile i's results go to acc + i * ocv_pixels(nb) * 8
   bool accumulate;              // add to the scratch instead of overwriting it
+  // Or null: the output the next direct_ocv_store writes (y_rows rows y_kstride apart,
+  // y_pixels each), pulled into L2 spread over the tiles, so the store's write-allocate
+  // misses overlap the FMAs instead of stalling the store (a hint: never written).
+  const float* y_prefetch;
+  std::int64_t y_kstride;
+  int y_rows;
+  std::int64_t y_pixels;
 };
 
 // Scratch [nb][pixels][8] (block stride acc_bstride) -> y (channel stride y_kstride,

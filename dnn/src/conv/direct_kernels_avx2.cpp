@@ -238,10 +238,36 @@ inline __attribute__((always_inline)) void ocv_one_tile(const DirectOcvArgs& a, 
     for (int p = 0; p < NP; ++p) _mm256_storeu_ps(out + b * a.acc_bstride + p * 8, acc[b][p]);
 }
 
+// The output lines of DirectOcvArgs::y_prefetch, a few per tile (into L2: L1 holds the
+// weights and the scratch).
+class OutputPrefetch {
+ public:
+  explicit OutputPrefetch(const DirectOcvArgs& a)
+      : y_(a.y_prefetch), kstride_(a.y_kstride), per_row_(a.y_pixels / 16 + 2) {
+    const std::int64_t total = y_ ? a.y_rows * per_row_ : 0;
+    per_tile_ = a.tiles > 0 ? (total + a.tiles - 1) / a.tiles : 0;
+    left_ = total;
+  }
+  void step() {
+    for (std::int64_t j = 0; j < per_tile_ && left_ > 0; ++j, --left_) {
+      _mm_prefetch(reinterpret_cast<const char*>(y_ + row_ * kstride_ + 16 * line_), _MM_HINT_T1);
+      if (++line_ == per_row_) line_ = 0, ++row_;
+    }
+  }
+
+ private:
+  const float* y_;
+  std::int64_t kstride_, per_row_, per_tile_ = 0, left_ = 0, row_ = 0, line_ = 0;
+};
+
 template <int NB, int KW>
 void ocv_tile(const DirectOcvArgs& a) {
   constexpr int NP = ocv_pixels(NB);
-  for (int i = 0; i < a.tiles; ++i) ocv_one_tile<NB, KW>(a, a.x_off + i * NP, a.acc + i * NP * 8);
+  OutputPrefetch pf(a);
+  for (int i = 0; i < a.tiles; ++i) {
+    pf.step();
+    ocv_one_tile<NB, KW>(a, a.x_off + i * NP, a.acc + i * NP * 8);
+  }
 }
 
 // The hot 4 x 3 tile with unrolled kernel rows, one inline-assembly block per tap:
@@ -294,7 +320,9 @@ inline __attribute__((always_inline)) void ocv_row_4x3(Acc4x3& acc, const float*
 template <int KW>
 void ocv_tile_4x3(const DirectOcvArgs& a) {
   const std::int64_t taps = a.taps;
+  OutputPrefetch pf(a);
   for (int i = 0; i < a.tiles; ++i) {
+    pf.step();
     const std::int64_t* x_off = a.x_off + 3 * i;
     float* out = a.acc + 24 * i;
     Acc4x3 acc;

@@ -142,8 +142,12 @@ void a_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
 
 // Threads split rows when a column split would leave each fewer than 8 B micro-panels
 // (A's micro-panel would then meet too few of them to pay for its trip into L1) and
-// there are more rows than columns to go round. TAIHU_GEMM_THREADING=rows|columns
-// forces one, for comparisons.
+// there are more rows than columns to go round; or when C is narrow (fewer than 32 B
+// micro-panels a thread) and every thread still gets 4 or more A micro-panels: there
+// the column split's barrier per A block and its A panels packed on the other core
+// cost more than packing B twice (2 threads, SGEMM: 128^3 157 vs 143 GFLOP/s,
+// 256x196x2304 171 vs 156, 128x128x4096 157 vs 148; but 128x1024x1024 157 vs 168).
+// TAIHU_GEMM_THREADING=rows|columns forces one, for comparisons.
 template <class T>
 bool a_resident_splits_rows(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int nt) {
   static const int forced = [] {
@@ -156,8 +160,10 @@ bool a_resident_splits_rows(const Problem<T>& pr, const kernels::MicroKernel<T>&
   }();
   const index_t n_panels = ceil_div(pr.n, uk.nr), m_panels = ceil_div(pr.m, uk.mr);
   if (forced != 0 && n_panels >= nt) return forced == 1;
-  if (n_panels < nt) return true;
-  return n_panels < 8 * static_cast<index_t>(nt) && m_panels > n_panels;
+  const auto per_thread = static_cast<index_t>(nt);
+  if (n_panels < per_thread) return true;
+  if (n_panels < 8 * per_thread && m_panels > n_panels) return true;
+  return n_panels < 32 * per_thread && m_panels >= 4 * per_thread;
 }
 
 template <class T>

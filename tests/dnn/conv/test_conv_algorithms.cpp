@@ -73,6 +73,9 @@ const char* const kProblems[] = {
     "mb2ic24ih15oc40kh1sh2",          // strided 1x1: pointwise kernel on the subsampled input
     "g2mb1ic16ih13iw9oc12kh1sh3sw2",  // strided 1x1, grouped, unequal strides, odd sizes
     "mb2ic520ih5iw3oc10kh1",          // 1x1, >= 512 input channels: pointwise backward-weights
+    "mb2ic10ih7iw5oc36kh1",           // widening 1x1: direct backward-weights on the exchanged problem
+    "g2mb1ic8ih5iw6oc30kh1",          // widening 1x1, grouped (4 -> 15 per group)
+    "mb1ic6ih9oc600kh1",              // widening 1x1 whose exchanged problem has >= 512 channels
 };
 
 class ConvAlgorithms : public ConvTest, public ::testing::WithParamInterface<const char*> {};

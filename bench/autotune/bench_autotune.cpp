@@ -11,7 +11,7 @@
 // machine the hand kernels' OpenMP barriers suffer most (active waiting against
 // descheduled threads): compare on a quiet machine, or see OMP_WAIT_POLICY in
 // autotune/README.md.
-//   bench_autotune [--budget 2m] [--specs gemm,conv2d,...] [--threads 2] [--log FILE] [--seed S] [--rounds 3]
+//   bench_autotune [--budget 2m] [--specs gemm,conv2d,...] [--threads 2] [--log FILE] [--seed S] [--rounds 7]
 //                  [--anchors default,Mullapudi2016,Li2018,Adams2019]   (Adams2019 takes minutes on stencils)
 #include <cmath>
 #include <cstdio>
@@ -117,14 +117,14 @@ int main(int argc, char** argv) {
     int threads = taihu::arch::num_threads();
     std::string only, log = "bench_autotune.jsonl";
     std::uint64_t seed = 1;
-    int rounds = 3;
+    int rounds = 7;
     std::string anchors = ",default,Mullapudi2016,Li2018,Adams2019,";
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       if (a == "--help" || a == "-h") {
         std::printf(
             "usage: bench_autotune [--budget 2m|90] [--specs gemm,conv2d,...] [--threads N] [--log FILE]\n"
-            "                      [--seed S] [--rounds 3] [--anchors default,Mullapudi2016,Li2018,Adams2019]\n"
+            "                      [--seed S] [--rounds 7] [--anchors default,Mullapudi2016,Li2018,Adams2019]\n"
             "Tunes each spec within the budget (resuming from --log), then times the tuned kernel,\n"
             "Halide's autoschedules and taihu's hand kernel in interleaved rounds.\n");
         return 0;
@@ -164,10 +164,11 @@ int main(int argc, char** argv) {
       for (const auto& n : p.inputs()) ptrs.push_back(in[n].data());
       std::vector<float> out(static_cast<std::size_t>(p.tensor(p.output()).size()));
       ta::MeasureOptions mo;
-      mo.target_seconds = 0.25;
+      mo.target_seconds = 0.1;
       mo.min_repeats = 5;
       mo.pause_s = 0.1;  // each block of calls starts with no other contender's workers awake
       mo.warmup = 3;
+      mo.warmup_s = 0.02;  // ... and after 20 ms of its own untimed calls
       // Every contender is built first, then timed in `rounds` interleaved rounds; each
       // keeps its best median (load from other processes hits all of them alike).
       struct Contender {

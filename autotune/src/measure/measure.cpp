@@ -14,7 +14,8 @@ namespace taihu::autotune {
 Measurement measure(const std::function<void()>& run, const MeasureOptions& opt) {
   if (opt.pause_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(opt.pause_s));
   double first = 0;
-  for (int i = 0; i < std::max(1, opt.warmup); ++i) {
+  arch::Stopwatch warm;
+  for (int i = 0; i < std::max(1, opt.warmup) || warm.seconds() < opt.warmup_s; ++i) {
     arch::Stopwatch w;
     run();
     first = w.seconds();

@@ -11,6 +11,7 @@ struct MeasureOptions {
   // the cores with this one; a few warm-up runs then wake this kernel's own workers.
   double pause_s = 0;
   int warmup = 1;
+  double warmup_s = 0;  // and warm-up runs until this much time has passed
   int min_repeats = 3;
   int max_repeats = 50;
   double target_seconds = 0.3;  // total timed time aimed for

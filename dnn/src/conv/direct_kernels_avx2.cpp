@@ -111,6 +111,34 @@ void fwd_tile(const DirectFwdArgs& a) {
     fwd_block<MR, NV, MASKED>(a, a.w + kb * a.w_kblock, a.y + kb * a.y_kblock, a.bias ? a.bias + kb * MR : nullptr);
 }
 
+inline __attribute__((always_inline)) void transpose8(__m256 r[8]);
+
+// p[0..N) += v's first N lanes (N <= 3).
+template <int N>
+inline __attribute__((always_inline)) void add_part(float* p, __m128 v) {
+  if constexpr (N >= 2) {
+    const __m128 old = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
+    _mm_store_sd(reinterpret_cast<double*>(p), _mm_castps_pd(_mm_add_ps(old, v)));
+  }
+  if constexpr (N == 1 || N == 3) {
+    const __m128 last = N == 3 ? _mm_movehl_ps(v, v) : v;
+    _mm_store_ss(p + N - 1, _mm_add_ss(_mm_load_ss(p + N - 1), last));
+  }
+}
+
+// row[0..N) += v's first N lanes (N <= 8), no float past row + N touched.
+template <int N>
+inline __attribute__((always_inline)) void add_row(float* row, __m256 v) {
+  static_assert(N >= 1 && N <= 7);
+  const __m128 lo = _mm256_castps256_ps128(v);
+  if constexpr (N >= 4) {
+    _mm_storeu_ps(row, _mm_add_ps(_mm_loadu_ps(row), lo));
+    if constexpr (N > 4) add_part<N - 4>(row + 4, _mm256_extractf128_ps(v, 1));
+  } else {
+    add_part<N>(row, lo);
+  }
+}
+
 template <int V, int NT>
 void bwdw_tile(const DirectBwdwArgs& a) {
   __m256 acc[V][NT];
@@ -137,13 +165,31 @@ void bwdw_tile(const DirectBwdwArgs& a) {
         }
       }
     }
-  alignas(32) float out[NT][V * 8];
-#pragma GCC unroll 6
-  for (int j = 0; j < NT; ++j)
+  // dw rows: 8x8 register transposes of the NT columns (zero-padded to 8) give each
+  // channel's NT consecutive dw entries as one vector (a 4 + 2 + 1 float load, add and
+  // store per channel instead of NT scalar updates; AVX2's masked store is slow on Zen).
 #pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) _mm256_store_ps(out[j] + 8 * v, acc[v][j]);
-  for (int m = 0; m < a.channels; ++m)
-    for (int j = 0; j < NT; ++j) a.dw[m * a.dw_kstride + j] += out[j][m];
+  for (int v = 0; v < V; ++v) {
+    __m256 r[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) r[j] = j < NT ? acc[v][j < NT ? j : 0] : _mm256_setzero_ps();
+    transpose8(r);  // r[m]: channel 8v + m's NT columns
+    const int rows = a.channels - 8 * v < 8 ? a.channels - 8 * v : 8;
+    float* dw = a.dw + 8 * v * a.dw_kstride;
+    if (rows == 8) {
+#pragma GCC unroll 8
+      for (int m = 0; m < 8; ++m) {
+        add_row<NT>(dw + m * a.dw_kstride, r[m]);
+      }
+    } else {
+      alignas(32) float rr[8][8];
+#pragma GCC unroll 8
+      for (int m = 0; m < 8; ++m) _mm256_store_ps(rr[m], r[m]);
+      for (int m = 0; m < rows; ++m) {
+        add_row<NT>(dw + m * a.dw_kstride, _mm256_load_ps(rr[m]));
+      }
+    }
+  }
 }
 
 // 8x8 transpose: r[i] lane j -> out[j] lane i.

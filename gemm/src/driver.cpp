@@ -98,21 +98,27 @@ const T* a_block(const Problem<T>& pr, index_t q, index_t ic, index_t mc, index_
 // buffers, so a thread packing block s+1 overwrites block s-1, which every thread
 // finished before the barrier of block s), or split the rows, each thread then
 // packing its own A blocks into its own buffer with no barrier at all.
+// The part of C one call of the body computes: rows [row_lo, row_hi) and columns
+// [col_lo, col_hi) (summed over the problem's depth range [k_lo, k)).
+struct Region {
+  index_t row_lo, row_hi, col_lo, col_hi;
+};
+
 template <class T>
 void a_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
-                     T* const a_bufs[2], T* b_buf, index_t row_lo, index_t row_hi, index_t col_lo,
-                     index_t col_hi, bool shared_a, int tid, int nt) {
+                     T* const a_bufs[2], T* b_buf, const Region& rg, bool shared_a, int tid, int nt) {
   const int mr = uk.mr, nr = uk.nr;
+  const index_t row_lo = rg.row_lo, row_hi = rg.row_hi, col_lo = rg.col_lo, col_hi = rg.col_hi;
   const index_t nc_step = balanced(col_hi - col_lo, bs.nc, nr);
   const index_t mc_step = balanced(row_hi - row_lo, bs.mc, mr);
   index_t a_blocks = 0;  // A blocks so far: picks the buffer
   for (index_t ic = row_lo; ic < row_hi; ic += mc_step) {
     const index_t mc = std::min<index_t>(mc_step, row_hi - ic);
     const index_t a_panels = ceil_div(mc, mr);
-    index_t q = 0;  // kc block index
-    for (index_t pc = 0; pc < pr.k; pc += bs.kc, ++q, ++a_blocks) {
+    index_t q = pr.k_lo / bs.kc;  // kc block index (k_lo is a multiple of kc)
+    for (index_t pc = pr.k_lo; pc < pr.k; pc += bs.kc, ++q, ++a_blocks) {
       const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
-      const T beta = pc == 0 ? pr.beta : T(1);
+      const T beta = pc == pr.k_lo ? pr.beta : T(1);
       index_t lo = 0, hi = a_panels;
       if (shared_a) share(a_panels, tid, nt, lo, hi);
       const T* ap = a_block(pr, q, ic, mc, pc, kc, mr, a_bufs[a_blocks % 2], lo, hi);
@@ -147,19 +153,28 @@ void a_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
 // the column split's barrier per A block and its A panels packed on the other core
 // cost more than packing B twice (2 threads, SGEMM: 128^3 157 vs 143 GFLOP/s,
 // 256x196x2304 171 vs 156, 128x128x4096 157 vs 148; but 128x1024x1024 157 vs 168).
-// TAIHU_GEMM_THREADING=rows|columns forces one, for comparisons.
+// TAIHU_GEMM_THREADING=rows|columns forces one (and depth the depth split), for comparisons.
+enum class Split { model, rows, columns, depth };
+
+// TAIHU_GEMM_THREADING=rows|columns|depth, read once (empty: the model decides).
+Split forced_split() {
+  static const Split forced = [] {
+    const char* env = std::getenv("TAIHU_GEMM_THREADING");
+    if (env == nullptr || *env == '\0') return Split::model;
+    const std::string v(env);
+    if (v == "rows") return Split::rows;
+    if (v == "columns") return Split::columns;
+    if (v == "depth") return Split::depth;
+    throw Error("TAIHU_GEMM_THREADING='" + v + "': use rows, columns or depth");
+  }();
+  return forced;
+}
+
 template <class T>
 bool a_resident_splits_rows(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int nt) {
-  static const int forced = [] {
-    const char* env = std::getenv("TAIHU_GEMM_THREADING");
-    if (env == nullptr || *env == '\0') return 0;
-    const std::string v(env);
-    if (v == "rows") return 1;
-    if (v == "columns") return 2;
-    throw Error("TAIHU_GEMM_THREADING='" + v + "': use rows or columns");
-  }();
+  const Split forced = forced_split();
   const index_t n_panels = ceil_div(pr.n, uk.nr), m_panels = ceil_div(pr.m, uk.mr);
-  if (forced != 0 && n_panels >= nt) return forced == 1;
+  if ((forced == Split::rows || forced == Split::columns) && n_panels >= nt) return forced == Split::rows;
   const auto per_thread = static_cast<index_t>(nt);
   if (n_panels < per_thread) return true;
   if (n_panels < 8 * per_thread && m_panels > n_panels) return true;
@@ -179,7 +194,7 @@ void run_a_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, con
   ws.reserve(pr.packed_a ? 0 : (two_a ? 2 : 1) * a_elems, pr.packed_b ? 0 : b_elems);
   if (threads <= 1) {
     T* const a_bufs[2] = {ws.a_block.data(), ws.a_block.data()};
-    a_resident_body(pr, uk, bs, a_bufs, ws.b_panel.data(), 0, pr.m, 0, pr.n, false, 0, 1);
+    a_resident_body(pr, uk, bs, a_bufs, ws.b_panel.data(), Region{0, pr.m, 0, pr.n}, false, 0, 1);
     return;
   }
   T* const shared_a[2] = {ws.a_block.data(), two_a ? ws.a_block.data() + a_elems : ws.a_block.data()};
@@ -194,13 +209,13 @@ void run_a_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, con
       index_t lo, hi;
       share(ceil_div(pr.m, uk.mr), tid, nt, lo, hi);
       T* const a_bufs[2] = {mine.a_block.data(), mine.a_block.data()};
-      a_resident_body(pr, uk, bs, a_bufs, mine.b_panel.data(), lo * uk.mr,
-                      std::min<index_t>(pr.m, hi * uk.mr), 0, pr.n, false, tid, nt);
+      a_resident_body(pr, uk, bs, a_bufs, mine.b_panel.data(),
+                      Region{lo * uk.mr, std::min<index_t>(pr.m, hi * uk.mr), 0, pr.n}, false, tid, nt);
     } else {
       index_t lo, hi;
       share(ceil_div(pr.n, uk.nr), tid, nt, lo, hi);
-      a_resident_body(pr, uk, bs, shared_a, mine.b_panel.data(), 0, pr.m, lo * uk.nr,
-                      std::min<index_t>(pr.n, hi * uk.nr), nt > 1, tid, nt);
+      a_resident_body(pr, uk, bs, shared_a, mine.b_panel.data(),
+                      Region{0, pr.m, lo * uk.nr, std::min<index_t>(pr.n, hi * uk.nr)}, nt > 1, tid, nt);
     }
   }
 }
@@ -230,10 +245,10 @@ void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
   if (edge_buf.size() < static_cast<std::size_t>(mr * bs.kc))
     edge_buf = arch::AlignedBuffer<T>(static_cast<std::size_t>(mr * bs.kc));
   T* edge_a = edge_buf.data();
-  index_t q = 0;  // kc block index
-  for (index_t pc = 0; pc < pr.k; pc += bs.kc, ++q) {
+  index_t q = 0;  // kc block index (picks the buffer)
+  for (index_t pc = pr.k_lo; pc < pr.k; pc += bs.kc, ++q) {
     const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
-    const T beta = pc == 0 ? pr.beta : T(1);
+    const T beta = pc == pr.k_lo ? pr.beta : T(1);
     T* b_cur = nt > 1 && q % 2 == 1 ? b_buf + skinny_b_elems(pr, uk, bs) : b_buf;
     index_t lo, hi;
     share(b_panels, tid, nt, lo, hi);
@@ -291,7 +306,7 @@ bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const B
   // back from L2 for every micro-panel (128^3 SGEMM ran at 70 instead of 86 GFLOP/s).
   // It may take half the ways of the sets it touches.
   const index_t stride_bytes = pr.a.ld * static_cast<index_t>(sizeof(T));
-  const index_t strip = std::min<index_t>(bs.kc, pr.k);
+  const index_t strip = std::min<index_t>(bs.kc, pr.k - pr.k_lo);
   const bool strip_fits_l1 = sets_touched(l1, stride_bytes) * (l1.ways / 2) >= strip;
   // With at most 64 columns packing A costs more than an L1-thrashing strip that L2
   // still holds (3136x64x576: 77 vs 61 GFLOP/s), unless the stride crowds the strip
@@ -301,9 +316,20 @@ bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const B
          (strip_fits_l1 || (pr.n <= 64 && strip_fits_l2)) && pr.m >= 2 * uk.mr;
 }
 
+// kc for a product of depth k: from k >= 4 kc on, the depth is cut into an even number
+// of equal blocks (2304 = 10 x 232 rather than 9 x 256), so that the depth split falls
+// on a block boundary and halves the work.
+index_t depth_block(index_t kc, index_t k) {
+  if (k < 4 * kc) return kc;
+  index_t blocks = ceil_div(k, kc);
+  blocks += blocks % 2;
+  return ceil_div(ceil_div(k, blocks), 8) * 8;
+}
+
 template <class T>
 BlockSizes effective_block_sizes(const Problem<T>& pr, const kernels::MicroKernel<T>& uk) {
   BlockSizes bs = block_sizes_for(uk.mr, uk.nr, static_cast<int>(sizeof(T)));
+  bs.kc = depth_block(bs.kc, pr.k);
   if (pr.packed_a) bs.kc = pr.packed_a->kc;
   if (pr.packed_b) bs.kc = pr.packed_b->kc;
   return bs;
@@ -332,12 +358,14 @@ void scale_c(index_t m, index_t n, T beta, T* c, index_t ldc) {
   }
 }
 
+namespace {
+
+// The skinny or the A-resident path over the problem's depth range.
 template <class T>
-void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int threads) {
-  const BlockSizes bs = effective_block_sizes(pr, uk);
+void run_undivided(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs, int threads) {
   thread_local Workspace<T> ws;
   if (use_skinny(pr, uk, bs)) {
-    const int buffers = threads > 1 && pr.k > bs.kc ? 2 : 1;
+    const int buffers = threads > 1 && pr.k - pr.k_lo > bs.kc ? 2 : 1;
     ws.reserve(0, static_cast<std::size_t>(buffers * skinny_b_elems(pr, uk, bs)));
     T* b_buf = ws.b_panel.data();
     if (threads <= 1) {
@@ -351,10 +379,82 @@ void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int thr
   run_a_resident(pr, uk, bs, threads, ws);
 }
 
+// Deep products with a small C (k >= 4 kc, m x n <= 256 x 256: 128x128x4096,
+// 256x196x2304) are summed in two halves of the depth, whatever the thread count:
+// the lower half accumulates into C, the upper half into a scratch C that is then
+// added. Two threads then share no packed block and meet at one barrier, where
+// splitting rows or columns of so small a C leaves tiles unbalanced or costs a barrier
+// per block; one thread sums in the same order, so results stay bitwise equal across
+// thread counts. The cut falls on a kc block boundary (depth_block makes their number
+// even), where pre-packed operands are cut too, so packed and unpacked calls agree.
+// More than two threads gain little on so small a product: the split runs on two.
+template <class T>
+bool splits_depth(const Problem<T>& pr, const BlockSizes& bs) {
+  if (pr.k <= bs.kc) return false;
+  const Split forced = forced_split();
+  if (forced != Split::model) return forced == Split::depth;
+  return pr.k >= 4 * bs.kc && pr.m * pr.n <= 256 * 256;
+}
+
+// C += D over this thread's share of C's columns (D is m x n, column major).
+template <class T>
+void add_partial(const Problem<T>& pr, const T* d, int tid, int nt) {
+  index_t lo, hi;
+  share(pr.n, tid, nt, lo, hi);
+  for (index_t j = lo; j < hi; ++j) {
+    T* col = pr.c + j * pr.ldc;
+    const T* part = d + j * pr.m;
+    for (index_t i = 0; i < pr.m; ++i) col[i] += part[i];
+  }
+}
+
+template <class T>
+void run_depth_split(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
+                     int threads) {
+  thread_local arch::AlignedBuffer<T> partial;
+  const auto c_elems = static_cast<std::size_t>(pr.m * pr.n);
+  if (partial.size() < c_elems) partial = arch::AlignedBuffer<T>(c_elems, 4096);
+  const index_t k_mid = ceil_div(pr.k, bs.kc) / 2 * bs.kc;
+  Problem<T> lower = pr, upper = pr;
+  lower.k = k_mid;
+  upper.k_lo = k_mid;
+  upper.c = partial.data();
+  upper.ldc = pr.m;
+  upper.beta = T(0);
+  if (threads <= 1) {
+    run_undivided(lower, uk, bs, 1);
+    run_undivided(upper, uk, bs, 1);
+    add_partial(pr, upper.c, 0, 1);
+    return;
+  }
+#pragma omp parallel num_threads(2)
+  {
+    const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+    if (tid == 0) run_undivided(lower, uk, bs, 1);
+    if (tid == 1 || nt == 1) run_undivided(upper, uk, bs, 1);
+    if (nt > 1) {
+#pragma omp barrier
+    }
+    add_partial(pr, upper.c, tid, nt);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int threads) {
+  const BlockSizes bs = effective_block_sizes(pr, uk);
+  if (splits_depth(pr, bs))
+    run_depth_split(pr, uk, bs, threads);
+  else
+    run_undivided(pr, uk, bs, threads);
+}
+
 template <class T>
 PrepackedPanels<T> prepack(const MatrixView<T>& x, index_t extent, index_t depth, bool as_b,
                            const kernels::MicroKernel<T>& uk) {
-  const BlockSizes bs = block_sizes_for(uk.mr, uk.nr, static_cast<int>(sizeof(T)));
+  BlockSizes bs = block_sizes_for(uk.mr, uk.nr, static_cast<int>(sizeof(T)));
+  bs.kc = depth_block(bs.kc, depth);
   PrepackedPanels<T> p;
   p.width = as_b ? uk.nr : uk.mr;
   p.extent = extent;

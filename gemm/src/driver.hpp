@@ -23,6 +23,7 @@ struct PrepackedPanels {
 template <class T>
 struct Problem {
   index_t m = 0, n = 0, k = 0;
+  index_t k_lo = 0;  // the product sums over depth [k_lo, k) (a depth split's upper half)
   T alpha{}, beta{};
   MatrixView<T> a, b;
   T* c = nullptr;

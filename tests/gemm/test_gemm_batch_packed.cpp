@@ -2,6 +2,8 @@
 // results are bitwise identical on 1 and 2 threads.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "gemm_test_support.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/gemm/packed.hpp"
@@ -96,6 +98,39 @@ TEST(GemmThreads, RowSplitIsBitwiseIdenticalToOneThread) {
     EXPECT_EQ(p1, p2) << "ta " << (ta == Trans::yes);
     EXPECT_EQ(c1, p1) << "ta " << (ta == Trans::yes);
   }
+}
+
+// A deep product with a small C (k >= 4 kc, m x n <= 256 x 256) is summed in two
+// halves of the depth: right against the double reference for both layouts and
+// transposes, beta = 0 never reads C, and 1 and 2 threads stay bitwise identical.
+TEST(GemmThreads, DepthSplitIsRightAndBitwiseIdenticalToOneThread) {
+  GEMM_TEST_REQUIRE_ISA();
+  std::mt19937_64 rng(17);
+  for (Layout layout : {Layout::col_major, Layout::row_major})
+    for (Trans ta : {Trans::no, Trans::yes})
+      for (double beta : {0.0, -0.5}) {
+        const Shape s = make_shape(layout, ta, Trans::no, 150, 91, 2100, 1);
+        const auto a = random_vector<float>(a_size(s), rng), b = random_vector<float>(b_size(s), rng);
+        auto c0 = random_vector<float>(c_size(s), rng);
+        if (beta == 0.0) c0[0] = std::numeric_limits<float>::quiet_NaN();
+        std::vector<double> want(c0.begin(), c0.end()), bound;
+        reference(s, 1.5, a, b, beta, want, bound);
+        auto c1 = c0, c2 = c0, p2 = c0;
+        const taihu::gemm::PackedA<float> pa(s.layout, ta, s.m, s.k, a.data(), s.lda);
+        taihu::arch::set_num_threads(1);
+        gemm<float>(s, 1.5f, a.data(), b.data(), static_cast<float>(beta), c1.data());
+        taihu::arch::set_num_threads(2);
+        gemm<float>(s, 1.5f, a.data(), b.data(), static_cast<float>(beta), c2.data());
+        taihu::gemm::gemm_packed(s.layout, pa, s.tb, s.n, 1.5f, b.data(), s.ldb, static_cast<float>(beta),
+                                 p2.data(), s.ldc);
+        taihu::arch::set_num_threads(0);
+        const std::string err = compare(s, c1, want, bound, 4e-7 * static_cast<double>(s.k + 2));
+        EXPECT_TRUE(err.empty()) << err;
+        EXPECT_EQ(c1, c2) << "layout " << static_cast<int>(layout) << " ta " << (ta == Trans::yes)
+                          << " beta " << beta;
+        EXPECT_EQ(c1, p2) << "packed A, layout " << static_cast<int>(layout) << " ta " << (ta == Trans::yes)
+                          << " beta " << beta;
+      }
 }
 
 }  // namespace

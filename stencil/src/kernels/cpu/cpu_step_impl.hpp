@@ -40,6 +40,9 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#if defined(__AVX2__)
+#include "kernels/cpu/acoustic_o8_x86.hpp"
+#endif
 
 namespace taihu::stencil::kernels {
 namespace {
@@ -241,11 +244,19 @@ inline void laplacian(const float* c, long s1, long s2, const Weights<H>& w, T (
   }
 }
 
+// TAIHU_STENCIL_HAND=0 turns the hand-written x86 line kernels (acoustic_o8_x86.hpp) off,
+// for A/B comparisons against the template kernels (read once per time step).
+inline bool hand_kernels_enabled() {
+  const char* v = std::getenv("TAIHU_STENCIL_HAND");
+  return !(v && v[0] == '0');
+}
+
 // Software prefetch of the streams that come from DRAM, `dist` floats ahead of the
 // point being computed (0: none): the stencil array's leading plane (`lead` floats
 // past the point) and the arrays read at the point. Issued once per 16 points.
 struct Ahead {
   long lead = 0, dist = 0;
+  bool hand_kernels = true;  // false under TAIHU_STENCIL_HAND=0: template kernels only (A/B)
 };
 inline void prefetch(const float* p) { __builtin_prefetch(p, 0, 3); }
 
@@ -267,6 +278,12 @@ __attribute__((noinline)) void line_acoustic(const float* __restrict u, float* _
     }
   };
   long i = 0;
+#if defined(__AVX2__)
+  if constexpr (H == 4 && DIM == 3) {  // space order 8: the hand-written kernel, then the ragged end
+    const AcousticO8Weights wt{w.centre, {0.f, w.d2[0][1], w.d2[0][2], w.d2[0][3], w.d2[0][4]}, w.ratio[1], w.ratio[2]};
+    if (ah.hand_kernels) i = line_acoustic_o8_x86(u, up, A, n0, s1, s2, wt, ah.lead, ah.dist);
+  }
+#endif
   for (; i + 2 * kW <= n0; i += 2 * kW) {
     if (ah.dist) {
       prefetch(u + i + ah.lead + ah.dist);
@@ -721,7 +738,7 @@ void step_streamed(const StepArgs& a, long j0, long j1) {
     }
   } else {
     const long tile = tile_lines(L, H, threads);
-    const Ahead ah{H * L.s2, prefetch_floats()};
+    const Ahead ah{H * L.s2, prefetch_floats(), hand_kernels_enabled()};
     static bool logged = false;
     if (!logged) {
       logged = true;
@@ -798,13 +815,14 @@ void step_pair_acoustic3d(const StepArgs& a) {
   const long slabs_max = std::max(1L, n2 / (2 * H));
   const int threads = static_cast<int>(std::min<long>(threads_for_points(double(n0) * double(n1) * double(n2)), slabs_max));
   const std::unique_ptr<Progress[]> head(new Progress[threads]), done(new Progress[threads]);
-  const Ahead ah{H * L.s2, prefetch_floats()};
+  const Ahead ah{H * L.s2, prefetch_floats(), hand_kernels_enabled()};
+  const Ahead none{0, 0, ah.hand_kernels};
   auto line = [&](const float* u, float* up, long x, long y, Ahead pf) {
     const long off = L.index(0, x, y);
     line_acoustic<H, 3>(u + off, up + off, a.A + off, n0, L.s1, L.s2, w, pf);
   };
   auto plane = [&](const float* u, float* up, long y) {
-    for (long x = 0; x < n1; ++x) line(u, up, x, y, Ahead{});
+    for (long x = 0; x < n1; ++x) line(u, up, x, y, none);
   };
   const long tile = tile_lines(L, 2 * H, threads), tiles = (n1 + tile - 1) / tile;
 #pragma omp parallel num_threads(threads)
@@ -834,7 +852,7 @@ void step_pair_acoustic3d(const StepArgs& a) {
         if (first)
           for (long x = xa; x < xb; ++x) line(U1, U0, x, y, ah);
         if (second)
-          for (long x = x2a; x < x2b; ++x) line(U0, U1, x, y2, Ahead{});
+          for (long x = x2a; x < x2b; ++x) line(U0, U1, x, y2, none);
         if (first && y == std::min(yb, ya + H) - 1) head[t].publish(j + 1);
         if (first && j + 1 == tiles && y == yb - 1) done[t].publish(1);
       }

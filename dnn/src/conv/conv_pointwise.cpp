@@ -16,12 +16,13 @@ namespace {
 struct PointwiseKernels {
   PwFwdKernel fwd;
   PwTransposeKernel transpose;
+  PwPack4Kernel pack4;
 };
 
 const PointwiseKernels& kernels() {
   static const arch::ImplementationList<PointwiseKernels> list(
-      "pointwise conv kernels", {{"avx2_4x24", arch::Isa::avx2, {&pw_fwd_avx2, &pw_transpose_avx2}},
-                                 {"generic", arch::Isa::generic, {&pw_fwd_generic, &pw_transpose_generic}}});
+      "pointwise conv kernels", {{"avx2_4x24", arch::Isa::avx2, {&pw_fwd_avx2, &pw_transpose_avx2, &pw_pack4_avx2}},
+                                 {"generic", arch::Isa::generic, {&pw_fwd_generic, &pw_transpose_generic, &pw_pack4_generic}}});
   return list.chosen().impl;
 }
 
@@ -232,8 +233,8 @@ void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw,
   const index_t ksplit = std::clamp<index_t>(per_group, 1, std::max<index_t>(1, kblocks_ / 8));
   const index_t csplit = std::clamp<index_t>(ceil_div(per_group, ksplit), 1, std::max<index_t>(1, cstrips / 2));
   const index_t krange = ceil_div(kblocks_, ksplit), crange = ceil_div(cstrips, csplit);
-  // dY^T rows: the item's output channels padded to an odd number of cache lines (a
-  // tile reads one column block of them, a row apart). Per reduction chunk of pixels,
+  // Chunk sizes count the item's output channels padded to an odd number of cache lines
+  // (kpad; dY^T's chunk is held as 4-channel blocks). Per reduction chunk of pixels,
   // dY^T's chunk is built once, then per block of input strips (24 channels each)
   // every 4-channel output block sweeps the block's X^T strips. Up to 256 output
   // channels: blocks of one strip (its X^T stays in L1 while the output blocks sweep
@@ -265,7 +266,7 @@ void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw,
     const index_t k_lo = kb0 * kPwRows, k_n = std::min(kg_, kb1 * kPwRows) - k_lo;
     PwFwdArgs a{};
     a.x_cstride = kPwPixels;
-    a.w_cstride = kpad;
+    a.w_cstride = kPwRows;
     a.y_kstride = cg_;
     for (index_t r0 = 0; r0 < total; r0 += chunk) {
       const index_t r1 = std::min(total, r0 + chunk), len_r = r1 - r0;
@@ -277,8 +278,11 @@ void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw,
           r += len;
         }
       };
+      // dY^T in 4-channel blocks ([block][pixel][4], block stride chunk x 4): a tile's
+      // operand is one contiguous run (row-strided dY^T measured 6-8% slower: each
+      // tile then touched a line per pixel and used 16 of its 64 bytes).
       for_segments([&](index_t n, index_t p, index_t len, index_t off) {
-        kn.transpose(dy + (n * d_.k + g * kg_ + k_lo) * plane_ + p, plane_, k_n, len, dyt + off * kpad, kpad);
+        kn.pack4(dy + (n * d_.k + g * kg_ + k_lo) * plane_ + p, plane_, k_n, len, dyt + off * kPwRows, chunk * kPwRows);
       });
       a.channels = len_r;
       a.accumulate = accumulate || r0 > 0;
@@ -296,7 +300,7 @@ void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw,
         for (index_t kb = kb0; kb < kb1; ++kb) {
           const index_t k0 = kb * kPwRows;
           a.rows = static_cast<int>(std::min<index_t>(kPwRows, kg_ - k0));
-          a.w = dyt + (k0 - k_lo);
+          a.w = dyt + (k0 - k_lo) * chunk;
           for (index_t cs = b0; cs < b1; ++cs) {
             const index_t c0 = cs * kPwPixels;
             a.x = xt + (cs - b0) * len_r * kPwPixels;

@@ -10,7 +10,8 @@
 //   backward-weights: the same tile on the transposed operands, dW[k][c] =
 //     sum_p dY^T[p][k] X^T[p][c]: "channels" are then pixels, x a strip of X^T
 //     ([pixel][24 input channels]) and w a block of dY^T (w_cstride = its row length).
-//   transpose: the 2-D transposes that build those strips (8x8 blocks on AVX2).
+//   transpose: the 2-D transposes that build those strips (8x8 blocks on AVX2); pack4
+//     the same into 4-row blocks (dY^T per 4-channel output block).
 // Contract: only rows x pixels outputs are written; no input float past the given
 // pixels is read.
 #pragma once
@@ -49,6 +50,17 @@ void pw_fwd_avx2(const PwFwdArgs& a);
 // dst[j * dst_stride + i] = src[i * src_stride + j] for i < rows, j < cols.
 using PwTransposeKernel = void (*)(const float* src, std::int64_t src_stride, std::int64_t rows,
                                    std::int64_t cols, float* dst, std::int64_t dst_stride);
+
+// Transpose into blocks of 4 rows: dst[(i / 4) * block_stride + j * 4 + i % 4] =
+// src[i * src_stride + j] for j < cols and i < rows rounded up to 4, zero for i >= rows
+// (dY^T for backward-weights: one 4-channel tile's operand is then contiguous).
+using PwPack4Kernel = void (*)(const float* src, std::int64_t src_stride, std::int64_t rows, std::int64_t cols,
+                               float* dst, std::int64_t block_stride);
+
+void pw_pack4_generic(const float* src, std::int64_t src_stride, std::int64_t rows, std::int64_t cols, float* dst,
+                      std::int64_t block_stride);
+void pw_pack4_avx2(const float* src, std::int64_t src_stride, std::int64_t rows, std::int64_t cols, float* dst,
+                   std::int64_t block_stride);
 
 void pw_transpose_generic(const float* src, std::int64_t src_stride, std::int64_t rows, std::int64_t cols,
                           float* dst, std::int64_t dst_stride);

@@ -126,4 +126,30 @@ void pw_transpose_avx2(const float* src, std::int64_t src_stride, std::int64_t r
     for (std::int64_t j = 0; j < cols; ++j) dst[j * dst_stride + i] = src[i * src_stride + j];
 }
 
+void pw_pack4_avx2(const float* src, std::int64_t src_stride, std::int64_t rows, std::int64_t cols, float* dst,
+                   std::int64_t block_stride) {
+  for (std::int64_t i0 = 0; i0 < rows; i0 += 4) {
+    float* db = dst + i0 / 4 * block_stride;
+    const float* s0 = src + i0 * src_stride;
+    std::int64_t j = 0;
+    if (rows - i0 >= 4) {
+      const float *s1 = s0 + src_stride, *s2 = s1 + src_stride, *s3 = s2 + src_stride;
+      for (; j + 8 <= cols; j += 8) {
+        const __m256 r0 = _mm256_loadu_ps(s0 + j), r1 = _mm256_loadu_ps(s1 + j);
+        const __m256 r2 = _mm256_loadu_ps(s2 + j), r3 = _mm256_loadu_ps(s3 + j);
+        const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+        const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+        const __m256 c04 = _mm256_shuffle_ps(t0, t2, 0x44), c15 = _mm256_shuffle_ps(t0, t2, 0xEE);
+        const __m256 c26 = _mm256_shuffle_ps(t1, t3, 0x44), c37 = _mm256_shuffle_ps(t1, t3, 0xEE);
+        _mm256_storeu_ps(db + j * 4, _mm256_permute2f128_ps(c04, c15, 0x20));  // columns j, j+1
+        _mm256_storeu_ps(db + j * 4 + 8, _mm256_permute2f128_ps(c26, c37, 0x20));
+        _mm256_storeu_ps(db + j * 4 + 16, _mm256_permute2f128_ps(c04, c15, 0x31));
+        _mm256_storeu_ps(db + j * 4 + 24, _mm256_permute2f128_ps(c26, c37, 0x31));
+      }
+    }
+    for (; j < cols; ++j)
+      for (std::int64_t u = 0; u < 4; ++u) db[j * 4 + u] = i0 + u < rows ? s0[u * src_stride + j] : 0.0f;
+  }
+}
+
 }  // namespace taihu::dnn::conv

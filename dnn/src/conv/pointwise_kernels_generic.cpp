@@ -26,4 +26,12 @@ void pw_transpose_generic(const float* src, std::int64_t src_stride, std::int64_
     for (std::int64_t j = 0; j < cols; ++j) dst[j * dst_stride + i] = src[i * src_stride + j];
 }
 
+void pw_pack4_generic(const float* src, std::int64_t src_stride, std::int64_t rows, std::int64_t cols, float* dst,
+                      std::int64_t block_stride) {
+  for (std::int64_t i0 = 0; i0 < rows; i0 += 4)
+    for (std::int64_t j = 0; j < cols; ++j)
+      for (std::int64_t u = 0; u < 4; ++u)
+        dst[i0 / 4 * block_stride + j * 4 + u] = i0 + u < rows ? src[(i0 + u) * src_stride + j] : 0.0f;
+}
+
 }  // namespace taihu::dnn::conv

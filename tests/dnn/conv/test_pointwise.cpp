@@ -14,6 +14,9 @@
 
 #include "conv_pointwise.hpp"
 #include "conv_test_support.hpp"
+#include "pointwise_kernels.hpp"
+#include "taihu/arch/cpu_features.hpp"
+#include "taihu/arch/isa.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/dnn/conv.hpp"
 
@@ -141,6 +144,37 @@ TEST_P(PointwiseTest, BackwardWeightsMatchesNaiveLoopAtOneAndTwoThreads) {
     pw.backward_weights(x.data(), dy.data(), dw.data(), nullptr, false);  // no bias
     EXPECT_LT(conv_test::max_rel_error(dw, dw_ref), kTol);
   }
+}
+
+// pack4 (dY^T as 4-channel blocks for backward-weights), each ISA's kernel against the
+// definition: every row count mod 4 (a zero-filled partial block), columns below,
+// at and past the 8-wide vector body, a source stride wider than the columns, and
+// nothing written between one block's columns and the next block.
+TEST(PointwisePack4, EveryKernelMatchesTheDefinition) {
+  using taihu::dnn::conv::PwPack4Kernel;
+  std::vector<std::pair<const char*, PwPack4Kernel>> kernels{{"generic", &taihu::dnn::conv::pw_pack4_generic}};
+  if (taihu::arch::isa_supported(taihu::arch::Isa::avx2, taihu::arch::cpu_features()))
+    kernels.emplace_back("avx2", &taihu::dnn::conv::pw_pack4_avx2);
+  for (const auto& [name, pack4] : kernels)
+    for (index_t rows : {1, 3, 4, 5, 8, 11})
+      for (index_t cols : {1, 7, 8, 9, 19}) {
+        SCOPED_TRACE(std::string(name) + " rows " + std::to_string(rows) + " cols " + std::to_string(cols));
+        const index_t stride = cols + 3, block = cols * 4 + 5, blocks = (rows + 3) / 4;
+        const auto src = conv_test::random_vector(static_cast<std::size_t>(rows * stride), 41);
+        std::vector<float> dst(static_cast<std::size_t>(blocks * block), -9.0f);
+        pack4(src.data(), stride, rows, cols, dst.data(), block);
+        for (index_t b = 0; b < blocks; ++b)
+          for (index_t j = 0; j < block; ++j) {
+            const float got = dst[static_cast<std::size_t>(b * block + j)];
+            if (j >= cols * 4) {
+              EXPECT_EQ(got, -9.0f) << "block " << b << " slot " << j << " written";
+              continue;
+            }
+            const index_t i = 4 * b + j % 4;
+            const float want = i < rows ? src[static_cast<std::size_t>(i * stride + j / 4)] : 0.0f;
+            EXPECT_EQ(got, want) << "block " << b << " column " << j / 4 << " lane " << j % 4;
+          }
+      }
 }
 
 class PointwiseChoice : public conv_test::ConvTest {};

@@ -49,13 +49,21 @@ void micro_tile(const kernels::MicroKernel<T>& uk, index_t kc, T alpha, const T*
     uk.fn(kc, alpha, ap, a_step, bp, beta, c, ldc);
     return;
   }
+  if (rows == uk.mr && uk.narrow[cols] != nullptr) {  // a column edge, straight into C
+    uk.narrow[cols](kc, alpha, ap, a_step, bp, beta, c, ldc);
+    return;
+  }
   alignas(64) T tile[32 * 16];
   uk.fn(kc, alpha, ap, a_step, bp, T(0), tile, uk.mr);
-  for (index_t j = 0; j < cols; ++j)
-    for (index_t i = 0; i < rows; ++i) {
-      T& cij = c[i + j * ldc];
-      cij = beta == T(0) ? tile[i + j * uk.mr] : tile[i + j * uk.mr] + beta * cij;
-    }
+  // Two loops, so that each column's merge vectorizes (a 64-column C has an edge tile
+  // in every row strip: the per-element branch took 4% of a 64^3 SGEMM).
+  if (beta == T(0)) {
+    for (index_t j = 0; j < cols; ++j)
+      for (index_t i = 0; i < rows; ++i) c[i + j * ldc] = tile[i + j * uk.mr];
+  } else {
+    for (index_t j = 0; j < cols; ++j)
+      for (index_t i = 0; i < rows; ++i) c[i + j * ldc] = tile[i + j * uk.mr] + beta * c[i + j * ldc];
+  }
 }
 
 template <class T>
@@ -277,6 +285,54 @@ void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
   }
 }
 
+// The no-pack path for small skinny products (at most 8 row strips): A and op(B) are
+// both read in place, so nothing is copied and threads (each its own row strips) never
+// wait for each other; B's kc x n block is re-read from L1/L2 by every strip, which
+// pays only while the strips are few (64^3 SGEMM spent 10% of its time packing B).
+// Ragged rows go through a small packed A panel and a scratch tile.
+template <class T>
+void unpacked_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs, int tid,
+                   int nt) {
+  const int mr = uk.mr, nr = uk.nr;
+  const index_t b_panels = ceil_div(pr.n, nr);
+  const index_t b_rs = pr.b.trans ? pr.b.ld : 1, b_cs = pr.b.trans ? 1 : pr.b.ld;
+  thread_local arch::AlignedBuffer<T> edge_buf;  // one packed MR x kc panel, ragged rows
+  if (edge_buf.size() < static_cast<std::size_t>(mr * bs.kc))
+    edge_buf = arch::AlignedBuffer<T>(static_cast<std::size_t>(mr * bs.kc));
+  index_t lo, hi;
+  share(ceil_div(pr.m, mr), tid, nt, lo, hi);
+  for (index_t pc = pr.k_lo; pc < pr.k; pc += bs.kc) {
+    const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
+    const T beta = pc == pr.k_lo ? pr.beta : T(1);
+    for (index_t ir = lo; ir < hi; ++ir) {
+      const index_t row = ir * mr;
+      const index_t rows = std::min<index_t>(mr, pr.m - row);
+      const T* a_strip = pr.a.data + row + pc * pr.a.ld;
+      index_t a_step = pr.a.ld;
+      if (rows < mr) {
+        pack_a(pr.a, row, rows, pc, kc, mr, edge_buf.data(), 0, 1);
+        a_strip = edge_buf.data();
+        a_step = mr;
+      }
+      for (index_t jr = 0; jr < b_panels; ++jr) {
+        const index_t col = jr * nr;
+        const auto cols = static_cast<int>(std::min<index_t>(nr, pr.n - col));
+        const T* b = pr.b.data + pc * b_rs + col * b_cs;
+        T* c = pr.c + row + col * pr.ldc;
+        if (rows == mr) {
+          uk.unpacked_b[cols](kc, pr.alpha, a_strip, a_step, b, b_rs, b_cs, beta, c, pr.ldc);
+          continue;
+        }
+        alignas(64) T tile[32 * 16];
+        uk.unpacked_b[cols](kc, pr.alpha, a_strip, a_step, b, b_rs, b_cs, T(0), tile, mr);
+        for (index_t j = 0; j < cols; ++j)
+          for (index_t i = 0; i < rows; ++i)
+            c[i + j * pr.ldc] = beta == T(0) ? tile[i + j * mr] : tile[i + j * mr] + beta * c[i + j * pr.ldc];
+      }
+    }
+  }
+}
+
 // Sets of `g` that lines `stride_bytes` apart fall into (all of them unless the stride
 // is a whole number of lines).
 index_t sets_touched(const CacheGeometry& g, index_t stride_bytes) {
@@ -326,6 +382,17 @@ index_t depth_block(index_t kc, index_t k) {
   return ceil_div(ceil_div(k, blocks), 8) * 8;
 }
 
+// The no-pack path runs skinny products of at most 8 row strips, where the ISA has the
+// unpacked-B kernels (TAIHU_GEMM_UNPACKED=0 turns it off, for comparisons).
+template <class T>
+bool use_unpacked(const Problem<T>& pr, const kernels::MicroKernel<T>& uk) {
+  static const bool enabled = [] {
+    const char* env = std::getenv("TAIHU_GEMM_UNPACKED");
+    return env == nullptr || std::string(env) != "0";
+  }();
+  return enabled && uk.unpacked_b[uk.nr] != nullptr && pr.m <= 8 * static_cast<index_t>(uk.mr);
+}
+
 template <class T>
 BlockSizes effective_block_sizes(const Problem<T>& pr, const kernels::MicroKernel<T>& uk) {
   BlockSizes bs = block_sizes_for(uk.mr, uk.nr, static_cast<int>(sizeof(T)));
@@ -364,7 +431,17 @@ namespace {
 template <class T>
 void run_undivided(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs, int threads) {
   thread_local Workspace<T> ws;
-  if (use_skinny(pr, uk, bs)) {
+  const bool skinny = use_skinny(pr, uk, bs);
+  if (skinny && use_unpacked(pr, uk)) {
+    if (threads <= 1) {
+      unpacked_body(pr, uk, bs, 0, 1);
+      return;
+    }
+#pragma omp parallel num_threads(threads)
+    unpacked_body(pr, uk, bs, omp_get_thread_num(), omp_get_num_threads());
+    return;
+  }
+  if (skinny) {
     const int buffers = threads > 1 && pr.k - pr.k_lo > bs.kc ? 2 : 1;
     ws.reserve(0, static_cast<std::size_t>(buffers * skinny_b_elems(pr, uk, bs)));
     T* b_buf = ws.b_panel.data();

@@ -27,11 +27,24 @@ template <class T>
 using GemvFn = void (*)(index_t rows, index_t cols, T alpha, const T* a, index_t lda, const T* x,
                         T beta, T* y, index_t row0, index_t row1);
 
+// The same tile reading op(B) in place: step p of column j at b[p * b_rs + j * b_cs]
+// (b_rs = 1, b_cs = ldb for a column-major B; b_rs = ldb, b_cs = 1 for its transpose).
+template <class T>
+using UnpackedBKernelFn = void (*)(index_t k, T alpha, const T* a, index_t a_step, const T* b,
+                                   index_t b_rs, index_t b_cs, T beta, T* c, index_t ldc);
+
+inline constexpr int kMaxNr = 16;
+
 template <class T>
 struct MicroKernel {
   MicroKernelFn<T> fn = nullptr;
   int mr = 0;  // rows of the register tile (the vector direction)
   int nr = 0;  // columns of the register tile (broadcast direction)
+  // Optional (nullptr where an ISA has none): narrow[j] computes only the first j < nr
+  // columns of a packed panel, writing C directly (no scratch tile for column edges);
+  // unpacked_b[j] computes the first j <= nr columns of an in-place op(B).
+  MicroKernelFn<T> narrow[kMaxNr + 1] = {};
+  UnpackedBKernelFn<T> unpacked_b[kMaxNr + 1] = {};
 };
 
 // Everything one ISA level provides.

@@ -5,6 +5,8 @@
 //   fma(a, b, c) = a*b + c, mul, hsum, prefetch.
 // Contracts: see microkernel.hpp.
 #pragma once
+#include <utility>
+
 #include "kernels/microkernel.hpp"
 
 namespace taihu::gemm::kernels {
@@ -12,9 +14,28 @@ namespace taihu::gemm::kernels {
 // flags can be picked by the linker for AVX2 callers.
 namespace {
 
-template <class V, int MR, int NR>
-void simd_microkernel(index_t k, typename V::T alpha, const typename V::T* a, index_t a_step,
-                      const typename V::T* b, typename V::T beta, typename V::T* c, index_t ldc) {
+// Where a kernel finds op(B): a packed micro-panel (step p, column j at
+// b[p * Panel + j]) or B in place (at b[p * rs + j * cs]).
+template <class T, int Panel>
+struct PackedB {
+  const T* b;
+  const T* at(int j) const { return b + j; }
+  void next() { b += Panel; }
+};
+template <class T>
+struct StridedB {
+  const T* b;
+  index_t rs, cs;
+  const T* at(int j) const { return b + j * cs; }
+  void next() { b += rs; }
+};
+
+// The register tile: MR x NR accumulators, MR / W vector loads of A and NR broadcasts
+// of B per k step.
+template <class V, int MR, int NR, class BSource>
+inline __attribute__((always_inline)) void simd_tile(index_t k, typename V::T alpha, const typename V::T* a,
+                                                     index_t a_step, BSource b, typename V::T beta,
+                                                     typename V::T* c, index_t ldc) {
   using Reg = typename V::Reg;
   constexpr int MV = MR / V::W;
   static_assert(MR % V::W == 0, "MR must be a multiple of the vector width");
@@ -41,12 +62,12 @@ void simd_microkernel(index_t k, typename V::T alpha, const typename V::T* a, in
     for (int i = 0; i < MV; ++i) av[i] = V::loadu(a + i * V::W);
 #pragma GCC unroll 16
     for (int j = 0; j < NR; ++j) {
-      const Reg bj = V::bcast(b + j);
+      const Reg bj = V::bcast(b.at(j));
 #pragma GCC unroll 4
       for (int i = 0; i < MV; ++i) acc[j][i] = V::fma(av[i], bj, acc[j][i]);
     }
     a += a_step;
-    b += NR;
+    b.next();
   }
   const typename V::T one = 1, zero = 0;
   const Reg va = V::bcast(&alpha);
@@ -73,6 +94,37 @@ void simd_microkernel(index_t k, typename V::T alpha, const typename V::T* a, in
         V::storeu(cp, V::fma(acc[j][i], va, V::mul(V::loadu(cp), vb)));
       }
   }
+}
+
+// The first NR columns of a packed panel of width Panel (NR == Panel: the full tile).
+template <class V, int MR, int NR, int Panel = NR>
+void simd_microkernel(index_t k, typename V::T alpha, const typename V::T* a, index_t a_step,
+                      const typename V::T* b, typename V::T beta, typename V::T* c, index_t ldc) {
+  simd_tile<V, MR, NR>(k, alpha, a, a_step, PackedB<typename V::T, Panel>{b}, beta, c, ldc);
+}
+
+template <class V, int MR, int NR>
+void simd_microkernel_unpacked_b(index_t k, typename V::T alpha, const typename V::T* a, index_t a_step,
+                                 const typename V::T* b, index_t b_rs, index_t b_cs, typename V::T beta,
+                                 typename V::T* c, index_t ldc) {
+  simd_tile<V, MR, NR>(k, alpha, a, a_step, StridedB<typename V::T>{b, b_rs, b_cs}, beta, c, ldc);
+}
+
+// An ISA's MR x NR micro-kernel with its narrow and unpacked-B variants.
+template <class V, int MR, int NR, int... J>
+constexpr MicroKernel<typename V::T> make_microkernel(std::integer_sequence<int, J...>) {
+  static_assert(NR <= kMaxNr, "NR above kMaxNr");
+  MicroKernel<typename V::T> uk;
+  uk.fn = &simd_microkernel<V, MR, NR>;
+  uk.mr = MR;
+  uk.nr = NR;
+  ((uk.narrow[J + 1] = J + 1 < NR ? &simd_microkernel<V, MR, J + 1, NR> : nullptr), ...);
+  ((uk.unpacked_b[J + 1] = &simd_microkernel_unpacked_b<V, MR, J + 1>), ...);
+  return uk;
+}
+template <class V, int MR, int NR>
+constexpr MicroKernel<typename V::T> make_microkernel() {
+  return make_microkernel<V, MR, NR>(std::make_integer_sequence<int, NR>{});
 }
 
 // y[i] = alpha * t[i] + beta * y[i] for i < n, never reading y when beta == 0.

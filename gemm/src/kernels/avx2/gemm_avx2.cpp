@@ -51,8 +51,8 @@ struct Avx2F64 {
 }  // namespace
 
 const KernelSet kAvx2Kernels = {
-    {&simd_microkernel<Avx2F32, 16, 6>, 16, 6},
-    {&simd_microkernel<Avx2F64, 8, 6>, 8, 6},
+    make_microkernel<Avx2F32, 16, 6>(),
+    make_microkernel<Avx2F64, 8, 6>(),
     &simd_gemv_n<Avx2F32>, &simd_gemv_t<Avx2F32>,
     &simd_gemv_n<Avx2F64>, &simd_gemv_t<Avx2F64>};
 

@@ -54,8 +54,8 @@ struct Avx512F64 {
 }  // namespace
 
 const KernelSet kAvx512Kernels = {
-    {&simd_microkernel<Avx512F32, 32, 12>, 32, 12},
-    {&simd_microkernel<Avx512F64, 16, 12>, 16, 12},
+    make_microkernel<Avx512F32, 32, 12>(),
+    make_microkernel<Avx512F64, 16, 12>(),
     &simd_gemv_n<Avx512F32>, &simd_gemv_t<Avx512F32>,
     &simd_gemv_n<Avx512F64>, &simd_gemv_t<Avx512F64>};
 

@@ -66,6 +66,26 @@ void micro_tile(const kernels::MicroKernel<T>& uk, index_t kc, T alpha, const T*
   }
 }
 
+// The same for op(B) read in place (step p, column j at b[p * b_rs + j * b_cs]).
+template <class T>
+void unpacked_tile(const kernels::MicroKernel<T>& uk, index_t kc, T alpha, const T* ap, index_t a_step,
+                   const T* b, index_t b_rs, index_t b_cs, T beta, T* c, index_t ldc, index_t rows,
+                   index_t cols) {
+  if (rows == uk.mr) {
+    uk.unpacked_b[cols](kc, alpha, ap, a_step, b, b_rs, b_cs, beta, c, ldc);
+    return;
+  }
+  alignas(64) T tile[32 * 16];
+  uk.unpacked_b[cols](kc, alpha, ap, a_step, b, b_rs, b_cs, T(0), tile, uk.mr);
+  if (beta == T(0)) {
+    for (index_t j = 0; j < cols; ++j)
+      for (index_t i = 0; i < rows; ++i) c[i + j * ldc] = tile[i + j * uk.mr];
+  } else {
+    for (index_t j = 0; j < cols; ++j)
+      for (index_t i = 0; i < rows; ++i) c[i + j * ldc] = tile[i + j * uk.mr] + beta * c[i + j * ldc];
+  }
+}
+
 template <class T>
 struct Workspace {
   arch::AlignedBuffer<T> a_block, b_panel;
@@ -112,9 +132,13 @@ struct Region {
   index_t row_lo, row_hi, col_lo, col_hi;
 };
 
+// With unpacked_b, op(B) (not transposed) is read in place instead of packed: for C
+// blocks of at most 8 A micro-panels a packed B block would serve too few of them to
+// repay its copy (128^3 on 2 threads: 4 panels a thread, 10% of the time packing B).
 template <class T>
 void a_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
-                     T* const a_bufs[2], T* b_buf, const Region& rg, bool shared_a, int tid, int nt) {
+                     T* const a_bufs[2], T* b_buf, const Region& rg, bool shared_a, bool unpacked_b, int tid,
+                     int nt) {
   const int mr = uk.mr, nr = uk.nr;
   const index_t row_lo = rg.row_lo, row_hi = rg.row_hi, col_lo = rg.col_lo, col_hi = rg.col_hi;
   const index_t nc_step = balanced(col_hi - col_lo, bs.nc, nr);
@@ -138,15 +162,19 @@ void a_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
       for (index_t jc = col_lo; jc < col_hi; jc += nc_step) {
         const index_t nc = std::min<index_t>(nc_step, col_hi - jc);
         const index_t b_panels = ceil_div(nc, nr);
-        const T* bp = b_block(pr, q, pc, kc, jc, nc, nr, b_buf, 0, 1);
+        const T* bp = unpacked_b ? nullptr : b_block(pr, q, pc, kc, jc, nc, nr, b_buf, 0, 1);
         for (index_t ir = 0; ir < a_panels; ++ir) {
           const index_t rows = std::min<index_t>(mr, mc - ir * mr);
           const T* a_micro = ap + ir * mr * kc;
           T* c_row = pr.c + ic + ir * mr;
           for (index_t jr = 0; jr < b_panels; ++jr) {
             const index_t cols = std::min<index_t>(nr, nc - jr * nr);
-            micro_tile(uk, kc, pr.alpha, a_micro, mr, bp + jr * nr * kc, beta,
-                       c_row + (jc + jr * nr) * pr.ldc, pr.ldc, rows, cols);
+            T* c = c_row + (jc + jr * nr) * pr.ldc;
+            if (unpacked_b)
+              unpacked_tile(uk, kc, pr.alpha, a_micro, mr, pr.b.data + pc + (jc + jr * nr) * pr.b.ld, 1, pr.b.ld,
+                            beta, c, pr.ldc, rows, cols);
+            else
+              micro_tile(uk, kc, pr.alpha, a_micro, mr, bp + jr * nr * kc, beta, c, pr.ldc, rows, cols);
           }
         }
       }
@@ -162,6 +190,16 @@ void a_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
 // cost more than packing B twice (2 threads, SGEMM: 128^3 157 vs 143 GFLOP/s,
 // 256x196x2304 171 vs 156, 128x128x4096 157 vs 148; but 128x1024x1024 157 vs 168).
 // TAIHU_GEMM_THREADING=rows|columns forces one (and depth the depth split), for comparisons.
+// TAIHU_GEMM_UNPACKED=0 turns off reading op(B) in place (the no-pack path and the
+// unpacked B blocks), for comparisons.
+bool unpacked_enabled() {
+  static const bool enabled = [] {
+    const char* env = std::getenv("TAIHU_GEMM_UNPACKED");
+    return env == nullptr || std::string(env) != "0";
+  }();
+  return enabled;
+}
+
 enum class Split { model, rows, columns, depth };
 
 // TAIHU_GEMM_THREADING=rows|columns|depth, read once (empty: the model decides).
@@ -199,10 +237,15 @@ void run_a_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, con
   const std::size_t b_elems = static_cast<std::size_t>(nc_max * bs.kc);
   const bool split_rows = threads > 1 && a_resident_splits_rows(pr, uk, threads);
   const bool two_a = threads > 1 && !split_rows && (pr.m > bs.mc || pr.k > bs.kc);
+  // B is read in place when every thread's rows make at most 8 A micro-panels.
+  const index_t rows_per_thread = split_rows ? ceil_div(pr.m, threads) : pr.m;
+  const bool unpacked_b = !pr.packed_b && !pr.b.trans && uk.unpacked_b[uk.nr] != nullptr &&
+                          rows_per_thread <= 8 * static_cast<index_t>(uk.mr) && unpacked_enabled();
   ws.reserve(pr.packed_a ? 0 : (two_a ? 2 : 1) * a_elems, pr.packed_b ? 0 : b_elems);
   if (threads <= 1) {
     T* const a_bufs[2] = {ws.a_block.data(), ws.a_block.data()};
-    a_resident_body(pr, uk, bs, a_bufs, ws.b_panel.data(), Region{0, pr.m, 0, pr.n}, false, 0, 1);
+    a_resident_body(pr, uk, bs, a_bufs, ws.b_panel.data(), Region{0, pr.m, 0, pr.n}, false, unpacked_b, 0,
+                    1);
     return;
   }
   T* const shared_a[2] = {ws.a_block.data(), two_a ? ws.a_block.data() + a_elems : ws.a_block.data()};
@@ -218,12 +261,14 @@ void run_a_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, con
       share(ceil_div(pr.m, uk.mr), tid, nt, lo, hi);
       T* const a_bufs[2] = {mine.a_block.data(), mine.a_block.data()};
       a_resident_body(pr, uk, bs, a_bufs, mine.b_panel.data(),
-                      Region{lo * uk.mr, std::min<index_t>(pr.m, hi * uk.mr), 0, pr.n}, false, tid, nt);
+                      Region{lo * uk.mr, std::min<index_t>(pr.m, hi * uk.mr), 0, pr.n}, false, unpacked_b, tid,
+                      nt);
     } else {
       index_t lo, hi;
       share(ceil_div(pr.n, uk.nr), tid, nt, lo, hi);
       a_resident_body(pr, uk, bs, shared_a, mine.b_panel.data(),
-                      Region{0, pr.m, lo * uk.nr, std::min<index_t>(pr.n, hi * uk.nr)}, nt > 1, tid, nt);
+                      Region{0, pr.m, lo * uk.nr, std::min<index_t>(pr.n, hi * uk.nr)}, nt > 1, unpacked_b,
+                      tid, nt);
     }
   }
 }
@@ -316,18 +361,9 @@ void unpacked_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, cons
       }
       for (index_t jr = 0; jr < b_panels; ++jr) {
         const index_t col = jr * nr;
-        const auto cols = static_cast<int>(std::min<index_t>(nr, pr.n - col));
-        const T* b = pr.b.data + pc * b_rs + col * b_cs;
-        T* c = pr.c + row + col * pr.ldc;
-        if (rows == mr) {
-          uk.unpacked_b[cols](kc, pr.alpha, a_strip, a_step, b, b_rs, b_cs, beta, c, pr.ldc);
-          continue;
-        }
-        alignas(64) T tile[32 * 16];
-        uk.unpacked_b[cols](kc, pr.alpha, a_strip, a_step, b, b_rs, b_cs, T(0), tile, mr);
-        for (index_t j = 0; j < cols; ++j)
-          for (index_t i = 0; i < rows; ++i)
-            c[i + j * pr.ldc] = beta == T(0) ? tile[i + j * mr] : tile[i + j * mr] + beta * c[i + j * pr.ldc];
+        const index_t cols = std::min<index_t>(nr, pr.n - col);
+        unpacked_tile(uk, kc, pr.alpha, a_strip, a_step, pr.b.data + pc * b_rs + col * b_cs, b_rs, b_cs, beta,
+                      pr.c + row + col * pr.ldc, pr.ldc, rows, cols);
       }
     }
   }
@@ -383,14 +419,10 @@ index_t depth_block(index_t kc, index_t k) {
 }
 
 // The no-pack path runs skinny products of at most 8 row strips, where the ISA has the
-// unpacked-B kernels (TAIHU_GEMM_UNPACKED=0 turns it off, for comparisons).
+// unpacked-B kernels.
 template <class T>
 bool use_unpacked(const Problem<T>& pr, const kernels::MicroKernel<T>& uk) {
-  static const bool enabled = [] {
-    const char* env = std::getenv("TAIHU_GEMM_UNPACKED");
-    return env == nullptr || std::string(env) != "0";
-  }();
-  return enabled && uk.unpacked_b[uk.nr] != nullptr && pr.m <= 8 * static_cast<index_t>(uk.mr);
+  return unpacked_enabled() && uk.unpacked_b[uk.nr] != nullptr && pr.m <= 8 * static_cast<index_t>(uk.mr);
 }
 
 template <class T>

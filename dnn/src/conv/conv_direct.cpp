@@ -152,10 +152,10 @@ InputGeometry make_geometry(const ConvDesc& d, bool split_phases = true) {
   return g;
 }
 
-// One channel plane of x into its padded, phase-split copy.
-void fill_plane(const ConvDesc& d, const InputGeometry& g, const float* x, float* dst) {
+// Padded rows [r0, r1) of one channel plane of x into its padded, phase-split copy.
+void fill_plane(const ConvDesc& d, const InputGeometry& g, const float* x, float* dst, index_t r0, index_t r1) {
   const index_t row = g.sw * g.wq;
-  for (index_t iyp = 0; iyp < g.hp; ++iyp) {
+  for (index_t iyp = r0; iyp < r1; ++iyp) {
     float* out = dst + iyp * row;
     const index_t iy = iyp - d.pad_h;
     if (iy < 0 || iy >= d.h) {
@@ -584,9 +584,16 @@ class Direct final : public ConvAlgorithm {
   const float* fill_input(const float* x) { return fill_input(x, geo_, xbuf_); }
   const float* fill_input(const float* x, const InputGeometry& g, arch::AlignedBuffer<float>& buf) const {
     if (g.in_place) return x;
-#pragma omp for schedule(dynamic, 4)
-    for (index_t p = 0; p < d_.n * d_.c; ++p)
-      fill_plane(d_, g, x + p * d_.h * d_.w, buf.data() + p * g.chan_stride);
+    // Items of whole planes, or of row blocks when there are few planes (first layers
+    // at batch 1: 3 planes would leave one of 2 threads idle at the barrier).
+    const index_t planes = d_.n * d_.c, want = 8 * omp_get_num_threads();
+    const index_t blocks = planes >= want ? 1 : std::min(g.hp, ceil_div(want, planes));
+#pragma omp for schedule(dynamic, 1)
+    for (index_t it = 0; it < planes * blocks; ++it) {
+      const index_t p = it / blocks, b = it % blocks;
+      fill_plane(d_, g, x + p * d_.h * d_.w, buf.data() + p * g.chan_stride, b * g.hp / blocks,
+                 (b + 1) * g.hp / blocks);
+    }
     return buf.data();
   }
 

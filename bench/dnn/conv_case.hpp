@@ -1,6 +1,7 @@
 // Test data for the dnn convolution benchmarks: uniform [-1, 1) buffers, reproducible
 // from a seed, and one problem's tensors with a call of taihu's convolution on them.
 #pragma once
+#include <new>
 #include <random>
 #include <vector>
 
@@ -8,17 +9,32 @@
 
 namespace taihu::bench {
 
-inline std::vector<float> random_data(taihu::dnn::index_t n, unsigned seed) {
+// Cache-line aligned storage (as a framework's tensors and oneDNN's memory objects are;
+// malloc gives large blocks 16-byte alignment, which splits every row's first line).
+template <class T>
+struct LineAligned {
+  using value_type = T;
+  LineAligned() = default;
+  template <class U>
+  LineAligned(const LineAligned<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  template <class U>
+  bool operator==(const LineAligned<U>&) const { return true; }
+};
+using Buffer = std::vector<float, LineAligned<float>>;
+
+inline Buffer random_data(taihu::dnn::index_t n, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> v(static_cast<std::size_t>(n));
+  Buffer v(static_cast<std::size_t>(n));
   for (auto& e : v) e = dist(rng);
   return v;
 }
 
 // Inputs (x, w, bias b, dy) random, outputs (y, dx, dw, db) zero, sized for `d`.
 struct ConvCase {
-  std::vector<float> x, w, b, dy, y, dx, dw, db;
+  Buffer x, w, b, dy, y, dx, dw, db;
   explicit ConvCase(const taihu::dnn::ConvDesc& d)
       : x(random_data(d.n * d.c * d.h * d.w, 1)),
         w(random_data(d.k * (d.c / d.groups) * d.kh * d.kw, 2)),

@@ -9,6 +9,10 @@
 //     --threads=N (N > 1): both libraries on N threads, timed by wall clock (the
 //       per-thread CPU time of the calling thread would miss the others' work)
 //     --only: time one library alone (profiling; ratios print as 0)
+//   AB_VAR=NAME AB_VALUES=v1,v2,..: also times taihu alone with the environment
+//     variable NAME set to each value in turn, interleaved call by call (3 x rounds
+//     calls each), for A/B of an experimental knob that the library reads per call
+//     (no such knob is committed; this is the steadier way to decide one under load)
 //   conv_cputime mb64ic32ih8oc64oh8kh5ph2:fwd g2mb1ic96ih27oc256oh27kh5ph2
 #include <algorithm>
 #include <cstdio>
@@ -86,6 +90,26 @@ void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo 
     med = std::min(med, t.median());
   }
   const double gf = d.forward_flops() * 1e-9;
+  if (const char* var = std::getenv("AB_VAR")) {  // A/B of a knob: its values interleaved
+    std::vector<std::string> vals;
+    const char* values = std::getenv("AB_VALUES");
+    const std::string all = values ? values : "";
+    for (std::size_t b = 0, e; b <= all.size(); b = e + 1) {
+      e = all.find(',', b);
+      if (e == std::string::npos) e = all.size();
+      vals.push_back(all.substr(b, e - b));
+    }
+    std::vector<Timed> ab(vals.size());
+    for (int r = 0; r < 3 * rounds; ++r)
+      for (std::size_t v = 0; v < vals.size(); ++v) {
+        setenv(var, vals[v].c_str(), 1);
+        ab[v].t.push_back(time_call(taihu_call));
+      }
+    std::printf("AB %s %s:", d.str().c_str(), taihu::dnn::to_string(dir));
+    for (std::size_t v = 0; v < vals.size(); ++v)
+      std::printf("  %s=%s best %.1f med %.1f", var, vals[v].c_str(), gf / ab[v].best(), gf / ab[v].median());
+    std::printf("\n");
+  }
   std::printf("| `%s` | %s | %s | %.1f | %.1f | %.2fx | %.2fx |\n", d.str().c_str(), taihu::dnn::to_string(dir),
               taihu::dnn::to_string(conv.algorithm(dir)), gf / mine.best(), dnnl.empty() ? 0.0 : gf / best,
               dnnl.empty() ? 0.0 : best / mine.best(), dnnl.empty() ? 0.0 : med / mine.median());

@@ -53,8 +53,15 @@ void micro_tile(const kernels::MicroKernel<T>& uk, index_t kc, T alpha, const T*
     uk.narrow[cols](kc, alpha, ap, a_step, bp, beta, c, ldc);
     return;
   }
+  // A row edge of at most mr / 2 rows runs the half-height kernel (m = 196: the last
+  // 4-row strip did a whole 16-row tile's work).
+  const bool half = 2 * rows <= uk.mr && uk.half_rows != nullptr;
+  if (half && 2 * rows == uk.mr && cols == uk.nr) {
+    uk.half_rows(kc, alpha, ap, a_step, bp, beta, c, ldc);
+    return;
+  }
   alignas(64) T tile[32 * 16];
-  uk.fn(kc, alpha, ap, a_step, bp, T(0), tile, uk.mr);
+  (half ? uk.half_rows : uk.fn)(kc, alpha, ap, a_step, bp, T(0), tile, uk.mr);
   // Two loops, so that each column's merge vectorizes (a 64-column C has an edge tile
   // in every row strip: the per-element branch took 4% of a 64^3 SGEMM).
   if (beta == T(0)) {
@@ -76,7 +83,10 @@ void unpacked_tile(const kernels::MicroKernel<T>& uk, index_t kc, T alpha, const
     return;
   }
   alignas(64) T tile[32 * 16];
-  uk.unpacked_b[cols](kc, alpha, ap, a_step, b, b_rs, b_cs, T(0), tile, uk.mr);
+  if (2 * rows <= uk.mr && cols == uk.nr && uk.half_rows_unpacked_b != nullptr)
+    uk.half_rows_unpacked_b(kc, alpha, ap, a_step, b, b_rs, b_cs, T(0), tile, uk.mr);
+  else
+    uk.unpacked_b[cols](kc, alpha, ap, a_step, b, b_rs, b_cs, T(0), tile, uk.mr);
   if (beta == T(0)) {
     for (index_t j = 0; j < cols; ++j)
       for (index_t i = 0; i < rows; ++i) c[i + j * ldc] = tile[i + j * uk.mr];

@@ -45,6 +45,10 @@ struct MicroKernel {
   // unpacked_b[j] computes the first j <= nr columns of an in-place op(B).
   MicroKernelFn<T> narrow[kMaxNr + 1] = {};
   UnpackedBKernelFn<T> unpacked_b[kMaxNr + 1] = {};
+  // The first mr / 2 rows only (all nr columns), for row edges of at most mr / 2 rows:
+  // half the work of a full tile on a zero-padded panel.
+  MicroKernelFn<T> half_rows = nullptr;
+  UnpackedBKernelFn<T> half_rows_unpacked_b = nullptr;
 };
 
 // Everything one ISA level provides.

@@ -120,6 +120,10 @@ constexpr MicroKernel<typename V::T> make_microkernel(std::integer_sequence<int,
   uk.nr = NR;
   ((uk.narrow[J + 1] = J + 1 < NR ? &simd_microkernel<V, MR, J + 1, NR> : nullptr), ...);
   ((uk.unpacked_b[J + 1] = &simd_microkernel_unpacked_b<V, MR, J + 1>), ...);
+  if constexpr ((MR / 2) % V::W == 0) {
+    uk.half_rows = &simd_microkernel<V, MR / 2, NR>;
+    uk.half_rows_unpacked_b = &simd_microkernel_unpacked_b<V, MR / 2, NR>;
+  }
   return uk;
 }
 template <class V, int MR, int NR>

@@ -204,4 +204,19 @@ TEST(AutotuneSpace, TemplatesAreValidDistinctAndStructured) {
   EXPECT_EQ(f.compute_at.at("sm"), "tile");
   EXPECT_EQ(f.rfactor.at("mx"), 16);
   EXPECT_EQ(f.rfactor.at("sm"), 16);
+  // stencil with steps: 3-D tiles (several planes x rows x the whole row), parallel over
+  // planes, the steps fused per tile first, then the same tiles unfused
+  ta::Problem st = load("stencil7", "Z=64,Y=64,X=64,T=2");
+  ta::Space sts(st);
+  const auto tst = sts.templates();
+  ASSERT_GE(tst.size(), 3u);
+  const ta::Schedule s0 = sts.schedule(tst[0]);
+  EXPECT_EQ(s0.timeblock, 2);
+  EXPECT_EQ(s0.tile.at("z"), 8);
+  EXPECT_EQ(s0.tile.at("y"), 32);
+  EXPECT_EQ(s0.tile.at("x"), 64);
+  EXPECT_EQ(s0.vectorize.at("x"), 16);
+  EXPECT_EQ(s0.parallel, "z");
+  EXPECT_EQ(sts.schedule(tst[2]).timeblock, 1);
+  EXPECT_EQ(sts.schedule(tst[2]).tile.at("z"), 8);
 }

@@ -1,20 +1,18 @@
-// The 3D constant-density acoustic line kernel of space order 8 (radius 4) written with
-// x86 intrinsics, one per vector ISA (AVX2 + FMA: 8 floats; AVX-512F: 16 floats). Included
-// by cpu_step_impl.hpp only inside a translation unit compiled for that ISA.
+// The 3D constant-density acoustic line kernel of space order 8 (radius 4), hand-written
+// for x86: AVX2 + FMA as inline assembly (8 floats per vector, 16 points per iteration),
+// AVX-512F with intrinsics (16 floats). Included by cpu_step_impl.hpp only inside a
+// translation unit compiled for that ISA.
 //
-// Contract: like line_acoustic<4, 3> (u_prev <- 2u - u_prev + A lap u on the full vectors
-// of one z line, returning how many points it did; the caller finishes the ragged end),
-// reading u at +-4 along z (rotation of the aligned vectors c - W, c, c + W) and at
-// +-1..4 lines / planes along x and y.
+// Contract: like line_acoustic<4, 3>: u_prev <- 2u - u_prev + A lap u along one z line,
+// on the line's first multiple of 16 points, returning how many it did (the caller
+// finishes the ragged end); reads u at +-4 along z and at +-1..4 lines / planes along
+// x and y; prefetches u's leading plane, u_prev and A 4 KiB ahead.
 //
-// Why intrinsics and byte strides: the generic template made GCC keep one address
-// (or offset) per neighbour, 16 of them, and reload them from the stack every vector
-// (8.4 instructions per point). Here every neighbour is one x86 address
-// [base + index * {1, 2, 4} (+ disp)] from five registers per axis: the centre pointer c,
-// c - 4s, and the byte strides s and 3s (p + 2s = [c + s*2], p - 3s = [c - 4s + s],
-// p + 3s = [c + 3s], p - s = [c - 4s + 3s] ...). An empty asm statement makes the
-// pointers and strides opaque once per iteration, so GCC neither derives per-neighbour
-// induction variables nor hoists k * s into spilled registers.
+// Why by hand: the template kernel made GCC keep one address (or offset) per neighbour,
+// 16 of them, and reload them from the stack every vector (8.4 instructions per point).
+// Here every neighbour is one x86 address [base + index * {1, 2, 4} (+ disp)] from the
+// centre pointer c, c - 4s and the byte strides s and 3s per axis (p + 2s = [c + s*2],
+// p - 3s = [c - 4s + s], p + 3s = [c + 3s], p - s = [c - 4s + 3s], ...).
 #pragma once
 #include <immintrin.h>
 
@@ -59,17 +57,18 @@ struct ZNeighbours {
 // Returns the number of points done (a multiple of the vector width; the rest of the line
 // is the caller's).
 __attribute__((noinline)) long line_acoustic_o8_x86(const float* u, float* up, const float* A, long n0, long s1,
-                                                    long s2, const AcousticO8Weights& wt, long lead, long dist) {
+                                                    long s2, const AcousticO8Weights& wt) {
+  const long lead = 4 * s2, dist = 1024;  // prefetch 4 KiB ahead, u from its leading plane
   const long nv = n0 / kXW * kXW;
   if (nv == 0) return 0;
   const xvec wc = xset1(wt.centre), w1 = xset1(wt.w[1]), w2 = xset1(wt.w[2]), w3 = xset1(wt.w[3]),
              w4 = xset1(wt.w[4]), rx = xset1(wt.rx), ry = xset1(wt.ry);
   const char* c = reinterpret_cast<const char*>(u);
   const char* const end = c + nv * long(sizeof(float));
-  long sx = s1 * long(sizeof(float)), sx3 = 3 * sx, sy = s2 * long(sizeof(float)), sy3 = 3 * sy;
+  const long sx = s1 * long(sizeof(float)), sx3 = 3 * sx, sy = s2 * long(sizeof(float)), sy3 = 3 * sy;
   const char* cx = c - 4 * sx;  // line x - 4
   const char* cy = c - 4 * sy;  // plane y - 4
-  long dup = reinterpret_cast<const char*>(up) - c, da = reinterpret_cast<const char*>(A) - c;
+  const long dup = reinterpret_cast<const char*>(up) - c, da = reinterpret_cast<const char*>(A) - c;
   const long pf_lead = (lead + dist) * long(sizeof(float)), pf_dist = dist * long(sizeof(float));
   constexpr long VB = kXW * long(sizeof(float));  // bytes per vector
 
@@ -95,11 +94,9 @@ __attribute__((noinline)) long line_acoustic_o8_x86(const float* u, float* up, c
   xvec vm = xload(c - VB), v0 = xload(c);
   for (; c < end;) {
     asm("" : "+r"(c), "+r"(cx), "+r"(cy));
-    if (dist) {
-      _mm_prefetch(c + pf_lead, _MM_HINT_T0);
-      _mm_prefetch(c + dup + pf_dist, _MM_HINT_T0);
-      _mm_prefetch(c + da + pf_dist, _MM_HINT_T0);
-    }
+    _mm_prefetch(c + pf_lead, _MM_HINT_T0);
+    _mm_prefetch(c + dup + pf_dist, _MM_HINT_T0);
+    _mm_prefetch(c + da + pf_dist, _MM_HINT_T0);
     const xvec vp = xload(c + VB);
     update(c, cx, cy, ZNeighbours(vm, v0, vp), v0);
     vm = v0;
@@ -112,129 +109,160 @@ __attribute__((noinline)) long line_acoustic_o8_x86(const float* u, float* up, c
 }
 
 #else  // AVX2
-// Returns the number of points done (a multiple of the vector width; the rest of the line
-// is the caller's).
+
+// The loop below is inline assembly: from intrinsics GCC 12 kept re-deriving c + k s
+// with lea chains and spilling strides (126 instructions per 16 points; this loop: 86).
+// Registers: ymm9 centre weight, ymm10-13 w1..w4, ymm14/15 the x/y ratios; the rest work
+// (the x and y parts leave ymm1 and ymm2 alone, the second vector's z part reuses them).
+// Every line starts at c = 32 mod 64 bytes (the layout's 8-float pad), so in each pair of
+// vectors the first's z - k and the second's z + k neighbours are unaligned loads inside
+// one cache line, and the other side comes from one lane permute shared by both vectors
+// plus byte aligns (7 shuffles per 16 points instead of 16: on Zen 3 shuffles share the
+// FMA pipes). Correct for any alignment; only the cost changes.
+// Per point, in this order:
+//   acc = wc u + sum_k w_k (z+k + z-k)            (k = 1..4, pairs summed)
+//   acc += rx * sum_k w_k (x+k + x-k)
+//   ly = sum over planes y-4 .. y+4 (not y) of w_|k| u   (in plane order, FMAs with the
+//        plane loads as memory operands: 8 instructions instead of 12)
+//   lap = acc + ry * ly;  u_prev <- (2u - u_prev) + A lap
+
+// z part of the first vector of a pair (at B), into ACC; leaves u in ymm0.
+#define TAIHU_O8_Z_FIRST(B, ACC)                                                           \
+  "vmovups (" B "), %%ymm0\n\t"                                                             \
+  "vmovups 32(" B "), %%ymm1\n\t"                                                           \
+  "vperm2f128 $0x21, %%ymm1, %%ymm0, %%ymm2\n\t" /* (u high, next low) */                  \
+  "vmulps %%ymm0, %%ymm9, " ACC "\n\t"                                                      \
+  "vpalignr $4, %%ymm0, %%ymm2, %%ymm7\n\t"                                                 \
+  "vaddps -4(" B "), %%ymm7, %%ymm7\n\t"                                                    \
+  "vfmadd231ps %%ymm7, %%ymm10, " ACC "\n\t"                                                \
+  "vpalignr $8, %%ymm0, %%ymm2, %%ymm7\n\t"                                                 \
+  "vaddps -8(" B "), %%ymm7, %%ymm7\n\t"                                                    \
+  "vfmadd231ps %%ymm7, %%ymm11, " ACC "\n\t"                                                \
+  "vpalignr $12, %%ymm0, %%ymm2, %%ymm7\n\t"                                                \
+  "vaddps -12(" B "), %%ymm7, %%ymm7\n\t"                                                   \
+  "vfmadd231ps %%ymm7, %%ymm12, " ACC "\n\t"                                                \
+  "vaddps -16(" B "), %%ymm2, %%ymm7\n\t"                                                   \
+  "vfmadd231ps %%ymm7, %%ymm13, " ACC "\n\t"
+
+// z part of the second vector of a pair (at B + 32), into ACC; leaves u in ymm0. In: the
+// first's ymm1 (this u) and ymm2 (the first's high half, this low half).
+#define TAIHU_O8_Z_SECOND(B, ACC)                                                          \
+  "vmovaps %%ymm1, %%ymm0\n\t"                                                              \
+  "vmulps %%ymm0, %%ymm9, " ACC "\n\t"                                                      \
+  "vpalignr $12, %%ymm2, %%ymm0, %%ymm7\n\t"                                                \
+  "vaddps 36(" B "), %%ymm7, %%ymm7\n\t"                                                    \
+  "vfmadd231ps %%ymm7, %%ymm10, " ACC "\n\t"                                                 \
+  "vpalignr $8, %%ymm2, %%ymm0, %%ymm7\n\t"                                                 \
+  "vaddps 40(" B "), %%ymm7, %%ymm7\n\t"                                                    \
+  "vfmadd231ps %%ymm7, %%ymm11, " ACC "\n\t"                                                \
+  "vpalignr $4, %%ymm2, %%ymm0, %%ymm7\n\t"                                                 \
+  "vaddps 44(" B "), %%ymm7, %%ymm7\n\t"                                                    \
+  "vfmadd231ps %%ymm7, %%ymm12, " ACC "\n\t"                                                \
+  "vaddps 48(" B "), %%ymm2, %%ymm7\n\t"                                                    \
+  "vfmadd231ps %%ymm7, %%ymm13, " ACC "\n\t"
+
+// ACC += rx * x part of the vector at OFF from B (BX = B - 4 sx); uses ymm6, ymm7.
+#define TAIHU_O8_X(OFF, B, BX, ACC)                                                        \
+  "vmovups " OFF "(" B ",%[sx],1), %%ymm6\n\t"                                              \
+  "vaddps " OFF "(" BX ",%[sx3],1), %%ymm6, %%ymm6\n\t"                                     \
+  "vmulps %%ymm6, %%ymm10, %%ymm6\n\t"                                                      \
+  "vmovups " OFF "(" B ",%[sx],2), %%ymm7\n\t"                                              \
+  "vaddps " OFF "(" BX ",%[sx],2), %%ymm7, %%ymm7\n\t"                                      \
+  "vfmadd231ps %%ymm7, %%ymm11, %%ymm6\n\t"                                                 \
+  "vmovups " OFF "(" B ",%[sx3],1), %%ymm7\n\t"                                             \
+  "vaddps " OFF "(" BX ",%[sx],1), %%ymm7, %%ymm7\n\t"                                      \
+  "vfmadd231ps %%ymm7, %%ymm12, %%ymm6\n\t"                                                 \
+  "vmovups " OFF "(" B ",%[sx],4), %%ymm7\n\t"                                              \
+  "vaddps " OFF "(" BX "), %%ymm7, %%ymm7\n\t"                                              \
+  "vfmadd231ps %%ymm7, %%ymm13, %%ymm6\n\t"                                                 \
+  "vfmadd231ps %%ymm6, %%ymm14, " ACC "\n\t"
+
+// u_prev <- (2u - u_prev) + A lap for the vector at OFF from B (U: u, clobbered).
+#define TAIHU_O8_UPDATE(OFF, B, U, LAP)                                                    \
+  "vaddps " U ", " U ", " U "\n\t"                                                          \
+  "vsubps " OFF "(" B ",%[dup],1), " U ", " U "\n\t"                                        \
+  "vfmadd231ps " OFF "(" B ",%[da],1), " LAP ", " U "\n\t"                                  \
+  "vmovups " U ", " OFF "(" B ",%[dup],1)\n\t"
+
+// One plane, the vector at OFF: y part from memory operands, then the update.
+#define TAIHU_O8_Y_SINGLE(OFF)                                                             \
+  "vmulps " OFF "(%[cy]), %%ymm13, %%ymm5\n\t"                                              \
+  "vfmadd231ps " OFF "(%[cy],%[sy],1), %%ymm12, %%ymm5\n\t"                                 \
+  "vfmadd231ps " OFF "(%[cy],%[sy],2), %%ymm11, %%ymm5\n\t"                                 \
+  "vfmadd231ps " OFF "(%[cy],%[sy3],1), %%ymm10, %%ymm5\n\t"                                \
+  "vfmadd231ps " OFF "(%[c],%[sy],1), %%ymm10, %%ymm5\n\t"                                  \
+  "vfmadd231ps " OFF "(%[c],%[sy],2), %%ymm11, %%ymm5\n\t"                                  \
+  "vfmadd231ps " OFF "(%[c],%[sy3],1), %%ymm12, %%ymm5\n\t"                                 \
+  "vfmadd231ps " OFF "(%[c],%[sy],4), %%ymm13, %%ymm5\n\t"                                  \
+  "vfmadd231ps %%ymm5, %%ymm15, %%ymm3\n\t"                                                 \
+  TAIHU_O8_UPDATE(OFF, "%[c]", "%%ymm0", "%%ymm3")
+
+#define TAIHU_O8_LOAD_WEIGHTS                                                              \
+  "vbroadcastss %[w0], %%ymm9\n\t"                                                          \
+  "vbroadcastss %[w1], %%ymm10\n\t"                                                         \
+  "vbroadcastss %[w2], %%ymm11\n\t"                                                         \
+  "vbroadcastss %[w3], %%ymm12\n\t"                                                         \
+  "vbroadcastss %[w4], %%ymm13\n\t"                                                         \
+  "vbroadcastss %[w5], %%ymm14\n\t"                                                         \
+  "vbroadcastss %[w6], %%ymm15\n\t"
+
+#define TAIHU_O8_WEIGHT_OPERANDS                                                           \
+  [w0] "m"(wv[0]), [w1] "m"(wv[1]), [w2] "m"(wv[2]), [w3] "m"(wv[3]), [w4] "m"(wv[4]), [w5] "m"(wv[5]), \
+      [w6] "m"(wv[6])
+
+#define TAIHU_O8_CLOBBERS                                                                  \
+  "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
+      "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
+
+// Software prefetch distance of the hand kernels' DRAM streams (u's leading plane,
+// u_prev, A), fixed at 4 KiB ahead (TAIHU_STENCIL_PREFETCH tunes the template kernels).
+#define TAIHU_O8_PF "4096"
+
+// One z line of plane y (u at `u`): returns the points done (a multiple of 16).
 __attribute__((noinline)) long line_acoustic_o8_x86(const float* u, float* up, const float* A, long n0, long s1,
-                                                    long s2, const AcousticO8Weights& wt, long lead, long dist) {
+                                                    long s2, const AcousticO8Weights& wt) {
+  const long n2 = n0 / 16 * 16;  // two vectors per iteration; the caller does the rest
+  if (n2 == 0) return 0;
   const char* c = reinterpret_cast<const char*>(u);
+  const char* const end = c + n2 * long(sizeof(float));
   const long sx = s1 * long(sizeof(float)), sx3 = 3 * sx, sy = s2 * long(sizeof(float)), sy3 = 3 * sy;
   const char* cx = c - 4 * sx;  // line x - 4
   const char* cy = c - 4 * sy;  // plane y - 4
   const long dup = reinterpret_cast<const char*>(up) - c, da = reinterpret_cast<const char*>(A) - c;
-  const long pf_lead = (lead + dist) * long(sizeof(float)), pf_dist = dist * long(sizeof(float));
-  const long n2 = n0 / 16 * 16;  // two vectors per iteration; the caller does the rest
-  if (n2 == 0) return 0;
-  // Inline assembly: from intrinsics GCC 12 kept re-deriving c + k s with lea chains and
-  // spilling strides (126 instructions per 16 points); this loop is 97.
-  // Registers: ymm9 centre weight, ymm10-13 w1..w4, ymm14/15 the x/y ratios; ymm0-8 work.
-  // z neighbours: the loop starts at c = 32 mod 64 bytes (the layout's 8-float pad), so
-  // the first vector's z - k and the second's z + k are unaligned loads that stay inside
-  // one cache line, and the other side comes from one lane permute shared by both
-  // vectors plus byte aligns (7 shuffles per 16 points instead of 16: shuffles share the
-  // FMA pipes). Correct for any alignment; only the cost changes.
-  // x, y axes and the update of the vector at displacement OFF; in: ymm0 = u, ymm5 = z part.
-#define TAIHU_O8_XY_UPDATE(OFF)                                                            \
-  "vmovups " #OFF "(%[c],%[sx],1), %%ymm6\n\t" /* x +- 1 */                                 \
-  "vaddps " #OFF "(%[cx],%[sx3],1), %%ymm6, %%ymm6\n\t"                                     \
-  "vmovups " #OFF "(%[c],%[sy],1), %%ymm8\n\t" /* y +- 1 */                                 \
-  "vaddps " #OFF "(%[cy],%[sy3],1), %%ymm8, %%ymm8\n\t"                                     \
-  "vmulps %%ymm6, %%ymm10, %%ymm6\n\t"                                                      \
-  "vmulps %%ymm8, %%ymm10, %%ymm8\n\t"                                                      \
-  "vmovups " #OFF "(%[c],%[sx],2), %%ymm7\n\t"                                              \
-  "vaddps " #OFF "(%[cx],%[sx],2), %%ymm7, %%ymm7\n\t"                                      \
-  "vmovups " #OFF "(%[c],%[sy],2), %%ymm3\n\t"                                              \
-  "vaddps " #OFF "(%[cy],%[sy],2), %%ymm3, %%ymm3\n\t"                                      \
-  "vfmadd231ps %%ymm7, %%ymm11, %%ymm6\n\t"                                                 \
-  "vfmadd231ps %%ymm3, %%ymm11, %%ymm8\n\t"                                                 \
-  "vmovups " #OFF "(%[c],%[sx3],1), %%ymm7\n\t"                                             \
-  "vaddps " #OFF "(%[cx],%[sx],1), %%ymm7, %%ymm7\n\t"                                      \
-  "vmovups " #OFF "(%[c],%[sy3],1), %%ymm3\n\t"                                             \
-  "vaddps " #OFF "(%[cy],%[sy],1), %%ymm3, %%ymm3\n\t"                                      \
-  "vfmadd231ps %%ymm7, %%ymm12, %%ymm6\n\t"                                                 \
-  "vfmadd231ps %%ymm3, %%ymm12, %%ymm8\n\t"                                                 \
-  "vmovups " #OFF "(%[c],%[sx],4), %%ymm7\n\t"                                              \
-  "vaddps " #OFF "(%[cx]), %%ymm7, %%ymm7\n\t"                                              \
-  "vmovups " #OFF "(%[c],%[sy],4), %%ymm3\n\t"                                              \
-  "vaddps " #OFF "(%[cy]), %%ymm3, %%ymm3\n\t"                                              \
-  "vfmadd231ps %%ymm7, %%ymm13, %%ymm6\n\t"                                                 \
-  "vfmadd231ps %%ymm3, %%ymm13, %%ymm8\n\t"                                                 \
-  "vmulps %%ymm8, %%ymm15, %%ymm8\n\t"                                                      \
-  "vfmadd231ps %%ymm6, %%ymm14, %%ymm8\n\t"                                                 \
-  "vaddps %%ymm8, %%ymm5, %%ymm5\n\t" /* lap */                                             \
-  "vaddps %%ymm0, %%ymm0, %%ymm0\n\t"                                                       \
-  "vsubps " #OFF "(%[c],%[dup],1), %%ymm0, %%ymm0\n\t"                                      \
-  "vfmadd231ps " #OFF "(%[c],%[da],1), %%ymm5, %%ymm0\n\t"                                  \
-  "vmovups %%ymm0, " #OFF "(%[c],%[dup],1)\n\t"
-#define TAIHU_O8_PAIR                                                                      \
-  "vmovups (%[c]), %%ymm0\n\t"               /* v0 */                                     \
-  "vmovups 32(%[c]), %%ymm1\n\t"             /* v1 */                                     \
-  "vperm2f128 $0x21, %%ymm1, %%ymm0, %%ymm2\n\t" /* mid = (v0 high, v1 low) */             \
-  "vmulps %%ymm0, %%ymm9, %%ymm5\n\t"                                                       \
-  "vpalignr $4, %%ymm0, %%ymm2, %%ymm6\n\t"                                                 \
-  "vaddps -4(%[c]), %%ymm6, %%ymm6\n\t"                                                     \
-  "vfmadd231ps %%ymm6, %%ymm10, %%ymm5\n\t"                                                 \
-  "vpalignr $8, %%ymm0, %%ymm2, %%ymm6\n\t"                                                 \
-  "vaddps -8(%[c]), %%ymm6, %%ymm6\n\t"                                                     \
-  "vfmadd231ps %%ymm6, %%ymm11, %%ymm5\n\t"                                                 \
-  "vpalignr $12, %%ymm0, %%ymm2, %%ymm6\n\t"                                                \
-  "vaddps -12(%[c]), %%ymm6, %%ymm6\n\t"                                                    \
-  "vfmadd231ps %%ymm6, %%ymm12, %%ymm5\n\t"                                                 \
-  "vaddps -16(%[c]), %%ymm2, %%ymm6\n\t"                                                    \
-  "vfmadd231ps %%ymm6, %%ymm13, %%ymm5\n\t"                                                 \
-  TAIHU_O8_XY_UPDATE(0)                                                                    \
-  "vmovaps %%ymm1, %%ymm0\n\t"               /* second vector: v1, before = mid */        \
-  "vmulps %%ymm0, %%ymm9, %%ymm5\n\t"                                                       \
-  "vpalignr $12, %%ymm2, %%ymm0, %%ymm6\n\t"                                                \
-  "vaddps 36(%[c]), %%ymm6, %%ymm6\n\t"                                                     \
-  "vfmadd231ps %%ymm6, %%ymm10, %%ymm5\n\t"                                                 \
-  "vpalignr $8, %%ymm2, %%ymm0, %%ymm6\n\t"                                                 \
-  "vaddps 40(%[c]), %%ymm6, %%ymm6\n\t"                                                     \
-  "vfmadd231ps %%ymm6, %%ymm11, %%ymm5\n\t"                                                 \
-  "vpalignr $4, %%ymm2, %%ymm0, %%ymm6\n\t"                                                 \
-  "vaddps 44(%[c]), %%ymm6, %%ymm6\n\t"                                                     \
-  "vfmadd231ps %%ymm6, %%ymm12, %%ymm5\n\t"                                                 \
-  "vaddps 48(%[c]), %%ymm2, %%ymm6\n\t"                                                     \
-  "vfmadd231ps %%ymm6, %%ymm13, %%ymm5\n\t"                                                 \
-  TAIHU_O8_XY_UPDATE(32)
-
-  if (n2 == 0) return 0;
-  const char* const end2 = c + n2 * long(sizeof(float));
-  // Software prefetch of the DRAM streams (u's leading plane, u_prev, A) one line per
-  // iteration; with dist == 0 it touches the lines being computed instead (harmless).
-  const char* pf = dist ? c + pf_lead : c;
-  const long pf_up = dist ? dup + pf_dist - pf_lead : dup, pf_a = dist ? da + pf_dist - pf_lead : da;
-  const float wvec[7] = {wt.centre, wt.w[1], wt.w[2], wt.w[3], wt.w[4], wt.rx, wt.ry};
-  asm volatile(
-      "vbroadcastss %[w0], %%ymm9\n\t"
-      "vbroadcastss %[w1], %%ymm10\n\t"
-      "vbroadcastss %[w2], %%ymm11\n\t"
-      "vbroadcastss %[w3], %%ymm12\n\t"
-      "vbroadcastss %[w4], %%ymm13\n\t"
-      "vbroadcastss %[w5], %%ymm14\n\t"
-      "vbroadcastss %[w6], %%ymm15\n\t"
+  const float wv[7] = {wt.centre, wt.w[1], wt.w[2], wt.w[3], wt.w[4], wt.rx, wt.ry};
+  asm volatile(TAIHU_O8_LOAD_WEIGHTS
       ".p2align 5\n\t"
       "1:\n\t"
-      "prefetcht0 (%[pf])\n\t"
-      "prefetcht0 (%[pf],%[pfu],1)\n\t"
-      "prefetcht0 (%[pf],%[pfa],1)\n\t"
-      TAIHU_O8_PAIR
+      "prefetcht0 " TAIHU_O8_PF "(%[c],%[sy],4)\n\t"
+      "prefetcht0 " TAIHU_O8_PF "(%[c],%[dup],1)\n\t"
+      "prefetcht0 " TAIHU_O8_PF "(%[c],%[da],1)\n\t"
+      TAIHU_O8_Z_FIRST("%[c]", "%%ymm3")
+      TAIHU_O8_X("0", "%[c]", "%[cx]", "%%ymm3")
+      TAIHU_O8_Y_SINGLE("0")
+      TAIHU_O8_Z_SECOND("%[c]", "%%ymm3")
+      TAIHU_O8_X("32", "%[c]", "%[cx]", "%%ymm3")
+      TAIHU_O8_Y_SINGLE("32")
       "add $64, %[c]\n\t"
       "add $64, %[cx]\n\t"
       "add $64, %[cy]\n\t"
-      "add $64, %[pf]\n\t"
       "cmp %[end], %[c]\n\t"
       "jb 1b\n\t"
-      : [c] "+r"(c), [cx] "+r"(cx), [cy] "+r"(cy), [pf] "+r"(pf)
-      : [sx] "r"(sx), [sx3] "r"(sx3), [sy] "r"(sy), [sy3] "r"(sy3), [dup] "r"(dup), [da] "r"(da),
-        [pfu] "r"(pf_up), [pfa] "r"(pf_a), [end] "r"(end2),
-        [w0] "m"(wvec[0]), [w1] "m"(wvec[1]), [w2] "m"(wvec[2]), [w3] "m"(wvec[3]), [w4] "m"(wvec[4]),
-        [w5] "m"(wvec[5]), [w6] "m"(wvec[6])
-      : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
-        "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
-#undef TAIHU_O8_PAIR
-#undef TAIHU_O8_XY_UPDATE
+      : [c] "+r"(c), [cx] "+r"(cx), [cy] "+r"(cy)
+      : [sx] "r"(sx), [sx3] "r"(sx3), [sy] "r"(sy), [sy3] "r"(sy3), [dup] "r"(dup), [da] "r"(da), [end] "r"(end),
+        TAIHU_O8_WEIGHT_OPERANDS
+      : TAIHU_O8_CLOBBERS);
   return n2;
 }
+
+#undef TAIHU_O8_Z_FIRST
+#undef TAIHU_O8_Z_SECOND
+#undef TAIHU_O8_X
+#undef TAIHU_O8_UPDATE
+#undef TAIHU_O8_Y_SINGLE
+#undef TAIHU_O8_LOAD_WEIGHTS
+#undef TAIHU_O8_WEIGHT_OPERANDS
+#undef TAIHU_O8_CLOBBERS
+#undef TAIHU_O8_PF
 #endif
 
 }  // namespace

@@ -40,6 +40,20 @@ void share(index_t count, int tid, int nt, index_t& begin, index_t& end) {
   end = count * (tid + 1) / nt;
 }
 
+// C's rows x cols corner := scratch tile (leading dimension ld) + beta C, never reading
+// C when beta == 0. Two loops, so that each column's merge vectorizes (a 64-column C has
+// an edge tile in every row strip: a per-element branch took 4% of a 64^3 SGEMM).
+template <class T>
+void merge_tile(const T* tile, index_t ld, T beta, T* c, index_t ldc, index_t rows, index_t cols) {
+  if (beta == T(0)) {
+    for (index_t j = 0; j < cols; ++j)
+      for (index_t i = 0; i < rows; ++i) c[i + j * ldc] = tile[i + j * ld];
+  } else {
+    for (index_t j = 0; j < cols; ++j)
+      for (index_t i = 0; i < rows; ++i) c[i + j * ldc] = tile[i + j * ld] + beta * c[i + j * ldc];
+  }
+}
+
 // One rows x cols tile of C: a full tile goes straight to the kernel; an edge tile runs
 // the kernel into a scratch tile, then merges the valid part into C.
 template <class T>
@@ -62,15 +76,7 @@ void micro_tile(const kernels::MicroKernel<T>& uk, index_t kc, T alpha, const T*
   }
   alignas(64) T tile[32 * 16];
   (half ? uk.half_rows : uk.fn)(kc, alpha, ap, a_step, bp, T(0), tile, uk.mr);
-  // Two loops, so that each column's merge vectorizes (a 64-column C has an edge tile
-  // in every row strip: the per-element branch took 4% of a 64^3 SGEMM).
-  if (beta == T(0)) {
-    for (index_t j = 0; j < cols; ++j)
-      for (index_t i = 0; i < rows; ++i) c[i + j * ldc] = tile[i + j * uk.mr];
-  } else {
-    for (index_t j = 0; j < cols; ++j)
-      for (index_t i = 0; i < rows; ++i) c[i + j * ldc] = tile[i + j * uk.mr] + beta * c[i + j * ldc];
-  }
+  merge_tile(tile, uk.mr, beta, c, ldc, rows, cols);
 }
 
 // The same for op(B) read in place (step p, column j at b[p * b_rs + j * b_cs]).
@@ -87,13 +93,7 @@ void unpacked_tile(const kernels::MicroKernel<T>& uk, index_t kc, T alpha, const
     uk.half_rows_unpacked_b(kc, alpha, ap, a_step, b, b_rs, b_cs, T(0), tile, uk.mr);
   else
     uk.unpacked_b[cols](kc, alpha, ap, a_step, b, b_rs, b_cs, T(0), tile, uk.mr);
-  if (beta == T(0)) {
-    for (index_t j = 0; j < cols; ++j)
-      for (index_t i = 0; i < rows; ++i) c[i + j * ldc] = tile[i + j * uk.mr];
-  } else {
-    for (index_t j = 0; j < cols; ++j)
-      for (index_t i = 0; i < rows; ++i) c[i + j * ldc] = tile[i + j * uk.mr] + beta * c[i + j * ldc];
-  }
+  merge_tile(tile, uk.mr, beta, c, ldc, rows, cols);
 }
 
 template <class T>
@@ -297,6 +297,26 @@ void run_a_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, con
   }
 }
 
+// This thread's buffer for one packed mr x kc panel of ragged rows.
+template <class T>
+T* edge_panel(int mr, index_t kc) {
+  thread_local arch::AlignedBuffer<T> edge;
+  if (edge.size() < static_cast<std::size_t>(mr * kc)) edge = arch::AlignedBuffer<T>(static_cast<std::size_t>(mr * kc));
+  return edge.data();
+}
+
+// A's row strip at `row` for depth block [pc, pc + kc): read in place (a_step = lda),
+// or, when it has fewer than mr rows, packed zero-padded into `edge` (a_step = mr).
+template <class T>
+const T* strip_of_a(const Problem<T>& pr, index_t row, index_t rows, index_t pc, index_t kc, int mr, T* edge,
+                    index_t& a_step) {
+  a_step = pr.a.ld;
+  if (rows == mr) return pr.a.data + row + pc * pr.a.ld;
+  pack_a(pr.a, row, rows, pc, kc, mr, edge, 0, 1);
+  a_step = mr;
+  return edge;
+}
+
 // Elements of one packed kc x n block of B on the skinny path.
 template <class T>
 index_t skinny_b_elems(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs) {
@@ -318,10 +338,7 @@ void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
   const int mr = uk.mr, nr = uk.nr;
   const index_t b_panels = ceil_div(pr.n, nr);
   const index_t a_panels = ceil_div(pr.m, mr);
-  thread_local arch::AlignedBuffer<T> edge_buf;  // one packed MR x kc panel, ragged rows
-  if (edge_buf.size() < static_cast<std::size_t>(mr * bs.kc))
-    edge_buf = arch::AlignedBuffer<T>(static_cast<std::size_t>(mr * bs.kc));
-  T* edge_a = edge_buf.data();
+  T* edge_a = edge_panel<T>(mr, bs.kc);
   index_t q = 0;  // kc block index (picks the buffer)
   for (index_t pc = pr.k_lo; pc < pr.k; pc += bs.kc, ++q) {
     const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
@@ -337,13 +354,8 @@ void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
     for (index_t ir = lo; ir < hi; ++ir) {
       const index_t row = ir * mr;
       const index_t rows = std::min<index_t>(mr, pr.m - row);
-      const T* a_strip = pr.a.data + row + pc * pr.a.ld;
-      index_t a_step = pr.a.ld;
-      if (rows < mr) {
-        pack_a(pr.a, row, rows, pc, kc, mr, edge_a, 0, 1);
-        a_strip = edge_a;
-        a_step = mr;
-      }
+      index_t a_step;
+      const T* a_strip = strip_of_a(pr, row, rows, pc, kc, mr, edge_a, a_step);
       for (index_t jr = 0; jr < b_panels; ++jr) {
         const index_t cols = std::min<index_t>(nr, pr.n - jr * nr);
         const T* b_micro = b_cur + jr * nr * kc;
@@ -365,9 +377,7 @@ void unpacked_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, cons
   const int mr = uk.mr, nr = uk.nr;
   const index_t b_panels = ceil_div(pr.n, nr);
   const index_t b_rs = pr.b.trans ? pr.b.ld : 1, b_cs = pr.b.trans ? 1 : pr.b.ld;
-  thread_local arch::AlignedBuffer<T> edge_buf;  // one packed MR x kc panel, ragged rows
-  if (edge_buf.size() < static_cast<std::size_t>(mr * bs.kc))
-    edge_buf = arch::AlignedBuffer<T>(static_cast<std::size_t>(mr * bs.kc));
+  T* edge_a = edge_panel<T>(mr, bs.kc);
   index_t lo, hi;
   share(ceil_div(pr.m, mr), tid, nt, lo, hi);
   for (index_t pc = pr.k_lo; pc < pr.k; pc += bs.kc) {
@@ -376,13 +386,8 @@ void unpacked_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, cons
     for (index_t ir = lo; ir < hi; ++ir) {
       const index_t row = ir * mr;
       const index_t rows = std::min<index_t>(mr, pr.m - row);
-      const T* a_strip = pr.a.data + row + pc * pr.a.ld;
-      index_t a_step = pr.a.ld;
-      if (rows < mr) {
-        pack_a(pr.a, row, rows, pc, kc, mr, edge_buf.data(), 0, 1);
-        a_strip = edge_buf.data();
-        a_step = mr;
-      }
+      index_t a_step;
+      const T* a_strip = strip_of_a(pr, row, rows, pc, kc, mr, edge_a, a_step);
       for (index_t jr = 0; jr < b_panels; ++jr) {
         const index_t col = jr * nr;
         const index_t cols = std::min<index_t>(nr, pr.n - col);

@@ -81,11 +81,11 @@ std::string schedule_key(const Schedule& s) {
 // Re-measures the `opt.confirm_top` fastest distinct schedules of this run (and the
 // first three templates) in interleaved rounds until the budget ends (3..15 rounds),
 // each block of calls short and preceded by ~10 ms of untimed calls; a schedule's score
-// is its lowest median over the rounds. Other processes' bursts of load (a compiler on
-// one of the two cores) make single measurements 1.5-2x slow at random -- probes of one
-// Winograd kernel gave 0.17-0.65 ms with or without a pause before its block -- so the
-// minimum over many short interleaved blocks is what compares them fairly. The
-// search's best stays the result unless another schedule scores > 2% better.
+// is its lowest median over the rounds and its search measurement. Other processes'
+// bursts of load (a compiler on one of the two cores) make single measurements 1.5-2x
+// slow at random -- probes of one Winograd kernel gave 0.17-0.65 ms with or without a
+// pause before its block -- and load only ever adds time, so the minimum over several
+// measurements taken at different moments is what compares schedules fairly.
 void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, Checker& checker, TuneResult& res,
                   const arch::Stopwatch& clock, double deadline_s) {
   std::vector<std::pair<double, Point>> ranked;
@@ -94,11 +94,13 @@ void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, 
     if (res.records[i].ok) ranked.emplace_back(res.records[i].median_s, res.measured[i]);
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::pair<Point, std::unique_ptr<Kernel>>> top;
+  std::vector<double> best;  // per schedule in top: the lowest median seen so far
   auto add = [&](const Point& pt) {
     const Schedule s = space.schedule(pt);
     if (!keys.insert(schedule_key(s)).second) return;
     try {
       top.emplace_back(pt, build(p, s, opt));
+      best.push_back(std::find_if(ranked.begin(), ranked.end(), [&](const auto& r) { return r.second == pt; })->first);
     } catch (const Error&) {
       // measured fine before; leave it out
     }
@@ -117,7 +119,6 @@ void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, 
     add(tp);
   }
   if (top.size() < 2) return;
-  std::vector<double> best(top.size(), std::numeric_limits<double>::infinity());
   MeasureOptions mo = opt.measure;
   mo.target_seconds = 0.03;
   mo.min_repeats = 5;
@@ -127,9 +128,7 @@ void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, 
   for (int round = 0; round < 15 && (round < 3 || clock.seconds() < deadline_s); ++round)
     for (std::size_t i = 0; i < top.size(); ++i)
       best[i] = std::min(best[i], measure([&] { checker.run(*top[i].second); }, mo).median_s);
-  std::size_t w = static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin());
-  const bool search_best_listed = top.front().first == res.best;
-  if (search_best_listed && best[0] <= 1.02 * best[w]) w = 0;
+  const std::size_t w = static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin());
   res.best = top[w].first;
   res.best_s = best[w];
 }

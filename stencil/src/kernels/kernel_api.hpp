@@ -65,6 +65,7 @@ const char* optimized_step_name();
 // Per-ISA entry points (registry.cpp lists them).
 void cpu_step_generic(const StepArgs& args, long j0, long j1);
 void cpu_step_avx2(const StepArgs& args, long j0, long j1);
+void cpu_step_avx512(const StepArgs& args, long j0, long j1);
 
 // Two fused steps with temporal blocking over the whole grid, 3D constant-density
 // acoustic only: afterwards u holds t+2 and u_prev t+1.
@@ -72,5 +73,6 @@ using PairFn = void (*)(const StepArgs& args);
 PairFn optimized_step_pair();
 void cpu_step_pair_generic(const StepArgs& args);
 void cpu_step_pair_avx2(const StepArgs& args);
+void cpu_step_pair_avx512(const StepArgs& args);
 
 }  // namespace taihu::stencil::kernels

@@ -6,13 +6,16 @@ namespace taihu::stencil::kernels {
 namespace {
 const arch::ImplementationList<StepFn>& step_list() {
   static const arch::ImplementationList<StepFn> list(
-      "stencil time step", {{"avx2 (8-wide fma, y slabs streamed)", arch::Isa::avx2, &cpu_step_avx2},
+      "stencil time step", {{"avx512 (16-wide hand-written order-8 acoustic, 8-wide template kernels, y slabs streamed)",
+                             arch::Isa::avx512, &cpu_step_avx512},
+                            {"avx2 (8-wide fma, y slabs streamed)", arch::Isa::avx2, &cpu_step_avx2},
                             {"generic (4-wide vectors, y slabs streamed)", arch::Isa::generic, &cpu_step_generic}});
   return list;
 }
 const arch::ImplementationList<PairFn>& pair_list() {
   static const arch::ImplementationList<PairFn> list(
-      "stencil temporal-blocked step pair", {{"avx2 (2-step wavefront, slab flags)", arch::Isa::avx2, &cpu_step_pair_avx2},
+      "stencil temporal-blocked step pair", {{"avx512 (2-step wavefront, slab flags)", arch::Isa::avx512, &cpu_step_pair_avx512},
+                                             {"avx2 (2-step wavefront, slab flags)", arch::Isa::avx2, &cpu_step_pair_avx2},
                                              {"generic (2-step wavefront, slab flags)", arch::Isa::generic, &cpu_step_pair_generic}});
   return list;
 }

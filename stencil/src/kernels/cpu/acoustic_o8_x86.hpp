@@ -38,7 +38,9 @@ inline xvec xfma(xvec a, xvec b, xvec c) { return _mm512_fmadd_ps(a, b, c); }
 // Elements R .. R + 15 of the concatenation (a, b).
 template <int R>
 inline xvec xrot(xvec a, xvec b) {
-  return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(b), _mm512_castps_si512(a), R));
+  // (the masked form with every lane set: GCC 12's unmasked one trips -Wmaybe-uninitialized)
+  const __m512i lo = _mm512_castps_si512(a), hi = _mm512_castps_si512(b);
+  return _mm512_castsi512_ps(_mm512_mask_alignr_epi32(lo, __mmask16(0xFFFF), hi, lo, R));
 }
 // The z neighbours +-1..4 of the vector v0 between vm (before) and vp (after).
 struct ZNeighbours {

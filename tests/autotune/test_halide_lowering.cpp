@@ -135,8 +135,16 @@ TEST(AutotuneHalide, DepthwiseWindowInsideVectorLoop) {
 TEST(AutotuneHalide, StencilTimeBlocking) {
   ta::Problem p(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/stencil7.tdsl"), ta::parse_shape("Z=6,Y=10,X=40,T=2"));
   ta::Space space(p);
-  check(p, space, {{"tile z", "2"}, {"tile y", "4"}, {"tile x", "32"}, {"vectorize x", "8"}, {"parallel", "z"}, {"timeblock", "1"}});
-  check(p, space, {{"tile z", "1"}, {"tile y", "8"}, {"tile x", "40"}, {"vectorize x", "8"}, {"parallel", "y"}, {"timeblock", "2"}});
+  for (const char* layout : {"direct", "staged"}) {
+    // staged: the zero-padded copy of u is made per tile of the step that reads it
+    // (step 0's own tiles with timeblock 1, the fused group's tiles with timeblock 2)
+    check(p, space, {{"tile z", "2"}, {"tile y", "4"}, {"tile x", "32"}, {"vectorize x", "8"}, {"parallel", "z"}, {"timeblock", "1"}, {"layout u", layout}});
+    check(p, space, {{"tile z", "1"}, {"tile y", "8"}, {"tile x", "40"}, {"vectorize x", "8"}, {"parallel", "y"}, {"timeblock", "2"}, {"layout u", layout}});
+  }
+  ta::Problem p3(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/stencil7.tdsl"), ta::parse_shape("Z=6,Y=10,X=40,T=3"));
+  ta::Space space3(p3);
+  for (const char* tb : {"1", "2"})
+    check(p3, space3, {{"tile z", "2"}, {"tile y", "8"}, {"tile x", "40"}, {"vectorize x", "8"}, {"parallel", "z"}, {"timeblock", tb}, {"layout u", "staged"}});
 }
 
 TEST(AutotuneHalide, AotWritesLibraryAndHeader) {

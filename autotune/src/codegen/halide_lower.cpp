@@ -485,15 +485,6 @@ class Lowering {
         if (f.has_update_definition() && b.pure.back().extent >= 8) f.update().vectorize(Var(inner), 8, TailStrategy::GuardWithIf);
       }
     }
-    // Inputs staged per tile.
-    for (const auto& [name, how] : s.layout) {
-      if (how != "staged" && how != "packed") continue;
-      Func src = sources_.at(name);
-      src.compute_at(how == "staged" ? block_at : outer_at);
-      const int rank = static_cast<int>(p_.tensor(name).shape.size());
-      if (p_.tensor(name).shape.back() >= 8) src.vectorize(Var("d0"), 8, TailStrategy::GuardWithIf);
-      (void)rank;
-    }
     // Earlier steps: whole (every timeblock-th from the end) or per tile of their group.
     const int tb = std::max(1, s.timeblock);
     std::map<std::int64_t, LoopLevel> head_level;
@@ -510,6 +501,22 @@ class Lowering {
       Func f = step_funcs[static_cast<std::size_t>(st)].funcs.at(p_.output());
       f.compute_at(head_level.at(st + dist % tb));
       if (main.pure.back().extent >= 8) f.vectorize(Var(main.pure.back().name), 8, TailStrategy::GuardWithIf);
+    }
+    // Inputs staged per tile. With steps, the stepped input is read by step 0 only: it is
+    // staged per tile of the step whose tile computes step 0 (the last step's, or step 0's
+    // own when it is computed whole); other inputs of a multi-step group whose head is not
+    // the last step are read by several heads: copied once, at root.
+    const std::int64_t head0 = steps > 1 ? (steps - 1) % tb : 0;
+    for (const auto& [name, how] : s.layout) {
+      if (how != "staged" && how != "packed") continue;
+      Func src = sources_.at(name);
+      if (head0 != steps - 1) {
+        if (p_.spec().steps && name == p_.spec().steps->to) src.compute_at(head_level.at(head0));
+        else src.compute_root();
+      } else {
+        src.compute_at(how == "staged" ? block_at : outer_at);
+      }
+      if (p_.tensor(name).shape.back() >= 8) src.vectorize(Var("d0"), 8, TailStrategy::GuardWithIf);
     }
   }
 };

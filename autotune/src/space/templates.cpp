@@ -279,15 +279,15 @@ std::vector<Point> Space::templates() const {
             for (const auto& in : stage_choices(true)) t.set_label("layout", in, "staged");
             keep(t.point());
           }
-      // Stencil (steps, no reduction): 3-D tiles of ~8 planes x 32 rows x the whole
-      // unit-stride loop in 16 lanes, parallel over the outermost loop, first with the
+      // Stencil (steps, no reduction): 3-D tiles of ~8 planes x 32 rows (16 x 16, 16 x
+      // all: Mullapudi2016's slabs) x the whole unit-stride loop in 16 lanes, parallel over the outermost loop, first with the
       // steps fused per tile (timeblock: intermediate steps recomputed on the tile and
       // its halo, so a tile's planes stay in L2 between steps), then without. Probes on
       // stencil7 128^3 x 2 steps under load: 8 x 32 x 128 fused 1.46 ms (min of 7) vs
       // Mullapudi2016's 2.17 and 2.12 for the unfused 1 x 32 x 128.
       if (window.empty() && p_.steps() > 1 && b.pure.size() >= 3)
         for (bool fuse : {true, false})
-          for (const auto& [planes, rows] : {std::pair<double, double>{8, 32}, {16, 16}}) {
+          for (const auto& [planes, rows] : {std::pair<double, double>{8, 32}, {16, 16}, {16, 1e9}}) {
             Builder t(knobs_, base);
             if (!t.set_near("vectorize", vec.name, 16)) continue;
             t.set_near("tile", vec.name, static_cast<double>(vec.extent));
@@ -295,6 +295,7 @@ std::vector<Point> Space::templates() const {
             t.set_near("tile", b.pure[b.pure.size() - 3].name, planes);
             t.set_label("parallel", "", b.pure[b.pure.size() - 3].name);
             if (fuse) t.set_near("timeblock", "", static_cast<double>(p_.steps()), [&](std::int64_t v) { return v <= p_.steps(); });
+            for (const auto& in : stage_choices(true)) t.set_label("layout", in, "staged");
             keep(t.point());
           }
       for (int lanes : {8, 16}) {

@@ -46,7 +46,7 @@ const Entry& entry_of(ConvAlgo a) {
 // stride-1 layers with enough channels to amortise the transforms (F(4x4) unless the output is
 // tiny; for backward-weights by tile count), the direct kernel for other forward and
 // stride-1 backward-data passes (1x1 layers: its pointwise kernel) and for
-// backward-weights (widening 1x1 layers: on the exchanged problem), im2col + GEMM for
+// backward-weights except widening 1x1 layers (GEMM on the tensors), im2col + GEMM for
 // the rest.
 ConvAlgo heuristic(const ConvDesc& d, ConvDirection dir, std::string& why) {
   const index_t cg = d.c / d.groups, kg = d.k / d.groups;
@@ -74,8 +74,12 @@ ConvAlgo heuristic(const ConvDesc& d, ConvDirection dir, std::string& why) {
     }
     // 1x1: dW = dY X^T. The direct kernel (dY^T vectors x input broadcasts) measured
     // faster than GEMM on the tensors when the layer narrows (ResNet-50 256 -> 64:
-    // 56 vs 49 GFLOP/s) and, run on the exchanged problem (X^T vectors x dY
-    // broadcasts), when it widens (64 -> 256: 59-70 vs 50-58).
+    // 56 vs 49 GFLOP/s), slower when it widens, even on the exchanged problem that it
+    // runs then (64 -> 256, 1 thread: 57-71 vs 71-77; 2 threads: 85-110 vs 100-118).
+    if (pointwise && kg > cg) {
+      why = "1x1 stride 1, widening: GEMM on the tensors in place";
+      return ConvAlgo::explicit_gemm;
+    }
     // Strided 1x1 (ResNet-50's downsampling shortcuts): a short reduction over a small
     // output plane for a large dw; the direct tiles' dw updates dominate (0.4-0.5x
     // oneDNN on 512 -> 2048 s2 and 256 -> 512 s2), GEMM on the subsampled input

@@ -25,7 +25,9 @@ struct AcousticO8Weights {
   float centre, w[5], rx, ry;
 };
 
-#if defined(__AVX512F__)
+// TAIHU_STENCIL_EMULATE_AVX512: the AVX-512 code on a CPU without it, through SIMDe's
+// emulated intrinsics (tests/stencil/test_o8_avx512_emulated.cpp).
+#if defined(__AVX512F__) || defined(TAIHU_STENCIL_EMULATE_AVX512)
 using xvec = __m512;
 constexpr long kXW = 16;
 inline xvec xload(const char* p) { return _mm512_loadu_ps(p); }

@@ -1,7 +1,9 @@
 // bench_stencil: one time step of taihu's optimized CPU kernel on 3D grids, per physics
 // and space order, against the STREAM triad roofline measured in this same run and two
 // in-run anchors: taihu's plain reference kernel and a "Devito-style" OpenMP loop (the
-// shape of Devito's generated C: collapse(2) over y, x, a simd z loop, no blocking).
+// shape of Devito's generated C: collapse(2) over y, x, a simd z loop, no blocking); the
+// acoustic order-8 rows also run the optimized kernel without its hand-written x86 line
+// kernel (vs_template_kernel: the template line code, TAIHU_STENCIL_HAND=0).
 //
 // Compulsory-traffic model (bytes per grid point per step, float32, in-place update so
 // the next level overwrites the previous one and there is no write-allocate):
@@ -231,6 +233,18 @@ void run_case(benchmark::State& state, Case c) {
     anchors.push_back({"devito_style", [&du, &dp, &dm, &w, L] {
                          devito_style_step<4>(L, du->data(), dp->data(), dm->data(), w);
                          std::swap(du, dp);
+                       }});
+  }
+  // The same optimized kernel with its hand-written order-8 x86 line kernel off
+  // (TAIHU_STENCIL_HAND=0: the template line code), on its own fields: the in-run A/B.
+  std::unique_ptr<Propagator> templ;
+  if (c.physics == Physics::acoustic && c.order == 8 && std::getenv("TAIHU_STENCIL_HAND") == nullptr) {
+    templ = std::make_unique<Propagator>(model, opt);
+    seed(*templ);
+    anchors.push_back({"template_kernel", [&templ] {
+                         setenv("TAIHU_STENCIL_HAND", "0", 1);
+                         templ->step(nullptr, 0.f);
+                         unsetenv("TAIHU_STENCIL_HAND");
                        }});
   }
   interleaved(state, points, points * bytes_per_point(c.physics), reads, updates, field_points,

@@ -1,5 +1,6 @@
 // The optimized CPU time step, written once and compiled once per ISA (cpu_step_generic.cpp
-// with baseline flags, cpu_step_avx2.cpp with -mavx2 -mfma): everything here lives in an
+// with baseline flags, cpu_step_avx2.cpp with -mavx2 -mfma, cpu_step_avx512.cpp with
+// AVX-512F): everything here lives in an
 // anonymous namespace so each ISA's instantiations stay in their own translation unit.
 //
 // How it is fast:
@@ -14,6 +15,10 @@
 //    the y window stay in the shared L3 and every array crosses DRAM once per step in
 //    long sequential streams the hardware prefetchers follow (software prefetching a
 //    few lines ahead measured no faster); fields sit on transparent huge pages (grid.cpp);
+//  - 3D acoustic order 8 runs a hand-written x86 line kernel (acoustic_o8_x86.hpp: AVX2
+//    inline assembly, AVX-512 intrinsics) on each line's multiple of 16 points: one
+//    base + index * scale address per neighbour, 5.5 instructions per point instead of
+//    8.4 (TAIHU_STENCIL_HAND=0 turns it off for A/B comparisons);
 //  - the update is in place (u_prev <- u_next): the line being written was just read,
 //    so there is no write-allocate traffic and non-temporal stores would not help.
 // Temporal blocking (cpu_step_pair) fuses two steps in one sweep with point-to-point

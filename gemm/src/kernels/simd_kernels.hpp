@@ -33,9 +33,8 @@ struct StridedB {
 // The register tile: MR x NR accumulators, MR / W vector loads of A and NR broadcasts
 // of B per k step.
 template <class V, int MR, int NR, class BSource>
-inline __attribute__((always_inline)) void simd_tile(index_t k, typename V::T alpha, const typename V::T* a,
-                                                     index_t a_step, BSource b, typename V::T beta,
-                                                     typename V::T* c, index_t ldc) {
+inline void simd_tile(index_t k, typename V::T alpha, const typename V::T* a, index_t a_step, BSource b,
+                      typename V::T beta, typename V::T* c, index_t ldc) {
   using Reg = typename V::Reg;
   constexpr int MV = MR / V::W;
   static_assert(MR % V::W == 0, "MR must be a multiple of the vector width");
@@ -97,14 +96,16 @@ inline __attribute__((always_inline)) void simd_tile(index_t k, typename V::T al
 }
 
 // The first NR columns of a packed panel of width Panel (NR == Panel: the full tile).
+// flatten: the tile must be inlined (GCC declines it for some instantiations), and
+// GCC 12 drops every _mm_prefetch from an always_inline simd_tile.
 template <class V, int MR, int NR, int Panel = NR>
-void simd_microkernel(index_t k, typename V::T alpha, const typename V::T* a, index_t a_step,
+__attribute__((flatten)) void simd_microkernel(index_t k, typename V::T alpha, const typename V::T* a, index_t a_step,
                       const typename V::T* b, typename V::T beta, typename V::T* c, index_t ldc) {
   simd_tile<V, MR, NR>(k, alpha, a, a_step, PackedB<typename V::T, Panel>{b}, beta, c, ldc);
 }
 
 template <class V, int MR, int NR>
-void simd_microkernel_unpacked_b(index_t k, typename V::T alpha, const typename V::T* a, index_t a_step,
+__attribute__((flatten)) void simd_microkernel_unpacked_b(index_t k, typename V::T alpha, const typename V::T* a, index_t a_step,
                                  const typename V::T* b, index_t b_rs, index_t b_cs, typename V::T beta,
                                  typename V::T* c, index_t ldc) {
   simd_tile<V, MR, NR>(k, alpha, a, a_step, StridedB<typename V::T>{b, b_rs, b_cs}, beta, c, ldc);

@@ -124,7 +124,7 @@ void register_all() {
 int main(int argc, char** argv) {
   // OpenBLAS's idle threads spin for about 0.1 s after each call and would take a core
   // from BLIS and taihu, which run next in the interleaved loop: let them sleep at once,
-  // as bench_dnn does (must be set before the library is loaded). BLIS and taihu share
+  // as bench_conv does (must be set before the library is loaded). BLIS and taihu share
   // one OpenMP runtime, so their threads hand over without contention.
   setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
   benchmark::Initialize(&argc, argv);

@@ -1,4 +1,4 @@
-// bench_dnn: taihu convolution (its automatic choice, or TAIHU_BENCH_CONV_ALGO) against
+// bench_conv: taihu convolution (its automatic choice, or TAIHU_BENCH_CONV_ALGO) against
 // oneDNN (format_tag::any, convolution_auto / _direct / _winograd where offered) and
 // Caffe's im2col + OpenBLAS, in one process, forward / backward-data /
 // backward-weights, 1 and 2 threads. Rows: conv/<problem>/<direction>/threads:<t>.
@@ -9,9 +9,9 @@
 // spinning idle threads are told to sleep (OPENBLAS_THREAD_TIMEOUT=4) so they do not
 // slow the next call. On a shared machine, 2-thread rows are only as good as the
 // scheduler: read ratios, not absolute times.
-//   OMP_PROC_BIND=true bench_dnn --benchmark_filter='conv/mb1ic128.*forward'
-//   TAIHU_BENCH_CONV=mb1ic64ih56oc64oh56kh3ph1,mb1ic3ih32oc16kh5ph2 bench_dnn
-//   bench_dnn --tune=records.jsonl   time every candidate algorithm of every layer and
+//   OMP_PROC_BIND=true bench_conv --benchmark_filter='conv/mb1ic128.*forward'
+//   TAIHU_BENCH_CONV=mb1ic64ih56oc64oh56kh3ph1,mb1ic3ih32oc16kh5ph2 bench_conv
+//   bench_conv --tune=records.jsonl   time every candidate algorithm of every layer and
 //     direction at this process's thread count (TAIHU_NUM_THREADS) and write tuning
 //     records (taihu/dnn/tuning_records.hpp) that TAIHU_TUNING_RECORDS then reads.
 #include <algorithm>

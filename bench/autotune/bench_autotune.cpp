@@ -3,11 +3,11 @@
 // Li2018 and Adams2019 autoschedules, and taihu's hand kernel for the operator
 // (taihu::gemm sgemm for gemm / batched matmul; taihu::dnn conv and softmax when dnn
 // is built). Prints a table with ratios and the tuning time.
-// Contenders are timed in interleaved rounds (best median of each kept), which keeps a
-// burst of load from other processes from deciding a ratio; each block of calls starts
-// after a 100 ms pause and 3 untimed calls, so no other contender's idle workers
-// (OpenMP's or Halide's, which spin after their last task) share the cores with it:
-// without the pause the tuned kernel timed at up to 2x its tuning median. On a busy
+// Contenders are timed in 7 interleaved rounds of ~0.1 s (best median of each kept):
+// other processes' load only adds time, and a burst of it must not decide a ratio; each
+// block of calls starts after a 100 ms pause and at least 3 untimed calls lasting 20 ms,
+// so no other contender's idle workers (OpenMP's or Halide's, which spin after their
+// last task) share the cores with it. On a busy
 // machine the hand kernels' OpenMP barriers suffer most (active waiting against
 // descheduled threads): compare on a quiet machine, or see OMP_WAIT_POLICY in
 // autotune/README.md.

@@ -82,6 +82,22 @@ void randomize(Propagator& p, std::mt19937& rng) {
 
 class KernelsMatchReference : public ::testing::TestWithParam<std::tuple<int, Physics, int>> {};
 
+// Largest |x - y| and largest |y| over two wavefields of the same layout.
+struct FieldDiff {
+  double maxabs = 0, maxdiff = 0;
+};
+FieldDiff field_diff(const Field& x, const Field& y) {
+  const Layout& L = x.layout();
+  FieldDiff d;
+  for (long i2 = 0; i2 < L.n[2]; ++i2)
+    for (long i1 = 0; i1 < L.n[1]; ++i1)
+      for (long i0 = 0; i0 < L.n[0]; ++i0) {
+        d.maxabs = std::max(d.maxabs, double(std::abs(y.at(i0, i1, i2))));
+        d.maxdiff = std::max(d.maxdiff, double(std::abs(x.at(i0, i1, i2) - y.at(i0, i1, i2))));
+      }
+  return d;
+}
+
 TEST_P(KernelsMatchReference, FiveSteps) {
   try {
     taihu::arch::active_isa();
@@ -105,18 +121,9 @@ TEST_P(KernelsMatchReference, FiveSteps) {
     fast.step(nullptr, 0.f);
     ref.step(nullptr, 0.f);
   }
-  const Field& x = fast.current();
-  const Field& y = ref.current();
-  const Layout& L = x.layout();
-  double maxabs = 0, maxdiff = 0;
-  for (long i2 = 0; i2 < L.n[2]; ++i2)
-    for (long i1 = 0; i1 < L.n[1]; ++i1)
-      for (long i0 = 0; i0 < L.n[0]; ++i0) {
-        maxabs = std::max(maxabs, double(std::abs(y.at(i0, i1, i2))));
-        maxdiff = std::max(maxdiff, double(std::abs(x.at(i0, i1, i2) - y.at(i0, i1, i2))));
-      }
-  ASSERT_GT(maxabs, 0.0);
-  EXPECT_LT(maxdiff, 2e-5 * maxabs) << "kernel " << fast.kernel_in_use();
+  const FieldDiff diff = field_diff(fast.current(), ref.current());
+  ASSERT_GT(diff.maxabs, 0.0);
+  EXPECT_LT(diff.maxdiff, 2e-5 * diff.maxabs) << "kernel " << fast.kernel_in_use();
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -165,19 +172,12 @@ TEST(StencilLineLengths, AcousticMatchesReferenceOnEveryLength) {
           fast.step(nullptr, 0.f);
           ref.step(nullptr, 0.f);
         }
-        const Layout& L = fast.current().layout();
-        double maxabs = 0, maxdiff = 0;
-        for (long i2 = 0; i2 < L.n[2]; ++i2)
-          for (long i1 = 0; i1 < L.n[1]; ++i1)
-            for (long i0 = 0; i0 < L.n[0]; ++i0) {
-              const float x = fast.current().at(i0, i1, i2), y = ref.current().at(i0, i1, i2);
-              maxabs = std::max(maxabs, double(std::abs(y)));
-              maxdiff = std::max(maxdiff, double(std::abs(x - y)));
-            }
-        ASSERT_GT(maxabs, 0.0);
-        EXPECT_LT(maxdiff, 2e-5 * maxabs) << "nz " << nz << " order " << order << " hand " << hand;
+        const FieldDiff diff = field_diff(fast.current(), ref.current());
+        ASSERT_GT(diff.maxabs, 0.0);
+        EXPECT_LT(diff.maxdiff, 2e-5 * diff.maxabs) << "nz " << nz << " order " << order << " hand " << hand;
 
         // Two fused steps == two single steps, bitwise (the same line kernel runs both).
+        const Layout& L = fast.current().layout();
         Propagator single(m, o), fused(m, o);
         std::mt19937 c(6), d(6);
         randomize(single, c);
@@ -297,17 +297,9 @@ TEST(TiledSweep, MatchesReference) {
       ref.step(nullptr, 0.f);
     }
     unsetenv("TAIHU_STENCIL_TILE");
-    const Layout& L = fast.current().layout();
-    double maxabs = 0, maxdiff = 0;
-    for (long i2 = 0; i2 < L.n[2]; ++i2)
-      for (long i1 = 0; i1 < L.n[1]; ++i1)
-        for (long i0 = 0; i0 < L.n[0]; ++i0) {
-          const float x = fast.current().at(i0, i1, i2), y = ref.current().at(i0, i1, i2);
-          maxabs = std::max(maxabs, double(std::abs(y)));
-          maxdiff = std::max(maxdiff, double(std::abs(x - y)));
-        }
-    ASSERT_GT(maxabs, 0.0);
-    EXPECT_LT(maxdiff, 2e-5 * maxabs) << physics_name(physics);
+    const FieldDiff diff = field_diff(fast.current(), ref.current());
+    ASSERT_GT(diff.maxabs, 0.0);
+    EXPECT_LT(diff.maxdiff, 2e-5 * diff.maxabs) << physics_name(physics);
   }
   std::mt19937 rng(1);
   const Model m = random_model(3, Physics::acoustic, rng);
@@ -346,16 +338,8 @@ TEST(StencilTti, ThreeThreadSlabsMatchReference) {
     }
     unsetenv("TAIHU_STENCIL_TILE");
     taihu::arch::set_num_threads(0);
-    const Layout& L = fast.current().layout();
-    double maxabs = 0, maxdiff = 0;
-    for (long i2 = 0; i2 < L.n[2]; ++i2)
-      for (long i1 = 0; i1 < L.n[1]; ++i1)
-        for (long i0 = 0; i0 < L.n[0]; ++i0) {
-          const float x = fast.current().at(i0, i1, i2), y = ref.current().at(i0, i1, i2);
-          maxabs = std::max(maxabs, double(std::abs(y)));
-          maxdiff = std::max(maxdiff, double(std::abs(x - y)));
-        }
-    ASSERT_GT(maxabs, 0.0);
-    EXPECT_LT(maxdiff, 2e-5 * maxabs) << "tile " << tile;
+    const FieldDiff diff = field_diff(fast.current(), ref.current());
+    ASSERT_GT(diff.maxabs, 0.0);
+    EXPECT_LT(diff.maxdiff, 2e-5 * diff.maxabs) << "tile " << tile;
   }
 }

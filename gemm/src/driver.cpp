@@ -2,8 +2,9 @@
 // ic (A's mc x kc block, packed once, in L3) > pc > jc (B's kc x nc block, packed into
 // this thread's L2) > ir (A's wide micro-panel, held in L1) > jr (B's narrow
 // micro-panels, streaming from L2). Threads split C's columns and share A's blocks
-// (one barrier per block), or, with few columns, split the rows with no barrier.
-// Beside it: the skinny path (A read in place) and, in gemv.cpp, m or n == 1.
+// (one barrier per block), or, with narrow C, split the rows with no barrier. Beside
+// it: the skinny path (A read in place), its no-pack form (op(B) in place too), the
+// depth split of deep products with a small C, and, in gemv.cpp, m or n == 1.
 // Every C element is computed in the same order whatever the thread count, so the
 // result is bitwise identical with 1 or N threads.
 #include "driver.hpp"
@@ -126,6 +127,12 @@ const T* a_block(const Problem<T>& pr, index_t q, index_t ic, index_t mc, index_
   return a_buf;
 }
 
+// The part of C one call of the body computes: rows [row_lo, row_hi) and columns
+// [col_lo, col_hi) (summed over the problem's depth range [k_lo, k)).
+struct Region {
+  index_t row_lo, row_hi, col_lo, col_hi;
+};
+
 // The default order, A-resident (see block_sizes.hpp): A's mc x kc block is packed
 // once; then B's kc x nc blocks are packed one at a time into a buffer that stays in
 // this core's L2, and every A micro-panel (held in L1 while it meets the block's B
@@ -136,12 +143,6 @@ const T* a_block(const Problem<T>& pr, index_t q, index_t ic, index_t mc, index_
 // buffers, so a thread packing block s+1 overwrites block s-1, which every thread
 // finished before the barrier of block s), or split the rows, each thread then
 // packing its own A blocks into its own buffer with no barrier at all.
-// The part of C one call of the body computes: rows [row_lo, row_hi) and columns
-// [col_lo, col_hi) (summed over the problem's depth range [k_lo, k)).
-struct Region {
-  index_t row_lo, row_hi, col_lo, col_hi;
-};
-
 // With unpacked_b, op(B) (not transposed) is read in place instead of packed: for C
 // blocks of at most 8 A micro-panels a packed B block would serve too few of them to
 // repay its copy (128^3 on 2 threads: 4 panels a thread, 10% of the time packing B).
@@ -206,21 +207,17 @@ void a_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
   }
 }
 
-// Threads split rows when a column split would leave each fewer than 8 B micro-panels
-// (A's micro-panel would then meet too few of them to pay for its trip into L1) and
-// there are more rows than columns to go round; or when C is narrow (fewer than 32 B
-// micro-panels a thread) and every thread still gets 4 or more A micro-panels: there
-// the column split's barrier per A block and its A panels packed on the other core
-// cost more than packing B twice (2 threads, SGEMM: 128^3 157 vs 143 GFLOP/s,
-// 256x196x2304 171 vs 156, 128x128x4096 157 vs 148; but 128x1024x1024 157 vs 168).
-// TAIHU_GEMM_THREADING=rows|columns forces one (and depth the depth split), for comparisons.
+// True unless the environment variable `name` is "0": the switches that turn a path
+// off for comparisons.
+bool switched_on(const char* name) {
+  const char* env = std::getenv(name);
+  return env == nullptr || std::string(env) != "0";
+}
+
 // TAIHU_GEMM_UNPACKED=0 turns off reading op(B) in place (the no-pack path and the
-// unpacked B blocks), for comparisons.
+// unpacked B blocks).
 bool unpacked_enabled() {
-  static const bool enabled = [] {
-    const char* env = std::getenv("TAIHU_GEMM_UNPACKED");
-    return env == nullptr || std::string(env) != "0";
-  }();
+  static const bool enabled = switched_on("TAIHU_GEMM_UNPACKED");
   return enabled;
 }
 
@@ -240,6 +237,14 @@ Split forced_split() {
   return forced;
 }
 
+// Threads split rows when a column split would leave each fewer than 8 B micro-panels
+// (A's micro-panel would then meet too few of them to pay for its trip into L1) and
+// there are more rows than columns to go round; or when C is narrow (fewer than 32 B
+// micro-panels a thread) and every thread still gets 4 or more A micro-panels: there
+// the column split's barrier per A block and its A panels packed on the other core
+// cost more than packing B twice (2 threads, SGEMM: 128^3 157 vs 143 GFLOP/s,
+// 256x196x2304 171 vs 156, 128x128x4096 157 vs 148; but 128x1024x1024 157 vs 168).
+// TAIHU_GEMM_THREADING=rows|columns forces one (and depth the depth split), for comparisons.
 template <class T>
 bool a_resident_splits_rows(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int nt) {
   const Split forced = forced_split();
@@ -301,7 +306,8 @@ void run_a_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, con
 template <class T>
 T* edge_panel(int mr, index_t kc) {
   thread_local arch::AlignedBuffer<T> edge;
-  if (edge.size() < static_cast<std::size_t>(mr * kc)) edge = arch::AlignedBuffer<T>(static_cast<std::size_t>(mr * kc));
+  const auto elems = static_cast<std::size_t>(mr * kc);
+  if (edge.size() < elems) edge = arch::AlignedBuffer<T>(elems);
   return edge.data();
 }
 
@@ -412,10 +418,7 @@ index_t sets_touched(const CacheGeometry& g, index_t stride_bytes) {
 // (TAIHU_GEMM_SKINNY=0 turns the path off, for comparisons.)
 template <class T>
 bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs) {
-  static const bool enabled = [] {
-    const char* env = std::getenv("TAIHU_GEMM_SKINNY");
-    return env == nullptr || std::string(env) != "0";
-  }();
+  static const bool enabled = switched_on("TAIHU_GEMM_SKINNY");
   if (!enabled) return false;
   static const CacheGeometry l1 = cache_geometry(1), l2 = cache_geometry(2);
   // B's kc block may take three quarters of this core's L2 (the A strip and C share it).

@@ -6,9 +6,10 @@
 // a + p * a_step (a_step == MR: a packed micro-panel; a_step == lda: MR rows read in
 // place from a column-major A, the no-pack path for skinny products), and Bp is a
 // packed micro-panel of B (k steps of NR contiguous values). Panels are zero-padded by
-// the packing routines, so the kernel always runs full MR x NR tiles; the driver points
-// C at a scratch tile for edges. beta == 0 means C is written, never read (so NaN or Inf
-// already in C cannot leak). k may be 0 (then C := beta * C, or 0 when beta == 0).
+// the packing routines, so a kernel may always compute its whole tile; edges either run
+// a variant that computes and writes only part of it (narrow, half_rows, unpacked_b
+// below) or point C at a scratch tile. beta == 0 means C is written, never read (so NaN
+// or Inf already in C cannot leak). k may be 0 (then C := beta * C, or 0 when beta == 0).
 //
 // A GEMV kernel computes y := alpha * op(A) x + beta * y for a column-major A with
 // unit-stride x and y (the driver copies strided vectors); rows [row0, row1) of y for

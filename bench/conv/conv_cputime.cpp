@@ -9,6 +9,7 @@
 //     --threads=N (N > 1): both libraries on N threads, timed by wall clock (the
 //       per-thread CPU time of the calling thread would miss the others' work)
 //     --only: time one library alone (profiling; ratios print as 0)
+//     --no-flush: no cache flush between calls (warm caches: what is left is compute)
 //   AB_VAR=NAME AB_VALUES=v1,v2,..: also times taihu alone with the environment
 //     variable NAME set to each value in turn, interleaved call by call (3 x rounds
 //     calls each), for A/B of an experimental knob that the library reads per call
@@ -56,10 +57,11 @@ struct Timed {
 };
 
 bool g_wall_clock = false;  // more than one thread: wall-clock time
+bool g_flush = true;        // flush the caches before each call (--no-flush: warm)
 std::string g_only;         // "", "taihu" or "onednn"
 
 double time_call(const std::function<void()>& f) {
-  flush_cache();
+  if (g_flush) flush_cache();
   const double t0 = g_wall_clock ? taihu::arch::now_seconds() : taihu::arch::thread_cpu_seconds();
   f();
   return (g_wall_clock ? taihu::arch::now_seconds() : taihu::arch::thread_cpu_seconds()) - t0;
@@ -128,6 +130,8 @@ int main(int argc, char** argv) {
       rounds = std::max(1, std::atoi(a.c_str() + 9));
     else if (a.rfind("--threads=", 0) == 0)
       threads = std::max(1, std::atoi(a.c_str() + 10));
+    else if (a == "--no-flush")
+      g_flush = false;
     else if (a.rfind("--only=", 0) == 0)
       g_only = a.substr(7);
     else if (a.rfind("--algo=", 0) == 0)
@@ -137,7 +141,7 @@ int main(int argc, char** argv) {
   }
   if (problems.empty()) {
     std::fprintf(stderr,
-                 "usage: conv_cputime [--rounds=5] [--algo=NAME] [--threads=N] [--only=taihu|onednn] "
+                 "usage: conv_cputime [--rounds=5] [--algo=NAME] [--threads=N] [--only=taihu|onednn] [--no-flush] "
                  "problem[:fwd|bwd_d|bwd_w|all] ...\n");
     return 2;
   }

@@ -138,7 +138,6 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
       a.channels = std::min(cblock_, cg_ - c0);
       a.accumulate = cb > 0;
       const float* xc = x + (n * d_.c + g * cg_ + c0) * plane_;
-      const index_t per_tile = ceil_div(a.channels, 8);
       for (index_t m0 = kb0; m0 < kb1; m0 += mblock_) {
         const index_t m1 = std::min(kb1, m0 + mblock_);
         const bool first_pass = m0 == kb0;
@@ -164,54 +163,52 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
           // The weight block after this one (next output-channel block, or the first
           // of the next channel block), prefetched during this block's last strip.
           const float* wnext = nullptr;
-          index_t wnext_tiles = 0, wnext_channels = 0;
+          index_t wnext_tiles = 0;
           if (s == s1 - 1) {
             if (m1 < kb1) {
               wnext = wpack_.data() + static_cast<std::size_t>((g * cblocks_ + cb) * kblocks_ + m1) * wblock;
               wnext_tiles = std::min(mblock_, kb1 - m1);
-              wnext_channels = a.channels;
             } else if (cb + 1 < cblocks_) {
               wnext = wpack_.data() + static_cast<std::size_t>((g * cblocks_ + cb + 1) * kblocks_ + kb0) * wblock;
               wnext_tiles = std::min(mblock_, kb1 - kb0);
-              wnext_channels = std::min(cblock_, cg_ - c0 - cblock_);
             }
           }
           const bool ynext = cb == 0 && s + kAhead < strips_;
           const index_t yahead = ynext ? strip_begin(s + kAhead) - p : 0;
-          for (index_t kb = m0; kb < m1; ++kb) {
-            const index_t k0 = g * kg_ + kb * kPwRows;
-            a.rows = static_cast<int>(std::min<index_t>(kPwRows, kg_ - kb * kPwRows));
-            a.w = wpack_.data() + static_cast<std::size_t>((g * cblocks_ + cb) * kblocks_ + kb) * wblock;
-            a.y = y + (n * d_.k + k0) * plane_ + p;
-            a.bias = bias && cb == 0 ? bias + k0 : nullptr;
-            const index_t r0 = (kb - m0) * per_tile;
-            a.prefetch_rows = next ? std::clamp<index_t>(a.channels - r0, 0, per_tile) : 0;
-            a.prefetch = next ? ahead + r0 * plane_ : nullptr;
-            a.prefetch_l2 = false;
-            if (!next && wnext && kb - m0 < wnext_tiles) {
-              // The last strip's tiles pull the next weight block into L2 meanwhile,
-              // the tile at the same place each (its channels x 4 floats, 2 lines per
-              // slot), so that block does not start on DRAM latency.
-              a.prefetch = wnext + (kb - m0) * static_cast<index_t>(wblock);
-              a.prefetch_rows = ceil_div(wnext_channels, 8);
-              a.prefetch_stride = 32;
-              a.prefetch_l2 = true;
-            } else {
-              a.prefetch_stride = plane_;
-            }
-            // The block's first tile reads the strip in place and leaves the copy
-            // the others read (no separate copy pass over it).
-            const bool copy = inline_copy && kb == m0;
-            a.x = copy ? xc + p : strip_buf;
-            a.x_cstride = copy ? plane_ : kPwPixels;
-            a.x_copy = copy ? strip_buf : nullptr;
-            if (ynext)
-              for (int m = 0; m < a.rows; ++m) {
-                __builtin_prefetch(a.y + m * plane_ + yahead, 1);
-                __builtin_prefetch(a.y + m * plane_ + yahead + 16, 1);
-              }
-            kernel(a);
+          // The block's tiles in one kernel call (per tile, the set-up of a call cost
+          // 2-7% on ResNet-50's 1x1 layers; 64 -> 256 has 64-channel tiles): the first
+          // tile reads the strip in place and leaves the copy the others read (no
+          // separate copy pass over it); the prefetches run on from tile to tile.
+          const index_t k0 = g * kg_ + m0 * kPwRows;
+          a.tiles = static_cast<int>(m1 - m0);
+          a.rows = static_cast<int>(std::min<index_t>(kPwRows, kg_ - (m1 - 1) * kPwRows));
+          a.w = wpack_.data() + static_cast<std::size_t>((g * cblocks_ + cb) * kblocks_ + m0) * wblock;
+          a.w_tile_stride = static_cast<index_t>(wblock);
+          a.y = y + (n * d_.k + k0) * plane_ + p;
+          a.bias = bias && cb == 0 ? bias + k0 : nullptr;
+          a.prefetch_l2 = false;
+          a.prefetch_rows = 0;
+          a.prefetch = nullptr;
+          a.prefetch_stride = plane_;
+          if (next) {
+            // One row of the strip kAhead on per 8 channels of a tile (x's rows lie a
+            // plane apart: too many streams for the hardware prefetcher).
+            a.prefetch_rows = a.channels;
+            a.prefetch = ahead;
+          } else if (wnext) {
+            // The last strip's tiles pull the next weight block into L2 meanwhile (2
+            // lines per 8 channels of a tile), so that block does not start on DRAM
+            // latency.
+            a.prefetch = wnext;
+            a.prefetch_rows = ceil_div(wnext_tiles * static_cast<index_t>(wblock), 32);
+            a.prefetch_stride = 32;
+            a.prefetch_l2 = true;
           }
+          a.x = inline_copy ? xc + p : strip_buf;
+          a.x_cstride = inline_copy ? plane_ : kPwPixels;
+          a.x_copy = inline_copy ? strip_buf : nullptr;
+          a.y_prefetch_ahead = yahead;
+          kernel(a);
         }
       }
     }

@@ -10,7 +10,7 @@
 //     prefetched, are copied by a plain loop, whose misses overlap better), every
 //     other tile sweeps the copy, and
 //     the tiles prefetch the rows of the strip two ahead (and their output lines)
-//     meanwhile. Output channels are blocked so a block's packed weights stay in L2
+//     meanwhile. One kernel call runs all of a strip's tiles of an output-channel block. Output channels are blocked so a block's packed weights stay in L2
 //     (<= 128 KiB): the strips of a chunk (<= 8) are then copied once and swept by
 //     every block. Work items: (image, group, chunk, output-channel range), the range
 //     split only when a batch-1 plane leaves threads idle.

@@ -6,7 +6,8 @@
 //     over a block of input channels (x + c * x_cstride: the caller's L1-resident copy
 //     of a pixel strip, or x in place): per channel three input vectors and four
 //     weight broadcasts feed 12 FMAs; the weights are packed [channel][4] once per
-//     weight version by the caller.
+//     weight version by the caller; `tiles` such tiles (consecutive output-channel
+//     blocks) per call.
 //   backward-weights: the same tile on the transposed operands, dW[k][c] =
 //     sum_p dY^T[p][k] X^T[p][c]: "channels" are then pixels, x a strip of X^T
 //     ([pixel][24 input channels]) and w a block of dY^T (w_cstride = its row length).
@@ -40,6 +41,16 @@ struct PwFwdArgs {
   std::int64_t prefetch_rows;   // 8 channels), prefetch_stride apart; 0 rows: none
   std::int64_t prefetch_stride;
   bool prefetch_l2;          // into L2 instead (the next weight block)
+  // Consecutive 4-channel output blocks computed in one call on the same pixels (the
+  // per-call set-up then costs once per strip, not per tile): tile t reads
+  // w + t * w_tile_stride, writes y + t * kPwRows * y_kstride and adds bias + t * kPwRows;
+  // `rows` counts the last tile's channels (the others have kPwRows). With x_copy, tile
+  // 0 reads x and leaves the copy, the later tiles read the copy. The prefetch rows
+  // carry on from tile to tile (one per 8 channels, as within a tile).
+  int tiles = 1;
+  std::int64_t w_tile_stride = 0;
+  std::int64_t y_prefetch_ahead = 0;  // > 0: each tile first pulls its output rows' two
+                                      //   lines this many floats on into L1 (for write)
 };
 
 using PwFwdKernel = void (*)(const PwFwdArgs&);

@@ -17,32 +17,40 @@ __m256i first_lanes(int n) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + 8 - n));
 }
 
+// Where one tile's prefetches stand (carried from tile to tile).
+struct PrefetchCursor {
+  const float* at;
+  std::int64_t left, stride;
+  bool l2;
+};
+
+// One tile: rows (<= kPwRows) output channels x NV vectors, reduced over `channels`
+// input channels read at xp (channel stride `stride`), copied to cp when COPY.
 template <int NV, bool MASKED, bool COPY>
-void fwd_tile(const PwFwdArgs& a) {
-  const __m256i mask = first_lanes(MASKED ? a.pixels - 8 * (NV - 1) : 8);
+inline void fwd_tile(const float* xp, std::int64_t stride, float* cp, const float* wp, std::int64_t wstride,
+                     std::int64_t channels, __m256i mask, float* y, std::int64_t y_kstride, int rows,
+                     const float* bias, bool accumulate, PrefetchCursor& pc) {
   __m256 acc[kPwRows][NV];
 #pragma GCC unroll 4
   for (int m = 0; m < kPwRows; ++m)
 #pragma GCC unroll 3
     for (int v = 0; v < NV; ++v) acc[m][v] = _mm256_setzero_ps();
-  const float* xp = a.x;
-  float* cp = a.x_copy;
-  const float* wp = a.w;
-  const std::int64_t stride = a.x_cstride, channels = a.channels, wstride = a.w_cstride;
-  const float* pf = a.prefetch;
-  std::int64_t pf_left = a.prefetch_rows;
+  const float* pf = pc.at;
+  std::int64_t pf_left = pc.left;
+  const std::int64_t pf_stride = pc.stride;
+  const bool pf_l2 = pc.l2;
   for (std::int64_t c = 0; c < channels;) {
     // One prefetched row (2 lines) per 8 channels: spread out, so the few L1 miss
     // buffers never fill up and stall the FMAs.
     if (pf_left > 0) {
-      if (a.prefetch_l2) {
+      if (pf_l2) {
         _mm_prefetch(reinterpret_cast<const char*>(pf), _MM_HINT_T1);
         _mm_prefetch(reinterpret_cast<const char*>(pf + 16), _MM_HINT_T1);
       } else {
         _mm_prefetch(reinterpret_cast<const char*>(pf), _MM_HINT_T0);
         _mm_prefetch(reinterpret_cast<const char*>(pf + 16), _MM_HINT_T0);
       }
-      pf += a.prefetch_stride;
+      pf += pf_stride;
       --pf_left;
     }
     const std::int64_t end = c + 8 < channels ? c + 8 : channels;
@@ -64,17 +72,19 @@ void fwd_tile(const PwFwdArgs& a) {
       }
     }
   }
+  pc.at = pf;
+  pc.left = pf_left;
   // Fully unrolled (a runtime bound would keep acc in memory through the loop above).
 #pragma GCC unroll 4
   for (int m = 0; m < kPwRows; ++m) {
-    if (m >= a.rows) break;
-    float* yr = a.y + m * a.y_kstride;
-    const __m256 b = _mm256_set1_ps(a.bias ? a.bias[m] : 0.0f);
+    if (m >= rows) break;
+    float* yr = y + m * y_kstride;
+    const __m256 b = _mm256_set1_ps(bias ? bias[m] : 0.0f);
 #pragma GCC unroll 3
     for (int v = 0; v < NV; ++v) {
       const bool part = MASKED && v == NV - 1;
       __m256 val = acc[m][v];
-      if (a.accumulate)
+      if (accumulate)
         val = _mm256_add_ps(val, part ? _mm256_maskload_ps(yr + 8 * v, mask) : _mm256_loadu_ps(yr + 8 * v));
       else
         val = _mm256_add_ps(val, b);
@@ -86,27 +96,47 @@ void fwd_tile(const PwFwdArgs& a) {
   }
 }
 
-template <bool COPY>
-void fwd_dispatch(const PwFwdArgs& a) {
-  const int nv = (a.pixels + 7) / 8;
-  const bool masked = a.pixels % 8 != 0;
-  switch (nv * 2 + (masked ? 1 : 0)) {
-    case 2: fwd_tile<1, false, COPY>(a); break;
-    case 3: fwd_tile<1, true, COPY>(a); break;
-    case 4: fwd_tile<2, false, COPY>(a); break;
-    case 5: fwd_tile<2, true, COPY>(a); break;
-    case 6: fwd_tile<3, false, COPY>(a); break;
-    default: fwd_tile<3, true, COPY>(a); break;
+// `a.tiles` tiles on the same pixels; the first copies the strip when asked.
+template <int NV, bool MASKED>
+void fwd_tiles(const PwFwdArgs& a) {
+  const __m256i mask = first_lanes(MASKED ? a.pixels - 8 * (NV - 1) : 8);
+  PrefetchCursor pc{a.prefetch, a.prefetch_rows, a.prefetch_stride, a.prefetch_l2};
+  const std::int64_t ytile = kPwRows * a.y_kstride;
+  for (int t = 0; t < a.tiles; ++t) {
+    const int rows = t == a.tiles - 1 ? a.rows : kPwRows;
+    float* y = a.y + t * ytile;
+    const float* w = a.w + t * a.w_tile_stride;
+    const float* bias = a.bias ? a.bias + t * kPwRows : nullptr;
+    if (a.y_prefetch_ahead > 0)
+      for (int m = 0; m < rows; ++m) {
+        __builtin_prefetch(y + m * a.y_kstride + a.y_prefetch_ahead, 1);
+        __builtin_prefetch(y + m * a.y_kstride + a.y_prefetch_ahead + 16, 1);
+      }
+    if (a.x_copy && t == 0)
+      fwd_tile<NV, MASKED, true>(a.x, a.x_cstride, a.x_copy, w, a.w_cstride, a.channels, mask, y, a.y_kstride, rows,
+                                 bias, a.accumulate, pc);
+    else if (a.x_copy)
+      fwd_tile<NV, MASKED, false>(a.x_copy, kPwPixels, nullptr, w, a.w_cstride, a.channels, mask, y, a.y_kstride,
+                                  rows, bias, a.accumulate, pc);
+    else
+      fwd_tile<NV, MASKED, false>(a.x, a.x_cstride, nullptr, w, a.w_cstride, a.channels, mask, y, a.y_kstride, rows,
+                                  bias, a.accumulate, pc);
   }
 }
 
 }  // namespace
 
 void pw_fwd_avx2(const PwFwdArgs& a) {
-  if (a.x_copy)
-    fwd_dispatch<true>(a);
-  else
-    fwd_dispatch<false>(a);
+  const int nv = (a.pixels + 7) / 8;
+  const bool masked = a.pixels % 8 != 0;
+  switch (nv * 2 + (masked ? 1 : 0)) {
+    case 2: fwd_tiles<1, false>(a); break;
+    case 3: fwd_tiles<1, true>(a); break;
+    case 4: fwd_tiles<2, false>(a); break;
+    case 5: fwd_tiles<2, true>(a); break;
+    case 6: fwd_tiles<3, false>(a); break;
+    default: fwd_tiles<3, true>(a); break;
+  }
 }
 
 void pw_transpose_avx2(const float* src, std::int64_t src_stride, std::int64_t rows, std::int64_t cols,

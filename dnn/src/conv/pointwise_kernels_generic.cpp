@@ -5,18 +5,27 @@
 namespace taihu::dnn::conv {
 
 void pw_fwd_generic(const PwFwdArgs& a) {
-  float acc[kPwRows][kPwPixels] = {};
-  for (std::int64_t c = 0; c < a.channels; ++c) {
-    const float* xr = a.x + c * a.x_cstride;
-    if (a.x_copy)
-      for (int p = 0; p < kPwPixels; ++p) a.x_copy[c * kPwPixels + p] = p < a.pixels ? xr[p] : 0.0f;
-    for (int m = 0; m < a.rows; ++m)
-      for (int p = 0; p < a.pixels; ++p) acc[m][p] += a.w[c * a.w_cstride + m] * xr[p];
-  }
-  for (int m = 0; m < a.rows; ++m) {
-    float* yr = a.y + m * a.y_kstride;
-    const float b = a.bias ? a.bias[m] : 0.0f;
-    for (int p = 0; p < a.pixels; ++p) yr[p] = a.accumulate ? yr[p] + acc[m][p] : acc[m][p] + b;
+  for (int t = 0; t < a.tiles; ++t) {
+    const int rows = t == a.tiles - 1 ? a.rows : kPwRows;
+    const float* w = a.w + t * a.w_tile_stride;
+    float* y = a.y + t * kPwRows * a.y_kstride;
+    // Tile 0 reads x (and copies it when asked), the later ones the copy.
+    const bool from_copy = a.x_copy && t > 0;
+    const float* x = from_copy ? a.x_copy : a.x;
+    const std::int64_t x_cstride = from_copy ? kPwPixels : a.x_cstride;
+    float acc[kPwRows][kPwPixels] = {};
+    for (std::int64_t c = 0; c < a.channels; ++c) {
+      const float* xr = x + c * x_cstride;
+      if (a.x_copy && t == 0)
+        for (int p = 0; p < kPwPixels; ++p) a.x_copy[c * kPwPixels + p] = p < a.pixels ? xr[p] : 0.0f;
+      for (int m = 0; m < rows; ++m)
+        for (int p = 0; p < a.pixels; ++p) acc[m][p] += w[c * a.w_cstride + m] * xr[p];
+    }
+    for (int m = 0; m < rows; ++m) {
+      float* yr = y + m * a.y_kstride;
+      const float b = a.bias ? a.bias[t * kPwRows + m] : 0.0f;
+      for (int p = 0; p < a.pixels; ++p) yr[p] = a.accumulate ? yr[p] + acc[m][p] : acc[m][p] + b;
+    }
   }
 }
 

@@ -177,6 +177,77 @@ TEST(PointwisePack4, EveryKernelMatchesTheDefinition) {
       }
 }
 
+// The forward micro-kernel called directly with several tiles per call (consecutive
+// 4-channel output blocks on one strip), the last tile partial, weights a padded tile
+// stride apart, the first tile copying the strip (the later ones then read the copy),
+// bias or accumulation, and prefetch rows running on across tiles: every output
+// against a double loop, nothing written past the valid rows, the copy exact.
+TEST(PointwiseKernel, SeveralTilesPerCallMatchTheDefinition) {
+  using taihu::dnn::conv::kPwPixels;
+  using taihu::dnn::conv::kPwRows;
+  using taihu::dnn::conv::PwFwdKernel;
+  std::vector<std::pair<const char*, PwFwdKernel>> kernels{{"generic", &taihu::dnn::conv::pw_fwd_generic}};
+  if (taihu::arch::isa_supported(taihu::arch::Isa::avx2, taihu::arch::cpu_features()))
+    kernels.emplace_back("avx2", &taihu::dnn::conv::pw_fwd_avx2);
+  const index_t channels = 37, x_cstride = 50, y_kstride = 40, tiles = 3, w_tstride = channels * kPwRows + 8;
+  const auto x = conv_test::random_vector(static_cast<std::size_t>(channels * x_cstride), 51);
+  const auto w = conv_test::random_vector(static_cast<std::size_t>(tiles * w_tstride), 52);
+  const auto bias = conv_test::random_vector(static_cast<std::size_t>(tiles * kPwRows), 53);
+  const auto y0 = conv_test::random_vector(static_cast<std::size_t>(tiles * kPwRows * y_kstride), 54);
+  for (const auto& [name, kernel] : kernels)
+    for (int pixels : {24, 19, 8, 5})
+      for (int rows_last : {1, 4})
+        for (bool accumulate : {false, true}) {
+          SCOPED_TRACE(std::string(name) + " pixels " + std::to_string(pixels) + " rows_last " +
+                       std::to_string(rows_last) + (accumulate ? " accumulate" : " bias"));
+          std::vector<float> y = y0, copy(static_cast<std::size_t>(channels * kPwPixels), -7.0f);
+          taihu::dnn::conv::PwFwdArgs a{};
+          a.x = x.data();
+          a.x_cstride = x_cstride;
+          a.x_copy = copy.data();
+          a.channels = channels;
+          a.w = w.data();
+          a.w_cstride = kPwRows;
+          a.w_tile_stride = w_tstride;
+          a.y = y.data();
+          a.y_kstride = y_kstride;
+          a.rows = rows_last;
+          a.pixels = pixels;
+          a.bias = accumulate ? nullptr : bias.data();
+          a.accumulate = accumulate;
+          a.prefetch = x.data();
+          a.prefetch_rows = 6;
+          a.prefetch_stride = x_cstride;
+          a.tiles = static_cast<int>(tiles);
+          a.y_prefetch_ahead = 8;
+          kernel(a);
+          for (index_t t = 0; t < tiles; ++t)
+            for (index_t m = 0; m < kPwRows; ++m)
+              for (index_t p = 0; p < y_kstride; ++p) {
+                const auto at = static_cast<std::size_t>((t * kPwRows + m) * y_kstride + p);
+                const bool valid = p < pixels && (t < tiles - 1 || m < rows_last);
+                if (!valid) {
+                  EXPECT_EQ(y[at], y0[at]) << "tile " << t << " row " << m << " pixel " << p << " written";
+                  continue;
+                }
+                double want = accumulate ? y0[at] : bias[static_cast<std::size_t>(t * kPwRows + m)];
+                for (index_t c = 0; c < channels; ++c)
+                  want += double(w[static_cast<std::size_t>(t * w_tstride + c * kPwRows + m)]) *
+                          x[static_cast<std::size_t>(c * x_cstride + p)];
+                EXPECT_NEAR(y[at], want, 1e-4) << "tile " << t << " row " << m << " pixel " << p;
+              }
+          for (index_t c = 0; c < channels; ++c)
+            for (index_t p = 0; p < kPwPixels; ++p) {
+              const float got = copy[static_cast<std::size_t>(c * kPwPixels + p)];
+              if (p < pixels) {
+                EXPECT_EQ(got, x[static_cast<std::size_t>(c * x_cstride + p)]) << "copy channel " << c << " pixel " << p;
+              } else if (p < (pixels + 7) / 8 * 8) {
+                EXPECT_EQ(got, 0.0f) << "copy channel " << c << " pixel " << p << " past the strip";
+              }
+            }
+        }
+}
+
 class PointwiseChoice : public conv_test::ConvTest {};
 
 TEST_F(PointwiseChoice, OneByOneStrideOneLayersTakeTheDirectAlgorithm) {

@@ -482,10 +482,23 @@ class Direct final : public ConvAlgorithm {
     // Unpadded layers (AlexNet conv1) read x in place: the unsplit geometry without
     // padding is x's own layout, and the kernel reads only inside the windows.
     const bool in_place = d_.pad_h == 0 && d_.pad_w == 0;
-    if (!in_place) prepare_buffer(gq, xocv_);
+    // Padded layers at batch (CIFAR-10 conv1 at 64): each thread pads the images of its
+    // items into a buffer of its own, just before their tiles read it, so the padded
+    // copy stays in cache (a shared copy of the whole batch went out to memory and came
+    // back, and every thread waited for the whole batch's copy at a barrier); one
+    // image (ResNet-50 conv1 at batch 1) is padded once, by all threads.
+    const bool pad_per_item = !in_place && d_.n * d_.groups >= 2 * nt;
+    const index_t pad_floats = cg_ * gq.chan_stride + gq.row_step + 64;
+    if (pad_per_item && xocv_.size() < static_cast<std::size_t>(nt * pad_floats)) {
+      xocv_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(nt * pad_floats));
+      std::fill(xocv_.data(), xocv_.data() + xocv_.size(), 0.0f);
+    }
+    if (!in_place && !pad_per_item) prepare_buffer(gq, xocv_);
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-      const float* xin = in_place ? x : fill_input(x, gq, xocv_);
+      const float* xin = in_place || pad_per_item ? x : fill_input(x, gq, xocv_);
+      float* const padded = pad_per_item ? xocv_.data() + omp_get_thread_num() * pad_floats : nullptr;
+      index_t padded_ng = -1;  // the (image, group) in `padded`
       float* scratch = ocv_scratch_.data() + omp_get_thread_num() * scratch_floats;
       std::vector<std::int64_t> x_off(static_cast<std::size_t>(chunk));
       DirectOcvArgs a{};
@@ -504,6 +517,11 @@ class Direct final : public ConvAlgorithm {
       for (index_t it = 0; it < items; ++it) {
         const index_t ch = it % chunks, ng = it / chunks, g = ng % d_.groups, n = ng / d_.groups;
         const index_t p0 = ch * chunk, p1 = std::min(plane, p0 + chunk);
+        if (pad_per_item && padded_ng != ng) {
+          for (index_t c = 0; c < cg_; ++c)
+            fill_plane(d_, gq, x + (n * d_.c + g * cg_ + c) * d_.h * d_.w, padded + c * gq.chan_stride, 0, gq.hp);
+          padded_ng = ng;
+        }
         // Window origins of the chunk's pixels; past p1 (a partial last tile) the last
         // one again (computed, never stored).
         for (index_t px = p0, oy = p0 / gq.ow, ox = p0 % gq.ow; px < p0 + chunk; ++px) {
@@ -527,7 +545,7 @@ class Direct final : public ConvAlgorithm {
             a.y_kstride = plane;
             a.y_rows = static_cast<int>(std::min<index_t>(8 * kOcvMaxBlocks, kg_ - q * 8 * kOcvMaxBlocks));
             a.y_pixels = p1 - p0;
-            a.x = xin + (n * d_.c + g * cg_ + c0) * gq.chan_stride;
+            a.x = pad_per_item ? padded + c0 * gq.chan_stride : xin + (n * d_.c + g * cg_ + c0) * gq.chan_stride;
             a.channels = std::min(cblock, cg_ - c0);
             a.w = wocv_.data() + (g * kgroups + q) * wgroup + c0 * taps_ * a.nb * 8;
             a.accumulate = c0 > 0;

@@ -69,6 +69,7 @@ const char* const kProblems[] = {
     "mb1ic3ih101oc24kh3sh2ph1",       // 2500 pixels: several chunks, 3-vector tiles
     "mb1ic2ih13oc36kh4sh2",           // even kernel width (not unrolled), 4+1 vectors
     "mb2ic3ih13oc40kh5ph2",           // stride 1, >= 32 output channels (CIFAR-10 conv1-like)
+    "g2mb3ic6ih13oc80kh5ph2",         // the same, grouped, each image padded per item
     "mb1ic2ih12oc32kh3ph2dh1",        // stride 1, dilated: the any-offset tile
     "mb2ic24ih15oc40kh1sh2",          // strided 1x1: pointwise kernel on the subsampled input
     "g2mb1ic16ih13iw9oc12kh1sh3sw2",  // strided 1x1, grouped, unequal strides, odd sizes
@@ -231,7 +232,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ConvThreads,
                                            "mb1ic16ih15oc24kh1", "mb2ic3ih20oc20kh5sh2ph2",
                                            "g2mb2ic8ih9oc8kh3sh2ph1", "mb2ic12ih11oc10kh5ph2",
                                            "mb8ic3ih24oc8kh5ph2", "mb3ic3ih21oc36kh5ph2",
-                                           "mb2ic24ih15oc40kh1sh2"),
+                                           "mb2ic24ih15oc40kh1sh2", "g2mb3ic6ih13oc80kh5ph2"),
                          [](const auto& p) { return std::string(p.param); });
 
 }  // namespace

@@ -1,20 +1,33 @@
-// bench_autotune: for each shipped DSL spec, tune within a budget, then time in one
-// process: the tuned Halide schedule, Halide's default schedule, the Mullapudi2016,
-// Li2018 and Adams2019 autoschedules, and taihu's hand kernel for the operator
-// (taihu::gemm sgemm for gemm / batched matmul; taihu::dnn conv and softmax when dnn
-// is built). Prints a table with ratios and the tuning time.
-// Contenders are timed in 7 interleaved rounds of ~0.1 s (best median of each kept):
-// other processes' load only adds time, and a burst of it must not decide a ratio; each
-// block of calls starts after a 100 ms pause and at least 3 untimed calls lasting 20 ms,
-// so no other contender's idle workers (OpenMP's or Halide's, which spin after their
-// last task) share the cores with it. On a busy
-// machine the hand kernels' OpenMP barriers suffer most (active waiting against
-// descheduled threads): compare on a quiet machine, or see OMP_WAIT_POLICY in
+// bench_autotune: for each shipped DSL spec, tune within a budget, then time: the tuned
+// Halide schedule, Halide's default schedule, the Mullapudi2016, Li2018 and Adams2019
+// autoschedules, and taihu's hand kernel for the operator (taihu::gemm sgemm for gemm /
+// batched matmul; taihu::dnn conv and softmax when dnn is built). Prints a table with
+// ratios and the tuning time.
+// The final comparison runs in a fresh child process (this program with --compare),
+// not in the tuning process: every contender is JIT-compiled there from its schedule,
+// the tuned one from the record the tuner chose, on fresh buffers, with one Halide
+// thread pool and one OpenMP pool that nothing else has used. Contenders are timed in
+// 7 interleaved rounds (each round starts at the next contender, so none always
+// follows the same one) of ~0.1 s each; a contender's score is its best median (other
+// processes' load only adds time). Each block of calls starts after a 100 ms pause and
+// at least 3 untimed calls lasting 20 ms, so no other contender's idle workers
+// (OpenMP's or Halide's, which spin after their last task) share the cores with it.
+// `--final in-process` times them in the tuning process instead (the old way, for A/B).
+// On a busy machine the hand kernels' OpenMP barriers suffer most (active waiting
+// against descheduled threads): compare on a quiet machine, or see OMP_WAIT_POLICY in
 // autotune/README.md.
 //   bench_autotune [--budget 2m] [--specs gemm,conv2d,...] [--threads 2] [--log FILE] [--seed S] [--rounds 7]
 //                  [--anchors default,Mullapudi2016,Li2018,Adams2019]   (Adams2019 takes minutes on stencils)
+//                  [--final child|in-process]
+//   bench_autotune --compare SPEC --schedule RECORD.jsonl [--threads N] [--seed S] [--rounds R] [--anchors ...]
+//     (the child: times the contenders for SPEC, the tuned schedule read from the first
+//      line of RECORD.jsonl, and prints "time NAME SECONDS" / "hand NAME" / "note TEXT")
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -28,6 +41,7 @@
 #include "taihu/autotune/interpreter.hpp"
 #include "taihu/autotune/measure.hpp"
 #include "taihu/autotune/parser.hpp"
+#include "taihu/autotune/records.hpp"
 #include "taihu/autotune/tuner.hpp"
 #include "taihu/gemm/gemm.hpp"
 #ifdef TAIHU_BENCH_HAVE_DNN
@@ -109,125 +123,254 @@ std::string fmt_ms(double s) {
   return b;
 }
 
+const char* const kAnchors[] = {"default", "Mullapudi2016", "Li2018", "Adams2019"};
+
+struct Options {
+  double budget = 120;
+  int threads = 1;
+  std::string only, log = "bench_autotune.jsonl";
+  std::uint64_t seed = 1;
+  int rounds = 7;
+  std::string anchors = ",default,Mullapudi2016,Li2018,Adams2019,";
+  std::string final_mode = "child";
+  std::string compare_spec, schedule_file;  // the child's job (--compare)
+};
+
+// What the final comparison found: best median per contender name (NAN: not run,
+// INFINITY: failed), the hand kernel's name, and notes (anchors that failed).
+struct Comparison {
+  std::map<std::string, double> best;
+  std::string hand_name;
+  std::vector<std::string> notes;
+};
+
+ta::Problem load_problem(const Case& c) {
+  return ta::Problem(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/" + c.spec + ".tdsl"), ta::parse_shape(c.shape));
+}
+
+// Builds every contender (the tuned schedule when `tuned` is non-empty, the listed
+// anchors, the hand kernel), then times them in interleaved rounds.
+Comparison compare(const ta::Problem& p, const ta::Space& space, const ta::Point& tuned, const Options& opt) {
+  Comparison res;
+  ta::TuneOptions o;
+  o.threads = opt.threads;
+  o.seed = opt.seed;
+  auto in = ta::random_inputs(p, 99);
+  std::vector<const float*> ptrs;
+  for (const auto& n : p.inputs()) ptrs.push_back(in[n].data());
+  std::vector<float> out(static_cast<std::size_t>(p.tensor(p.output()).size()));
+  ta::MeasureOptions mo;
+  mo.target_seconds = 0.1;
+  mo.min_repeats = 5;
+  mo.pause_s = 0.1;  // each block of calls starts with no other contender's workers awake
+  mo.warmup = 3;
+  mo.warmup_s = 0.02;  // ... and after 20 ms of its own untimed calls
+  struct Contender {
+    std::string name;
+    std::function<void()> run;
+  };
+  std::vector<Contender> contenders;
+  std::vector<std::unique_ptr<ta::Kernel>> kernels;
+  if (!tuned.empty()) {
+    try {
+      kernels.push_back(ta::build_checked(p, space.schedule(tuned), o));
+      ta::Kernel* k = kernels.back().get();
+      contenders.push_back({"tuned", [&, k] { k->run(ptrs, out.data()); }});
+    } catch (const std::exception& e) {
+      res.best["tuned"] = INFINITY;
+      res.notes.push_back(std::string("tuned: ") + e.what());
+    }
+  }
+  for (const char* a : kAnchors) {
+    std::string listed = ",";  // (not "," + std::string(a) + ",": GCC 12 -Wrestrict)
+    listed.append(a).append(",");
+    if (opt.anchors.find(listed) == std::string::npos) continue;
+    for (int al = 0; al < p.algorithm_count(); ++al) {  // the anchor gets every algorithm too
+      // ... except a derived winograd one: its statements are its base's (the same
+      // direct loops again); an autoscheduler cannot turn them into Winograd.
+      if (p.is_winograd(al)) continue;
+      try {
+        kernels.push_back(ta::make_halide_autoscheduled(p, al, a, opt.threads));
+        ta::Kernel* k = kernels.back().get();
+        contenders.push_back({a, [&, k] { k->run(ptrs, out.data()); }});
+      } catch (const std::exception& e) {
+        res.notes.push_back(std::string(a) + ": " + std::string(e.what()).substr(0, 200));
+      }
+    }
+  }
+  auto hand = hand_kernel(p, &res.hand_name);
+  if (hand) contenders.push_back({"hand", [&] { hand(ptrs, out.data()); }});
+  // Round r starts at contender r (mod n): none always runs right after the same one.
+  std::vector<double> best(contenders.size(), INFINITY);
+  const std::size_t n = contenders.size();
+  for (int round = 0; round < opt.rounds; ++round)
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::size_t i = (j + static_cast<std::size_t>(round)) % n;
+      best[i] = std::min(best[i], ta::measure(contenders[i].run, mo).median_s);
+    }
+  for (std::size_t i = 0; i < n; ++i) {
+    auto [it, fresh] = res.best.emplace(contenders[i].name, best[i]);
+    if (!fresh) it->second = std::min(it->second, best[i]);  // an anchor's best algorithm
+  }
+  return res;
+}
+
+// The child: reads the tuned schedule from the first record of opt.schedule_file and
+// prints the comparison as lines the parent parses.
+int run_child(const Options& opt) {
+  const Case* c = nullptr;
+  for (const auto& k : kCases)
+    if (k.spec == opt.compare_spec) c = &k;
+  if (!c) throw taihu::Error("--compare: unknown spec '" + opt.compare_spec + "'");
+  ta::Problem p = load_problem(*c);
+  ta::Space space(p);
+  ta::Point tuned;
+  if (!opt.schedule_file.empty()) {
+    const auto records = ta::load_log(opt.schedule_file);
+    if (records.empty()) throw taihu::Error(opt.schedule_file + ": no record");
+    tuned = space.from_map(records.front().schedule);
+  }
+  const Comparison r = compare(p, space, tuned, opt);
+  for (const auto& [name, t] : r.best) std::printf("time %s %.9g\n", name.c_str(), t);
+  std::printf("hand %s\n", r.hand_name.c_str());
+  for (const auto& n : r.notes) {
+    std::string line = n;
+    for (char& ch : line)
+      if (ch == '\n') ch = ' ';
+    std::printf("note %s\n", line.c_str());
+  }
+  return 0;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char ch : s) {
+    if (ch == '\'') q += "'\\''";
+    else q += ch;
+  }
+  return q + "'";
+}
+
+// The parent: runs this program with --compare in a fresh process and parses its lines.
+Comparison compare_in_child(const Case& c, const ta::Problem& p, const ta::Space& space, const ta::Point& tuned, double tuned_s, const Options& opt) {
+  Comparison res;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::string cmd = shell_quote(self) + " --compare " + c.spec + " --threads " + std::to_string(opt.threads) + " --seed " +
+                    std::to_string(opt.seed) + " --rounds " + std::to_string(opt.rounds) + " --anchors " +
+                    shell_quote(opt.anchors.size() > 2 ? opt.anchors.substr(1, opt.anchors.size() - 2) : "none");
+  std::string file;
+  if (!tuned.empty()) {
+    file = (std::filesystem::temp_directory_path() / ("bench_autotune_" + std::to_string(getpid()) + "_" + c.spec + ".jsonl")).string();
+    ta::TuneOptions o;
+    o.threads = opt.threads;
+    o.seed = opt.seed;
+    ta::Record rec = ta::record_for(p, o);
+    rec.schedule = space.to_map(tuned);
+    rec.median_s = std::isfinite(tuned_s) && tuned_s > 0 ? tuned_s : 1;  // (a record's median must be > 0)
+    ta::write_lines_atomic(file, {ta::to_json_line(rec)});
+    cmd += " --schedule " + shell_quote(file);
+  }
+  std::fflush(stdout);
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) throw taihu::Error("cannot start the comparison process: " + cmd);
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) {
+    std::string line(buf);
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    const auto sp = line.find(' ');
+    const std::string tag = line.substr(0, sp), rest = sp == std::string::npos ? "" : line.substr(sp + 1);
+    if (tag == "time") {
+      const auto sp2 = rest.find(' ');
+      res.best[rest.substr(0, sp2)] = std::strtod(rest.c_str() + sp2 + 1, nullptr);
+    } else if (tag == "hand") {
+      res.hand_name = rest;
+    } else if (tag == "note") {
+      res.notes.push_back(rest);
+    }
+  }
+  const int status = pclose(pipe);
+  if (!file.empty()) std::filesystem::remove(file);
+  if (status != 0) res.notes.push_back("the comparison process failed (status " + std::to_string(status) + "); its error is above");
+  return res;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    double budget = 120;
-    int threads = taihu::arch::num_threads();
-    std::string only, log = "bench_autotune.jsonl";
-    std::uint64_t seed = 1;
-    int rounds = 7;
-    std::string anchors = ",default,Mullapudi2016,Li2018,Adams2019,";
+    Options opt;
+    opt.threads = taihu::arch::num_threads();
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       if (a == "--help" || a == "-h") {
         std::printf(
             "usage: bench_autotune [--budget 2m|90] [--specs gemm,conv2d,...] [--threads N] [--log FILE]\n"
             "                      [--seed S] [--rounds 7] [--anchors default,Mullapudi2016,Li2018,Adams2019]\n"
+            "                      [--final child|in-process]\n"
             "Tunes each spec within the budget (resuming from --log), then times the tuned kernel,\n"
-            "Halide's autoschedules and taihu's hand kernel in interleaved rounds.\n");
+            "Halide's autoschedules and taihu's hand kernel in interleaved rounds, in a fresh\n"
+            "process (--final child, the default) or in the tuning process (--final in-process).\n");
         return 0;
       }
     }
     if (argc % 2 == 0) throw taihu::Error("options come in pairs (--name value); see --help");
     for (int i = 1; i + 1 < argc; i += 2) {
       std::string k = argv[i], v = argv[i + 1];
-      if (k == "--budget") budget = std::stod(v) * (v.back() == 'm' ? 60 : 1);
-      else if (k == "--specs") only = "," + v + ",";
-      else if (k == "--threads") threads = std::stoi(v);
-      else if (k == "--log") log = v;
-      else if (k == "--seed") seed = std::stoull(v);
-      else if (k == "--rounds") rounds = std::max(1, std::stoi(v));
-      else if (k == "--anchors") anchors = "," + v + ",";
+      if (k == "--budget") opt.budget = std::stod(v) * (v.back() == 'm' ? 60 : 1);
+      else if (k == "--specs") opt.only = "," + v + ",";
+      else if (k == "--threads") opt.threads = std::stoi(v);
+      else if (k == "--log") opt.log = v;
+      else if (k == "--seed") opt.seed = std::stoull(v);
+      else if (k == "--rounds") opt.rounds = std::max(1, std::stoi(v));
+      else if (k == "--anchors") opt.anchors = "," + v + ",";
+      else if (k == "--final") opt.final_mode = v;
+      else if (k == "--compare") opt.compare_spec = v;
+      else if (k == "--schedule") opt.schedule_file = v;
       else throw taihu::Error("unknown option " + k);
     }
-    taihu::arch::set_num_threads(threads);
-    std::printf("bench_autotune: budget %.0f s per operator, %d threads, log %s (times in ms, median)\n\n", budget, threads, log.c_str());
+    if (opt.final_mode != "child" && opt.final_mode != "in-process")
+      throw taihu::Error("--final: unknown '" + opt.final_mode + "' (use child or in-process)");
+    taihu::arch::set_num_threads(opt.threads);
+    if (!opt.compare_spec.empty()) return run_child(opt);
+    std::printf("bench_autotune: budget %.0f s per operator, %d threads, log %s, final comparison %s (times in ms, median)\n\n",
+                opt.budget, opt.threads, opt.log.c_str(), opt.final_mode == "child" ? "in a fresh process" : "in the tuning process");
     std::printf("| spec | shape | tuned | default | Mullapudi2016 | Li2018 | Adams2019 | hand kernel | tuned vs best Halide auto | tuned vs hand | trials | tuning s |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::vector<std::string> notes;
     for (const auto& c : kCases) {
-      if (!only.empty() && only.find("," + c.spec + ",") == std::string::npos) continue;
-      ta::Problem p(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/" + c.spec + ".tdsl"), ta::parse_shape(c.shape));
+      if (!opt.only.empty() && opt.only.find("," + c.spec + ",") == std::string::npos) continue;
+      ta::Problem p = load_problem(c);
       ta::Space space(p);
       ta::TuneOptions o;
-      o.budget_s = budget;
-      o.threads = threads;
-      o.seed = seed;
-      o.log_path = log;
+      o.budget_s = opt.budget;
+      o.threads = opt.threads;
+      o.seed = opt.seed;
+      o.log_path = opt.log;
       taihu::arch::Stopwatch tclock;
       ta::TuneResult r = ta::tune(p, space, o);
       const double tuning_s = tclock.seconds();
-      auto in = ta::random_inputs(p, 99);
-      std::vector<const float*> ptrs;
-      for (const auto& n : p.inputs()) ptrs.push_back(in[n].data());
-      std::vector<float> out(static_cast<std::size_t>(p.tensor(p.output()).size()));
-      ta::MeasureOptions mo;
-      mo.target_seconds = 0.1;
-      mo.min_repeats = 5;
-      mo.pause_s = 0.1;  // each block of calls starts with no other contender's workers awake
-      mo.warmup = 3;
-      mo.warmup_s = 0.02;  // ... and after 20 ms of its own untimed calls
-      // Every contender is built first, then timed in `rounds` interleaved rounds; each
-      // keeps its best median (load from other processes hits all of them alike).
-      struct Contender {
-        std::string name;
-        std::function<void()> run;
-        double best = INFINITY;
-      };
-      std::vector<Contender> contenders;
-      std::vector<std::unique_ptr<ta::Kernel>> kernels;
-      int algo = 0;
-      if (!r.best.empty()) {
-        const ta::Schedule s = space.schedule(r.best);
-        algo = s.algorithm;
-        kernels.push_back(ta::build_checked(p, s, o));
-        ta::Kernel* k = kernels.back().get();
-        contenders.push_back({"tuned", [&, k] { k->run(ptrs, out.data()); }});
-      }
-      for (const char* a : {"default", "Mullapudi2016", "Li2018", "Adams2019"}) {
-        std::string listed = ",";  // (not "," + std::string(a) + ",": GCC 12 -Wrestrict)
-        listed.append(a).append(",");
-        if (anchors.find(listed) == std::string::npos) continue;
-        for (int al = 0; al < p.algorithm_count(); ++al) {  // the anchor gets every algorithm too
-          // ... except a derived winograd one: its statements are its base's (the same
-          // direct loops again); an autoscheduler cannot turn them into Winograd.
-          if (p.is_winograd(al)) continue;
-          try {
-            kernels.push_back(ta::make_halide_autoscheduled(p, al, a, threads));
-            ta::Kernel* k = kernels.back().get();
-            contenders.push_back({a, [&, k] { k->run(ptrs, out.data()); }});
-          } catch (const std::exception& e) {
-            notes.push_back(c.spec + " " + a + ": " + std::string(e.what()).substr(0, 200));
-          }
-        }
-      }
-      std::string hand_name;
-      auto hand = hand_kernel(p, &hand_name);
-      if (hand) contenders.push_back({"hand", [&] { hand(ptrs, out.data()); }});
-      for (int round = 0; round < rounds; ++round)
-        for (auto& k : contenders) k.best = std::min(k.best, ta::measure(k.run, mo).median_s);
+      const Comparison cmp = opt.final_mode == "child" ? compare_in_child(c, p, space, r.best, r.best_s, opt) : compare(p, space, r.best, opt);
+      for (const auto& n : cmp.notes) notes.push_back(c.spec + " " + n);
       auto best_of = [&](const std::string& name) {
-        double t = NAN;
-        for (const auto& k : contenders)
-          if (k.name == name && !(t <= k.best)) t = k.best;
-        return t;
+        auto it = cmp.best.find(name);
+        return it == cmp.best.end() ? NAN : it->second;
       };
       const double tuned = best_of("tuned"), hand_t = best_of("hand");
-      std::map<std::string, double> auto_t;
-      for (const char* a : {"default", "Mullapudi2016", "Li2018", "Adams2019"}) auto_t[a] = best_of(a);
       double best_auto = INFINITY;
       for (const char* a : {"Mullapudi2016", "Li2018", "Adams2019"})
-        if (auto_t[a] > 0) best_auto = std::min(best_auto, auto_t[a]);
+        if (best_of(a) > 0) best_auto = std::min(best_auto, best_of(a));
       char ratio_auto[32] = "-", ratio_hand[32] = "-";
       if (tuned > 0 && std::isfinite(best_auto)) std::snprintf(ratio_auto, sizeof ratio_auto, "%.2fx", best_auto / tuned);
       if (tuned > 0 && hand_t > 0) std::snprintf(ratio_hand, sizeof ratio_hand, "%.2fx", hand_t / tuned);
+      const bool has_hand = cmp.best.count("hand") > 0;
       std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %.0f |\n", c.spec.c_str(), c.shape.c_str(), fmt_ms(tuned).c_str(),
-                  fmt_ms(auto_t["default"]).c_str(), fmt_ms(auto_t["Mullapudi2016"]).c_str(), fmt_ms(auto_t["Li2018"]).c_str(),
-                  fmt_ms(auto_t["Adams2019"]).c_str(), hand ? fmt_ms(hand_t).c_str() : "-", ratio_auto, ratio_hand, r.trials, tuning_s);
+                  fmt_ms(best_of("default")).c_str(), fmt_ms(best_of("Mullapudi2016")).c_str(), fmt_ms(best_of("Li2018")).c_str(),
+                  fmt_ms(best_of("Adams2019")).c_str(), has_hand ? fmt_ms(hand_t).c_str() : "-", ratio_auto, ratio_hand, r.trials, tuning_s);
       std::fflush(stdout);
-      notes.push_back(c.spec + ": hand kernel = " + hand_name + "; tuner's own median " + fmt_ms(r.best_s) + " ms; tuned schedule: " + (r.best.empty() ? "none" : space.describe(r.best)) +
+      int algo = 0;
+      if (!r.best.empty()) algo = space.schedule(r.best).algorithm;
+      notes.push_back(c.spec + ": hand kernel = " + cmp.hand_name + "; tuner's own median " + fmt_ms(r.best_s) + " ms; tuned schedule: " +
+                      (r.best.empty() ? "none" : space.describe(r.best)) +
                       (p.algorithm_count() > 1 ? " (algorithm " + p.spec().algorithms[static_cast<std::size_t>(algo)].name + ")" : ""));
     }
     std::printf("\n");

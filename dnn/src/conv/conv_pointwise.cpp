@@ -2,7 +2,9 @@
 #include "conv_pointwise.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <xmmintrin.h>
 #include <omp.h>
 
 #include "pointwise_kernels.hpp"
@@ -58,6 +60,40 @@ void copy_strip(const float* x, index_t plane, index_t channels, int pixels, flo
     }
   }
 }
+
+// Cache lines of a list of row segments, pulled into L2 a few at a time.
+class LinePrefetch {
+ public:
+  void clear() {
+    rows_.clear();
+    lines_ = 0;
+    row_ = 0;
+    line_ = 0;
+  }
+  void add(const float* begin, index_t floats) {
+    const auto first = reinterpret_cast<std::uintptr_t>(begin) / 64;
+    const auto last = (reinterpret_cast<std::uintptr_t>(begin + floats) - 1) / 64;
+    rows_.push_back({first, static_cast<index_t>(last - first + 1)});
+    lines_ += static_cast<index_t>(last - first + 1);
+  }
+  index_t lines() const { return lines_; }
+  void issue(index_t count) {
+    for (; count > 0 && row_ < rows_.size(); --count) {
+      _mm_prefetch(reinterpret_cast<const char*>((rows_[row_].first + static_cast<std::uintptr_t>(line_)) * 64),
+                   _MM_HINT_T1);
+      if (++line_ == rows_[row_].lines) line_ = 0, ++row_;
+    }
+  }
+
+ private:
+  struct Row {
+    std::uintptr_t first;  // line number
+    index_t lines;
+  };
+  std::vector<Row> rows_;
+  index_t lines_ = 0, line_ = 0;
+  std::size_t row_ = 0;
+};
 
 }  // namespace
 
@@ -279,6 +315,7 @@ void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw,
     a.x_cstride = kPwPixels;
     a.w_cstride = kPwRows;
     a.y_kstride = cg_;
+    LinePrefetch ahead;
     for (index_t r0 = 0; r0 < total; r0 += chunk) {
       const index_t r1 = std::min(total, r0 + chunk), len_r = r1 - r0;
       // Calls per image segment of [r0, r1): source rows (channels) a plane apart.
@@ -308,6 +345,21 @@ void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw,
           if (cn < kPwPixels)  // the strip's missing channels read as zero
             for (index_t r = 0; r < len_r; ++r) std::fill(xs + r * kPwPixels + cn, xs + (r + 1) * kPwPixels, 0.0f);
         }
+        // The rows of X the next block of strips transposes (the next block of this
+        // chunk, or this item's first block of the next chunk), pulled into L2 a few
+        // lines before each tile meanwhile: the transpose otherwise waits on DRAM.
+        ahead.clear();
+        {
+          const index_t nb0 = b1 < cs1 ? b1 : cs0, nb1 = std::min(cs1, nb0 + block_strips);
+          const index_t nr0 = b1 < cs1 ? r0 : r1, nr1 = std::min(total, nr0 + chunk);
+          for (index_t r = nr0; r < nr1;) {
+            const index_t n = r / plane_, p = r % plane_, len = std::min(plane_ - p, nr1 - r);
+            for (index_t c = nb0 * kPwPixels; c < std::min(cg_, nb1 * kPwPixels); ++c)
+              ahead.add(x + (n * d_.c + g * cg_ + c) * plane_ + p, len);
+            r += len;
+          }
+        }
+        const index_t per_tile = ceil_div(ahead.lines(), (kb1 - kb0) * (b1 - b0));
         for (index_t kb = kb0; kb < kb1; ++kb) {
           const index_t k0 = kb * kPwRows;
           a.rows = static_cast<int>(std::min<index_t>(kPwRows, kg_ - k0));
@@ -317,6 +369,7 @@ void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw,
             a.x = xt + (cs - b0) * len_r * kPwPixels;
             a.pixels = static_cast<int>(std::min<index_t>(kPwPixels, cg_ - c0));
             a.y = dw + (g * kg_ + k0) * cg_ + c0;
+            ahead.issue(per_tile);
             kn.fwd(a);
           }
         }

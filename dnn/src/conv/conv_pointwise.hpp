@@ -18,6 +18,8 @@
 //   backward-weights: dW = dY X^T with the same tile on the transposed operands (a
 //     chunk of dY^T, an L1 strip of X^T: 24 input channels x the chunk's pixels),
 //     reduced over chunks of pixels of every image; threads own disjoint dW tiles.
+//     While a block's tiles run they pull the rows of X the next block transposes into
+//     L2 (a few lines per tile).
 #pragma once
 #include <vector>
 

@@ -2,11 +2,10 @@
 #include "conv_pointwise.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <cstring>
-#include <xmmintrin.h>
 #include <omp.h>
 
+#include "line_prefetch.hpp"
 #include "pointwise_kernels.hpp"
 #include "taihu/arch/dispatch.hpp"
 #include "taihu/arch/threads.hpp"
@@ -60,40 +59,6 @@ void copy_strip(const float* x, index_t plane, index_t channels, int pixels, flo
     }
   }
 }
-
-// Cache lines of a list of row segments, pulled into L2 a few at a time.
-class LinePrefetch {
- public:
-  void clear() {
-    rows_.clear();
-    lines_ = 0;
-    row_ = 0;
-    line_ = 0;
-  }
-  void add(const float* begin, index_t floats) {
-    const auto first = reinterpret_cast<std::uintptr_t>(begin) / 64;
-    const auto last = (reinterpret_cast<std::uintptr_t>(begin + floats) - 1) / 64;
-    rows_.push_back({first, static_cast<index_t>(last - first + 1)});
-    lines_ += static_cast<index_t>(last - first + 1);
-  }
-  index_t lines() const { return lines_; }
-  void issue(index_t count) {
-    for (; count > 0 && row_ < rows_.size(); --count) {
-      _mm_prefetch(reinterpret_cast<const char*>((rows_[row_].first + static_cast<std::uintptr_t>(line_)) * 64),
-                   _MM_HINT_T1);
-      if (++line_ == rows_[row_].lines) line_ = 0, ++row_;
-    }
-  }
-
- private:
-  struct Row {
-    std::uintptr_t first;  // line number
-    index_t lines;
-  };
-  std::vector<Row> rows_;
-  index_t lines_ = 0, line_ = 0;
-  std::size_t row_ = 0;
-};
 
 }  // namespace
 

@@ -2,8 +2,9 @@
 // and space order, against the STREAM triad roofline measured in this same run and two
 // in-run anchors: taihu's plain reference kernel and a "Devito-style" OpenMP loop (the
 // shape of Devito's generated C: collapse(2) over y, x, a simd z loop, no blocking); the
-// acoustic order-8 rows also run the optimized kernel without its hand-written x86 line
-// kernel (vs_template_kernel: the template line code, TAIHU_STENCIL_HAND=0).
+// order-8 acoustic, density and VTI rows also run the optimized kernel without its
+// hand-written x86 line kernels (vs_template_kernel: the template line code,
+// TAIHU_STENCIL_HAND=0).
 //
 // Compulsory-traffic model (bytes per grid point per step, float32, in-place update so
 // the next level overwrites the previous one and there is no write-allocate):
@@ -235,10 +236,12 @@ void run_case(benchmark::State& state, Case c) {
                          std::swap(du, dp);
                        }});
   }
-  // The same optimized kernel with its hand-written order-8 x86 line kernel off
+  // The same optimized kernel with its hand-written order-8 x86 line kernels off
   // (TAIHU_STENCIL_HAND=0: the template line code), on its own fields: the in-run A/B.
   std::unique_ptr<Propagator> templ;
-  if (c.physics == Physics::acoustic && c.order == 8 && std::getenv("TAIHU_STENCIL_HAND") == nullptr) {
+  const bool has_hand_kernel = c.order == 8 && (c.physics == Physics::acoustic ||
+                                                 c.physics == Physics::acoustic_density || c.physics == Physics::vti);
+  if (has_hand_kernel && std::getenv("TAIHU_STENCIL_HAND") == nullptr) {
     templ = std::make_unique<Propagator>(model, opt);
     seed(*templ);
     anchors.push_back({"template_kernel", [&templ] {

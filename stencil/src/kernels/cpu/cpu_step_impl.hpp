@@ -18,7 +18,9 @@
 //  - 3D acoustic order 8 runs a hand-written x86 line kernel (acoustic_o8_x86.hpp: AVX2
 //    inline assembly, AVX-512 intrinsics) on each line's multiple of 16 points: one
 //    base + index * scale address per neighbour, 5.5 instructions per point instead of
-//    8.4 (TAIHU_STENCIL_HAND=0 turns it off for A/B comparisons);
+//    8.4 (TAIHU_STENCIL_HAND=0 turns it off for A/B comparisons); 3D density and VTI
+//    of order 8 run hand-written AVX2 intrinsics line kernels (coupled_o8_avx2.hpp: the
+//    same one-address-per-neighbour scheme, weights as FMA memory operands);
 //  - the update is in place (u_prev <- u_next): the line being written was just read,
 //    so there is no write-allocate traffic and non-temporal stores would not help.
 // Temporal blocking (cpu_step_pair) fuses two steps in one sweep with point-to-point
@@ -47,6 +49,7 @@
 #endif
 #if defined(__AVX2__)
 #include "kernels/cpu/acoustic_o8_x86.hpp"
+#include "kernels/cpu/coupled_o8_avx2.hpp"
 #endif
 
 namespace taihu::stencil::kernels {
@@ -330,6 +333,10 @@ inline void line_density(const float* __restrict u, float* __restrict up, const 
     }
   };
   long i = 0;
+#if defined(__AVX2__)
+  if constexpr (H == 4 && DIM == 3 && kW == 8)
+    if (ah.hand_kernels) i = line_density_o8_avx2(u, up, A, G, n0, s1, s2, wv);
+#endif
   for (; i + kW <= n0; i += kW) {
     if (ah.dist && i % 16 == 0) {
       prefetch(u + i + ah.lead + ah.dist);
@@ -394,6 +401,10 @@ inline void line_vti(const float* __restrict p, float* __restrict pp, const floa
                      const float* __restrict C, long n0, long s1, long s2, const Weights<H>& ws,
                      const VecWeights<H>& wv, Ahead ah) {
   long i = 0;
+#if defined(__AVX2__)
+  if constexpr (H == 4 && DIM == 3 && kW == 8)
+    if (ah.hand_kernels) i = line_vti_o8_avx2(p, pp, q, qp, A, B, C, n0, s1, s2, wv);
+#endif
   for (; i + kW <= n0; i += kW) {
     if (ah.dist && i % 16 == 0) {
       prefetch(p + i + ah.lead + ah.dist);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <utility>
 
 #include "direct_kernels.hpp"
@@ -289,21 +290,36 @@ inline __attribute__((always_inline)) void ocv_one_tile(const DirectOcvArgs& a, 
 class OutputPrefetch {
  public:
   explicit OutputPrefetch(const DirectOcvArgs& a)
-      : y_(a.y_prefetch), kstride_(a.y_kstride), per_row_(a.y_pixels / 16 + 2) {
-    const std::int64_t total = y_ ? a.y_rows * per_row_ : 0;
+      : y_(a.y_prefetch), kstride_(a.y_kstride), pixels_(a.y_pixels), rows_(y_ ? a.y_rows : 0) {
+    std::int64_t total = 0;
+    for (std::int64_t r = 0; r < rows_; ++r) total += lines_of_row(r);
     per_tile_ = a.tiles > 0 ? (total + a.tiles - 1) / a.tiles : 0;
     left_ = total;
+    if (rows_ > 0) row_lines_ = lines_of_row(0);
   }
   void step() {
     for (std::int64_t j = 0; j < per_tile_ && left_ > 0; ++j, --left_) {
-      _mm_prefetch(reinterpret_cast<const char*>(y_ + row_ * kstride_ + 16 * line_), _MM_HINT_T1);
-      if (++line_ == per_row_) line_ = 0, ++row_;
+      const auto first = reinterpret_cast<std::uintptr_t>(y_ + row_ * kstride_) & ~std::uintptr_t{63};
+      _mm_prefetch(reinterpret_cast<const char*>(first + 64 * static_cast<std::uintptr_t>(line_)), _MM_HINT_T1);
+      if (++line_ == row_lines_) {
+        line_ = 0;
+        if (++row_ < rows_) row_lines_ = lines_of_row(row_);
+      }
     }
   }
 
  private:
+  // The lines row r's pixels touch, exactly: a line past them may be another thread's
+  // (the next chunk's), and a read prefetch of a line another core is writing takes it
+  // away from that core.
+  std::int64_t lines_of_row(std::int64_t r) const {
+    const auto begin = reinterpret_cast<std::uintptr_t>(y_ + r * kstride_);
+    const auto end = reinterpret_cast<std::uintptr_t>(y_ + r * kstride_ + pixels_);
+    return static_cast<std::int64_t>((end - 1) / 64 - begin / 64 + 1);
+  }
+
   const float* y_;
-  std::int64_t kstride_, per_row_, per_tile_ = 0, left_ = 0, row_ = 0, line_ = 0;
+  std::int64_t kstride_, pixels_, rows_, per_tile_ = 0, left_ = 0, row_ = 0, line_ = 0, row_lines_ = 0;
 };
 
 template <int NB, int KW>

@@ -232,7 +232,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ConvThreads,
                                            "mb1ic16ih15oc24kh1", "mb2ic3ih20oc20kh5sh2ph2",
                                            "g2mb2ic8ih9oc8kh3sh2ph1", "mb2ic12ih11oc10kh5ph2",
                                            "mb8ic3ih24oc8kh5ph2", "mb3ic3ih21oc36kh5ph2",
-                                           "mb2ic24ih15oc40kh1sh2", "g2mb3ic6ih13oc80kh5ph2"),
+                                           "mb2ic24ih15oc40kh1sh2", "g2mb3ic6ih13oc80kh5ph2",
+                                           "mb8ic3ih12oc32kh5ph2"),
                          [](const auto& p) { return std::string(p.param); });
 
 }  // namespace

@@ -4,9 +4,10 @@
 //
 // Contract: like line_density<4, 3> and line_vti<4, 3> (kernel_api.hpp gives the
 // updates): on the line's first multiple of 8 points, returning how many they did (the
-// caller finishes the ragged end); they read the fields at +-4 along z (unaligned
-// loads) and at +-1..4 lines / planes along x and y, and prefetch the stencil field's
-// leading plane 4 KiB ahead (the other streams are sequential and left to the hardware).
+// caller finishes the ragged end); they read the fields at +-4 along z (by rotation of
+// the vectors at c - 8, c and c + 8 floats) and at +-1..4 lines / planes along x and y,
+// and prefetch the stencil field's leading plane 4 KiB ahead (the other streams are
+// sequential and left to the hardware).
 //
 // Why by hand: the template line code made GCC keep one address per neighbour and per
 // coefficient array (16 + 7), spill them and reload them from the stack every vector
@@ -26,6 +27,28 @@ inline __m256 o8_load(const char* p) { return _mm256_loadu_ps(reinterpret_cast<c
 inline void o8_store(const char* p, __m256 v) {
   _mm256_storeu_ps(reinterpret_cast<float*>(const_cast<char*>(p)), v);
 }
+
+// The z neighbours u[c + k] (p[k]) and u[c - k] (m[k]), k = 1..4, of the vector at c, by
+// rotation of the vectors before, at and after it: 3 aligned-stride loads, 2 lane
+// permutes and 6 byte aligns instead of 8 unaligned loads, half of them line-split.
+struct O8ZNeighbours {
+  __m256 p[5], m[5];
+  O8ZNeighbours(const char* c, __m256 v0) {
+    const __m256 vm = o8_load(c - 32), vp = o8_load(c + 32);
+    p[4] = _mm256_permute2f128_ps(v0, vp, 0x21);  // (v0 high, vp low)
+    m[4] = _mm256_permute2f128_ps(vm, v0, 0x21);  // (vm high, v0 low)
+    p[1] = plus<1>(v0), p[2] = plus<2>(v0), p[3] = plus<3>(v0);
+    m[1] = minus<1>(v0), m[2] = minus<2>(v0), m[3] = minus<3>(v0);
+  }
+  template <int K>
+  __m256 plus(__m256 v0) const {
+    return _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(p[4]), _mm256_castps_si256(v0), 4 * K));
+  }
+  template <int K>
+  __m256 minus(__m256 v0) const {
+    return _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(v0), _mm256_castps_si256(m[4]), 16 - 4 * K));
+  }
+};
 
 // `Table` (VecWeights<4> of cpu_step_impl.hpp) holds the weights broadcast to whole
 // vectors: d2[a][k], d1[a][k] per axis a (z, x, y) and k = 0..4, centre (laplacian) and
@@ -87,18 +110,13 @@ __attribute__((noinline)) long line_density_o8_avx2(const float* u, float* up, c
     if ((reinterpret_cast<unsigned long>(c) & 63) == 0) _mm_prefetch(c + lead, _MM_HINT_T0);
     const __m256 u0 = o8_load(c);
     __m256 lap = _mm256_mul_ps(w->centre, u0);
-    __m256 p = o8_load(c + 4), m = o8_load(c - 4);
-    __m256 dz2 = _mm256_mul_ps(w->d2[0][1], _mm256_add_ps(p, m));
-    __m256 dz1 = _mm256_mul_ps(w->d1[0][1], _mm256_sub_ps(p, m));
-    p = o8_load(c + 8), m = o8_load(c - 8);
-    dz2 = _mm256_fmadd_ps(w->d2[0][2], _mm256_add_ps(p, m), dz2);
-    dz1 = _mm256_fmadd_ps(w->d1[0][2], _mm256_sub_ps(p, m), dz1);
-    p = o8_load(c + 12), m = o8_load(c - 12);
-    dz2 = _mm256_fmadd_ps(w->d2[0][3], _mm256_add_ps(p, m), dz2);
-    dz1 = _mm256_fmadd_ps(w->d1[0][3], _mm256_sub_ps(p, m), dz1);
-    p = o8_load(c + 16), m = o8_load(c - 16);
-    dz2 = _mm256_fmadd_ps(w->d2[0][4], _mm256_add_ps(p, m), dz2);
-    dz1 = _mm256_fmadd_ps(w->d1[0][4], _mm256_sub_ps(p, m), dz1);
+    const O8ZNeighbours z(c, u0);
+    __m256 dz2 = _mm256_mul_ps(w->d2[0][1], _mm256_add_ps(z.p[1], z.m[1]));
+    __m256 dz1 = _mm256_mul_ps(w->d1[0][1], _mm256_sub_ps(z.p[1], z.m[1]));
+    for (int k = 2; k <= 4; ++k) {
+      dz2 = _mm256_fmadd_ps(w->d2[0][k], _mm256_add_ps(z.p[k], z.m[k]), dz2);
+      dz1 = _mm256_fmadd_ps(w->d1[0][k], _mm256_sub_ps(z.p[k], z.m[k]), dz1);
+    }
     lap = _mm256_add_ps(lap, dz2);
     __m256 grad = _mm256_mul_ps(o8_load(c + dg0), dz1);
     __m256 d2s, d1s;
@@ -139,11 +157,9 @@ __attribute__((noinline)) long line_vti_o8_avx2(const float* p, float* pp, const
     const __m256 h2 = _mm256_add_ps(_mm256_fmadd_ps(w->centre_h, p0, hx), hy);
     const char* cq = c + dq;
     const __m256 q0 = o8_load(cq);
+    const O8ZNeighbours z(cq, q0);
     __m256 vz = _mm256_mul_ps(w->d2[0][0], q0);
-    vz = _mm256_fmadd_ps(w->d2[0][1], _mm256_add_ps(o8_load(cq + 4), o8_load(cq - 4)), vz);
-    vz = _mm256_fmadd_ps(w->d2[0][2], _mm256_add_ps(o8_load(cq + 8), o8_load(cq - 8)), vz);
-    vz = _mm256_fmadd_ps(w->d2[0][3], _mm256_add_ps(o8_load(cq + 12), o8_load(cq - 12)), vz);
-    vz = _mm256_fmadd_ps(w->d2[0][4], _mm256_add_ps(o8_load(cq + 16), o8_load(cq - 16)), vz);
+    for (int k = 1; k <= 4; ++k) vz = _mm256_fmadd_ps(w->d2[0][k], _mm256_add_ps(z.p[k], z.m[k]), vz);
     const __m256 cz = _mm256_mul_ps(o8_load(c + dc), vz);
     const __m256 pprev = _mm256_sub_ps(_mm256_add_ps(p0, p0), o8_load(c + dpp));
     o8_store(c + dpp, _mm256_add_ps(_mm256_fmadd_ps(o8_load(c + da), h2, pprev), cz));

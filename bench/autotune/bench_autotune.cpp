@@ -7,8 +7,8 @@
 // not in the tuning process: every contender is JIT-compiled there from its schedule,
 // the tuned one from the record the tuner chose, on fresh buffers, with one Halide
 // thread pool and one OpenMP pool that nothing else has used. Contenders are timed in
-// 7 interleaved rounds (each round starts at the next contender, so none always
-// follows the same one) of ~0.1 s each; a contender's score is its best median (other
+// 12 interleaved rounds (each round starts at the next contender, so none always
+// follows the same one) of ~0.06 s (at most 50 calls) each; a contender's score is its best median (other
 // processes' load only adds time). Each block of calls starts after a 100 ms pause and
 // at least 3 untimed calls lasting 20 ms, so no other contender's idle workers
 // (OpenMP's or Halide's, which spin after their last task) share the cores with it.
@@ -16,7 +16,7 @@
 // On a busy machine the hand kernels' OpenMP barriers suffer most (active waiting
 // against descheduled threads): compare on a quiet machine, or see OMP_WAIT_POLICY in
 // autotune/README.md.
-//   bench_autotune [--budget 2m] [--specs gemm,conv2d,...] [--threads 2] [--log FILE] [--seed S] [--rounds 7]
+//   bench_autotune [--budget 2m] [--specs gemm,conv2d,...] [--threads 2] [--log FILE] [--seed S] [--rounds 12]
 //                  [--anchors default,Mullapudi2016,Li2018,Adams2019]   (Adams2019 takes minutes on stencils)
 //                  [--final child|in-process]
 //   bench_autotune --compare SPEC --schedule RECORD.jsonl [--threads N] [--seed S] [--rounds R] [--anchors ...]
@@ -130,7 +130,7 @@ struct Options {
   int threads = 1;
   std::string only, log = "bench_autotune.jsonl";
   std::uint64_t seed = 1;
-  int rounds = 7;
+  int rounds = 12;  // many short rounds: a burst of load lasting seconds misses some of them
   std::string anchors = ",default,Mullapudi2016,Li2018,Adams2019,";
   std::string final_mode = "child";
   std::string compare_spec, schedule_file;  // the child's job (--compare)
@@ -160,7 +160,7 @@ Comparison compare(const ta::Problem& p, const ta::Space& space, const ta::Point
   for (const auto& n : p.inputs()) ptrs.push_back(in[n].data());
   std::vector<float> out(static_cast<std::size_t>(p.tensor(p.output()).size()));
   ta::MeasureOptions mo;
-  mo.target_seconds = 0.1;
+  mo.target_seconds = 0.06;
   mo.min_repeats = 5;
   mo.pause_s = 0.1;  // each block of calls starts with no other contender's workers awake
   mo.warmup = 3;
@@ -305,7 +305,7 @@ int main(int argc, char** argv) {
       if (a == "--help" || a == "-h") {
         std::printf(
             "usage: bench_autotune [--budget 2m|90] [--specs gemm,conv2d,...] [--threads N] [--log FILE]\n"
-            "                      [--seed S] [--rounds 7] [--anchors default,Mullapudi2016,Li2018,Adams2019]\n"
+            "                      [--seed S] [--rounds 12] [--anchors default,Mullapudi2016,Li2018,Adams2019]\n"
             "                      [--final child|in-process]\n"
             "Tunes each spec within the budget (resuming from --log), then times the tuned kernel,\n"
             "Halide's autoschedules and taihu's hand kernel in interleaved rounds, in a fresh\n"

@@ -78,10 +78,6 @@ void randomize(Propagator& p, std::mt19937& rng) {
       for (long i0 = 0; i0 < L.n[0]; ++i0) prev.at(i0, i1, i2) = nd(rng);
 }
 
-}  // namespace
-
-class KernelsMatchReference : public ::testing::TestWithParam<std::tuple<int, Physics, int>> {};
-
 // Largest |x - y| and largest |y| over two wavefields of the same layout.
 struct FieldDiff {
   double maxabs = 0, maxdiff = 0;
@@ -97,6 +93,43 @@ FieldDiff field_diff(const Field& x, const Field& y) {
       }
   return d;
 }
+
+// A 3D model of nz x 11 x 10 points (z lines of length nz) with no boundaries, and the
+// options of the optimized kernel at the given space order.
+struct ThinCase {
+  Model model;
+  Options options;
+};
+ThinCase thin_case(Physics physics, long nz, int order, unsigned seed) {
+  std::mt19937 rng(seed);
+  Grid g;
+  g.dim = 3;
+  g.n = {nz, 11, 10};
+  g.h = {8, 10, 12};
+  ThinCase c{random_model(g, physics, rng), Options{}};
+  c.options.space_order = order;
+  c.options.boundary.kind = BoundaryKind::none;
+  return c;
+}
+
+// Three steps of the optimized kernel and of the reference from the same random fields.
+FieldDiff three_steps_vs_reference(const ThinCase& c) {
+  Options r = c.options;
+  r.kernel = KernelKind::reference;
+  Propagator fast(c.model, c.options), ref(c.model, r);
+  std::mt19937 a(5), b(5);
+  randomize(fast, a);
+  randomize(ref, b);
+  for (int it = 0; it < 3; ++it) {
+    fast.step(nullptr, 0.f);
+    ref.step(nullptr, 0.f);
+  }
+  return field_diff(fast.current(), ref.current());
+}
+
+}  // namespace
+
+class KernelsMatchReference : public ::testing::TestWithParam<std::tuple<int, Physics, int>> {};
 
 TEST_P(KernelsMatchReference, FiveSteps) {
   try {
@@ -153,32 +186,14 @@ TEST(StencilLineLengths, AcousticMatchesReferenceOnEveryLength) {
     for (int order : {4, 8}) {
       for (const char* hand : {"1", "0"}) {
         setenv("TAIHU_STENCIL_HAND", hand, 1);
-        std::mt19937 rng(static_cast<unsigned>(nz * 31 + order));
-        Grid g;
-        g.dim = 3;
-        g.n = {nz, 11, 10};
-        g.h = {8, 10, 12};
-        const Model m = random_model(g, Physics::acoustic, rng);
-        Options o;
-        o.space_order = order;
-        o.boundary.kind = BoundaryKind::none;
-        Options r = o;
-        r.kernel = KernelKind::reference;
-        Propagator fast(m, o), ref(m, r);
-        std::mt19937 a(5), b(5);
-        randomize(fast, a);
-        randomize(ref, b);
-        for (int it = 0; it < 3; ++it) {
-          fast.step(nullptr, 0.f);
-          ref.step(nullptr, 0.f);
-        }
-        const FieldDiff diff = field_diff(fast.current(), ref.current());
+        const ThinCase tc = thin_case(Physics::acoustic, nz, order, static_cast<unsigned>(nz * 31 + order));
+        const FieldDiff diff = three_steps_vs_reference(tc);
         ASSERT_GT(diff.maxabs, 0.0);
         EXPECT_LT(diff.maxdiff, 2e-5 * diff.maxabs) << "nz " << nz << " order " << order << " hand " << hand;
 
         // Two fused steps == two single steps, bitwise (the same line kernel runs both).
-        const Layout& L = fast.current().layout();
-        Propagator single(m, o), fused(m, o);
+        Propagator single(tc.model, tc.options), fused(tc.model, tc.options);
+        const Layout& L = single.current().layout();
         std::mt19937 c(6), d(6);
         randomize(single, c);
         randomize(fused, d);
@@ -210,26 +225,8 @@ TEST(StencilLineLengths, DensityAndVtiMatchReferenceOnEveryLength) {
     for (long nz : {3L, 7L, 8L, 9L, 16L, 17L, 31L}) {
       for (const char* hand : {"1", "0"}) {
         setenv("TAIHU_STENCIL_HAND", hand, 1);
-        std::mt19937 rng(static_cast<unsigned>(nz * 17 + int(physics)));
-        Grid g;
-        g.dim = 3;
-        g.n = {nz, 11, 10};
-        g.h = {8, 10, 12};
-        const Model m = random_model(g, physics, rng);
-        Options o;
-        o.space_order = 8;
-        o.boundary.kind = BoundaryKind::none;
-        Options r = o;
-        r.kernel = KernelKind::reference;
-        Propagator fast(m, o), ref(m, r);
-        std::mt19937 a(5), b(5);
-        randomize(fast, a);
-        randomize(ref, b);
-        for (int it = 0; it < 3; ++it) {
-          fast.step(nullptr, 0.f);
-          ref.step(nullptr, 0.f);
-        }
-        const FieldDiff diff = field_diff(fast.current(), ref.current());
+        const FieldDiff diff =
+            three_steps_vs_reference(thin_case(physics, nz, 8, static_cast<unsigned>(nz * 17 + int(physics))));
         ASSERT_GT(diff.maxabs, 0.0);
         EXPECT_LT(diff.maxdiff, 2e-5 * diff.maxabs)
             << physics_name(physics) << " nz " << nz << " hand " << hand;

@@ -8,8 +8,10 @@
 // the tuned one from the record the tuner chose, on fresh buffers, with one Halide
 // thread pool and one OpenMP pool that nothing else has used. Contenders are timed in
 // 12 interleaved rounds (each round starts at the next contender, so none always
-// follows the same one) of ~0.06 s (at most 50 calls) each; a contender's score is its best median (other
-// processes' load only adds time). Each block of calls starts after a 100 ms pause and
+// follows the same one) of ~0.06 s (at most 50 calls) each; a contender's score is the
+// median of its 12 block medians -- the statistic the tuner's confirmation ranks by
+// (the lowest block would be each contender's luckiest moment on a machine whose core
+// speed changes 2-3x from one block to the next; see autotune/README.md). Each block of calls starts after a 100 ms pause and
 // at least 3 untimed calls lasting 20 ms, so no other contender's idle workers
 // (OpenMP's or Halide's, which spin after their last task) share the cores with it.
 // `--final in-process` times them in the tuning process instead (the old way, for A/B).
@@ -136,7 +138,7 @@ struct Options {
   std::string compare_spec, schedule_file;  // the child's job (--compare)
 };
 
-// What the final comparison found: best median per contender name (NAN: not run,
+// What the final comparison found: the median round median per contender name (NAN: not run,
 // INFINITY: failed), the hand kernel's name, and notes (anchors that failed).
 struct Comparison {
   std::map<std::string, double> best;
@@ -201,16 +203,26 @@ Comparison compare(const ta::Problem& p, const ta::Space& space, const ta::Point
   auto hand = hand_kernel(p, &res.hand_name);
   if (hand) contenders.push_back({"hand", [&] { hand(ptrs, out.data()); }});
   // Round r starts at contender r (mod n): none always runs right after the same one.
-  std::vector<double> best(contenders.size(), INFINITY);
+  // A contender's score is the median of its round medians (ta::median_of), the
+  // statistic the tuner's confirmation ranks by: the core's speed changes 2-3x within
+  // milliseconds to seconds here, and the lowest of 12 blocks would be each
+  // contender's luckiest moment rather than what repeated calls see.
   const std::size_t n = contenders.size();
+  std::vector<std::vector<double>> rounds(n);
   for (int round = 0; round < opt.rounds; ++round)
     for (std::size_t j = 0; j < n; ++j) {
       const std::size_t i = (j + static_cast<std::size_t>(round)) % n;
-      best[i] = std::min(best[i], ta::measure(contenders[i].run, mo).median_s);
+      rounds[i].push_back(ta::measure(contenders[i].run, mo).median_s);
     }
   for (std::size_t i = 0; i < n; ++i) {
-    auto [it, fresh] = res.best.emplace(contenders[i].name, best[i]);
-    if (!fresh) it->second = std::min(it->second, best[i]);  // an anchor's best algorithm
+    const double score = ta::median_of(rounds[i]);
+    if (std::getenv("TAIHU_VERBOSE")) {
+      std::fprintf(stderr, "bench_autotune: %s round medians (ms):", contenders[i].name.c_str());
+      for (double t : rounds[i]) std::fprintf(stderr, " %.3f", t * 1e3);
+      std::fprintf(stderr, "\n");
+    }
+    auto [it, fresh] = res.best.emplace(contenders[i].name, score);
+    if (!fresh) it->second = std::min(it->second, score);  // an anchor's best algorithm
   }
   return res;
 }
@@ -369,7 +381,7 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
       int algo = 0;
       if (!r.best.empty()) algo = space.schedule(r.best).algorithm;
-      notes.push_back(c.spec + ": hand kernel = " + cmp.hand_name + "; tuner's own median " + fmt_ms(r.best_s) + " ms; tuned schedule: " +
+      notes.push_back(c.spec + ": hand kernel = " + cmp.hand_name + "; tuner's median over its confirmation rounds " + fmt_ms(r.best_s) + " ms; tuned schedule: " +
                       (r.best.empty() ? "none" : space.describe(r.best)) +
                       (p.algorithm_count() > 1 ? " (algorithm " + p.spec().algorithms[static_cast<std::size_t>(algo)].name + ")" : ""));
     }

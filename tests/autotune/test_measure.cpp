@@ -2,7 +2,10 @@
 // of the timed runs (a fake kernel that sleeps: bounds use only that sleeps never end early).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -54,4 +57,35 @@ TEST(AutotuneMeasure, MedianOfTimedRunsAndRepeatsFromTarget) {
   m = ta::measure([&] { sleep_ms(2); }, o);
   EXPECT_GE(m.repeats, 2);
   EXPECT_LE(m.repeats, 5);
+}
+
+// median_of (how interleaved rounds are summarized) against a brute-force definition:
+// a value with at most half the others below it and at most half above it (odd count),
+// or the mean of the two middle order statistics (even count); order must not matter.
+TEST(AutotuneMeasure, MedianOfRoundsMatchesOrderStatistics) {
+  EXPECT_TRUE(std::isnan(ta::median_of({})));
+  std::uint64_t state = 12345;
+  auto next = [&] { return static_cast<double>((state = state * 6364136223846793005ull + 1442695040888963407ull) >> 40) * 1e-6; };
+  for (int n = 1; n <= 15; ++n) {
+    std::vector<double> v;
+    for (int i = 0; i < n; ++i) v.push_back(next());
+    const double m = ta::median_of(v);
+    int below = 0, above = 0;
+    for (double x : v) {
+      below += x < m;
+      above += x > m;
+    }
+    EXPECT_LE(below, n / 2) << n;
+    EXPECT_LE(above, n / 2) << n;
+    if (n % 2 == 0) {  // no element equals the mean of the two middle ones (distinct draws)
+      double lo = -1, hi = 1e300;
+      for (double x : v) {
+        if (x < m) lo = std::max(lo, x);
+        if (x > m) hi = std::min(hi, x);
+      }
+      EXPECT_DOUBLE_EQ(m, 0.5 * (lo + hi)) << n;
+    }
+    std::vector<double> r(v.rbegin(), v.rend());
+    EXPECT_EQ(ta::median_of(r), m);
+  }
 }

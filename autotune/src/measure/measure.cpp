@@ -39,4 +39,11 @@ Measurement measure(const std::function<void()>& run, const MeasureOptions& opt)
   return m;
 }
 
+double median_of(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
 }  // namespace taihu::autotune

@@ -2,6 +2,7 @@
 // until a time target (bounded below and above), reporting the median and the spread.
 #pragma once
 #include <functional>
+#include <vector>
 
 namespace taihu::autotune {
 
@@ -25,5 +26,10 @@ struct Measurement {
 };
 
 Measurement measure(const std::function<void()>& run, const MeasureOptions& opt = {});
+
+// The median of `v` (the mean of the middle two for an even count; NaN when empty).
+// How interleaved rounds are summarized, by the tuner's confirmation and by
+// bench_autotune's final comparison alike.
+double median_of(std::vector<double> v);
 
 }  // namespace taihu::autotune

@@ -127,14 +127,11 @@ void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, 
   mo.pause_s = 0;
   mo.warmup = 2;
   mo.warmup_s = 0.01;
-  std::vector<std::vector<double>> rounds(top.size());  // per schedule: its round medians
-  for (int round = 0; round < 30 && (round < 5 || clock.seconds() < deadline_s); ++round)
-    for (std::size_t j = 0; j < top.size(); ++j) {
-      const std::size_t i = (j + static_cast<std::size_t>(round)) % top.size();  // rotating start
-      rounds[i].push_back(measure([&] { checker.run(*top[i].second); }, mo).median_s);
-    }
+  std::vector<std::function<void()>> runs;
+  for (auto& t : top) runs.push_back([&checker, k = t.second.get()] { checker.run(*k); });
+  const auto rounds = interleaved_round_medians(runs, mo, 5, 30, [&] { return clock.seconds() < deadline_s; });
   std::vector<double> score;
-  for (auto& r : rounds) score.push_back(median_of(r));
+  for (const auto& r : rounds) score.push_back(median_of(r));
   const std::size_t w = static_cast<std::size_t>(std::min_element(score.begin(), score.end()) - score.begin());
   res.best = top[w].first;
   res.best_s = score[w];

@@ -11,9 +11,10 @@
 // follows the same one) of ~0.06 s (at most 50 calls) each; a contender's score is the
 // median of its 12 block medians -- the statistic the tuner's confirmation ranks by
 // (the lowest block would be each contender's luckiest moment on a machine whose core
-// speed changes 2-3x from one block to the next; see autotune/README.md). Each block of calls starts after a 100 ms pause and
-// at least 3 untimed calls lasting 20 ms, so no other contender's idle workers
-// (OpenMP's or Halide's, which spin after their last task) share the cores with it.
+// speed changes 2-3x from one block to the next; see autotune/README.md). Each block of
+// calls starts after a 100 ms pause and at least 3 untimed calls lasting 20 ms, so no
+// other contender's idle workers (OpenMP's or Halide's, which spin after their last
+// task) share the cores with it.
 // `--final in-process` times them in the tuning process instead (the old way, for A/B).
 // On a busy machine the hand kernels' OpenMP barriers suffer most (active waiting
 // against descheduled threads): compare on a quiet machine, or see OMP_WAIT_POLICY in
@@ -138,10 +139,11 @@ struct Options {
   std::string compare_spec, schedule_file;  // the child's job (--compare)
 };
 
-// What the final comparison found: the median round median per contender name (NAN: not run,
-// INFINITY: failed), the hand kernel's name, and notes (anchors that failed).
+// What the final comparison found: per contender name its score, the median of its round
+// medians (NAN: not run, INFINITY: failed), the hand kernel's name, and notes (anchors
+// that failed).
 struct Comparison {
-  std::map<std::string, double> best;
+  std::map<std::string, double> score;
   std::string hand_name;
   std::vector<std::string> notes;
 };
@@ -179,7 +181,7 @@ Comparison compare(const ta::Problem& p, const ta::Space& space, const ta::Point
       ta::Kernel* k = kernels.back().get();
       contenders.push_back({"tuned", [&, k] { k->run(ptrs, out.data()); }});
     } catch (const std::exception& e) {
-      res.best["tuned"] = INFINITY;
+      res.score["tuned"] = INFINITY;
       res.notes.push_back(std::string("tuned: ") + e.what());
     }
   }
@@ -202,26 +204,22 @@ Comparison compare(const ta::Problem& p, const ta::Space& space, const ta::Point
   }
   auto hand = hand_kernel(p, &res.hand_name);
   if (hand) contenders.push_back({"hand", [&] { hand(ptrs, out.data()); }});
-  // Round r starts at contender r (mod n): none always runs right after the same one.
-  // A contender's score is the median of its round medians (ta::median_of), the
-  // statistic the tuner's confirmation ranks by: the core's speed changes 2-3x within
+  // Interleaved rounds with a rotating start, timed by the tuner's confirmation's own
+  // routine. A contender's score is the median of its round medians (ta::median_of),
+  // the statistic the tuner's confirmation ranks by: the core's speed changes 2-3x within
   // milliseconds to seconds here, and the lowest of 12 blocks would be each
   // contender's luckiest moment rather than what repeated calls see.
-  const std::size_t n = contenders.size();
-  std::vector<std::vector<double>> rounds(n);
-  for (int round = 0; round < opt.rounds; ++round)
-    for (std::size_t j = 0; j < n; ++j) {
-      const std::size_t i = (j + static_cast<std::size_t>(round)) % n;
-      rounds[i].push_back(ta::measure(contenders[i].run, mo).median_s);
-    }
-  for (std::size_t i = 0; i < n; ++i) {
+  std::vector<std::function<void()>> runs;
+  for (const auto& k : contenders) runs.push_back(k.run);
+  const auto rounds = ta::interleaved_round_medians(runs, mo, opt.rounds, opt.rounds);
+  for (std::size_t i = 0; i < contenders.size(); ++i) {
     const double score = ta::median_of(rounds[i]);
     if (std::getenv("TAIHU_VERBOSE")) {
       std::fprintf(stderr, "bench_autotune: %s round medians (ms):", contenders[i].name.c_str());
       for (double t : rounds[i]) std::fprintf(stderr, " %.3f", t * 1e3);
       std::fprintf(stderr, "\n");
     }
-    auto [it, fresh] = res.best.emplace(contenders[i].name, score);
+    auto [it, fresh] = res.score.emplace(contenders[i].name, score);
     if (!fresh) it->second = std::min(it->second, score);  // an anchor's best algorithm
   }
   return res;
@@ -243,7 +241,7 @@ int run_child(const Options& opt) {
     tuned = space.from_map(records.front().schedule);
   }
   const Comparison r = compare(p, space, tuned, opt);
-  for (const auto& [name, t] : r.best) std::printf("time %s %.9g\n", name.c_str(), t);
+  for (const auto& [name, t] : r.score) std::printf("time %s %.9g\n", name.c_str(), t);
   std::printf("hand %s\n", r.hand_name.c_str());
   for (const auto& n : r.notes) {
     std::string line = n;
@@ -293,7 +291,7 @@ Comparison compare_in_child(const Case& c, const ta::Problem& p, const ta::Space
     const std::string tag = line.substr(0, sp), rest = sp == std::string::npos ? "" : line.substr(sp + 1);
     if (tag == "time") {
       const auto sp2 = rest.find(' ');
-      res.best[rest.substr(0, sp2)] = std::strtod(rest.c_str() + sp2 + 1, nullptr);
+      res.score[rest.substr(0, sp2)] = std::strtod(rest.c_str() + sp2 + 1, nullptr);
     } else if (tag == "hand") {
       res.hand_name = rest;
     } else if (tag == "note") {
@@ -363,21 +361,21 @@ int main(int argc, char** argv) {
       const double tuning_s = tclock.seconds();
       const Comparison cmp = opt.final_mode == "child" ? compare_in_child(c, p, space, r.best, r.best_s, opt) : compare(p, space, r.best, opt);
       for (const auto& n : cmp.notes) notes.push_back(c.spec + " " + n);
-      auto best_of = [&](const std::string& name) {
-        auto it = cmp.best.find(name);
-        return it == cmp.best.end() ? NAN : it->second;
+      auto score_of = [&](const std::string& name) {
+        auto it = cmp.score.find(name);
+        return it == cmp.score.end() ? NAN : it->second;
       };
-      const double tuned = best_of("tuned"), hand_t = best_of("hand");
+      const double tuned = score_of("tuned"), hand_t = score_of("hand");
       double best_auto = INFINITY;
       for (const char* a : {"Mullapudi2016", "Li2018", "Adams2019"})
-        if (best_of(a) > 0) best_auto = std::min(best_auto, best_of(a));
+        if (score_of(a) > 0) best_auto = std::min(best_auto, score_of(a));
       char ratio_auto[32] = "-", ratio_hand[32] = "-";
       if (tuned > 0 && std::isfinite(best_auto)) std::snprintf(ratio_auto, sizeof ratio_auto, "%.2fx", best_auto / tuned);
       if (tuned > 0 && hand_t > 0) std::snprintf(ratio_hand, sizeof ratio_hand, "%.2fx", hand_t / tuned);
-      const bool has_hand = cmp.best.count("hand") > 0;
+      const bool has_hand = cmp.score.count("hand") > 0;
       std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %.0f |\n", c.spec.c_str(), c.shape.c_str(), fmt_ms(tuned).c_str(),
-                  fmt_ms(best_of("default")).c_str(), fmt_ms(best_of("Mullapudi2016")).c_str(), fmt_ms(best_of("Li2018")).c_str(),
-                  fmt_ms(best_of("Adams2019")).c_str(), has_hand ? fmt_ms(hand_t).c_str() : "-", ratio_auto, ratio_hand, r.trials, tuning_s);
+                  fmt_ms(score_of("default")).c_str(), fmt_ms(score_of("Mullapudi2016")).c_str(), fmt_ms(score_of("Li2018")).c_str(),
+                  fmt_ms(score_of("Adams2019")).c_str(), has_hand ? fmt_ms(hand_t).c_str() : "-", ratio_auto, ratio_hand, r.trials, tuning_s);
       std::fflush(stdout);
       int algo = 0;
       if (!r.best.empty()) algo = space.schedule(r.best).algorithm;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -88,4 +89,30 @@ TEST(AutotuneMeasure, MedianOfRoundsMatchesOrderStatistics) {
     std::vector<double> r(v.rbegin(), v.rend());
     EXPECT_EQ(ta::median_of(r), m);
   }
+}
+
+// interleaved_round_medians: at least min_rounds, then more while `more` says so, at most
+// max_rounds; round r starts at run r (mod n); one round median per run and round.
+TEST(AutotuneMeasure, InterleavedRoundsRotateTheirStartAndStopAsAsked) {
+  std::vector<int> order;  // which run each call was
+  std::vector<std::function<void()>> runs;
+  for (int i = 0; i < 3; ++i) runs.push_back([&order, i] { order.push_back(i); });
+  ta::MeasureOptions o;
+  o.warmup = 1;
+  o.min_repeats = 1;
+  o.max_repeats = 1;
+  int asked = 0;
+  const auto rounds = ta::interleaved_round_medians(runs, o, 2, 5, [&] { return ++asked <= 1; });
+  ASSERT_EQ(rounds.size(), 3u);
+  for (const auto& r : rounds) {
+    ASSERT_EQ(r.size(), 3u);  // 2 required rounds + 1 that `more` allowed
+    for (double t : r) EXPECT_GE(t, 0.0);
+  }
+  EXPECT_EQ(asked, 2);  // asked after the 2nd and 3rd rounds only
+  // each measure() call runs its run twice (1 warm-up, 1 timed)
+  const std::vector<int> expected = {0, 0, 1, 1, 2, 2, 1, 1, 2, 2, 0, 0, 2, 2, 0, 0, 1, 1};
+  EXPECT_EQ(order, expected);
+  // max_rounds bounds it even when `more` always says yes
+  order.clear();
+  EXPECT_EQ(ta::interleaved_round_medians(runs, o, 1, 4, [] { return true; })[0].size(), 4u);
 }

@@ -46,4 +46,17 @@ double median_of(std::vector<double> v) {
   return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
+std::vector<std::vector<double>> interleaved_round_medians(const std::vector<std::function<void()>>& runs,
+                                                           const MeasureOptions& opt, int min_rounds, int max_rounds,
+                                                           const std::function<bool()>& more) {
+  const std::size_t n = runs.size();
+  std::vector<std::vector<double>> rounds(n);
+  for (int round = 0; round < max_rounds && (round < min_rounds || (more && more())); ++round)
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::size_t i = (j + static_cast<std::size_t>(round)) % n;
+      rounds[i].push_back(measure(runs[i], opt).median_s);
+    }
+  return rounds;
+}
+
 }  // namespace taihu::autotune

@@ -32,4 +32,13 @@ Measurement measure(const std::function<void()>& run, const MeasureOptions& opt 
 // bench_autotune's final comparison alike.
 double median_of(std::vector<double> v);
 
+// Times every one of `runs` once per round with measure(), in at least `min_rounds` and
+// at most `max_rounds` rounds (more while `more` says so); round r starts at run r
+// (mod n), so none always follows the same one. Returns, per run, its round medians
+// (summarize them with median_of): the tuner's confirmation and bench_autotune's final
+// comparison both time their contenders this way.
+std::vector<std::vector<double>> interleaved_round_medians(const std::vector<std::function<void()>>& runs,
+                                                           const MeasureOptions& opt, int min_rounds, int max_rounds,
+                                                           const std::function<bool()>& more = {});
+
 }  // namespace taihu::autotune

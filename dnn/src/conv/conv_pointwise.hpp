@@ -8,11 +8,11 @@
 //     per-thread buffer (<= 24 KiB, L1; the rows of X lie a plane apart and would share
 //     a few L1 sets; no separate copy pass; an item's first strips, which nothing
 //     prefetched, are copied by a plain loop, whose misses overlap better), every
-//     other tile sweeps the copy, and
-//     the tiles prefetch the rows of the strip two ahead (and their output lines)
-//     meanwhile. One kernel call runs all of a strip's tiles of an output-channel block. Output channels are blocked so a block's packed weights stay in L2
-//     (<= 128 KiB): the strips of a chunk (<= 8) are then copied once and swept by
-//     every block. Work items: (image, group, chunk, output-channel range), the range
+//     other tile sweeps the copy, and the tiles prefetch the rows of the strip two
+//     ahead (and their output lines) meanwhile. One kernel call runs all of a strip's
+//     tiles of an output-channel block. Output channels are blocked so a block's packed
+//     weights stay in L2 (<= 128 KiB): the strips of a chunk (<= 8) are then copied
+//     once and swept by every block. Work items: (image, group, chunk, output-channel range), the range
 //     split only when a batch-1 plane leaves threads idle.
 //   Backward-data is the forward pass of the transposed problem (W^T), again 1x1.
 //   backward-weights: dW = dY X^T with the same tile on the transposed operands (a

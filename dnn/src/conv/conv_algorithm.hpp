@@ -41,6 +41,20 @@ std::unique_ptr<ConvAlgorithm> make_winograd_4x4(const ConvDesc&);
 bool direct_supports(const ConvDesc&, ConvDirection);
 std::unique_ptr<ConvAlgorithm> make_direct(const ConvDesc&);
 
+// Native nChw8c kernels (conv_blocked.cpp): whether (d, dir) runs on tensors in
+// `layout` without reorders, and the object that runs them (its pointers are in
+// `layout`; weights OIHW). 1x1 stride-1 unpadded, groups 1, nChw8c -> nChw8c: every
+// direction (conv_pointwise_blocked.cpp); first layers (direct_first_layer), NCHW ->
+// nChw8c: forward.
+bool blocked_native(const ConvDesc& d, ConvDirection dir, ConvLayout layout);
+std::unique_ptr<ConvAlgorithm> make_blocked(const ConvDesc& d, ConvLayout layout);
+
+// The direct algorithm's first-layer forward (few input channels, vectorised along
+// output channels) runs d; make_direct_nchw8c_out's forward then writes y in nChw8c
+// (x NCHW) straight from the tiles (groups 1).
+bool direct_first_layer(const ConvDesc& d);
+std::unique_ptr<ConvAlgorithm> make_direct_nchw8c_out(const ConvDesc& d);
+
 // y[n][k][:] += bias[k] (no-op for null bias).
 void add_bias(const ConvDesc& d, const float* bias, float* y);
 // db (+)= sum over n, spatial of dy (no-op for null db).

@@ -40,6 +40,7 @@
 #include "direct_kernels.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/dispatch.hpp"
+#include "taihu/arch/error.hpp"
 #include "taihu/arch/threads.hpp"
 
 namespace taihu::dnn::conv {
@@ -178,9 +179,10 @@ void fill_plane(const ConvDesc& d, const InputGeometry& g, const float* x, float
 
 class Direct final : public ConvAlgorithm {
  public:
-  explicit Direct(const ConvDesc& d)
-      : d_(d), kg_(d.k / d.groups), cg_(d.c / d.groups), taps_(d.kh * d.kw), geo_(make_geometry(d)),
-        bwd_data_(d, make_direct) {
+  // y_nchw8c: forward writes y in nChw8c (first layers only, groups 1).
+  explicit Direct(const ConvDesc& d, bool y_nchw8c = false)
+      : d_(d), kg_(d.k / d.groups), cg_(d.c / d.groups), taps_(d.kh * d.kw), y_nchw8c_(y_nchw8c),
+        geo_(make_geometry(d)), bwd_data_(d, make_direct) {
     // Channels per reduction block: one group's packed block <= 192 KiB (L2), and one
     // tile's input windows (3 slots x kh rows x ~a slot's span of lines) <= 16 KiB (L1).
     const index_t per_channel = ceil_div(kg_, kFwdRows) * kFwdRows * taps_;
@@ -207,7 +209,7 @@ class Direct final : public ConvAlgorithm {
       pointwise_->forward(strided_pointwise(d_) ? subsample(x) : x, w, bias, y, hint);
       return;
     }
-    if (!geo_.in_place && cg_ <= kOcvMaxChannels && (d_.stride_w > 1 || kg_ >= kOcvMinStride1Channels)) {
+    if (direct_first_layer(d_)) {
       forward_ocv(x, w, bias, y, hint);
       return;
     }
@@ -463,6 +465,11 @@ class Direct final : public ConvAlgorithm {
               dst[(c * taps_ + t) * nb * 8] = w[((g * kg_ + k) * cg_ + c) * taps_ + t];
         }
     }
+    if (y_nchw8c_ && bias) {
+      if (bias8_.size() == 0) bias8_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(kgroups * kOcvMaxBlocks * 8));
+      std::fill(bias8_.data(), bias8_.data() + bias8_.size(), 0.0f);
+      std::copy(bias, bias + d_.k, bias8_.data());
+    }
     const int nt = arch::threads_for_call();
     const DirectOcvKernel kernel = kernels().ocv;
     const DirectOcvStoreKernel store = kernels().ocv_store;
@@ -541,6 +548,13 @@ class Direct final : public ConvAlgorithm {
           padded_ng = ng;
         }
         a.x_off = ocv_x_off_.data() + p0;
+        if (y_nchw8c_) {
+          for (index_t q = 0; q < kgroups; ++q)
+            forward_ocv_nchw8c(a, kernel, q, kb8, plane, p0, p1, wgroup, cblock,
+                               pad_per_item ? padded : xin + n * d_.c * gq.chan_stride, gq.chan_stride,
+                               y + (n * kb8 * plane + p0) * 8, bias ? bias8_.data() : nullptr, scratch);
+          continue;
+        }
         for (index_t q = 0; q < kgroups; ++q) {
           a.nb = static_cast<int>(std::min<index_t>(kOcvMaxBlocks, kb8 - q * kOcvMaxBlocks));
           a.tiles = static_cast<int>(ceil_div(p1 - p0, index_t{ocv_pixels(a.nb)}));
@@ -569,6 +583,49 @@ class Direct final : public ConvAlgorithm {
         }
       }
     }
+  }
+
+  // One 32-channel group q of a chunk [p0, p1) written straight into the nChw8c output
+  // (yb: the image's output at pixel p0 of block 0): the whole tiles in place, starting
+  // from the bias; a partial last tile through the scratch (its extra pixels would land
+  // in the next block's plane).
+  void forward_ocv_nchw8c(DirectOcvArgs a, DirectOcvKernel kernel, index_t q, index_t kb8, index_t plane, index_t p0,
+                          index_t p1, index_t wgroup, index_t cblock, const float* x, index_t chan_stride, float* yb,
+                          const float* bias8, float* scratch) {
+    a.nb = static_cast<int>(std::min<index_t>(kOcvMaxBlocks, kb8 - q * kOcvMaxBlocks));
+    const index_t np = ocv_pixels(a.nb), full = (p1 - p0) / np, rest = (p1 - p0) - full * np;
+    float* yq = yb + q * kOcvMaxBlocks * plane * 8;
+    for (index_t c0 = 0; c0 < cg_; c0 += cblock) {
+      a.x = x + c0 * chan_stride;
+      a.channels = std::min(cblock, cg_ - c0);
+      a.w = wocv_.data() + q * wgroup + c0 * taps_ * a.nb * 8;
+      a.accumulate = c0 > 0;
+      a.bias_init = c0 == 0 && bias8 ? bias8 + q * kOcvMaxBlocks * 8 : nullptr;
+      // The first pass over the chunk pulls the lines it writes into L2 ahead of the tiles.
+      a.y_prefetch = c0 == 0 ? yq : nullptr;
+      a.y_kstride = plane * 8;
+      a.y_rows = a.nb;
+      a.y_pixels = full * np * 8;
+      if (full > 0) {
+        DirectOcvArgs t = a;
+        t.acc = yq;
+        t.acc_bstride = plane * 8;
+        t.tiles = static_cast<int>(full);
+        kernel(t);
+      }
+      if (rest > 0) {
+        DirectOcvArgs t = a;
+        t.x_off = a.x_off + full * np;
+        t.acc = scratch;
+        t.acc_bstride = np * 8;
+        t.tiles = 1;
+        t.y_prefetch = nullptr;
+        kernel(t);
+      }
+    }
+    if (rest > 0)
+      for (index_t b = 0; b < a.nb; ++b)
+        std::copy(scratch + b * np * 8, scratch + b * np * 8 + rest * 8, yq + b * plane * 8 + full * np * 8);
   }
 
   // x at the strided 1x1 layer's sampling points, [n][c][oh][ow] (xsub_).
@@ -655,6 +712,8 @@ class Direct final : public ConvAlgorithm {
 
   ConvDesc d_;
   index_t kg_, cg_, taps_, cblock_ = 1, spr_ = 1;
+  bool y_nchw8c_ = false;
+  arch::AlignedBuffer<float> bias8_;  // nChw8c output: the bias padded to whole vectors
 
   InputGeometry geo_, geo_ocv_;
   std::vector<float> wpack_;
@@ -673,6 +732,18 @@ class Direct final : public ConvAlgorithm {
 };
 
 }  // namespace
+
+bool direct_first_layer(const ConvDesc& d) {
+  const bool pointwise = d.kh == 1 && d.kw == 1 && d.stride_h == 1 && d.stride_w == 1 && d.pad_h == 0 && d.pad_w == 0;
+  const index_t cg = d.c / d.groups, kg = d.k / d.groups;
+  return !pointwise && cg <= kOcvMaxChannels && (d.stride_w > 1 || kg >= kOcvMinStride1Channels);
+}
+
+std::unique_ptr<ConvAlgorithm> make_direct_nchw8c_out(const ConvDesc& d) {
+  if (!direct_first_layer(d) || d.groups != 1)
+    throw Error("taihu: conv: " + d.str() + " has no first-layer kernel writing nChw8c");
+  return std::make_unique<Direct>(d, true);
+}
 
 bool direct_supports(const ConvDesc& d, ConvDirection dir) {
   if (dir == ConvDirection::backward_data) return transposed_supported(d);

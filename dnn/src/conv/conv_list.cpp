@@ -10,6 +10,7 @@
 #include "taihu/arch/isa.hpp"
 #include "taihu/arch/log.hpp"
 #include "taihu/arch/threads.hpp"
+#include "taihu/dnn/layout.hpp"
 #include "taihu/dnn/tuning_records.hpp"
 
 namespace taihu::dnn {
@@ -187,12 +188,98 @@ std::vector<ConvAlgo> conv_candidates(const ConvDesc& d, ConvDirection dir) {
   return out;
 }
 
+const char* to_string(ActLayout layout) {
+  switch (layout) {
+    case ActLayout::nchw: return "nchw";
+    case ActLayout::nchw8c: return "nChw8c";
+  }
+  return "?";
+}
+
+std::string to_string(const ConvLayout& layout) {
+  if (layout.src == layout.dst) return to_string(layout.src);
+  return std::string(to_string(layout.src)) + "->" + to_string(layout.dst);
+}
+
+ActLayout parse_act_layout(const std::string& name) {
+  if (name == "nchw" || name == "NCHW") return ActLayout::nchw;
+  if (name == "nChw8c" || name == "nchw8c") return ActLayout::nchw8c;
+  throw Error("taihu: conv: unknown activation layout '" + name + "' (expected nchw or nChw8c)");
+}
+
+ConvLayout parse_conv_layout(const std::string& name) {
+  const auto arrow = name.find("->");
+  if (arrow == std::string::npos) {
+    const ActLayout l = parse_act_layout(name);
+    return {l, l};
+  }
+  return {parse_act_layout(name.substr(0, arrow)), parse_act_layout(name.substr(arrow + 2))};
+}
+
+index_t conv_tensor_elements(const ConvDesc& d, bool dst, ActLayout layout) {
+  const index_t c = dst ? d.k : d.c, h = dst ? d.out_h() : d.h, w = dst ? d.out_w() : d.w;
+  return layout == ActLayout::nchw8c ? nchw8c_elements(d.n, c, h, w) : d.n * c * h * w;
+}
+
+ConvLayout preferred_layout(const ConvDesc& d) {
+  const ConvLayout blocked{ActLayout::nchw8c, ActLayout::nchw8c};
+  if (conv::blocked_native(d, ConvDirection::forward, blocked)) return blocked;
+  const ConvLayout first{ActLayout::nchw, ActLayout::nchw8c};
+  if (conv::blocked_native(d, ConvDirection::forward, first)) return first;
+  return {};
+}
+
+namespace {
+
+void check_layout(ActLayout l, const char* which) {
+  if (l != ActLayout::nchw && l != ActLayout::nchw8c)
+    throw Error(std::string("taihu: conv: layout.") + which + " = " + std::to_string(static_cast<int>(l)) +
+                " is not an ActLayout (nchw or nChw8c)");
+}
+
+// NCHW <-> the caller's layout around an NCHW algorithm (a no-op for NCHW).
+struct Reorderer {
+  index_t n, c, h, w;
+  ActLayout layout;
+  std::vector<float> buf;
+  bool blocked() const { return layout == ActLayout::nchw8c; }
+  // The caller's tensor as NCHW.
+  const float* in(const float* p) {
+    if (!blocked()) return p;
+    buf.resize(static_cast<std::size_t>(n * c * h * w));
+    reorder_nchw8c_to_nchw(p, buf.data(), n, c, h, w);
+    return buf.data();
+  }
+  // Where the NCHW algorithm writes an output of this shape.
+  float* out(float* p) {
+    if (!blocked()) return p;
+    buf.resize(static_cast<std::size_t>(n * c * h * w));
+    return buf.data();
+  }
+  void finish(float* p) {
+    if (blocked()) reorder_nchw_to_nchw8c(buf.data(), p, n, c, h, w);
+  }
+};
+
+}  // namespace
+
 struct Convolution::Impl {
   ConvDesc desc;
+  ConvLayout layout;
   std::array<ConvAlgo, 3> algo{};
+  std::array<bool, 3> blocked_native{};  // runs on the blocked tensors as they are
   std::map<ConvAlgo, std::unique_ptr<conv::ConvAlgorithm>> instances;
+  std::unique_ptr<conv::ConvAlgorithm> blocked;
+  Reorderer src, dst;
 
+  bool native(ConvDirection dir) const {
+    return layout == ConvLayout{} || blocked_native[static_cast<int>(dir)];
+  }
   conv::ConvAlgorithm& instance(ConvDirection dir) {
+    if (blocked_native[static_cast<int>(dir)]) {
+      if (!blocked) blocked = conv::make_blocked(desc, layout);
+      return *blocked;
+    }
     const ConvAlgo a = algo[static_cast<int>(dir)];
     auto& p = instances[a];
     if (!p) p = entry_of(a).make(desc);
@@ -200,12 +287,33 @@ struct Convolution::Impl {
   }
 };
 
-Convolution::Convolution(const ConvDesc& d, ConvAlgo algo) : impl_(std::make_unique<Impl>()) {
+Convolution::Convolution(const ConvDesc& d, ConvAlgo algo) : Convolution(d, algo, ConvLayout{}) {}
+
+Convolution::Convolution(const ConvDesc& d, ConvAlgo algo, ConvLayout layout) : impl_(std::make_unique<Impl>()) {
   d.validate();
+  check_layout(layout.src, "src");
+  check_layout(layout.dst, "dst");
   impl_->desc = d;
+  impl_->layout = layout;
+  impl_->src = {d.n, d.c, d.h, d.w, layout.src, {}};
+  impl_->dst = {d.n, d.k, d.out_h(), d.out_w(), layout.dst, {}};
+  const std::string key = d.str();
   for (ConvDirection dir :
-       {ConvDirection::forward, ConvDirection::backward_data, ConvDirection::backward_weights})
-    impl_->algo[static_cast<int>(dir)] = choose(d, algo, dir);
+       {ConvDirection::forward, ConvDirection::backward_data, ConvDirection::backward_weights}) {
+    const int i = static_cast<int>(dir);
+    if (layout != ConvLayout{} && (algo == ConvAlgo::automatic || algo == ConvAlgo::direct) &&
+        conv::blocked_native(d, dir, layout)) {
+      impl_->algo[i] = ConvAlgo::direct;
+      impl_->blocked_native[i] = true;
+      arch::log_verbose("conv: %s %s -> direct (%s native kernel)", key.c_str(), to_string(dir),
+                        to_string(layout).c_str());
+      continue;
+    }
+    impl_->algo[i] = choose(d, algo, dir);
+    if (layout != ConvLayout{})
+      arch::log_verbose("conv: %s %s: %s tensors reordered to NCHW around %s", key.c_str(), to_string(dir),
+                        to_string(layout).c_str(), to_string(impl_->algo[i]));
+  }
 }
 
 Convolution::~Convolution() = default;
@@ -215,20 +323,34 @@ Convolution& Convolution::operator=(Convolution&&) noexcept = default;
 const ConvDesc& Convolution::desc() const { return impl_->desc; }
 ConvAlgo Convolution::algorithm() const { return algorithm(ConvDirection::forward); }
 ConvAlgo Convolution::algorithm(ConvDirection dir) const { return impl_->algo[static_cast<int>(dir)]; }
+ConvLayout Convolution::layout() const { return impl_->layout; }
+bool Convolution::layout_native(ConvDirection dir) const { return impl_->native(dir); }
 
 void Convolution::forward(const float* x, const float* w, const float* bias, float* y,
                           WeightsHint hint) {
   require(x, "forward", "x");
   require(w, "forward", "w");
   require(y, "forward", "y");
-  impl_->instance(ConvDirection::forward).forward(x, w, bias, y, hint);
+  Impl& I = *impl_;
+  if (I.native(ConvDirection::forward)) {
+    I.instance(ConvDirection::forward).forward(x, w, bias, y, hint);
+    return;
+  }
+  I.instance(ConvDirection::forward).forward(I.src.in(x), w, bias, I.dst.out(y), hint);
+  I.dst.finish(y);
 }
 
 void Convolution::backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) {
   require(dy, "backward_data", "dy");
   require(w, "backward_data", "w");
   require(dx, "backward_data", "dx");
-  impl_->instance(ConvDirection::backward_data).backward_data(dy, w, dx, hint);
+  Impl& I = *impl_;
+  if (I.native(ConvDirection::backward_data)) {
+    I.instance(ConvDirection::backward_data).backward_data(dy, w, dx, hint);
+    return;
+  }
+  I.instance(ConvDirection::backward_data).backward_data(I.dst.in(dy), w, I.src.out(dx), hint);
+  I.src.finish(dx);
 }
 
 void Convolution::backward_weights(const float* x, const float* dy, float* dw, float* dbias,
@@ -236,7 +358,12 @@ void Convolution::backward_weights(const float* x, const float* dy, float* dw, f
   require(x, "backward_weights", "x");
   require(dy, "backward_weights", "dy");
   require(dw, "backward_weights", "dw");
-  impl_->instance(ConvDirection::backward_weights).backward_weights(x, dy, dw, dbias, accumulate);
+  Impl& I = *impl_;
+  if (I.native(ConvDirection::backward_weights)) {
+    I.instance(ConvDirection::backward_weights).backward_weights(x, dy, dw, dbias, accumulate);
+    return;
+  }
+  I.instance(ConvDirection::backward_weights).backward_weights(I.src.in(x), I.dst.in(dy), dw, dbias, accumulate);
 }
 
 }  // namespace taihu::dnn

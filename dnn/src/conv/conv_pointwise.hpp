@@ -21,12 +21,16 @@
 //     While a block's tiles run they pull the rows of X the next block transposes into
 //     L2 (a few lines per tile).
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "conv_algorithm.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 
 namespace taihu::dnn::conv {
+
+// The same layers (groups 1) on nChw8c activations (conv_pointwise_blocked.cpp).
+std::unique_ptr<ConvAlgorithm> make_pointwise_blocked(const ConvDesc& d);
 
 // True for the layers PointwiseConv runs: 1x1 kernel, stride 1, no padding.
 bool pointwise_shape(const ConvDesc& d);

@@ -74,7 +74,8 @@ struct DirectBwdwArgs {
 // FMAs, 16 ymm registers) and reads every input value by broadcast, so any stride
 // costs the same. Results go to a small channel-blocked scratch ([block][pixel][8]);
 // direct_ocv_store then transposes finished pixel runs to NCHW (+ bias) with full
-// 8x8 register transposes. The channel reduction may be split over calls (accumulate).
+// 8x8 register transposes. An nChw8c output is itself such a scratch: the tiles then
+// write it in place (acc_bstride = its block stride), starting from the bias. The channel reduction may be split over calls (accumulate).
 constexpr int kOcvMaxBlocks = 4;
 constexpr int ocv_pixels(int nb) { return nb >= 5 ? 2 : nb == 4 ? 3 : nb == 3 ? 4 : 6; }
 
@@ -97,6 +98,8 @@ struct DirectOcvArgs {
                                 // are ignored)
   int tiles;                    // tile i's results go to acc + i * ocv_pixels(nb) * 8
   bool accumulate;              // add to the scratch instead of overwriting it
+  const float* bias_init;       // !accumulate: the tile starts from these nb * 8 values
+                                // (the bias of an nChw8c output written in place), or 0
   // Or null: the output the next direct_ocv_store writes (y_rows rows y_kstride apart,
   // y_pixels each), pulled into L2 spread over the tiles, so the store's write-allocate
   // misses overlap the FMAs instead of stalling the store (a hint: never written).

@@ -231,7 +231,9 @@ inline __attribute__((always_inline)) void ocv_one_tile(const DirectOcvArgs& a, 
   for (int b = 0; b < NB; ++b)
 #pragma GCC unroll 6
     for (int p = 0; p < NP; ++p)
-      acc[b][p] = a.accumulate ? _mm256_loadu_ps(out + b * a.acc_bstride + p * 8) : _mm256_setzero_ps();
+      acc[b][p] = a.accumulate  ? _mm256_loadu_ps(out + b * a.acc_bstride + p * 8)
+                  : a.bias_init ? _mm256_loadu_ps(a.bias_init + 8 * b)
+                                : _mm256_setzero_ps();
   // One tap: the smaller of the two operand sets is held in registers, the other
   // streamed through one register (12 accumulators + 4 or fewer + 1 <= 16 ymm).
   auto tap = [&](const float* const* px, const float* wt, int j) __attribute__((always_inline)) {
@@ -392,7 +394,9 @@ void ocv_tile_4x3(const DirectOcvArgs& a) {
     for (int b = 0; b < 4; ++b)
 #pragma GCC unroll 3
       for (int p = 0; p < 3; ++p)
-        acc.v[b][p] = a.accumulate ? _mm256_loadu_ps(out + b * a.acc_bstride + p * 8) : _mm256_setzero_ps();
+        acc.v[b][p] = a.accumulate  ? _mm256_loadu_ps(out + b * a.acc_bstride + p * 8)
+                      : a.bias_init ? _mm256_loadu_ps(a.bias_init + 8 * b)
+                                    : _mm256_setzero_ps();
     const float* wt = a.w;
     for (std::int64_t c = 0; c < a.channels; ++c) {
       const float* xc = a.x + c * a.chan_stride;

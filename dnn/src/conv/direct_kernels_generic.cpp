@@ -36,7 +36,10 @@ void direct_ocv_generic(const DirectOcvArgs& a) {
       for (int p = 0; p < np; ++p) {
         float* out = a.acc + b * a.acc_bstride + (i * np + p) * 8;
         float acc[8] = {};
-        if (a.accumulate) std::copy(out, out + 8, acc);
+        if (a.accumulate)
+          std::copy(out, out + 8, acc);
+        else if (a.bias_init)
+          std::copy(a.bias_init + b * 8, a.bias_init + b * 8 + 8, acc);
         for (std::int64_t c = 0; c < a.channels; ++c)
           for (std::int64_t t = 0; t < a.taps; ++t) {
             const float xv = a.x[c * a.chan_stride + a.tap_off[t] + a.x_off[i * np + p]];

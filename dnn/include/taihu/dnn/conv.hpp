@@ -21,6 +21,16 @@
 // Directions an algorithm does not implement (e.g. direct backward-weights) run the
 // best supporting algorithm instead; algorithm(direction) says which.
 //
+// Activation layouts (ConvLayout): x/dx ("src") and y/dy ("dst") are NCHW by default or
+// nChw8c (layout.hpp: [n][ceil(c/8)][h][w][8], channels past c zero; written outputs
+// keep those lanes zero). Weights, bias and dw stay OIHW / [k] in every layout.
+// Layers the direct algorithm has blocked kernels for run on the blocked tensors
+// natively (1x1 stride-1 unpadded layers: all three directions in nChw8c -> nChw8c;
+// first layers: NCHW x -> nChw8c y forward); any other (layer, layout, algorithm)
+// runs the NCHW algorithm between reorders (correct, slower); layout_native(dir) says
+// which. preferred_layout(d) is taihu's fastest layout for a layer (what a framework
+// asking for "any" should use, as oneDNN's format_tag::any).
+//
 // A Convolution object caches transformed/packed weights and workspaces; it is not
 // safe to call one object from several threads at once (use one object per thread).
 // Each call runs on arch::threads_for_call() OpenMP threads.
@@ -95,6 +105,30 @@ bool conv_supports(ConvAlgo algo, const ConvDesc& d, ConvDirection dir);
 // order (fastest family first, reference last). Tests and the autotuner iterate this.
 std::vector<ConvAlgo> conv_candidates(const ConvDesc& d, ConvDirection dir);
 
+enum class ActLayout { nchw, nchw8c };
+
+struct ConvLayout {
+  ActLayout src = ActLayout::nchw;  // x and dx
+  ActLayout dst = ActLayout::nchw;  // y and dy
+  friend bool operator==(const ConvLayout&, const ConvLayout&) = default;
+};
+
+// "nchw" / "nChw8c"; parse_act_layout also accepts "nchw8c" and throws taihu::Error
+// naming the string otherwise. to_string(ConvLayout): "nchw", "nChw8c" (both the same)
+// or "nchw->nChw8c" (src->dst). parse_conv_layout reads those three forms.
+const char* to_string(ActLayout layout);
+std::string to_string(const ConvLayout& layout);
+ActLayout parse_act_layout(const std::string& name);
+ConvLayout parse_conv_layout(const std::string& name);
+
+// Elements of d's x (dst = false) or y (dst = true) in `layout` (nChw8c pads the
+// channels to a multiple of 8).
+index_t conv_tensor_elements(const ConvDesc& d, bool dst, ActLayout layout);
+
+// taihu's fastest activation layout for d (all three directions considered): nChw8c
+// for 1x1 stride-1 unpadded layers, NCHW x -> nChw8c y for first layers, NCHW otherwise.
+ConvLayout preferred_layout(const ConvDesc& d);
+
 // WeightsHint::unchanged promises the weights pointer holds the same values as in the
 // previous call of the same direction on this object, so cached transformed / packed
 // weights are reused (Winograd, packed GEMM). changed (the default) always re-reads.
@@ -105,6 +139,9 @@ class Convolution {
   // Validates d; resolves `automatic` (tuning record, then heuristic). Throws
   // taihu::Error for an invalid problem or an algorithm that does not support it.
   explicit Convolution(const ConvDesc& d, ConvAlgo algo = ConvAlgo::automatic);
+  // The same with the activation layouts of x/dx and y/dy (see ConvLayout). Throws
+  // taihu::Error for a layout value outside ActLayout.
+  Convolution(const ConvDesc& d, ConvAlgo algo, ConvLayout layout);
   ~Convolution();
   Convolution(Convolution&&) noexcept;
   Convolution& operator=(Convolution&&) noexcept;
@@ -114,6 +151,10 @@ class Convolution {
   const ConvDesc& desc() const;
   ConvAlgo algorithm() const;                    // forward's algorithm
   ConvAlgo algorithm(ConvDirection dir) const;   // what each direction runs
+  ConvLayout layout() const;
+  // True when `dir` runs on the tensors in the requested layout; false when it runs
+  // the NCHW algorithm between reorders (always true for NCHW).
+  bool layout_native(ConvDirection dir) const;
 
   // y = conv(x, w) + bias (bias may be null). y is overwritten.
   void forward(const float* x, const float* w, const float* bias, float* y,

@@ -1,0 +1,186 @@
+// 1x1 stride-1 unpadded convolution (groups 1) on nChw8c activations, every direction
+// (pointwise_blocked_kernels.hpp has the register tiles). Weights stay OIHW for the
+// caller and are packed once per weight version (WeightsHint::unchanged reuses them).
+//   forward: Y = W X per image: work items are (image, pixel chunk) with the chunk's
+//     input (all channels) <= 128 KiB so it stays in L2 while every 32-channel output
+//     group sweeps it; the reduction is blocked by 256 channels (one group's packed
+//     weights, 32 KiB, stay in L1/L2); tiles of 4 output blocks x 3 pixels write the
+//     nChw8c output in place, starting from the bias. Weights packed
+//     [group of 4 output blocks][input channel][32].
+//   backward-data: the same on W^T (dX = W^T dY), weights packed likewise from W^T.
+//   backward-weights: dW = dY X^T reduced over every image's pixels in chunks: tiles of
+//     32 output channels (dY vectors) x 3 input channels (x broadcast), accumulated in a
+//     tile-major buffer [k / 32][c][32] and added to dw (OIHW) at the end. Threads own
+//     disjoint ranges of tiles (no reduction between threads; deterministic).
+#include <algorithm>
+#include <omp.h>
+#include <vector>
+
+#include "conv_algorithm.hpp"
+#include "conv_pointwise.hpp"
+#include "pointwise_blocked_kernels.hpp"
+#include "taihu/arch/aligned_buffer.hpp"
+#include "taihu/arch/dispatch.hpp"
+#include "taihu/arch/threads.hpp"
+#include "taihu/dnn/layout.hpp"
+
+namespace taihu::dnn::conv {
+
+namespace {
+
+struct PwbKernels {
+  PwbFwdKernel fwd;
+  PwbBwdwKernel bwdw;
+};
+
+const PwbKernels& pwb_kernels() {
+  static const arch::ImplementationList<PwbKernels> list(
+      "1x1 nChw8c conv kernels", {{"avx2_4x3", arch::Isa::avx2, {&pwb_fwd_avx2, &pwb_bwdw_avx2}},
+                                  {"generic", arch::Isa::generic, {&pwb_fwd_generic, &pwb_bwdw_generic}}});
+  return list.chosen().impl;
+}
+
+index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }
+
+constexpr index_t kGroup = kPwbBlocks * 8;    // output channels per packed group
+constexpr index_t kReduceBlocks = 32;         // input blocks per reduction block (256 channels)
+constexpr index_t kChunkBytes = 128 * 1024;   // a chunk's input, all channels (L2)
+
+class PointwiseBlocked final : public ConvAlgorithm {
+ public:
+  explicit PointwiseBlocked(const ConvDesc& d)
+      : d_(d), plane_(d.h * d.w), cb_(channel_blocks(d.c)), kb_(channel_blocks(d.k)) {}
+
+  void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
+    if (hint == WeightsHint::changed || wfwd_.size() == 0) pack(w, false, wfwd_);
+    if (bias) {
+      if (bias8_.size() == 0) bias8_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(kb_ * 8));
+      std::fill(bias8_.data(), bias8_.data() + bias8_.size(), 0.0f);
+      std::copy(bias, bias + d_.k, bias8_.data());
+    }
+    run(x, cb_, wfwd_.data(), kb_, bias ? bias8_.data() : nullptr, y);
+  }
+
+  void backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) override {
+    if (hint == WeightsHint::changed || wbwd_.size() == 0) pack(w, true, wbwd_);
+    run(dy, kb_, wbwd_.data(), cb_, nullptr, dx);
+  }
+
+  void backward_weights(const float* x, const float* dy, float* dw, float* dbias, bool accumulate) override {
+    const index_t C = d_.c, K = d_.k, kgroups = ceil_div(kb_, kPwbBlocks), cgroups = ceil_div(C, kPwbCols);
+    const auto acc_size = static_cast<std::size_t>(kgroups * C * kGroup);
+    if (dwacc_.size() != acc_size) dwacc_ = arch::AlignedBuffer<float>(acc_size);
+    std::fill(dwacc_.data(), dwacc_.data() + acc_size, 0.0f);
+    const PwbBwdwKernel kernel = pwb_kernels().bwdw;
+    // Pixel chunks: the chunk's input (all channels) <= 128 KiB of L2 (swept once per
+    // 32-channel group), its 32 channels of dY <= 16 KiB of L1 (swept by every column).
+    const index_t chunk = std::clamp<index_t>(kChunkBytes / (cb_ * 32), 16, 128);
+    const index_t chunks = ceil_div(plane_, chunk), tiles = kgroups * cgroups;
+    const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), tiles));
+    const index_t xs = plane_ * 8;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+      index_t t0 = 0, t1 = tiles;
+      split_range(tiles, omp_get_thread_num(), omp_get_num_threads(), t0, t1);
+      PwbBwdwArgs a{};
+      a.dy_bstride = xs;
+      a.x_bstride = xs;
+      a.acc_cstride = kGroup;
+      for (index_t n = 0; n < d_.n; ++n)
+        for (index_t ch = 0; ch < chunks; ++ch) {
+          const index_t p0 = ch * chunk;
+          a.pixels = std::min(plane_, p0 + chunk) - p0;
+          a.x = x + n * cb_ * xs + p0 * 8;
+          for (index_t t = t0; t < t1; ++t) {
+            const index_t kg = t / cgroups, cg = t % cgroups;
+            a.nb = static_cast<int>(std::min<index_t>(kPwbBlocks, kb_ - kg * kPwbBlocks));
+            a.dy = dy + (n * kb_ + kg * kPwbBlocks) * xs + p0 * 8;
+            a.c0 = cg * kPwbCols;
+            a.cols = static_cast<int>(std::min<index_t>(kPwbCols, C - a.c0));
+            a.acc = dwacc_.data() + (kg * C + a.c0) * kGroup;
+            kernel(a);
+          }
+        }
+    }
+    const float* acc = dwacc_.data();
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (index_t k = 0; k < K; ++k) {
+      const float* src = acc + (k / kGroup) * C * kGroup + k % kGroup;
+      float* dst = dw + k * C;
+      for (index_t c = 0; c < C; ++c) dst[c] = accumulate ? dst[c] + src[c * kGroup] : src[c * kGroup];
+    }
+    if (dbias) {
+      for (index_t b = 0; b < kb_; ++b) {
+        double s[8] = {};
+        for (index_t n = 0; n < d_.n; ++n) {
+          const float* v = dy + (n * kb_ + b) * xs;
+          for (index_t p = 0; p < plane_; ++p)
+            for (int l = 0; l < 8; ++l) s[l] += v[p * 8 + l];
+        }
+        for (index_t l = 0; l < 8 && b * 8 + l < K; ++l)
+          dbias[b * 8 + l] = accumulate ? dbias[b * 8 + l] + static_cast<float>(s[l]) : static_cast<float>(s[l]);
+      }
+    }
+  }
+
+ private:
+  // [group of 4 output blocks][input channel (padded)][nb * 8]: W (rows k, columns c) or
+  // W^T (rows c, columns k), zero past the real channels.
+  void pack(const float* w, bool transposed, arch::AlignedBuffer<float>& out) const {
+    const index_t rows = transposed ? d_.c : d_.k, cols = transposed ? d_.k : d_.c;
+    const index_t rblocks = channel_blocks(rows), cpad = channel_blocks(cols) * 8;
+    const index_t groups = ceil_div(rblocks, kPwbBlocks);
+    const auto size = static_cast<std::size_t>(groups * cpad * kGroup);
+    if (out.size() != size) out = arch::AlignedBuffer<float>(size);
+    std::fill(out.data(), out.data() + size, 0.0f);
+    for (index_t r = 0; r < rows; ++r) {
+      const index_t q = r / kGroup, nb = std::min<index_t>(kPwbBlocks, rblocks - q * kPwbBlocks);
+      float* dst = out.data() + q * cpad * kGroup + r % kGroup;
+      for (index_t c = 0; c < cols; ++c)
+        dst[c * nb * 8] = transposed ? w[c * d_.c + r] : w[r * d_.c + c];
+    }
+  }
+
+  // out (out_blocks blocks) = packed (x, in_blocks blocks) [+ bias8], per image.
+  void run(const float* x, index_t in_blocks, const float* packed, index_t out_blocks, const float* bias8,
+           float* y) {
+    const int nt = arch::threads_for_call();
+    const PwbFwdKernel kernel = pwb_kernels().fwd;
+    const index_t cpad = in_blocks * 8, groups = ceil_div(out_blocks, kPwbBlocks);
+    index_t chunk = std::clamp<index_t>(kChunkBytes / (in_blocks * 32) / 3 * 3, 24, 768);
+    while (chunk > 24 && d_.n * ceil_div(plane_, chunk) < 4 * nt) chunk -= 24;
+    const index_t chunks = ceil_div(plane_, chunk), items = d_.n * chunks, xs = plane_ * 8;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    for (index_t it = 0; it < items; ++it) {
+      const index_t n = it / chunks, p0 = it % chunks * chunk;
+      PwbFwdArgs a{};
+      a.x_bstride = xs;
+      a.y_bstride = xs;
+      a.pixels = std::min(plane_, p0 + chunk) - p0;
+      for (index_t r0 = 0; r0 < in_blocks; r0 += kReduceBlocks) {
+        a.cblocks = std::min(kReduceBlocks, in_blocks - r0);
+        a.x = x + (n * in_blocks + r0) * xs + p0 * 8;
+        a.accumulate = r0 > 0;
+        for (index_t q = 0; q < groups; ++q) {
+          a.nb = static_cast<int>(std::min<index_t>(kPwbBlocks, out_blocks - q * kPwbBlocks));
+          a.w = packed + q * cpad * kGroup + r0 * 8 * a.nb * 8;
+          a.y = y + (n * out_blocks + q * kPwbBlocks) * xs + p0 * 8;
+          a.bias = r0 == 0 && bias8 ? bias8 + q * kGroup : nullptr;
+          kernel(a);
+        }
+      }
+    }
+  }
+
+  ConvDesc d_;
+  index_t plane_, cb_, kb_;
+  arch::AlignedBuffer<float> wfwd_, wbwd_, bias8_, dwacc_;
+};
+
+}  // namespace
+
+std::unique_ptr<ConvAlgorithm> make_pointwise_blocked(const ConvDesc& d) {
+  return std::make_unique<PointwiseBlocked>(d);
+}
+
+}  // namespace taihu::dnn::conv

@@ -1,0 +1,56 @@
+// Micro-kernels of the 1x1 convolution on nChw8c activations (conv_pointwise_blocked.cpp),
+// one set per ISA (pointwise_blocked_kernels_<isa>.cpp). In nChw8c a pixel's 8 channels
+// of a block are one vector, so a 1x1 layer is Y[kb][p][:] = sum_c W[kb*8 + :][c] X[c][p]
+// with the input values broadcast and the weights loaded as vectors of 8 output channels:
+//   forward: a tile of nb (1..4) output blocks x 3 consecutive pixels (a 1-2 pixel tail
+//     at a run's end), reduced over whole input blocks: per input channel 3 broadcasts
+//     and nb weight vectors feed 3 nb FMAs (12 accumulators + 3 + 1 = 16 ymm). Weights
+//     packed [channel][nb * 8] once per weight version; written to the nChw8c output
+//     directly (no transposes). Backward-data is the same tile on W^T.
+//   backward-weights: dW[k][c] = sum_p dY[k][p] X[c][p]: a tile of nb (1..4) vectors of
+//     8 output channels (dY, contiguous per pixel) x up to 3 input channels (broadcast),
+//     reduced over a run of pixels and added to a tile-major accumulator.
+// Contract: padded channels (past c or k in the last block) must be zero in x / dy and
+// in the packed weights; only the run's pixels are read and written.
+#pragma once
+#include <cstdint>
+
+namespace taihu::dnn::conv {
+
+constexpr int kPwbBlocks = 4, kPwbPixels = 3, kPwbCols = 3;
+
+struct PwbFwdArgs {
+  const float* x;            // nChw8c input at (block 0, first pixel)
+  std::int64_t x_bstride;    // floats between input channel blocks (plane * 8)
+  std::int64_t cblocks;      // input blocks to reduce
+  const float* w;            // packed [cblocks * 8][nb * 8]
+  float* y;                  // nChw8c output at (the tile's first block, first pixel)
+  std::int64_t y_bstride;
+  int nb;                    // output blocks, 1..kPwbBlocks
+  std::int64_t pixels;       // consecutive pixels of the run
+  const float* bias;         // nb * 8 values used when !accumulate, or null (zero)
+  bool accumulate;           // y += tile
+};
+
+struct PwbBwdwArgs {
+  const float* dy;           // nChw8c dY at (the tile's first block, first pixel)
+  std::int64_t dy_bstride;
+  int nb;                    // vectors of 8 output channels, 1..kPwbBlocks
+  const float* x;            // nChw8c x at (block 0, first pixel)
+  std::int64_t x_bstride;
+  std::int64_t c0;           // first input channel of the tile
+  int cols;                  // input channels c0.. of the tile, 1..kPwbCols
+  std::int64_t pixels;
+  float* acc;                // channel c0 + j's dW vector b at acc + j * acc_cstride + b * 8
+  std::int64_t acc_cstride;  //   (added to)
+};
+
+using PwbFwdKernel = void (*)(const PwbFwdArgs&);
+using PwbBwdwKernel = void (*)(const PwbBwdwArgs&);
+
+void pwb_fwd_generic(const PwbFwdArgs& a);
+void pwb_fwd_avx2(const PwbFwdArgs& a);
+void pwb_bwdw_generic(const PwbBwdwArgs& a);
+void pwb_bwdw_avx2(const PwbBwdwArgs& a);
+
+}  // namespace taihu::dnn::conv

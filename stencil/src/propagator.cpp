@@ -4,10 +4,14 @@
 #include "taihu/stencil/propagator.hpp"
 
 #include <cmath>
+#include <sys/mman.h>
+
+#include "taihu/arch/aligned_buffer.hpp"
 
 #include "boundary/absorbing.hpp"
 #include "kernels/cuda/cuda_step.hpp"
 #include "kernels/flush_denormals.hpp"
+#include "kernels/half_float.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/parallel_size.hpp"
 #include "taihu/arch/error.hpp"
@@ -31,6 +35,81 @@ KernelKind parse_kernel(const std::string& text) {
   throw Error("taihu: unknown kernel '" + text + "' (use optimized, reference or cuda)");
 }
 
+const char* coefficient_precision_name(CoefficientPrecision precision) {
+  return precision == CoefficientPrecision::half ? "half" : "float";
+}
+
+CoefficientPrecision parse_coefficient_precision(const std::string& text) {
+  if (text == "float" || text == "float32") return CoefficientPrecision::float32;
+  if (text == "half" || text == "float16") return CoefficientPrecision::half;
+  throw Error("taihu: unknown coefficient precision '" + text + "' (use float or half)");
+}
+
+namespace {
+
+// The coefficients as the kernel reads them after Options::coefficients = half.
+struct Compressed {
+  arch::AlignedBuffer<std::uint16_t> packed;  // empty: the (rounded) float arrays
+  kernels::FdWeights fd;                      // the weights with 2^-e folded in (packed only)
+  int bytes = 0;                              // coefficient bytes per point
+};
+
+// Zeroed storage for the packed halves, on transparent huge pages when it spans several
+// (like Field's storage in grid.cpp).
+arch::AlignedBuffer<std::uint16_t> packed_storage(long count) {
+  constexpr std::size_t huge = std::size_t(2) << 20;
+  const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(std::uint16_t);
+  arch::AlignedBuffer<std::uint16_t> buf(static_cast<std::size_t>(count), bytes < 2 * huge ? arch::kCacheLine : huge);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes >= 2 * huge) madvise(buf.data(), bytes / huge * huge, MADV_HUGEPAGE);  // advice only
+#endif
+  for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = 0;
+  return buf;
+}
+
+// Rounds the coefficient arrays `fields` (every array the kernels multiply by) to halves
+// of one power-of-two scale 2^e, in place, so every kernel sees the same values; with
+// `K` > 0 (optimized CPU kernel: acoustic, density, vti) it also packs them in the order
+// of kernel_api.hpp and folds 2^-e into a copy of the weights.
+Compressed compress_coefficients(const std::vector<Field*>& fields, long total, const kernels::FdWeights& fd, int K) {
+  float largest = 0.f;
+  for (Field* f : fields)
+    for (long i = 0; i < total; ++i) largest = std::max(largest, std::abs(f->data()[i]));
+  // 2^e puts the largest coefficient in [2^14, 2^15): 1 to 2 binades below the largest
+  // half (65504) and 28 above the smallest normal one.
+  const int e = largest > 0.f ? 14 - std::ilogb(largest) : 0;
+  const int threads = threads_for_points(double(total));
+  for (Field* f : fields) {
+    float* v = f->data();
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (long i = 0; i < total; ++i)
+      v[i] = std::ldexp(kernels::half_to_float(kernels::float_to_half(std::ldexp(v[i], e))), -e);
+  }
+  Compressed c;
+  if (K == 0) {
+    c.bytes = int(fields.size() * sizeof(float));
+    return c;
+  }
+  c.packed = packed_storage(kernels::packed_size(total, K));
+  std::uint16_t* out = c.packed.data();
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (long i = 0; i < total; ++i)
+    for (int k = 0; k < K; ++k)
+      out[kernels::packed_index(i, K, k)] = kernels::float_to_half(std::ldexp(fields[std::size_t(k)]->data()[i], e));
+  c.fd = fd;
+  for (int a = 0; a < 3; ++a)
+    for (int k = 0; k <= kernels::kMaxHalf; ++k) {
+      c.fd.d2[a][k] = std::ldexp(fd.d2[a][k], -e);
+      c.fd.d1[a][k] = std::ldexp(fd.d1[a][k], -e);
+    }
+  c.fd.centre = std::ldexp(fd.centre, -e);
+  c.bytes = K * int(sizeof(std::uint16_t));
+  arch::log_verbose("stencil: coefficients packed as halves, %d per point (%d B), scale 2^%d", K, c.bytes, e);
+  return c;
+}
+
+}  // namespace
+
 struct Propagator::State {
   Model const* model;
   Options opt;
@@ -45,6 +124,7 @@ struct Propagator::State {
   kernels::StepFn step_fn = nullptr;
   std::string kernel_label;
   std::unique_ptr<CudaStepper> cuda;
+  Compressed compressed;  // Options::coefficients = half
 };
 
 namespace {
@@ -144,6 +224,19 @@ Propagator::Propagator(const Model& model, const Options& options, const Subdoma
       s.kernel_label = "cuda";
       break;
   }
+  if (s.opt.coefficients == CoefficientPrecision::half) {
+    std::vector<Field*> fields{&s.A};
+    if (model.physics == Physics::vti || model.physics == Physics::tti) fields.insert(fields.end(), {&s.B, &s.C});
+    if (model.physics == Physics::acoustic_density)
+      for (int a = 0; a < g.dim; ++a)
+        if (!s.G[a].empty()) fields.push_back(&s.G[a]);
+    const bool pack = s.opt.kernel == KernelKind::optimized && model.physics != Physics::tti;
+    s.compressed = compress_coefficients(fields, s.box.layout.total, s.fd, pack ? kernels::packed_count(model.physics, g.dim) : 0);
+  } else {
+    int arrays = model.physics == Physics::acoustic ? 1 : model.physics == Physics::vti ? 3 : 9;  // tti: A, B, C, R
+    if (model.physics == Physics::acoustic_density) arrays = s.opt.kernel == KernelKind::optimized ? 1 + g.dim : 2;
+    s.compressed.bytes = arrays * int(sizeof(float));
+  }
   arch::log_verbose("stencil: %s, %s, order %d, dt %g s, kernel %s, boundary %s (%d pts)%s",
                     physics_name(model.physics), g.describe().c_str(), s.opt.space_order, s.opt.dt,
                     s.kernel_label.c_str(), boundary_name(s.opt.boundary.kind), s.opt.boundary.width,
@@ -158,6 +251,7 @@ Field& Propagator::previous() { return s_->p[1 - s_->cur]; }
 const Grid& Propagator::grid() const { return s_->model->grid; }
 double Propagator::dt() const { return s_->opt.dt; }
 const char* Propagator::kernel_in_use() const { return s_->kernel_label.c_str(); }
+int Propagator::coefficient_bytes_per_point() const { return s_->compressed.bytes; }
 
 std::vector<Field*> Propagator::current_fields() {
   std::vector<Field*> f{&s_->p[s_->cur]};
@@ -174,7 +268,8 @@ void Propagator::step(const PointStencil* source, float amplitude, HaloExchange*
   args.physics = s.model->physics;
   args.dim = s.box.global.dim;
   args.layout = s.box.layout;
-  args.fd = &s.fd;
+  args.fd = s.compressed.packed.size() ? &s.compressed.fd : &s.fd;
+  args.packed = s.compressed.packed.size() ? s.compressed.packed.data() : nullptr;
   args.u = s.p[c].data();
   args.u_prev = s.p[nx].data();
   if (vti) {
@@ -259,7 +354,8 @@ void Propagator::step_pair_blocked() {
   args.physics = Physics::acoustic;
   args.dim = 3;
   args.layout = s.box.layout;
-  args.fd = &s.fd;
+  args.fd = s.compressed.packed.size() ? &s.compressed.fd : &s.fd;
+  args.packed = s.compressed.packed.size() ? s.compressed.packed.data() : nullptr;
   args.u = s.p[s.cur].data();
   args.u_prev = s.p[1 - s.cur].data();
   args.A = s.A.data();

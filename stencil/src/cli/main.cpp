@@ -30,6 +30,7 @@ const std::map<std::string, std::string>& flag_keys() {
       {"endian", "model.endian"}, {"scale", "model.scale"}, {"physics", "model.physics"}, {"rho", "model.rho"},
       {"epsilon", "model.epsilon"}, {"delta", "model.delta"}, {"space-order", "simulation.space_order"},
       {"dt", "simulation.dt"}, {"tmax", "simulation.tmax"}, {"f0", "simulation.f0"}, {"kernel", "simulation.kernel"},
+      {"coefficients", "simulation.coefficients"},
       {"boundary", "simulation.boundary"}, {"width", "simulation.width"}, {"wavelet", "simulation.wavelet"},
       {"wavelet-dt", "simulation.wavelet_dt"}, {"shots", "acquisition.shots"},
       {"source-depth", "acquisition.source_depth"}, {"receivers", "acquisition.receivers"},

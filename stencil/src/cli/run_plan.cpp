@@ -15,6 +15,7 @@ const std::vector<std::string>& known_config_keys() {
       "model.vp", "model.shape", "model.order", "model.spacing", "model.endian", "model.scale", "model.physics",
       "model.rho", "model.epsilon", "model.delta", "model.theta", "model.phi", "model.segy_dz",
       "simulation.space_order", "simulation.dt", "simulation.tmax", "simulation.f0", "simulation.kernel",
+      "simulation.coefficients",
       "simulation.boundary", "simulation.width", "simulation.free_surface", "simulation.wavelet",
       "simulation.wavelet_dt",
       "acquisition.shots", "acquisition.source_depth", "acquisition.source_y", "acquisition.receivers",
@@ -107,6 +108,8 @@ RunPlan plan_from_config(const Config& c) {
   o.f0 = c.get_double("simulation.f0", 10.0);
   o.dt = c.get_double("simulation.dt", 0.0);
   o.kernel = parse_kernel(c.get_string("simulation.kernel", "optimized"));
+  o.coefficients = parse_coefficient_precision(
+      c.get_string("simulation.coefficients", coefficient_precision_name(Options{}.coefficients)));
   o.boundary.kind = parse_boundary(c.get_string("simulation.boundary", "cpml"));
   o.boundary.width = static_cast<int>(c.get_long("simulation.width", 20));
   o.boundary.free_surface = c.get_bool("simulation.free_surface", false);

@@ -15,7 +15,13 @@
 // The optimized CPU density kernel reads G_a = A d_a(B) (make_density_terms, computed
 // once per model) instead of differentiating B every step:
 //   u_prev <- 2 u - u_prev + A lap(u) - sum_a G_a d_a(u).
+// Compressed coefficients (Options::coefficients = half; optimized CPU kernel, acoustic,
+// density and vti): StepArgs::packed holds the coefficients as IEEE halves, merged per
+// block of 8 points (packed_index), scaled by a power of two that the propagator folds
+// into StepArgs::fd's weights (so the kernels need no extra multiply).
 #pragma once
+#include <cstdint>
+
 #include "taihu/stencil/grid.hpp"
 #include "taihu/stencil/model.hpp"
 
@@ -48,7 +54,29 @@ struct StepArgs {
   // tti: H1 = sum_ab R_ab d_a d_b with R = {zz, xx, yy, 2zx, 2xy, 2zy} of the symmetry
   // axis n; the vti equations hold with d2z -> H1 and H2 -> lap - H1.
   const float* R[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  // Compressed coefficients (nullptr: the float arrays above). K = packed_count(physics,
+  // dim) per point: acoustic {A}; density {A, G_z, G_x(, G_y)}; vti {A, B, C}.
+  const std::uint16_t* packed = nullptr;
 };
+
+// Coefficients per point of the packed (half) form; 0 where it does not exist (tti).
+constexpr int packed_count(Physics physics, int dim) {
+  switch (physics) {
+    case Physics::acoustic: return 1;
+    case Physics::acoustic_density: return 1 + dim;
+    case Physics::vti: return 3;
+    case Physics::tti: return 0;
+  }
+  return 0;
+}
+
+// Where coefficient k of the point at layout index i lives in the packed array: blocks
+// of 8 points, each holding its K coefficients as 8 consecutive halves apiece (64 bytes
+// per block for density in 3D), so one stream feeds every coefficient and an 8-point
+// vector of one coefficient is one 16-byte load (line starts are multiples of 8).
+constexpr long packed_index(long i, int K, int k) { return (i >> 3) * 8 * K + k * 8 + (i & 7); }
+// Halves in the packed array of a layout of `total` points.
+constexpr long packed_size(long total, int K) { return (total + 7) / 8 * 8 * K; }
 
 // G_a = A * d_a(B) at every interior point of `layout` (first-derivative weights of
 // `fd`, B's halo holding edge values); G[a] for the grid's active axes, halos zero.

@@ -25,6 +25,20 @@ enum class KernelKind { optimized, reference, cuda };
 const char* kernel_name(KernelKind kind);
 KernelKind parse_kernel(const std::string& text);  // "optimized" | "reference" | "cuda"
 
+// How the per-point coefficients (v^2 dt^2 and its relatives) are stored:
+//  - float32: one float array per coefficient;
+//  - half: every coefficient rounded to an IEEE half (after scaling all of them by one
+//    power of two so the largest lies in [2^14, 2^15); the scale is folded into the
+//    stencil weights, so it costs nothing), and the optimized CPU kernel reads them merged
+//    per block of 8 points: 2 B per coefficient, so a 3D acoustic step moves 14 B per point
+//    instead of 16, density 20 instead of 28, VTI 30 instead of 36. The rounding (relative
+//    error <= 2^-11 per coefficient) applies to every kernel, so reference, CUDA and TTI
+//    (which keep float storage) give the same answer as the compressed CPU kernel within
+//    float rounding. Accuracy: stencil/README.md.
+enum class CoefficientPrecision { float32, half };
+const char* coefficient_precision_name(CoefficientPrecision precision);   // "float" | "half"
+CoefficientPrecision parse_coefficient_precision(const std::string& text);  // "float" | "half"
+
 struct Options {
   int space_order = 8;
   double dt = 0;   // seconds; <= 0: 0.6 x the stable limit
@@ -32,6 +46,7 @@ struct Options {
   double f0 = 10;  // dominant frequency (Hz): the CPML's alpha profile uses pi f0
   BoundaryOptions boundary;
   KernelKind kernel = KernelKind::optimized;
+  CoefficientPrecision coefficients = CoefficientPrecision::float32;
   // Called every `snapshot_every` steps (0: never) with the step and the pressure.
   int snapshot_every = 0;
   std::function<void(int step, const class Field& pressure)> on_snapshot;
@@ -117,6 +132,8 @@ class Propagator {
   const Grid& grid() const;
   double dt() const;
   const char* kernel_in_use() const;
+  // Bytes of coefficients the kernel in use reads per point (e.g. 4 acoustic float32, 2 half).
+  int coefficient_bytes_per_point() const;
 
  private:
   struct State;

@@ -25,6 +25,14 @@ struct AcousticO8Weights {
   float centre, w[5], rx, ry;
 };
 
+// The AVX-512 build has no half-coefficient line kernel (the template code reads the
+// packed halves there); the AVX2 one does (line_acoustic_o8_x86_half).
+#if defined(__AVX512F__) || defined(TAIHU_STENCIL_EMULATE_AVX512)
+constexpr bool kO8HalfHandKernel = false;
+#else
+constexpr bool kO8HalfHandKernel = true;
+#endif
+
 // TAIHU_STENCIL_EMULATE_AVX512: the AVX-512 code on a CPU without it, through SIMDe's
 // emulated intrinsics (tests/stencil/test_o8_avx512_emulated.cpp).
 #if defined(__AVX512F__) || defined(TAIHU_STENCIL_EMULATE_AVX512)
@@ -111,6 +119,11 @@ __attribute__((noinline)) long line_acoustic_o8_x86(const float* u, float* up, c
   }
   return nv;
 }
+// (no AVX-512 half variant: the template code does the whole line)
+inline long line_acoustic_o8_x86_half(const float*, float*, const unsigned short*, long, long, long,
+                                      const AcousticO8Weights&) {
+  return 0;
+}
 
 #else  // AVX2
 
@@ -188,8 +201,22 @@ __attribute__((noinline)) long line_acoustic_o8_x86(const float* u, float* up, c
   "vfmadd231ps " OFF "(" B ",%[da],1), " LAP ", " U "\n\t"                                  \
   "vmovups " U ", " OFF "(" B ",%[dup],1)\n\t"
 
+// The same with A as 8 halves at HOFF from %[hp] (packed coefficients), via ymm4.
+#define TAIHU_O8_UPDATE_HALF(OFF, HOFF, B, U, LAP)                                         \
+  "vaddps " U ", " U ", " U "\n\t"                                                          \
+  "vsubps " OFF "(" B ",%[dup],1), " U ", " U "\n\t"                                        \
+  "vcvtph2ps " HOFF "(%[hp]), %%ymm4\n\t"                                                  \
+  "vfmadd231ps %%ymm4, " LAP ", " U "\n\t"                                                 \
+  "vmovups " U ", " OFF "(" B ",%[dup],1)\n\t"
+
 // One plane, the vector at OFF: y part from memory operands, then the update.
 #define TAIHU_O8_Y_SINGLE(OFF)                                                             \
+  TAIHU_O8_Y_PART(OFF)                                                                     \
+  TAIHU_O8_UPDATE(OFF, "%[c]", "%%ymm0", "%%ymm3")
+#define TAIHU_O8_Y_SINGLE_HALF(OFF, HOFF)                                                  \
+  TAIHU_O8_Y_PART(OFF)                                                                     \
+  TAIHU_O8_UPDATE_HALF(OFF, HOFF, "%[c]", "%%ymm0", "%%ymm3")
+#define TAIHU_O8_Y_PART(OFF)                                                               \
   "vmulps " OFF "(%[cy]), %%ymm13, %%ymm5\n\t"                                              \
   "vfmadd231ps " OFF "(%[cy],%[sy],1), %%ymm12, %%ymm5\n\t"                                 \
   "vfmadd231ps " OFF "(%[cy],%[sy],2), %%ymm11, %%ymm5\n\t"                                 \
@@ -198,8 +225,7 @@ __attribute__((noinline)) long line_acoustic_o8_x86(const float* u, float* up, c
   "vfmadd231ps " OFF "(%[c],%[sy],2), %%ymm11, %%ymm5\n\t"                                  \
   "vfmadd231ps " OFF "(%[c],%[sy3],1), %%ymm12, %%ymm5\n\t"                                 \
   "vfmadd231ps " OFF "(%[c],%[sy],4), %%ymm13, %%ymm5\n\t"                                  \
-  "vfmadd231ps %%ymm5, %%ymm15, %%ymm3\n\t"                                                 \
-  TAIHU_O8_UPDATE(OFF, "%[c]", "%%ymm0", "%%ymm3")
+  "vfmadd231ps %%ymm5, %%ymm15, %%ymm3\n\t"
 
 #define TAIHU_O8_LOAD_WEIGHTS                                                              \
   "vbroadcastss %[w0], %%ymm9\n\t"                                                          \
@@ -258,10 +284,52 @@ __attribute__((noinline)) long line_acoustic_o8_x86(const float* u, float* up, c
   return n2;
 }
 
+// The same with A as packed halves (kernel_api.hpp; for the acoustic K = 1 that is a
+// plain half array in the layout's order, hp at the line's first point): 14 bytes per
+// point from DRAM instead of 16, one vcvtph2ps per 8 points.
+__attribute__((noinline)) long line_acoustic_o8_x86_half(const float* u, float* up, const unsigned short* hp,
+                                                         long n0, long s1, long s2, const AcousticO8Weights& wt) {
+  const long n2 = n0 / 16 * 16;
+  if (n2 == 0) return 0;
+  const char* c = reinterpret_cast<const char*>(u);
+  const char* const end = c + n2 * long(sizeof(float));
+  const long sx = s1 * long(sizeof(float)), sx3 = 3 * sx, sy = s2 * long(sizeof(float)), sy3 = 3 * sy;
+  const char* cx = c - 4 * sx;
+  const char* cy = c - 4 * sy;
+  const long dup = reinterpret_cast<const char*>(up) - c;
+  const float wv[7] = {wt.centre, wt.w[1], wt.w[2], wt.w[3], wt.w[4], wt.rx, wt.ry};
+  asm volatile(TAIHU_O8_LOAD_WEIGHTS
+      ".p2align 5\n\t"
+      "1:\n\t"
+      "prefetcht0 " TAIHU_O8_PF "(%[c],%[sy],4)\n\t"
+      "prefetcht0 " TAIHU_O8_PF "(%[c],%[dup],1)\n\t"
+      "prefetcht0 2048(%[hp])\n\t"
+      TAIHU_O8_Z_FIRST("%[c]", "%%ymm3")
+      TAIHU_O8_X("0", "%[c]", "%[cx]", "%%ymm3")
+      TAIHU_O8_Y_SINGLE_HALF("0", "0")
+      TAIHU_O8_Z_SECOND("%[c]", "%%ymm3")
+      TAIHU_O8_X("32", "%[c]", "%[cx]", "%%ymm3")
+      TAIHU_O8_Y_SINGLE_HALF("32", "16")
+      "add $64, %[c]\n\t"
+      "add $64, %[cx]\n\t"
+      "add $64, %[cy]\n\t"
+      "add $32, %[hp]\n\t"
+      "cmp %[end], %[c]\n\t"
+      "jb 1b\n\t"
+      : [c] "+r"(c), [cx] "+r"(cx), [cy] "+r"(cy), [hp] "+r"(hp)
+      : [sx] "r"(sx), [sx3] "r"(sx3), [sy] "r"(sy), [sy3] "r"(sy3), [dup] "r"(dup), [end] "r"(end),
+        TAIHU_O8_WEIGHT_OPERANDS
+      : TAIHU_O8_CLOBBERS);
+  return n2;
+}
+
 #undef TAIHU_O8_Z_FIRST
 #undef TAIHU_O8_Z_SECOND
 #undef TAIHU_O8_X
 #undef TAIHU_O8_UPDATE
+#undef TAIHU_O8_UPDATE_HALF
+#undef TAIHU_O8_Y_PART
+#undef TAIHU_O8_Y_SINGLE_HALF
 #undef TAIHU_O8_Y_SINGLE
 #undef TAIHU_O8_LOAD_WEIGHTS
 #undef TAIHU_O8_WEIGHT_OPERANDS

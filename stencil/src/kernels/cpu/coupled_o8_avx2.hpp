@@ -17,8 +17,15 @@
 // the per-axis weights are FMA memory operands from one broadcast table (L1), so the
 // loop needs 14 general registers and no spills. Results match the template kernels
 // within rounding (the terms are summed per axis in the same order as the reference).
+//
+// Coefficients (`CS`, cpu_step_impl.hpp): FloatCoefs (separate float arrays, each read at
+// [c + its offset]) or HalfCoefs, the packed halves (kernel_api.hpp: one 16 K-byte block
+// per 8 points, so one pointer walks every coefficient and each is one aligned 16-byte
+// vcvtph2ps load; needs F16C, which every AVX2 CPU has).
 #pragma once
 #include <immintrin.h>
+
+#include "kernels/half_float.hpp"
 
 namespace taihu::stencil::kernels {
 namespace {
@@ -89,11 +96,39 @@ inline __m256 o8_strided_sum(const Table* w, int a, const char* c, const char* c
   return _mm256_fmadd_ps(w->d2[a][4], _mm256_add_ps(o8_load(c + 4 * s), o8_load(cm)), d2s);
 }
 
-// Variable density: up <- 2u - up + (A lap u - sum_a G_a d_a u).
-template <class Table>
-__attribute__((noinline)) long line_density_o8_avx2(const float* u, float* up, const float* A,
-                                                    const float* const* G, long n0, long s1, long s2,
-                                                    const Table& table) {
+// Coefficient k of the 8 points at c: from the float array at byte offset off[k] of c,
+// or from the packed block at h.
+template <class CS, int K>
+struct O8Coefs {
+  long off[K];
+  const unsigned short* h = nullptr;
+  O8Coefs(const CS& cf, const char* c) {
+    if constexpr (CS::kHalf)
+      h = cf.p;
+    else
+      for (int k = 0; k < K; ++k) off[k] = reinterpret_cast<const char*>(cf.a[k]) - c;
+  }
+  __m256 at(const char* c, int k) const {
+    if constexpr (CS::kHalf) {
+#if defined(__F16C__)
+      return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(h + 8 * k)));
+#else
+      float f[8];
+      for (int l = 0; l < 8; ++l) f[l] = half_to_float(h[8 * k + l]);
+      return _mm256_loadu_ps(f);
+#endif
+    } else
+      return o8_load(c + off[k]);
+  }
+  void next() {
+    if constexpr (CS::kHalf) h += 8 * K;
+  }
+};
+
+// Variable density: up <- 2u - up + (A lap u - sum_a G_a d_a u); coefficients {A, G_z, G_x, G_y}.
+template <class CS, class Table>
+__attribute__((noinline)) long line_density_o8_avx2(const float* u, float* up, const CS& cf, long n0, long s1,
+                                                    long s2, const Table& table) {
   const long nv = n0 / 8 * 8;
   if (nv == 0) return 0;
   const char* c = reinterpret_cast<const char*>(u);
@@ -101,10 +136,10 @@ __attribute__((noinline)) long line_density_o8_avx2(const float* u, float* up, c
   const long sx = s1 * long(sizeof(float)), sx3 = 3 * sx, sy = s2 * long(sizeof(float)), sy3 = 3 * sy;
   const char* cx = c - 4 * sx;
   const char* cy = c - 4 * sy;
-  auto offset = [c](const void* p) { return reinterpret_cast<const char*>(p) - c; };
-  const long dup = offset(up), da = offset(A), dg0 = offset(G[0]), dg1 = offset(G[1]), dg2 = offset(G[2]);
+  const long dup = reinterpret_cast<const char*>(up) - c;
+  O8Coefs<CS, 4> co(cf, c);
   const long lead = 4 * sy + 4096;
-  for (; c < end; c += 32, cx += 32, cy += 32) {
+  for (; c < end; c += 32, cx += 32, cy += 32, co.next()) {
     asm("" : "+r"(c), "+r"(cx), "+r"(cy));
     const Table* w = o8_opaque(&table);
     if ((reinterpret_cast<unsigned long>(c) & 63) == 0) _mm_prefetch(c + lead, _MM_HINT_T0);
@@ -118,25 +153,25 @@ __attribute__((noinline)) long line_density_o8_avx2(const float* u, float* up, c
       dz1 = _mm256_fmadd_ps(w->d1[0][k], _mm256_sub_ps(z.p[k], z.m[k]), dz1);
     }
     lap = _mm256_add_ps(lap, dz2);
-    __m256 grad = _mm256_mul_ps(o8_load(c + dg0), dz1);
+    __m256 grad = _mm256_mul_ps(co.at(c, 1), dz1);
     __m256 d2s, d1s;
     o8_strided_pairs(w, 1, c, cx, sx, sx3, d2s, d1s);
     lap = _mm256_add_ps(lap, d2s);
-    grad = _mm256_fmadd_ps(o8_load(c + dg1), d1s, grad);
+    grad = _mm256_fmadd_ps(co.at(c, 2), d1s, grad);
     o8_strided_pairs(w, 2, c, cy, sy, sy3, d2s, d1s);
     lap = _mm256_add_ps(lap, d2s);
-    grad = _mm256_fmadd_ps(o8_load(c + dg2), d1s, grad);
+    grad = _mm256_fmadd_ps(co.at(c, 3), d1s, grad);
     const __m256 prev = _mm256_sub_ps(_mm256_add_ps(u0, u0), o8_load(c + dup));
-    o8_store(c + dup, _mm256_add_ps(prev, _mm256_fmsub_ps(o8_load(c + da), lap, grad)));
+    o8_store(c + dup, _mm256_add_ps(prev, _mm256_fmsub_ps(co.at(c, 0), lap, grad)));
   }
   return nv;
 }
 
-// VTI: pp <- 2p - pp + A H2(p) + C d2z(q), qp <- 2q - qp + B H2(p) + C d2z(q).
-template <class Table>
-__attribute__((noinline)) long line_vti_o8_avx2(const float* p, float* pp, const float* q, float* qp, const float* A,
-                                                const float* B, const float* C, long n0, long s1, long s2,
-                                                const Table& table) {
+// VTI: pp <- 2p - pp + A H2(p) + C d2z(q), qp <- 2q - qp + B H2(p) + C d2z(q);
+// coefficients {A, B, C}.
+template <class CS, class Table>
+__attribute__((noinline)) long line_vti_o8_avx2(const float* p, float* pp, const float* q, float* qp, const CS& cf,
+                                                long n0, long s1, long s2, const Table& table) {
   const long nv = n0 / 8 * 8;
   if (nv == 0) return 0;
   const char* c = reinterpret_cast<const char*>(p);
@@ -145,9 +180,10 @@ __attribute__((noinline)) long line_vti_o8_avx2(const float* p, float* pp, const
   const char* cx = c - 4 * sx;
   const char* cy = c - 4 * sy;
   auto offset = [c](const void* f) { return reinterpret_cast<const char*>(f) - c; };
-  const long dq = offset(q), dpp = offset(pp), dqp = offset(qp), da = offset(A), db = offset(B), dc = offset(C);
+  const long dq = offset(q), dpp = offset(pp), dqp = offset(qp);
+  O8Coefs<CS, 3> co(cf, c);
   const long lead = 4 * sy + 4096;
-  for (; c < end; c += 32, cx += 32, cy += 32) {
+  for (; c < end; c += 32, cx += 32, cy += 32, co.next()) {
     asm("" : "+r"(c), "+r"(cx), "+r"(cy));
     const Table* w = o8_opaque(&table);
     if ((reinterpret_cast<unsigned long>(c) & 63) == 0) _mm_prefetch(c + lead, _MM_HINT_T0);
@@ -160,11 +196,11 @@ __attribute__((noinline)) long line_vti_o8_avx2(const float* p, float* pp, const
     const O8ZNeighbours z(cq, q0);
     __m256 vz = _mm256_mul_ps(w->d2[0][0], q0);
     for (int k = 1; k <= 4; ++k) vz = _mm256_fmadd_ps(w->d2[0][k], _mm256_add_ps(z.p[k], z.m[k]), vz);
-    const __m256 cz = _mm256_mul_ps(o8_load(c + dc), vz);
+    const __m256 cz = _mm256_mul_ps(co.at(c, 2), vz);
     const __m256 pprev = _mm256_sub_ps(_mm256_add_ps(p0, p0), o8_load(c + dpp));
-    o8_store(c + dpp, _mm256_add_ps(_mm256_fmadd_ps(o8_load(c + da), h2, pprev), cz));
+    o8_store(c + dpp, _mm256_add_ps(_mm256_fmadd_ps(co.at(c, 0), h2, pprev), cz));
     const __m256 qprev = _mm256_sub_ps(_mm256_add_ps(q0, q0), o8_load(c + dqp));
-    o8_store(c + dqp, _mm256_add_ps(_mm256_fmadd_ps(o8_load(c + db), h2, qprev), cz));
+    o8_store(c + dqp, _mm256_add_ps(_mm256_fmadd_ps(co.at(c, 1), h2, qprev), cz));
   }
   return nv;
 }

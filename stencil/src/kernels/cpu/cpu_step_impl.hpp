@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "kernels/flush_denormals.hpp"
+#include "kernels/half_float.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/parallel_size.hpp"
 #include "taihu/arch/error.hpp"
@@ -48,6 +49,8 @@
 #include <omp.h>
 #endif
 #if defined(__AVX2__)
+#include <immintrin.h>
+
 #include "kernels/cpu/acoustic_o8_x86.hpp"
 #include "kernels/cpu/coupled_o8_avx2.hpp"
 #endif
@@ -149,6 +152,53 @@ inline void st(float* p, T v) {
     *p = v;
   else
     store(p, v);
+}
+
+// kW halves from h as floats: one vcvtph2ps with F16C, else converted one by one (the
+// portable build, where these kernels are the correctness path).
+inline vf load_half(const std::uint16_t* h) {
+#if defined(__AVX2__) && defined(__F16C__)
+  return vf(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h))));
+#else
+  vf v;
+  for (long l = 0; l < kW; ++l) v[l] = half_to_float(h[l]);
+  return v;
+#endif
+}
+
+// The per-point coefficients a line function reads, get<T>(j, k) = coefficient k of the
+// line's point j (T = vf for the kW points from j, a multiple of kW, or float):
+//  - FloatCoefs<K>: K float arrays, each already offset to the line's first point;
+//  - HalfCoefs<K>: the packed halves (kernel_api.hpp, packed_index) from the block of
+//    the line's first point (line starts are multiples of 8, so blocks line up).
+template <int K>
+struct FloatCoefs {
+  static constexpr bool kHalf = false;
+  const float* a[K];
+  template <class T>
+  T get(long j, int k) const {
+    return ld<T>(a[k] + j);
+  }
+  const void* ahead(long j, int k) const { return a[k] + j; }
+};
+template <int K>
+struct HalfCoefs {
+  static constexpr bool kHalf = true;
+  const std::uint16_t* p;
+  template <class T>
+  T get(long j, int k) const {
+    const std::uint16_t* h = p + packed_index(j, K, k);
+    if constexpr (sizeof(T) == sizeof(float))
+      return half_to_float(*h);
+    else
+      return load_half(h);
+  }
+  const void* ahead(long j, int) const { return p + packed_index(j, K, 0); }
+};
+// The coefficient source of the line at layout index `off` (a line start).
+template <int K>
+inline HalfCoefs<K> half_coefs(const std::uint16_t* packed, long off) {
+  return HalfCoefs<K>{packed + packed_index(off, K, 0)};
 }
 
 // Elements R .. R + kW - 1 of the concatenation (a, b), 0 < R < kW (AVX2: one lane
@@ -273,10 +323,9 @@ inline void prefetch(const float* p) { __builtin_prefetch(p, 0, 3); }
 // can differ in the last bit), so that two fused steps equal two single steps bitwise.
 // Space order 8 in 3D runs the hand-written x86 kernel on the line's multiple of 16
 // points, then the template code on the rest.
-template <int H, int DIM>
-__attribute__((noinline)) void line_acoustic(const float* __restrict u, float* __restrict up,
-                                             const float* __restrict A, long n0, long s1, long s2,
-                                             const Weights<H>& w, Ahead ah) {
+template <int H, int DIM, class CS>
+__attribute__((noinline)) void line_acoustic(const float* __restrict u, float* __restrict up, CS cf, long n0,
+                                             long s1, long s2, const Weights<H>& w, Ahead ah) {
   auto body = [&]<int U>(auto tag, long i, std::integral_constant<int, U>) {
     using T = decltype(tag);
     constexpr long step = sizeof(T) / sizeof(float);
@@ -284,7 +333,7 @@ __attribute__((noinline)) void line_acoustic(const float* __restrict u, float* _
     laplacian<H, DIM, U, T>(u + i, s1, s2, w, lap);
     for (int v = 0; v < U; ++v) {
       const long j = i + v * step;
-      st<T>(up + j, 2.f * ld<T>(u + j) - ld<T>(up + j) + ld<T>(A + j) * lap[v]);
+      st<T>(up + j, 2.f * ld<T>(u + j) - ld<T>(up + j) + cf.template get<T>(j, 0) * lap[v]);
     }
   };
   long i = 0;
@@ -293,7 +342,10 @@ __attribute__((noinline)) void line_acoustic(const float* __restrict u, float* _
     if (ah.hand_kernels) {
       const AcousticO8Weights wt{w.centre, {0.f, w.d2[0][1], w.d2[0][2], w.d2[0][3], w.d2[0][4]}, w.ratio[1],
                                  w.ratio[2]};
-      i = line_acoustic_o8_x86(u, up, A, n0, s1, s2, wt);
+      if constexpr (CS::kHalf)
+        i = line_acoustic_o8_x86_half(u, up, cf.p, n0, s1, s2, wt);
+      else
+        i = line_acoustic_o8_x86(u, up, cf.a[0], n0, s1, s2, wt);
     }
   }
 #endif
@@ -301,7 +353,7 @@ __attribute__((noinline)) void line_acoustic(const float* __restrict u, float* _
     if (ah.dist) {
       prefetch(u + i + ah.lead + ah.dist);
       prefetch(up + i + ah.dist);
-      prefetch(A + i + ah.dist);
+      prefetch(static_cast<const float*>(cf.ahead(i + ah.dist, 0)));
     }
     body(vf{}, i, std::integral_constant<int, 2>{});
   }
@@ -313,10 +365,9 @@ __attribute__((noinline)) void line_acoustic(const float* __restrict u, float* _
 // u_prev <- 2u - u_prev + A lap(u) - sum_a G_a d_a u,   G_a = A d_a(ln rho).
 // Each neighbour pair is loaded (or rotated) once and feeds both its sum (laplacian)
 // and its difference (gradient); the weights are per axis, from memory (VecWeights).
-template <int H, int DIM>
-inline void line_density(const float* __restrict u, float* __restrict up, const float* __restrict A,
-                         const float* const* __restrict G, long n0, long s1, long s2, const Weights<H>& ws,
-                         const VecWeights<H>& wv, Ahead ah) {
+template <int H, int DIM, class CS>
+inline void line_density(const float* __restrict u, float* __restrict up, CS cf, long n0, long s1, long s2,
+                         const Weights<H>& ws, const VecWeights<H>& wv, Ahead ah) {
   // Second and first derivative along a strided axis, pairs shared.
   auto strided = [&](const VecWeights<H>& w, const float* c, long s, int axis, vf& d2, vf& d1) {
     vf a = load(c + s), b = load(c - s);
@@ -335,14 +386,13 @@ inline void line_density(const float* __restrict u, float* __restrict up, const 
   long i = 0;
 #if defined(__AVX2__)
   if constexpr (H == 4 && DIM == 3 && kW == 8)
-    if (ah.hand_kernels) i = line_density_o8_avx2(u, up, A, G, n0, s1, s2, wv);
+    if (ah.hand_kernels) i = line_density_o8_avx2(u, up, cf, n0, s1, s2, wv);
 #endif
   for (; i + kW <= n0; i += kW) {
     if (ah.dist && i % 16 == 0) {
       prefetch(u + i + ah.lead + ah.dist);
       prefetch(up + i + ah.dist);
-      prefetch(A + i + ah.dist);
-      for (int a = 0; a < DIM; ++a) prefetch(G[a] + i + ah.dist);
+      for (int a = 0; a <= DIM; ++a) prefetch(static_cast<const float*>(cf.ahead(i + ah.dist, a)));
     }
     // Axis by axis into two running sums (lap, grad), so few vectors are live at once.
     const VecWeights<H>& w = in_memory(wv);
@@ -355,18 +405,18 @@ inline void line_density(const float* __restrict u, float* __restrict up, const 
       vf gz = w.d1[0][1] * (a - b);
       lap = w.centre * centre + w.d2[0][1] * (a + b);
       add_z_pairs<H>(row, w, lap, gz);
-      grad = load(G[0] + i) * gz;
+      grad = cf.template get<vf>(i, 1) * gz;
     }
     vf d2, d1;
     strided(w, c, s1, 1, d2, d1);
     lap += d2;
-    grad += load(G[1] + i) * d1;
+    grad += cf.template get<vf>(i, 2) * d1;
     if constexpr (DIM == 3) {
       strided(w, c, s2, 2, d2, d1);
       lap += d2;
-      grad += load(G[2] + i) * d1;
+      grad += cf.template get<vf>(i, 3) * d1;
     }
-    store(up + i, 2.f * centre - load(up + i) + (load(A + i) * lap - grad));
+    store(up + i, 2.f * centre - load(up + i) + (cf.template get<vf>(i, 0) * lap - grad));
   }
   for (; i < n0; ++i) {  // the ragged end, plainly
     const float* c = u + i;
@@ -379,9 +429,9 @@ inline void line_density(const float* __restrict u, float* __restrict up, const 
         d1 += ws.d1[a][k] * (c[k * strides[a]] - c[-k * strides[a]]);
       }
       lap += d2;
-      grad += G[a][i] * d1;
+      grad += cf.template get<float>(i, 1 + a) * d1;
     }
-    up[i] = 2.f * c[0] - up[i] + (A[i] * lap - grad);
+    up[i] = 2.f * c[0] - up[i] + (cf.template get<float>(i, 0) * lap - grad);
   }
 }
 
@@ -395,21 +445,20 @@ inline void add_z_sums(const ZRow<H>& row, const VecWeights<H>& w, vf& acc) {
   }
 }
 
-template <int H, int DIM>
+template <int H, int DIM, class CS>
 inline void line_vti(const float* __restrict p, float* __restrict pp, const float* __restrict q,
-                     float* __restrict qp, const float* __restrict A, const float* __restrict B,
-                     const float* __restrict C, long n0, long s1, long s2, const Weights<H>& ws,
+                     float* __restrict qp, CS cf, long n0, long s1, long s2, const Weights<H>& ws,
                      const VecWeights<H>& wv, Ahead ah) {
   long i = 0;
 #if defined(__AVX2__)
   if constexpr (H == 4 && DIM == 3 && kW == 8)
-    if (ah.hand_kernels) i = line_vti_o8_avx2(p, pp, q, qp, A, B, C, n0, s1, s2, wv);
+    if (ah.hand_kernels) i = line_vti_o8_avx2(p, pp, q, qp, cf, n0, s1, s2, wv);
 #endif
   for (; i + kW <= n0; i += kW) {
     if (ah.dist && i % 16 == 0) {
       prefetch(p + i + ah.lead + ah.dist);
-      for (const float* f : {static_cast<const float*>(pp), q, static_cast<const float*>(qp), A, B, C})
-        prefetch(f + i + ah.dist);
+      for (const float* f : {static_cast<const float*>(pp), q, static_cast<const float*>(qp)}) prefetch(f + i + ah.dist);
+      for (int k = 0; k < 3; ++k) prefetch(static_cast<const float*>(cf.ahead(i + ah.dist, k)));
     }
     const VecWeights<H>& w = wv;
     const float* cp = p + i;
@@ -425,9 +474,9 @@ inline void line_vti(const float* __restrict p, float* __restrict pp, const floa
       if constexpr (DIM == 3) hy += w.d2[2][k] * (load(cp + k * s2) + load(cp - k * s2));
     }
     const vf h2 = hx + hy;
-    const vf cz = load(C + i) * vz;
-    store(pp + i, 2.f * p0 - load(pp + i) + load(A + i) * h2 + cz);
-    store(qp + i, 2.f * q0 - load(qp + i) + load(B + i) * h2 + cz);
+    const vf cz = cf.template get<vf>(i, 2) * vz;
+    store(pp + i, 2.f * p0 - load(pp + i) + cf.template get<vf>(i, 0) * h2 + cz);
+    store(qp + i, 2.f * q0 - load(qp + i) + cf.template get<vf>(i, 1) * h2 + cz);
   }
   for (; i < n0; ++i) {  // the ragged end, plainly
     const float* cp = p + i;
@@ -438,9 +487,9 @@ inline void line_vti(const float* __restrict p, float* __restrict pp, const floa
       h2 += ws.d2[1][k] * (cp[k * s1] + cp[-k * s1]);
       if constexpr (DIM == 3) h2 += ws.d2[2][k] * (cp[k * s2] + cp[-k * s2]);
     }
-    const float cz = C[i] * vz;
-    pp[i] = 2.f * cp[0] - pp[i] + A[i] * h2 + cz;
-    qp[i] = 2.f * cq[0] - qp[i] + B[i] * h2 + cz;
+    const float cz = cf.template get<float>(i, 2) * vz;
+    pp[i] = 2.f * cp[0] - pp[i] + cf.template get<float>(i, 0) * h2 + cz;
+    qp[i] = 2.f * cq[0] - qp[i] + cf.template get<float>(i, 1) * h2 + cz;
   }
 }
 
@@ -693,13 +742,21 @@ inline void do_line(const StepArgs& a, const Weights<H>& w, const VecWeights<H>&
   const Layout& L = a.layout;
   switch (a.physics) {
     case Physics::acoustic:
-      line_acoustic<H, DIM>(a.u + off, a.u_prev + off, a.A + off, L.n[0], L.s1, L.s2, w, ah);
+      if (a.packed)
+        line_acoustic<H, DIM>(a.u + off, a.u_prev + off, half_coefs<1>(a.packed, off), L.n[0], L.s1, L.s2, w, ah);
+      else
+        line_acoustic<H, DIM>(a.u + off, a.u_prev + off, FloatCoefs<1>{{a.A + off}}, L.n[0], L.s1, L.s2, w, ah);
       break;
-    case Physics::acoustic_density: {
-      const float* G[3] = {a.G[0] + off, a.G[1] + off, DIM == 3 ? a.G[2] + off : nullptr};
-      line_density<H, DIM>(a.u + off, a.u_prev + off, a.A + off, G, L.n[0], L.s1, L.s2, w, vw, ah);
+    case Physics::acoustic_density:
+      if (a.packed) {
+        line_density<H, DIM>(a.u + off, a.u_prev + off, half_coefs<1 + DIM>(a.packed, off), L.n[0], L.s1, L.s2, w,
+                             vw, ah);
+      } else {
+        FloatCoefs<1 + DIM> cf{{a.A + off, a.G[0] + off, a.G[1] + off}};
+        if constexpr (DIM == 3) cf.a[3] = a.G[2] + off;
+        line_density<H, DIM>(a.u + off, a.u_prev + off, cf, L.n[0], L.s1, L.s2, w, vw, ah);
+      }
       break;
-    }
     case Physics::tti:
       if constexpr (DIM == 2) {  // 3D tti runs step_tti3d
         const float* R[6];
@@ -709,8 +766,12 @@ inline void do_line(const StepArgs& a, const Weights<H>& w, const VecWeights<H>&
       }
       break;
     case Physics::vti:
-      line_vti<H, DIM>(a.u + off, a.u_prev + off, a.q + off, a.q_prev + off, a.A + off, a.B + off, a.C + off,
-                       L.n[0], L.s1, L.s2, w, vw, ah);
+      if (a.packed)
+        line_vti<H, DIM>(a.u + off, a.u_prev + off, a.q + off, a.q_prev + off, half_coefs<3>(a.packed, off), L.n[0],
+                         L.s1, L.s2, w, vw, ah);
+      else
+        line_vti<H, DIM>(a.u + off, a.u_prev + off, a.q + off, a.q_prev + off,
+                         FloatCoefs<3>{{a.A + off, a.B + off, a.C + off}}, L.n[0], L.s1, L.s2, w, vw, ah);
       break;
   }
 }
@@ -840,7 +901,10 @@ void step_pair_acoustic3d(const StepArgs& a) {
   const Ahead none{0, 0, ah.hand_kernels};
   auto line = [&](const float* u, float* up, long x, long y, Ahead pf) {
     const long off = L.index(0, x, y);
-    line_acoustic<H, 3>(u + off, up + off, a.A + off, n0, L.s1, L.s2, w, pf);
+    if (a.packed)
+      line_acoustic<H, 3>(u + off, up + off, half_coefs<1>(a.packed, off), n0, L.s1, L.s2, w, pf);
+    else
+      line_acoustic<H, 3>(u + off, up + off, FloatCoefs<1>{{a.A + off}}, n0, L.s1, L.s2, w, pf);
   };
   auto plane = [&](const float* u, float* up, long y) {
     for (long x = 0; x < n1; ++x) line(u, up, x, y, none);

@@ -31,6 +31,13 @@
 // is 20 B/pt per two steps (u_prev and u each read and rewritten once, A read once: the
 // t+1 level and the y windows stay in cache), so pct_pair_roofline = pct_peak x 10/16 is
 // how close the fused sweep is to its own bandwidth bound.
+// Half-coefficient rows (`_half`, Options::coefficients = half: every coefficient an IEEE
+// half, 2 B instead of 4) move 14 B/pt acoustic (u_prev r/w 8, u 4, A 2), 20 density
+// (12 + 4 x 2), 30 VTI (24 + 3 x 2). Their pct_peak is against the float model above
+// (16/28/36 B/pt: the roofline, so > 100 is possible), pct_own_roofline against
+// their own compulsory bytes (pct_peak x float B / own B), and the anchor
+// float_coefficients is the same optimized kernel with float32 coefficients, interleaved
+// in the same loop (vs_float_coefficients > 1: the halves are faster).
 //   bench_stencil --benchmark_filter=acoustic
 #include <algorithm>
 #include <cstdlib>
@@ -60,7 +67,19 @@ struct Case {
   int order;
   long nz, nx, ny;
   bool temporal = false;  // two fused steps per call (temporal blocking)
+  bool half = false;      // Options::coefficients = half
 };
+
+// Compulsory bytes per point with half coefficients (2 B each instead of 4).
+double half_bytes_per_point(Physics p) {
+  switch (p) {
+    case Physics::acoustic: return 14;
+    case Physics::acoustic_density: return 20;
+    case Physics::vti: return 30;
+    case Physics::tti: return 60;  // (tti keeps float storage)
+  }
+  return 0;
+}
 
 double bytes_per_point(Physics p) {
   switch (p) {
@@ -203,11 +222,39 @@ void run_case(benchmark::State& state, Case c) {
   opt.boundary.kind = BoundaryKind::none;
   Options ref_opt = opt;
   ref_opt.kernel = KernelKind::reference;
-  Propagator fast(model, opt);
+  Options fast_opt = opt;
+  if (c.half) fast_opt.coefficients = CoefficientPrecision::half;
+  Propagator fast(model, fast_opt);
   seed(fast);
   const long field_points = fast.current().layout().total;
   const auto [reads, updates] = streams_of(c.physics);
   const double points = double(c.nz) * double(c.nx) * double(c.ny);
+  if (c.half) {
+    // Side by side with float32 coefficients, interleaved in the same loop.
+    Propagator single(model, opt);
+    seed(single);
+    const int steps = c.temporal ? 2 : 1;
+    interleaved(state, steps * points, steps * points * bytes_per_point(c.physics), reads, updates, field_points,
+                [&] {
+                  if (c.temporal)
+                    fast.step_pair_blocked();
+                  else
+                    fast.step(nullptr, 0.f);
+                },
+                {{"float_coefficients", [&] {
+                    if (c.temporal)
+                      single.step_pair_blocked();
+                    else
+                      single.step(nullptr, 0.f);
+                  }}});
+    const double own = half_bytes_per_point(c.physics);
+    state.counters["own_bpt"] = own;
+    state.counters["pct_own_roofline"] = state.counters["pct_peak"] * bytes_per_point(c.physics) / own;
+    state.SetLabel(std::string(fast.kernel_in_use()) + (c.temporal ? ", temporal blocking x2" : "") +
+                   ", half coefficients: " + std::to_string(int(own)) + " B/pt own, pct_peak vs the float " +
+                   std::to_string(int(bytes_per_point(c.physics))) + " B/pt roofline");
+    return;
+  }
   if (c.temporal) {
     Propagator single(model, opt);
     seed(single);
@@ -269,6 +316,10 @@ const Case kCases[] = {
     {"vti_o8_256^3", Physics::vti, 8, 256, 256, 256},
     {"tti_o8_256^3", Physics::tti, 8, 256, 256, 256},
     {"acoustic_o8_256^3_temporal2", Physics::acoustic, 8, 256, 256, 256, true},
+    {"acoustic_o8_256^3_half", Physics::acoustic, 8, 256, 256, 256, false, true},
+    {"density_o8_256^3_half", Physics::acoustic_density, 8, 256, 256, 256, false, true},
+    {"vti_o8_256^3_half", Physics::vti, 8, 256, 256, 256, false, true},
+    {"acoustic_o8_256^3_temporal2_half", Physics::acoustic, 8, 256, 256, 256, true, true},
 };
 
 // CUDA (only registered when a GPU is present): the device-resident sliding-window

@@ -1,11 +1,13 @@
 // Test data for the dnn convolution benchmarks: uniform [-1, 1) buffers, reproducible
-// from a seed, and one problem's tensors with a call of taihu's convolution on them.
+// from a seed, and one problem's tensors (activations in a chosen layout) with a call of
+// taihu's convolution on them.
 #pragma once
 #include <new>
 #include <random>
 #include <vector>
 
 #include "taihu/dnn/conv.hpp"
+#include "taihu/dnn/layout.hpp"
 
 namespace taihu::bench {
 
@@ -32,15 +34,25 @@ inline Buffer random_data(taihu::dnn::index_t n, unsigned seed) {
   return v;
 }
 
-// Inputs (x, w, bias b, dy) random, outputs (y, dx, dw, db) zero, sized for `d`.
+// Inputs (x, w, bias b, dy) random, outputs (y, dx, dw, db) zero, sized for `d`, the
+// activations in `layout` (NCHW data reordered once, untimed, as oneDNN's anchor
+// reorders its inputs into the layouts it picks).
 struct ConvCase {
   Buffer x, w, b, dy, y, dx, dw, db;
-  explicit ConvCase(const taihu::dnn::ConvDesc& d)
-      : x(random_data(d.n * d.c * d.h * d.w, 1)),
+  explicit ConvCase(const taihu::dnn::ConvDesc& d, taihu::dnn::ConvLayout layout = {})
+      : x(in_layout(random_data(d.n * d.c * d.h * d.w, 1), d.n, d.c, d.h, d.w, layout.src)),
         w(random_data(d.k * (d.c / d.groups) * d.kh * d.kw, 2)),
         b(random_data(d.k, 3)),
-        dy(random_data(d.n * d.k * d.out_h() * d.out_w(), 4)),
+        dy(in_layout(random_data(d.n * d.k * d.out_h() * d.out_w(), 4), d.n, d.k, d.out_h(), d.out_w(), layout.dst)),
         y(dy.size()), dx(x.size()), dw(w.size()), db(b.size()) {}
+
+  static Buffer in_layout(Buffer v, taihu::dnn::index_t n, taihu::dnn::index_t c, taihu::dnn::index_t h,
+                          taihu::dnn::index_t w, taihu::dnn::ActLayout layout) {
+    if (layout == taihu::dnn::ActLayout::nchw) return v;
+    Buffer out(static_cast<std::size_t>(taihu::dnn::nchw8c_elements(n, c, h, w)));
+    taihu::dnn::reorder_nchw_to_nchw8c(v.data(), out.data(), n, c, h, w);
+    return out;
+  }
 
   // One call in direction `dir`, weights unchanged since the last call (a training step
   // transforms or packs them once).

@@ -1,10 +1,16 @@
 // conv_cputime: the steadier single-thread A/B of taihu's convolution against oneDNN on
 // a shared machine. Per-thread CPU time (CLOCK_THREAD_CPUTIME_ID: time the scheduler
-// gives another process is not counted), calls interleaved (taihu, oneDNN auto, oneDNN
-// direct) with a 32 MiB cache flush before each, R rounds; prints the fastest and the
-// median call of each and the ratios (oneDNN's better algorithm / taihu; > 1: taihu
-// faster). This is how dnn/README.md's first table is measured:
-//   conv_cputime [--rounds=5] [--algo=NAME] [--threads=N] [--only=taihu|onednn] problem[:dir] ...
+// gives another process is not counted), calls interleaved (taihu on NCHW, taihu in its
+// preferred activation layout when that is not NCHW, oneDNN auto, oneDNN direct) with a
+// 32 MiB cache flush before each, R rounds; prints the fastest and the median call of
+// each and the ratios (oneDNN's better algorithm / taihu; > 1: taihu faster): taihu's
+// best layout (dnn::preferred_layout) against oneDNN's (format_tag::any), both with the
+// activations already in those layouts (reorders untimed on both sides), and taihu on
+// NCHW against the same oneDNN call. The layout columns say what each side used.
+// This is how dnn/README.md's first table is measured:
+//   conv_cputime [--rounds=5] [--algo=NAME] [--threads=N] [--only=taihu|onednn]
+//                [--layout=best|nchw|nChw8c|nchw->nChw8c] problem[:dir] ...
+//     --layout: taihu's second layout (default best = preferred_layout(problem))
 //     dir: fwd | bwd_d | bwd_w | all (default all)
 //     --threads=N (N > 1): both libraries on N threads, timed by wall clock (the
 //       per-thread CPU time of the calling thread would miss the others' work)
@@ -59,6 +65,7 @@ struct Timed {
 bool g_wall_clock = false;  // more than one thread: wall-clock time
 bool g_flush = true;        // flush the caches before each call (--no-flush: warm)
 std::string g_only;         // "", "taihu" or "onednn"
+std::string g_layout = "best";
 
 double time_call(const std::function<void()>& f) {
   if (g_flush) flush_cache();
@@ -68,9 +75,20 @@ double time_call(const std::function<void()>& f) {
 }
 
 void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo algo) {
+  using taihu::dnn::ConvLayout;
+  const ConvLayout layout =
+      g_layout == "best" ? taihu::dnn::preferred_layout(d) : taihu::dnn::parse_conv_layout(g_layout);
+  const bool two = layout != ConvLayout{};  // a second taihu call in the other layout
   taihu::bench::ConvCase data(d);
   taihu::dnn::Convolution conv(d, algo);
   auto taihu_call = [&] { data.run(conv, dir); };
+  std::unique_ptr<taihu::bench::ConvCase> bdata;
+  std::unique_ptr<taihu::dnn::Convolution> bconv;
+  if (two) {
+    bdata = std::make_unique<taihu::bench::ConvCase>(d, layout);
+    bconv = std::make_unique<taihu::dnn::Convolution>(d, algo, layout);
+  }
+  auto blocked_call = [&] { bdata->run(*bconv, dir); };
   std::vector<std::unique_ptr<taihu::bench::OnednnConv>> dnnl;
   for (const char* a : {"auto", "direct"}) {
     if (g_only == "taihu") break;
@@ -79,17 +97,21 @@ void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo 
   }
   const bool mine_timed = g_only != "onednn";
   if (mine_timed) taihu_call();
+  if (mine_timed && two) blocked_call();
   for (auto& p : dnnl) p->run();
-  Timed mine;
+  Timed mine, mine_b;
   std::vector<Timed> theirs(dnnl.size());
   for (int r = 0; r < rounds; ++r) {
     mine.t.push_back(mine_timed ? time_call(taihu_call) : 1e30);
+    mine_b.t.push_back(mine_timed && two ? time_call(blocked_call) : mine.t.back());
     for (std::size_t i = 0; i < dnnl.size(); ++i) theirs[i].t.push_back(time_call([&] { dnnl[i]->run(); }));
   }
   double best = 1e30, med = 1e30;
-  for (const auto& t : theirs) {
-    best = std::min(best, t.best());
-    med = std::min(med, t.median());
+  std::string their_layout = "-";
+  for (std::size_t i = 0; i < dnnl.size(); ++i) {
+    if (theirs[i].best() < best) their_layout = dnnl[i]->layout();
+    best = std::min(best, theirs[i].best());
+    med = std::min(med, theirs[i].median());
   }
   const double gf = d.forward_flops() * 1e-9;
   if (const char* var = std::getenv("AB_VAR")) {  // A/B of a knob: its values interleaved
@@ -105,16 +127,24 @@ void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo 
     for (int r = 0; r < 3 * rounds; ++r)
       for (std::size_t v = 0; v < vals.size(); ++v) {
         setenv(var, vals[v].c_str(), 1);
-        ab[v].t.push_back(time_call(taihu_call));
+        ab[v].t.push_back(time_call(two ? std::function<void()>(blocked_call) : std::function<void()>(taihu_call)));
       }
-    std::printf("AB %s %s:", d.str().c_str(), taihu::dnn::to_string(dir));
+    std::printf("AB %s %s (%s):", d.str().c_str(), taihu::dnn::to_string(dir),
+                taihu::dnn::to_string(two ? layout : ConvLayout{}).c_str());
     for (std::size_t v = 0; v < vals.size(); ++v)
       std::printf("  %s=%s best %.1f med %.1f", var, vals[v].c_str(), gf / ab[v].best(), gf / ab[v].median());
     std::printf("\n");
   }
-  std::printf("| `%s` | %s | %s | %.1f | %.1f | %.2fx | %.2fx |\n", d.str().c_str(), taihu::dnn::to_string(dir),
-              taihu::dnn::to_string(conv.algorithm(dir)), gf / mine.best(), dnnl.empty() ? 0.0 : gf / best,
-              dnnl.empty() ? 0.0 : best / mine.best(), dnnl.empty() ? 0.0 : med / mine.median());
+  // taihu in its preferred (or --layout) layout, then on NCHW, against the same oneDNN call.
+  const Timed& lay = two ? mine_b : mine;
+  const std::string lay_name = taihu::dnn::to_string(two ? layout : ConvLayout{}) +
+                               (two && !bconv->layout_native(dir) ? " (reordered)" : "");
+  const bool any = !dnnl.empty();
+  std::printf("| `%s` | %s | %s | %s | %.1f | %s | %.1f | %.2fx | %.2fx | %s | %.1f | %.2fx |\n", d.str().c_str(),
+              taihu::dnn::to_string(dir), taihu::dnn::to_string((two ? *bconv : conv).algorithm(dir)),
+              lay_name.c_str(), gf / lay.best(), their_layout.c_str(), any ? gf / best : 0.0,
+              any ? best / lay.best() : 0.0, any ? med / lay.median() : 0.0,
+              taihu::dnn::to_string(conv.algorithm(dir)), gf / mine.best(), any ? best / mine.best() : 0.0);
   std::fflush(stdout);
 }
 
@@ -134,6 +164,8 @@ int main(int argc, char** argv) {
       g_flush = false;
     else if (a.rfind("--only=", 0) == 0)
       g_only = a.substr(7);
+    else if (a.rfind("--layout=", 0) == 0)
+      g_layout = a.substr(9);
     else if (a.rfind("--algo=", 0) == 0)
       algo = taihu::dnn::parse_conv_algo(a.substr(7));
     else
@@ -142,6 +174,7 @@ int main(int argc, char** argv) {
   if (problems.empty()) {
     std::fprintf(stderr,
                  "usage: conv_cputime [--rounds=5] [--algo=NAME] [--threads=N] [--only=taihu|onednn] [--no-flush] "
+                 "[--layout=best|nchw|nChw8c|nchw->nChw8c] "
                  "problem[:fwd|bwd_d|bwd_w|all] ...\n");
     return 2;
   }
@@ -153,8 +186,10 @@ int main(int argc, char** argv) {
   taihu::arch::set_num_threads(threads);
   omp_set_num_threads(threads);  // oneDNN's OpenMP runtime
   std::printf("threads: %d, timed by %s\n", threads, g_wall_clock ? "wall clock" : "per-thread CPU time");
-  std::printf("| problem | dir | taihu algo | taihu GFLOP/s | oneDNN GFLOP/s | ratio (best) | ratio (median) |\n");
-  std::printf("|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| problem | dir | taihu algo | taihu layout | taihu GFLOP/s | oneDNN layout | oneDNN GFLOP/s | ratio (best) | "
+      "ratio (median) | NCHW algo | taihu NCHW GFLOP/s | NCHW ratio (best) |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& p : problems) {
     const auto colon = p.find(':');
     const ConvDesc d = ConvDesc::parse(p.substr(0, colon));

@@ -20,11 +20,30 @@ struct OnednnConv::Impl {
   dnnl::stream strm{eng};
   dnnl::primitive prim;
   std::unordered_map<int, memory> args;
-  std::string impl;
+  std::string impl, layout;
   bool ok = false;
 };
 
 namespace {
+// A 4-D activation desc's layout: plain NCHW / NHWC by strides, or the inner blocks.
+std::string layout_name(const memory::desc& md) {
+  const auto& b = md.data.format_desc.blocking;
+  if (md.data.format_kind != dnnl_blocked) return "other";
+  if (b.inner_nblks == 0) {
+    if (b.strides[1] >= b.strides[2] && b.strides[2] >= b.strides[3]) return "nchw";
+    if (b.strides[1] == 1) return "nhwc";
+    return "strided";
+  }
+  if (b.inner_nblks == 1 && b.inner_idxs[0] == 1) return "nChw" + std::to_string(b.inner_blks[0]) + "c";
+  std::string s = "blocked:";
+  for (int i = 0; i < b.inner_nblks; ++i) s += std::to_string(b.inner_blks[i]) + "abcd"[b.inner_idxs[i]];
+  return s;
+}
+std::string layout_pair(const memory::desc& src, const memory::desc& dst) {
+  const std::string a = layout_name(src), b = layout_name(dst);
+  return a == b ? a : a + "->" + b;
+}
+
 memory filled(const memory::desc& want, const memory::desc& user, dnnl::engine& eng,
               dnnl::stream& s, unsigned seed) {
   memory u(user, eng);
@@ -64,6 +83,7 @@ OnednnConv::OnednnConv(const dnn::ConvDesc& d, dnn::ConvDirection dir, const std
     if (dir == dnn::ConvDirection::forward) {
       I.prim = dnnl::convolution_forward(fpd);
       I.impl = fpd.impl_info_str();
+      I.layout = layout_pair(fpd.src_desc(), fpd.dst_desc());
       I.args = {{DNNL_ARG_SRC, filled(fpd.src_desc(), src_user, I.eng, I.strm, 1)},
                 {DNNL_ARG_WEIGHTS, filled(fpd.weights_desc(), wei_user, I.eng, I.strm, 2)},
                 {DNNL_ARG_BIAS, filled(fpd.bias_desc(), bias_md, I.eng, I.strm, 3)},
@@ -73,6 +93,7 @@ OnednnConv::OnednnConv(const dnn::ConvDesc& d, dnn::ConvDirection dir, const std
       dnnl::convolution_backward_data::primitive_desc bpd(bd, I.eng, fpd);
       I.prim = dnnl::convolution_backward_data(bpd);
       I.impl = bpd.impl_info_str();
+      I.layout = layout_pair(bpd.diff_src_desc(), bpd.diff_dst_desc());
       I.args = {{DNNL_ARG_DIFF_DST, filled(bpd.diff_dst_desc(), dst_user, I.eng, I.strm, 4)},
                 {DNNL_ARG_WEIGHTS, filled(bpd.weights_desc(), wei_user, I.eng, I.strm, 2)},
                 {DNNL_ARG_DIFF_SRC, memory(bpd.diff_src_desc(), I.eng)}};
@@ -82,6 +103,7 @@ OnednnConv::OnednnConv(const dnn::ConvDesc& d, dnn::ConvDirection dir, const std
       dnnl::convolution_backward_weights::primitive_desc wpd(wd, I.eng, fpd);
       I.prim = dnnl::convolution_backward_weights(wpd);
       I.impl = wpd.impl_info_str();
+      I.layout = layout_pair(wpd.src_desc(), wpd.diff_dst_desc());
       I.args = {{DNNL_ARG_SRC, filled(wpd.src_desc(), src_user, I.eng, I.strm, 1)},
                 {DNNL_ARG_DIFF_DST, filled(wpd.diff_dst_desc(), dst_user, I.eng, I.strm, 4)},
                 {DNNL_ARG_DIFF_WEIGHTS, memory(wpd.diff_weights_desc(), I.eng)},
@@ -96,6 +118,7 @@ OnednnConv::OnednnConv(const dnn::ConvDesc& d, dnn::ConvDirection dir, const std
 OnednnConv::~OnednnConv() = default;
 bool OnednnConv::available() const { return impl_->ok; }
 std::string OnednnConv::implementation() const { return impl_->impl; }
+std::string OnednnConv::layout() const { return impl_->layout; }
 void OnednnConv::run() {
   impl_->prim.execute(impl_->strm, impl_->args);
   impl_->strm.wait();
@@ -106,6 +129,7 @@ OnednnConv::OnednnConv(const dnn::ConvDesc&, dnn::ConvDirection, const std::stri
 OnednnConv::~OnednnConv() = default;
 bool OnednnConv::available() const { return false; }
 std::string OnednnConv::implementation() const { return "oneDNN not built in"; }
+std::string OnednnConv::layout() const { return ""; }
 void OnednnConv::run() {}
 #endif
 

@@ -18,6 +18,9 @@ class OnednnConv {
   ~OnednnConv();
   bool available() const;
   std::string implementation() const;  // oneDNN's impl_info_str, e.g. "jit:avx2"
+  // The activation layouts the primitive picked (x or dx -> y or dy), in taihu's
+  // spelling: "nchw", "nChw8c", "nchw->nChw8c", or oneDNN's blocking when other.
+  std::string layout() const;
   void run();                         // one execution + wait
 
   struct Impl;

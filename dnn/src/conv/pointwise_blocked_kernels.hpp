@@ -30,6 +30,8 @@ struct PwbFwdArgs {
   std::int64_t pixels;       // consecutive pixels of the run
   const float* bias;         // nb * 8 values used when !accumulate, or null (zero)
   bool accumulate;           // y += tile
+  bool prefetch_x;           // pull the input two tiles ahead into L1 (the first sweep
+                             //   of a chunk reads it from memory)
 };
 
 struct PwbBwdwArgs {
@@ -45,6 +47,11 @@ struct PwbBwdwArgs {
   std::int64_t acc_cstride;  //   (added to)
 };
 
+// dw[l * ldd + c] (+)= acc[c * 32 + l] for l < rows (<= 32), c < cols: a 32-channel
+// group of the backward-weights accumulator into OIHW dw (8x8 transposes on AVX2).
+using PwbDwStoreKernel = void (*)(const float* acc, std::int64_t rows, std::int64_t cols, float* dw,
+                                  std::int64_t ldd, bool accumulate);
+
 using PwbFwdKernel = void (*)(const PwbFwdArgs&);
 using PwbBwdwKernel = void (*)(const PwbBwdwArgs&);
 
@@ -52,5 +59,9 @@ void pwb_fwd_generic(const PwbFwdArgs& a);
 void pwb_fwd_avx2(const PwbFwdArgs& a);
 void pwb_bwdw_generic(const PwbBwdwArgs& a);
 void pwb_bwdw_avx2(const PwbBwdwArgs& a);
+void pwb_dw_store_generic(const float* acc, std::int64_t rows, std::int64_t cols, float* dw, std::int64_t ldd,
+                          bool accumulate);
+void pwb_dw_store_avx2(const float* acc, std::int64_t rows, std::int64_t cols, float* dw, std::int64_t ldd,
+                       bool accumulate);
 
 }  // namespace taihu::dnn::conv

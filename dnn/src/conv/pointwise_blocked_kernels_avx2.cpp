@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "pointwise_blocked_kernels.hpp"
+#include "transpose8x8_avx2.hpp"
 
 namespace taihu::dnn::conv {
 
@@ -63,8 +64,15 @@ inline __attribute__((always_inline)) void fwd_tile_4x3(const PwbFwdArgs& a, con
                     : a.bias     ? _mm256_loadu_ps(a.bias + 8 * b)
                                  : _mm256_setzero_ps();
   const float* w = a.w;
-  for (std::int64_t cb = 0; cb < a.cblocks; ++cb, x += a.x_bstride, w += 8 * 32)
-    fwd_block_4x3(acc, x, w, std::make_integer_sequence<int, 8>());
+  if (a.prefetch_x)
+    for (std::int64_t cb = 0; cb < a.cblocks; ++cb, x += a.x_bstride, w += 8 * 32) {
+      _mm_prefetch(reinterpret_cast<const char*>(x + 48), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(x + 64), _MM_HINT_T0);
+      fwd_block_4x3(acc, x, w, std::make_integer_sequence<int, 8>());
+    }
+  else
+    for (std::int64_t cb = 0; cb < a.cblocks; ++cb, x += a.x_bstride, w += 8 * 32)
+      fwd_block_4x3(acc, x, w, std::make_integer_sequence<int, 8>());
 #pragma GCC unroll 4
   for (int b = 0; b < 4; ++b)
 #pragma GCC unroll 3
@@ -130,7 +138,8 @@ void bwdw_tile(const PwbBwdwArgs& a) {
   for (int j = 0; j < NC; ++j) xc[j] = a.x + ((a.c0 + j) / 8) * a.x_bstride + (a.c0 + j) % 8;
   const float* dy = a.dy;
   const std::int64_t bs = a.dy_bstride;
-  for (std::int64_t p = 0; p < a.pixels; ++p, dy += 8) {
+  const std::int64_t pixels = a.pixels;
+  for (std::int64_t p = 0; p < pixels; ++p, dy += 8) {
     __m256 xb[NC];
 #pragma GCC unroll 3
     for (int j = 0; j < NC; ++j) xb[j] = _mm256_broadcast_ss(xc[j] + p * 8);
@@ -163,6 +172,24 @@ void pwb_fwd_avx2(const PwbFwdArgs& a) {
     case 3: fwd_run<3>(a); break;
     default: fwd_run<4>(a); break;
   }
+}
+
+void pwb_dw_store_avx2(const float* acc, std::int64_t rows, std::int64_t cols, float* dw, std::int64_t ldd,
+                       bool accumulate) {
+  const std::int64_t rows8 = rows / 8 * 8, cols8 = cols / 8 * 8;
+  for (std::int64_t l = 0; l < rows8; l += 8)
+    for (std::int64_t c = 0; c < cols8; c += 8) {
+      __m256 r[8];
+      for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(acc + (c + i) * 32 + l);
+      transpose8x8(r);  // r[i]: row l + i, columns c..c+7
+      for (int i = 0; i < 8; ++i) {
+        float* d = dw + (l + i) * ldd + c;
+        _mm256_storeu_ps(d, accumulate ? _mm256_add_ps(_mm256_loadu_ps(d), r[i]) : r[i]);
+      }
+    }
+  for (std::int64_t l = 0; l < rows; ++l)
+    for (std::int64_t c = l < rows8 ? cols8 : 0; c < cols; ++c)
+      dw[l * ldd + c] = accumulate ? dw[l * ldd + c] + acc[c * 32 + l] : acc[c * 32 + l];
 }
 
 void pwb_bwdw_avx2(const PwbBwdwArgs& a) { kBwdw[static_cast<std::size_t>(a.nb - 1)][static_cast<std::size_t>(a.cols - 1)](a); }

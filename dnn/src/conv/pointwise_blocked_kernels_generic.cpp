@@ -32,4 +32,11 @@ void pwb_bwdw_generic(const PwbBwdwArgs& a) {
   }
 }
 
+void pwb_dw_store_generic(const float* acc, std::int64_t rows, std::int64_t cols, float* dw, std::int64_t ldd,
+                          bool accumulate) {
+  for (std::int64_t c = 0; c < cols; ++c)
+    for (std::int64_t l = 0; l < rows; ++l)
+      dw[l * ldd + c] = accumulate ? dw[l * ldd + c] + acc[c * 32 + l] : acc[c * 32 + l];
+}
+
 }  // namespace taihu::dnn::conv

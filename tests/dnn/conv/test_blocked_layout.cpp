@@ -116,7 +116,8 @@ TEST_F(BlockedLayout, PointwiseNativeInEveryDirection) {
   // channels not multiples of 8, pixel tails of 1 and 2 (3-pixel tiles), one output
   // group partial, several 256-channel reduction blocks, batch.
   for (const char* p : {"mb2ic13ih5iw7oc21oh5ow7kh1", "mb1ic64ih7oc40oh7kh1", "mb1ic3ih2iw1oc5oh2ow1kh1",
-                        "mb3ic20ih5oc36oh5kh1", "mb1ic300ih3oc70oh3kh1", "mb1ic16ih4oc264oh4kh1"})
+                        "mb3ic20ih5oc36oh5kh1", "mb1ic300ih3oc70oh3kh1", "mb1ic16ih4oc264oh4kh1",
+                        "mb2ic10ih17oc9oh17kh1"})  // (last: several pixel chunks)
     check_layout(ConvDesc::parse(p), kBlocked, true, true);
 }
 

@@ -4,7 +4,9 @@
 // backward-weights, 1 and 2 threads. Rows: conv/<problem>/<direction>/threads:<t>.
 // Counters: gflops (forward-equivalent FLOPs / time), pct_peak, vs_anchor (fastest
 // anchor's time / taihu's), vs_onednn_auto, vs_onednn_direct, vs_onednn_winograd,
-// vs_im2col_openblas. The label names taihu's algorithm and oneDNN's implementations.
+// vs_im2col_openblas. The label names taihu's algorithm and activation layout
+// (TAIHU_BENCH_CONV_LAYOUT, default its preferred one) and oneDNN's implementations and
+// layout (format_tag::any); both sides' activations are reordered before timing.
 // Timing is interleaved (taihu, then each anchor, every iteration); OpenBLAS's
 // spinning idle threads are told to sleep (OPENBLAS_THREAD_TIMEOUT=4) so they do not
 // slow the next call. On a shared machine, 2-thread rows are only as good as the
@@ -84,6 +86,15 @@ const taihu::bench::CblasAnchor& openblas() {
 
 using taihu::bench::random_data;
 
+// taihu's activation layout: TAIHU_BENCH_CONV_LAYOUT=best (default: preferred_layout,
+// as oneDNN's format_tag::any), nchw, nChw8c or nchw->nChw8c. Activations are reordered
+// into it before timing, as the oneDNN anchor's are.
+taihu::dnn::ConvLayout requested_layout(const ConvDesc& d) {
+  const char* l = std::getenv("TAIHU_BENCH_CONV_LAYOUT");
+  const std::string name = l ? l : "best";
+  return name == "best" ? taihu::dnn::preferred_layout(d) : taihu::dnn::parse_conv_layout(name);
+}
+
 ConvAlgo requested_algo() {
   const char* a = std::getenv("TAIHU_BENCH_CONV_ALGO");
   return a ? taihu::dnn::parse_conv_algo(a) : ConvAlgo::automatic;
@@ -93,41 +104,46 @@ void run_conv(benchmark::State& state, const ConvDesc& d, ConvDirection dir, int
   taihu::arch::set_num_threads(threads);
   omp_set_num_threads(threads);  // oneDNN's OpenMP runtime
   openblas().set_threads(threads);
-  taihu::bench::ConvCase data(d);
-  taihu::dnn::Convolution conv(d, requested_algo());
+  const taihu::dnn::ConvLayout layout = requested_layout(d);
+  taihu::bench::ConvCase data(d, layout);
+  taihu::dnn::Convolution conv(d, requested_algo(), layout);
   auto taihu_call = [&] { data.run(conv, dir); };
   taihu_call();  // first call transforms / packs the weights (a training step does it once)
 
   std::vector<taihu::bench::Anchor> anchors;
   std::vector<std::unique_ptr<taihu::bench::OnednnConv>> dnnl;
-  std::string dnnl_impls;
+  std::string dnnl_impls, dnnl_layout;
   for (const char* algo : {"auto", "direct", "winograd"}) {
     auto p = std::make_unique<taihu::bench::OnednnConv>(d, dir, algo);
     if (!p->available()) continue;
     dnnl_impls += std::string(dnnl_impls.empty() ? "" : ",") + algo + "=" + p->implementation();
+    if (dnnl_layout.empty()) dnnl_layout = p->layout();
     auto* raw = p.get();
     anchors.push_back({std::string("onednn_") + algo, [raw] { raw->run(); }});
     dnnl.push_back(std::move(p));
   }
   std::unique_ptr<taihu::bench::Im2colBlasConv> caffe;
+  taihu::bench::ConvCase nchw_data(d);  // Caffe's layout for the im2col anchor
   if (openblas().loaded()) {
     caffe = std::make_unique<taihu::bench::Im2colBlasConv>(d, openblas());
     auto* c = caffe.get();
     anchors.push_back({"im2col_openblas", [&, c] {
+                         auto& n = nchw_data;
                          if (dir == ConvDirection::forward)
-                           c->forward(data.x.data(), data.w.data(), data.b.data(), data.y.data());
+                           c->forward(n.x.data(), n.w.data(), n.b.data(), n.y.data());
                          else if (dir == ConvDirection::backward_data)
-                           c->backward_data(data.dy.data(), data.w.data(), data.dx.data());
+                           c->backward_data(n.dy.data(), n.w.data(), n.dx.data());
                          else
-                           c->backward_weights(data.x.data(), data.dy.data(), data.dw.data(), data.db.data());
+                           c->backward_weights(n.x.data(), n.dy.data(), n.dw.data(), n.db.data());
                        }});
   }
   taihu::bench::Work work;
   work.flops = d.forward_flops();
   work.bytes = 4.0 * static_cast<double>(data.x.size() + data.w.size() + data.y.size());
   taihu::bench::compare(state, work, taihu::bench::Ceiling::peak_sp, threads, taihu_call, anchors);
-  state.SetLabel(std::string("taihu=") + taihu::dnn::to_string(conv.algorithm(dir)) +
-                 (dnnl_impls.empty() ? "" : " onednn:" + dnnl_impls));
+  state.SetLabel(std::string("taihu=") + taihu::dnn::to_string(conv.algorithm(dir)) + "/" +
+                 taihu::dnn::to_string(layout) + (conv.layout_native(dir) ? "" : "(reordered)") +
+                 (dnnl_impls.empty() ? "" : " onednn:" + dnnl_impls + "/" + dnnl_layout));
   taihu::arch::set_num_threads(0);
 }
 

@@ -45,13 +45,14 @@ std::unique_ptr<ConvAlgorithm> make_direct(const ConvDesc&);
 // `layout` without reorders, and the object that runs them (its pointers are in
 // `layout`; weights OIHW). 1x1 stride-1 unpadded, groups 1, nChw8c -> nChw8c: every
 // direction (conv_pointwise_blocked.cpp); first layers (direct_first_layer), NCHW ->
-// nChw8c: forward.
+// nChw8c: forward and backward-weights (backward-data reorders dy).
 bool blocked_native(const ConvDesc& d, ConvDirection dir, ConvLayout layout);
 std::unique_ptr<ConvAlgorithm> make_blocked(const ConvDesc& d, ConvLayout layout);
 
 // The direct algorithm's first-layer forward (few input channels, vectorised along
 // output channels) runs d; make_direct_nchw8c_out's forward then writes y in nChw8c
-// (x NCHW) straight from the tiles (groups 1).
+// (x NCHW) straight from the tiles, and its backward-weights reads dy in nChw8c
+// (groups 1).
 bool direct_first_layer(const ConvDesc& d);
 std::unique_ptr<ConvAlgorithm> make_direct_nchw8c_out(const ConvDesc& d);
 

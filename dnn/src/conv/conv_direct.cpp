@@ -179,7 +179,8 @@ void fill_plane(const ConvDesc& d, const InputGeometry& g, const float* x, float
 
 class Direct final : public ConvAlgorithm {
  public:
-  // y_nchw8c: forward writes y in nChw8c (first layers only, groups 1).
+  // y_nchw8c: forward writes y, backward-weights reads dy, in nChw8c (first layers
+  // only, groups 1).
   explicit Direct(const ConvDesc& d, bool y_nchw8c = false)
       : d_(d), kg_(d.k / d.groups), cg_(d.c / d.groups), taps_(d.kh * d.kw), y_nchw8c_(y_nchw8c),
         geo_(make_geometry(d)), bwd_data_(d, make_direct) {
@@ -359,7 +360,7 @@ class Direct final : public ConvAlgorithm {
       if (!local) {
 #pragma omp for schedule(static)
         for (index_t ng = 0; ng < d_.n * d_.groups; ++ng)
-          transpose(dy + ng * kg_ * plane, plane, kg_, plane, dyt_.data() + ng * plane * kpad, kpad);
+          dyt_rows(dy, ng, 0, plane, dyt_.data() + ng * plane * kpad, kpad, transpose);
       }
       DirectBwdwArgs a{};
       a.kpad = kpad;
@@ -380,7 +381,7 @@ class Direct final : public ConvAlgorithm {
             for (index_t gi = 0; gi < d_.groups; ++gi) {
               const index_t count = (a.rows - 1) * geo_.ow + a.run;
               float* slice = dyt_local + (i * d_.groups + gi) * chunk_px * kpad;
-              transpose(dy + ((n0 + i) * d_.k + gi * kg_) * plane + oy0 * geo_.ow + x0, plane, kg_, count, slice, kpad);
+              dyt_rows(dy, (n0 + i) * d_.groups + gi, oy0 * geo_.ow + x0, count, slice, kpad, transpose);
               if (db_out) {
                 std::fill(bsum.begin(), bsum.end(), 0.0f);
                 for (index_t px = 0; px < count; ++px) {
@@ -430,7 +431,10 @@ class Direct final : public ConvAlgorithm {
       }
     }
     if (!fuse_bias) {
-      bias_gradient(d_, dy, dbias, accumulate);
+      if (y_nchw8c_)
+        bias_gradient_nchw8c(dy, dbias, accumulate);
+      else
+        bias_gradient(d_, dy, dbias, accumulate);
       return;
     }
     for (index_t k = 0; k < d_.k; ++k) {
@@ -582,6 +586,37 @@ class Direct final : public ConvAlgorithm {
           store(st);
         }
       }
+    }
+  }
+
+  // dY^T rows: pixels [p0, p0 + count) of (image, group) ng as [pixel][kpad] at dst:
+  // transposed from NCHW, or gathered 8 channels at a time from an nChw8c dY (groups 1;
+  // its zero lanes past k fill kpad).
+  void dyt_rows(const float* dy, index_t ng, index_t p0, index_t count, float* dst, index_t kpad,
+                TransposeKernel transpose) const {
+    const index_t plane = d_.out_h() * d_.out_w();
+    if (!y_nchw8c_) {
+      transpose(dy + ng * kg_ * plane + p0, plane, kg_, count, dst, kpad);
+      return;
+    }
+    const index_t kb = kpad / 8;
+    for (index_t b = 0; b < kb; ++b) {
+      const float* src = dy + ((ng * kb + b) * plane + p0) * 8;
+      for (index_t px = 0; px < count; ++px) std::memcpy(dst + px * kpad + b * 8, src + px * 8, 8 * sizeof(float));
+    }
+  }
+
+  // db (+)= the sums of an nChw8c dY.
+  void bias_gradient_nchw8c(const float* dy, float* db, bool accumulate) const {
+    if (!db) return;
+    const index_t plane = d_.out_h() * d_.out_w(), kb = ceil_div(d_.k, 8);
+    for (index_t k = 0; k < d_.k; ++k) {
+      double sum = 0;
+      for (index_t n = 0; n < d_.n; ++n) {
+        const float* src = dy + ((n * kb + k / 8) * plane) * 8 + k % 8;
+        for (index_t px = 0; px < plane; ++px) sum += src[px * 8];
+      }
+      db[k] = accumulate ? db[k] + static_cast<float>(sum) : static_cast<float>(sum);
     }
   }
 

@@ -70,7 +70,8 @@ std::vector<float> from_layout(const std::vector<float>& v, index_t n, index_t c
 }
 
 // Runs all three directions of d in `layout` and compares with the naive loops.
-void check_layout(const ConvDesc& d, ConvLayout layout, bool expect_native_fwd, bool expect_native_bwd) {
+void check_layout(const ConvDesc& d, ConvLayout layout, bool expect_native_fwd, bool expect_native_bwd_d,
+                  bool expect_native_bwd_w) {
   SCOPED_TRACE(d.str() + " " + to_string(layout));
   const Tensors t = make_tensors(d, 11);
   const index_t oh = d.out_h(), ow = d.out_w();
@@ -87,8 +88,8 @@ void check_layout(const ConvDesc& d, ConvLayout layout, bool expect_native_fwd, 
   Convolution conv(d, ConvAlgo::automatic, layout);
   EXPECT_EQ(conv.layout(), layout);
   EXPECT_EQ(conv.layout_native(ConvDirection::forward), expect_native_fwd);
-  EXPECT_EQ(conv.layout_native(ConvDirection::backward_data), expect_native_bwd);
-  EXPECT_EQ(conv.layout_native(ConvDirection::backward_weights), expect_native_bwd);
+  EXPECT_EQ(conv.layout_native(ConvDirection::backward_data), expect_native_bwd_d);
+  EXPECT_EQ(conv.layout_native(ConvDirection::backward_weights), expect_native_bwd_w);
   const auto xl = to_layout(t.x, d.n, d.c, d.h, d.w, layout.src);
   const auto dyl = to_layout(t.dy, d.n, d.k, oh, ow, layout.dst);
   std::vector<float> yl(static_cast<std::size_t>(conv_tensor_elements(d, true, layout.dst)), 5.0f);
@@ -118,26 +119,26 @@ TEST_F(BlockedLayout, PointwiseNativeInEveryDirection) {
   for (const char* p : {"mb2ic13ih5iw7oc21oh5ow7kh1", "mb1ic64ih7oc40oh7kh1", "mb1ic3ih2iw1oc5oh2ow1kh1",
                         "mb3ic20ih5oc36oh5kh1", "mb1ic300ih3oc70oh3kh1", "mb1ic16ih4oc264oh4kh1",
                         "mb2ic10ih17oc9oh17kh1"})  // (last: several pixel chunks)
-    check_layout(ConvDesc::parse(p), kBlocked, true, true);
+    check_layout(ConvDesc::parse(p), kBlocked, true, true, true);
 }
 
-TEST_F(BlockedLayout, FirstLayerWritesBlockedOutputNatively) {
+TEST_F(BlockedLayout, FirstLayerForwardAndBackwardWeightsNative) {
   // strided (RGB, grey) with padding, stride 1 with >= 32 output channels, 11x11 s4;
   // output channels not multiples of 8 or 32; chunk and tile tails.
   for (const char* p : {"mb2ic3ih13oc35oh7kh3sh2ph1", "mb1ic3ih17oc64oh17kh5ph2", "mb1ic1ih15iw11oc20oh3ow2kh7sh4",
                         "mb1ic3ih31oc9oh6kh11sh4", "mb3ic3ih9oc33oh9kh3ph1"})
-    check_layout(ConvDesc::parse(p), kFirst, true, false);
+    check_layout(ConvDesc::parse(p), kFirst, true, false, true);
 }
 
 TEST_F(BlockedLayout, OtherLayersRunBetweenReorders) {
   // 3x3 (Winograd / direct in NCHW), groups, a first layer with both tensors blocked,
   // a 1x1 layer with only one side blocked, a strided 1x1.
-  check_layout(ConvDesc::parse("mb1ic19ih6oc17oh6kh3ph1"), kBlocked, false, false);
-  check_layout(ConvDesc::parse("g2mb2ic16ih5oc24oh5kh3ph1"), kBlocked, false, false);
-  check_layout(ConvDesc::parse("mb1ic3ih13oc35oh7kh3sh2ph1"), kBlocked, false, false);
-  check_layout(ConvDesc::parse("mb1ic12ih4oc20oh4kh1"), kFirst, false, false);
-  check_layout(ConvDesc::parse("mb1ic12ih4oc20oh4kh1"), ConvLayout{ActLayout::nchw8c, ActLayout::nchw}, false, false);
-  check_layout(ConvDesc::parse("mb1ic12ih7oc20oh4kh1sh2"), kBlocked, false, false);
+  check_layout(ConvDesc::parse("mb1ic19ih6oc17oh6kh3ph1"), kBlocked, false, false, false);
+  check_layout(ConvDesc::parse("g2mb2ic16ih5oc24oh5kh3ph1"), kBlocked, false, false, false);
+  check_layout(ConvDesc::parse("mb1ic3ih13oc35oh7kh3sh2ph1"), kBlocked, false, false, false);
+  check_layout(ConvDesc::parse("mb1ic12ih4oc20oh4kh1"), kFirst, false, false, false);
+  check_layout(ConvDesc::parse("mb1ic12ih4oc20oh4kh1"), ConvLayout{ActLayout::nchw8c, ActLayout::nchw}, false, false, false);
+  check_layout(ConvDesc::parse("mb1ic12ih7oc20oh4kh1sh2"), kBlocked, false, false, false);
 }
 
 TEST_F(BlockedLayout, PreferredLayoutAndForcedAlgorithm) {
@@ -149,7 +150,7 @@ TEST_F(BlockedLayout, PreferredLayoutAndForcedAlgorithm) {
   Convolution conv(d, ConvAlgo::explicit_gemm, kBlocked);
   EXPECT_FALSE(conv.layout_native(ConvDirection::forward));
   EXPECT_EQ(conv.algorithm(), ConvAlgo::explicit_gemm);
-  check_layout(d, kBlocked, true, true);
+  check_layout(d, kBlocked, true, true, true);
 }
 
 TEST_F(BlockedLayout, WeightsHintRepacks) {

@@ -26,7 +26,7 @@
 // keep those lanes zero). Weights, bias and dw stay OIHW / [k] in every layout.
 // Layers the direct algorithm has blocked kernels for run on the blocked tensors
 // natively (1x1 stride-1 unpadded layers: all three directions in nChw8c -> nChw8c;
-// first layers: NCHW x -> nChw8c y forward); any other (layer, layout, algorithm)
+// first layers: NCHW x -> nChw8c y forward and backward-weights); any other (layer, layout, algorithm)
 // runs the NCHW algorithm between reorders (correct, slower); layout_native(dir) says
 // which. preferred_layout(d) is taihu's fastest layout for a layer (what a framework
 // asking for "any" should use, as oneDNN's format_tag::any).

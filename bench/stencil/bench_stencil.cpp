@@ -220,6 +220,7 @@ void run_case(benchmark::State& state, Case c) {
   Options opt;
   opt.space_order = c.order;
   opt.boundary.kind = BoundaryKind::none;
+  opt.coefficients = CoefficientPrecision::float32;  // the float rows and anchors; `_half` rows set half
   Options ref_opt = opt;
   ref_opt.kernel = KernelKind::reference;
   Options fast_opt = opt;

@@ -67,17 +67,41 @@ arch::AlignedBuffer<std::uint16_t> packed_storage(long count) {
   return buf;
 }
 
-// Rounds the coefficient arrays `fields` (every array the kernels multiply by) to halves
-// of one power-of-two scale 2^e, in place, so every kernel sees the same values; with
-// `K` > 0 (optimized CPU kernel: acoustic, density, vti) it also packs them in the order
-// of kernel_api.hpp and folds 2^-e into a copy of the weights.
-Compressed compress_coefficients(const std::vector<Field*>& fields, long total, const kernels::FdWeights& fd, int K) {
-  float largest = 0.f;
-  for (Field* f : fields)
-    for (long i = 0; i < total; ++i) largest = std::max(largest, std::abs(f->data()[i]));
+// An upper bound of every coefficient the kernels multiply by, from the whole (global)
+// model, so every MPI rank picks the same scale and the decomposition stays bit-for-bit
+// equal to one rank: max A (B, C) and, for density, |G_a| = |A d_a(ln rho)| <=
+// max A * sum_k |d1[a][k]| * (max ln rho - min ln rho).
+double largest_coefficient(const Model& model, const kernels::FdWeights& fd, double dt2) {
+  double a = 0, lo = 0, hi = 0;
+  const bool vti = model.physics == Physics::vti || model.physics == Physics::tti;
+  for (std::size_t i = 0; i < model.vp.size(); ++i) {
+    const double v2 = double(model.vp[i]) * model.vp[i] * dt2;
+    a = std::max(a, v2);
+    if (vti) a = std::max({a, v2 * (1 + 2.0 * model.epsilon[i]), v2 * (1 + 2.0 * model.delta[i])});
+    if (model.physics == Physics::acoustic_density) {
+      const double b = std::log(double(model.rho[i]));
+      lo = i == 0 ? b : std::min(lo, b);
+      hi = i == 0 ? b : std::max(hi, b);
+    }
+  }
+  double g = 0;
+  for (int ax = 0; ax < 3; ++ax) {
+    double w = 0;
+    for (int k = 1; k <= fd.half; ++k) w += std::abs(double(fd.d1[ax][k]));
+    g = std::max(g, a * w * (hi - lo));
+  }
+  return std::max(a, g);
+}
+
+// Rounds the coefficient arrays `fields` (every array the kernels multiply by, none above
+// `largest`) to halves of one power-of-two scale 2^e, in place, so every kernel sees the
+// same values; with `K` > 0 (optimized CPU kernel: acoustic, density, vti) it also packs
+// them in the order of kernel_api.hpp and folds 2^-e into a copy of the weights.
+Compressed compress_coefficients(const std::vector<Field*>& fields, long total, const kernels::FdWeights& fd, int K,
+                                 double largest) {
   // 2^e puts the largest coefficient in [2^14, 2^15): 1 to 2 binades below the largest
   // half (65504) and 28 above the smallest normal one.
-  const int e = largest > 0.f ? 14 - std::ilogb(largest) : 0;
+  const int e = largest > 0 ? 14 - std::ilogb(largest) : 0;
   const int threads = threads_for_points(double(total));
   for (Field* f : fields) {
     float* v = f->data();
@@ -231,7 +255,9 @@ Propagator::Propagator(const Model& model, const Options& options, const Subdoma
       for (int a = 0; a < g.dim; ++a)
         if (!s.G[a].empty()) fields.push_back(&s.G[a]);
     const bool pack = s.opt.kernel == KernelKind::optimized && model.physics != Physics::tti;
-    s.compressed = compress_coefficients(fields, s.box.layout.total, s.fd, pack ? kernels::packed_count(model.physics, g.dim) : 0);
+    s.compressed = compress_coefficients(fields, s.box.layout.total, s.fd,
+                                         pack ? kernels::packed_count(model.physics, g.dim) : 0,
+                                         largest_coefficient(model, s.fd, dt2));
   } else {
     int arrays = model.physics == Physics::acoustic ? 1 : model.physics == Physics::vti ? 3 : 9;  // tti: A, B, C, R
     if (model.physics == Physics::acoustic_density) arrays = s.opt.kernel == KernelKind::optimized ? 1 + g.dim : 2;

@@ -110,6 +110,7 @@ TEST(Analytic, ReciprocityInHeterogeneousModel) {
   o.nt = 300;
   o.dt = 1e-3;
   o.boundary.kind = BoundaryKind::none;  // the discrete operator is then exactly symmetric
+  o.coefficients = CoefficientPrecision::float32;  // v_a, v_b below are the model's, unrounded
   const Position a{120, 200}, b{530, 610};
   // u_tt = v^2 L u + s delta_a is (1/v^2) u_tt - L u = s delta_a / v_a^2 with a symmetric
   // operator, so trace(a -> b) v_a^2 = trace(b -> a) v_b^2.

@@ -169,6 +169,7 @@ TEST_P(KernelsMatchReference, FiveSteps) {
   o.space_order = order;
   o.boundary.kind = physics == Physics::tti ? BoundaryKind::sponge : BoundaryKind::cpml;
   o.boundary.width = 5;
+  o.coefficients = CoefficientPrecision::float32;  // (HalfCoefficients covers half)
   const FieldDiff diff = steps_vs_reference(m, o, 5, 7);
   ASSERT_GT(diff.maxabs, 0.0);
   EXPECT_LT(diff.maxdiff, 2e-5 * diff.maxabs) << "kernel " << Propagator(m, o).kernel_in_use();
@@ -347,6 +348,7 @@ TEST(TiledSweep, MatchesReference) {
     Options o;
     o.space_order = 8;
     o.boundary.kind = BoundaryKind::none;
+    o.coefficients = CoefficientPrecision::float32;
     Options r = o;
     r.kernel = KernelKind::reference;
     Propagator fast(m, o), ref(m, r);
@@ -494,6 +496,7 @@ TEST(StencilHalfCoefficients, WavefieldAndGatherCloseToFloat) {
     Options o;
     o.space_order = 8;
     o.nt = 120;
+    o.coefficients = CoefficientPrecision::float32;
     o.f0 = 15;
     o.boundary.width = 8;
     Shot shot{{100, 200, 180}, {}, {}};

@@ -46,7 +46,7 @@ struct Options {
   double f0 = 10;  // dominant frequency (Hz): the CPML's alpha profile uses pi f0
   BoundaryOptions boundary;
   KernelKind kernel = KernelKind::optimized;
-  CoefficientPrecision coefficients = CoefficientPrecision::float32;
+  CoefficientPrecision coefficients = CoefficientPrecision::half;
   // Called every `snapshot_every` steps (0: never) with the step and the pressure.
   int snapshot_every = 0;
   std::function<void(int step, const class Field& pressure)> on_snapshot;

@@ -2,8 +2,8 @@
 // (pointwise_blocked_kernels.hpp has the register tiles). Weights stay OIHW for the
 // caller and are packed once per weight version (WeightsHint::unchanged reuses them).
 //   forward: Y = W X per image: work items are (image, pixel chunk) with the chunk's
-//     input (all channels) <= 128 KiB so it stays in L2 while every 32-channel output
-//     group sweeps it; the reduction is blocked by 128 channels (one group's packed
+//     input (all channels) <= 128 KiB (512 KiB when the weights outgrow L2) so it
+//     stays in L2 while every 32-channel output group sweeps it; the reduction is blocked by 128 channels (one group's packed
 //     weights, 16 KiB, stay in L1); the first group's tiles prefetch the input two
 //     tiles ahead (the chunk's first sweep reads it from memory); tiles of 4 output blocks x 3 pixels write the
 //     nChw8c output in place, starting from the bias. Weights packed
@@ -80,9 +80,8 @@ class PointwiseBlocked final : public ConvAlgorithm {
     // Pixel chunks of up to 256, evenly split (196 = 4 x 49, not 3 x 64 + 4), and input
     // channels in blocks of 48 (16 tiles of 3): the block's tiles sweep one 32-channel
     // group of dY (<= 32 KiB) and the block's x (<= 48 KiB) from L1/L2; work units are
-    // (channel block, 32-channel output group). (Chunks of 64 and 128 measured 5-15%
-    // slower in the A/B: the tile's fixed cost, its 12 accumulators loaded and stored,
-    // outweighs the L1 reuse.)
+    // (channel block, 32-channel output group). (Chunks of 64 and 96 measured 0-10%
+    // slower in the A/B, channel blocks of 24 and 96 alike.)
     const index_t target = 256, cblk = 48;
     const index_t chunks = ceil_div(plane_, target), chunk = ceil_div(plane_, chunks), cblocks = ceil_div(C, cblk), units = cblocks * kgroups;
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
@@ -159,9 +158,19 @@ class PointwiseBlocked final : public ConvAlgorithm {
     const int nt = arch::threads_for_call();
     const PwbFwdKernel kernel = pwb_kernels().fwd;
     const index_t cpad = in_blocks * 8, groups = ceil_div(out_blocks, kPwbBlocks);
-    index_t chunk = std::clamp<index_t>(kChunkBytes / (in_blocks * 32) / 3 * 3, 24, 768);
-    while (chunk > 24 && d_.n * ceil_div(plane_, chunk) < 4 * nt) chunk -= 24;
-    const index_t chunks = ceil_div(plane_, chunk), items = d_.n * chunks, xs = plane_ * 8;
+    // Every chunk streams all the packed weights: when they outgrow L2 (ResNet's 14x14
+    // 1024 <-> 256 layers: 1 MiB) chunks of 512 KiB of input, not 128 (+5-10% there in
+    // the A/B; 128 KiB measured better on 56x56 and 28x28 layers with small weights).
+    const index_t wbytes = in_blocks * out_blocks * 64 * 4;
+    const index_t target = std::clamp<index_t>((wbytes > 256 * 1024 ? 4 : 1) * kChunkBytes / (in_blocks * 32), 24, 768);
+    // Chunks split the plane evenly (196 = 2 x 98, not 126 + 70), in multiples of 3
+    // pixels; with 2+ threads at least 4 items per thread.
+    index_t chunks = ceil_div(plane_, target);
+    if (nt > 1)
+      while (d_.n * chunks < 4 * nt && ceil_div(plane_, chunks + 1) >= 24) ++chunks;
+    const index_t chunk = ceil_div(ceil_div(plane_, chunks), 3) * 3;
+    chunks = ceil_div(plane_, chunk);
+    const index_t items = d_.n * chunks, xs = plane_ * 8;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (index_t it = 0; it < items; ++it) {
       const index_t n = it / chunks, p0 = it % chunks * chunk;

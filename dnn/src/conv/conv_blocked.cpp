@@ -18,7 +18,8 @@ bool blocked_native(const ConvDesc& d, ConvDirection dir, ConvLayout layout) {
 }
 
 std::unique_ptr<ConvAlgorithm> make_blocked(const ConvDesc& d, ConvLayout layout) {
-  if (layout == ConvLayout{ActLayout::nchw8c, ActLayout::nchw8c} && blocked_native(d, ConvDirection::forward, layout))
+  if (layout == ConvLayout{ActLayout::nchw8c, ActLayout::nchw8c} &&
+      blocked_native(d, ConvDirection::forward, layout))
     return make_pointwise_blocked(d);
   if (blocked_native(d, ConvDirection::forward, layout)) return make_direct_nchw8c_out(d);
   throw Error("taihu: conv: " + d.str() + " has no native " + to_string(layout) + " kernel");

@@ -2,19 +2,22 @@
 // (pointwise_blocked_kernels.hpp has the register tiles). Weights stay OIHW for the
 // caller and are packed once per weight version (WeightsHint::unchanged reuses them).
 //   forward: Y = W X per image: work items are (image, pixel chunk) with the chunk's
-//     input (all channels) <= 128 KiB (512 KiB when the weights outgrow L2) so it
-//     stays in L2 while every 32-channel output group sweeps it; the reduction is blocked by 128 channels (one group's packed
-//     weights, 16 KiB, stay in L1); the first group's tiles prefetch the input two
-//     tiles ahead (the chunk's first sweep reads it from memory); tiles of 4 output blocks x 3 pixels write the
-//     nChw8c output in place, starting from the bias. Weights packed
+//     input (all channels) <= 128 KiB (512 KiB when the weights outgrow L2), so it
+//     stays in L2 while every 32-channel output group sweeps it; the reduction is
+//     blocked by 128 channels (one group's packed weights, 16 KiB, stay in L1); the
+//     first group's tiles prefetch the input two tiles ahead (the chunk's first sweep
+//     reads it from memory); tiles of 4 output blocks x 3 pixels write the nChw8c
+//     output in place, starting from the bias. Weights packed
 //     [group of 4 output blocks][input channel][32].
 //   backward-data: the same on W^T (dX = W^T dY), weights packed likewise from W^T.
-//   backward-weights: dW = dY X^T reduced over every image's pixels in chunks: tiles of
-//     32 output channels (dY vectors) x 3 input channels (x broadcast), accumulated in a
-//     tile-major buffer [k / 32][c][32] and added to dw (OIHW) at the end. Threads own
-//     disjoint ranges of tiles (no reduction between threads; deterministic).
-#include <algorithm>
+//   backward-weights: dW = dY X^T reduced over every image's pixels in chunks of up to
+//     256: tiles of 32 output channels (dY vectors) x 3 input channels (x broadcast) in
+//     blocks of 48 input channels, accumulated in a tile-major buffer [k / 32][c][32]
+//     that an 8x8-transposing store adds to dw (OIHW) at the end. Threads own disjoint
+//     ranges of tiles (no reduction between threads; deterministic).
 #include <omp.h>
+
+#include <algorithm>
 #include <vector>
 
 #include "conv_algorithm.hpp"
@@ -37,29 +40,34 @@ struct PwbKernels {
 
 const PwbKernels& pwb_kernels() {
   static const arch::ImplementationList<PwbKernels> list(
-      "1x1 nChw8c conv kernels", {{"avx2_4x3", arch::Isa::avx2, {&pwb_fwd_avx2, &pwb_bwdw_avx2, &pwb_dw_store_avx2}},
-                                  {"generic", arch::Isa::generic, {&pwb_fwd_generic, &pwb_bwdw_generic, &pwb_dw_store_generic}}});
+      "1x1 nChw8c conv kernels",
+      {{"avx2_4x3", arch::Isa::avx2, {&pwb_fwd_avx2, &pwb_bwdw_avx2, &pwb_dw_store_avx2}},
+       {"generic",
+        arch::Isa::generic,
+        {&pwb_fwd_generic, &pwb_bwdw_generic, &pwb_dw_store_generic}}});
   return list.chosen().impl;
 }
 
 index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }
 
-constexpr index_t kGroup = kPwbBlocks * 8;    // output channels per packed group
+constexpr index_t kGroup = kPwbBlocks * 8;  // output channels per packed group
 // Input blocks per reduction block: 128 channels, a group's packed weights 16 KiB of L1
 // (256 channels measured 5-10% slower on 256 -> 64 forward and 64 -> 256 backward-data:
 // 32 KiB fills L1; 64 and 128 channels measured alike).
 constexpr index_t kReduceBlocks = 16;
-constexpr index_t kChunkBytes = 128 * 1024;   // a chunk's input, all channels (L2)
+constexpr index_t kChunkBytes = 128 * 1024;  // a chunk's input, all channels (L2)
 
 class PointwiseBlocked final : public ConvAlgorithm {
  public:
   explicit PointwiseBlocked(const ConvDesc& d)
       : d_(d), plane_(d.h * d.w), cb_(channel_blocks(d.c)), kb_(channel_blocks(d.k)) {}
 
-  void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
+  void forward(const float* x, const float* w, const float* bias, float* y,
+               WeightsHint hint) override {
     if (hint == WeightsHint::changed || wfwd_.size() == 0) pack(w, false, wfwd_);
     if (bias) {
-      if (bias8_.size() == 0) bias8_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(kb_ * 8));
+      if (bias8_.size() == 0)
+        bias8_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(kb_ * 8));
       std::fill(bias8_.data(), bias8_.data() + bias8_.size(), 0.0f);
       std::copy(bias, bias + d_.k, bias8_.data());
     }
@@ -71,7 +79,8 @@ class PointwiseBlocked final : public ConvAlgorithm {
     run(dy, kb_, wbwd_.data(), cb_, nullptr, dx);
   }
 
-  void backward_weights(const float* x, const float* dy, float* dw, float* dbias, bool accumulate) override {
+  void backward_weights(const float* x, const float* dy, float* dw, float* dbias,
+                        bool accumulate) override {
     const index_t C = d_.c, K = d_.k, kgroups = ceil_div(kb_, kPwbBlocks);
     const auto acc_size = static_cast<std::size_t>(kgroups * C * kGroup);
     if (dwacc_.size() != acc_size) dwacc_ = arch::AlignedBuffer<float>(acc_size);
@@ -85,7 +94,8 @@ class PointwiseBlocked final : public ConvAlgorithm {
     // 256 at 2 threads 76 -> 87 GFLOP/s). (Chunks of 64 and 96 measured 0-10% slower in
     // the A/B, channel blocks of 24 and 96 alike.)
     const index_t target = 256, cblk = 48;
-    const index_t chunks = ceil_div(plane_, target), chunk = ceil_div(plane_, chunks), cblocks = ceil_div(C, cblk), units = cblocks * kgroups;
+    const index_t chunks = ceil_div(plane_, target), chunk = ceil_div(plane_, chunks),
+                  cblocks = ceil_div(C, cblk), units = cblocks * kgroups;
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
     const index_t xs = plane_ * 8;
 #pragma omp parallel num_threads(nt) if (nt > 1)
@@ -120,8 +130,8 @@ class PointwiseBlocked final : public ConvAlgorithm {
     const PwbDwStoreKernel store = pwb_kernels().dw_store;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (index_t kg = 0; kg < kgroups; ++kg)
-      store(acc + kg * C * kGroup, std::min<index_t>(kGroup, K - kg * kGroup), C, dw + kg * kGroup * C, C,
-            accumulate);
+      store(acc + kg * C * kGroup, std::min<index_t>(kGroup, K - kg * kGroup), C,
+            dw + kg * kGroup * C, C, accumulate);
     if (dbias) {
       for (index_t b = 0; b < kb_; ++b) {
         double s[8] = {};
@@ -131,7 +141,8 @@ class PointwiseBlocked final : public ConvAlgorithm {
             for (int l = 0; l < 8; ++l) s[l] += v[p * 8 + l];
         }
         for (index_t l = 0; l < 8 && b * 8 + l < K; ++l)
-          dbias[b * 8 + l] = accumulate ? dbias[b * 8 + l] + static_cast<float>(s[l]) : static_cast<float>(s[l]);
+          dbias[b * 8 + l] =
+              accumulate ? dbias[b * 8 + l] + static_cast<float>(s[l]) : static_cast<float>(s[l]);
       }
     }
   }
@@ -155,8 +166,8 @@ class PointwiseBlocked final : public ConvAlgorithm {
   }
 
   // out (out_blocks blocks) = packed (x, in_blocks blocks) [+ bias8], per image.
-  void run(const float* x, index_t in_blocks, const float* packed, index_t out_blocks, const float* bias8,
-           float* y) {
+  void run(const float* x, index_t in_blocks, const float* packed, index_t out_blocks,
+           const float* bias8, float* y) {
     const int nt = arch::threads_for_call();
     const PwbFwdKernel kernel = pwb_kernels().fwd;
     const index_t cpad = in_blocks * 8, groups = ceil_div(out_blocks, kPwbBlocks);
@@ -164,7 +175,8 @@ class PointwiseBlocked final : public ConvAlgorithm {
     // 1024 <-> 256 layers: 1 MiB) chunks of 512 KiB of input, not 128 (+5-10% there in
     // the A/B; 128 KiB measured better on 56x56 and 28x28 layers with small weights).
     const index_t wbytes = in_blocks * out_blocks * 64 * 4;
-    const index_t target = std::clamp<index_t>((wbytes > 256 * 1024 ? 4 : 1) * kChunkBytes / (in_blocks * 32), 24, 768);
+    const index_t target = std::clamp<index_t>(
+        (wbytes > 256 * 1024 ? 4 : 1) * kChunkBytes / (in_blocks * 32), 24, 768);
     // Chunks split the plane evenly (196 = 2 x 98, not 126 + 70), in multiples of 3
     // pixels; with 2+ threads at least 4 items per thread.
     index_t chunks = ceil_div(plane_, target);

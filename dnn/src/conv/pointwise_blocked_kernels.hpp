@@ -20,28 +20,28 @@ namespace taihu::dnn::conv {
 constexpr int kPwbBlocks = 4, kPwbPixels = 3, kPwbCols = 3;
 
 struct PwbFwdArgs {
-  const float* x;            // nChw8c input at (block 0, first pixel)
-  std::int64_t x_bstride;    // floats between input channel blocks (plane * 8)
-  std::int64_t cblocks;      // input blocks to reduce
-  const float* w;            // packed [cblocks * 8][nb * 8]
-  float* y;                  // nChw8c output at (the tile's first block, first pixel)
+  const float* x;          // nChw8c input at (block 0, first pixel)
+  std::int64_t x_bstride;  // floats between input channel blocks (plane * 8)
+  std::int64_t cblocks;    // input blocks to reduce
+  const float* w;          // packed [cblocks * 8][nb * 8]
+  float* y;                // nChw8c output at (the tile's first block, first pixel)
   std::int64_t y_bstride;
-  int nb;                    // output blocks, 1..kPwbBlocks
-  std::int64_t pixels;       // consecutive pixels of the run
-  const float* bias;         // nb * 8 values used when !accumulate, or null (zero)
-  bool accumulate;           // y += tile
-  bool prefetch_x;           // pull the input two tiles ahead into L1 (the first sweep
-                             //   of a chunk reads it from memory)
+  int nb;               // output blocks, 1..kPwbBlocks
+  std::int64_t pixels;  // consecutive pixels of the run
+  const float* bias;    // nb * 8 values used when !accumulate, or null (zero)
+  bool accumulate;      // y += tile
+  bool prefetch_x;      // pull the input two tiles ahead into L1 (the first sweep
+                        //   of a chunk reads it from memory)
 };
 
 struct PwbBwdwArgs {
-  const float* dy;           // nChw8c dY at (the tile's first block, first pixel)
+  const float* dy;  // nChw8c dY at (the tile's first block, first pixel)
   std::int64_t dy_bstride;
-  int nb;                    // vectors of 8 output channels, 1..kPwbBlocks
-  const float* x;            // nChw8c x at (block 0, first pixel)
+  int nb;          // vectors of 8 output channels, 1..kPwbBlocks
+  const float* x;  // nChw8c x at (block 0, first pixel)
   std::int64_t x_bstride;
-  std::int64_t c0;           // first input channel of the tile
-  int cols;                  // input channels c0.. of the tile, 1..kPwbCols
+  std::int64_t c0;  // first input channel of the tile
+  int cols;         // input channels c0.. of the tile, 1..kPwbCols
   std::int64_t pixels;
   float* acc;                // channel c0 + j's dW vector b at acc + j * acc_cstride + b * 8
   std::int64_t acc_cstride;  //   (added to)
@@ -59,9 +59,9 @@ void pwb_fwd_generic(const PwbFwdArgs& a);
 void pwb_fwd_avx2(const PwbFwdArgs& a);
 void pwb_bwdw_generic(const PwbBwdwArgs& a);
 void pwb_bwdw_avx2(const PwbBwdwArgs& a);
-void pwb_dw_store_generic(const float* acc, std::int64_t rows, std::int64_t cols, float* dw, std::int64_t ldd,
-                          bool accumulate);
-void pwb_dw_store_avx2(const float* acc, std::int64_t rows, std::int64_t cols, float* dw, std::int64_t ldd,
-                       bool accumulate);
+void pwb_dw_store_generic(const float* acc, std::int64_t rows, std::int64_t cols, float* dw,
+                          std::int64_t ldd, bool accumulate);
+void pwb_dw_store_avx2(const float* acc, std::int64_t rows, std::int64_t cols, float* dw,
+                       std::int64_t ldd, bool accumulate);
 
 }  // namespace taihu::dnn::conv

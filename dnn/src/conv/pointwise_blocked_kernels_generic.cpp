@@ -8,7 +8,8 @@ void pwb_fwd_generic(const PwbFwdArgs& a) {
     for (int b = 0; b < a.nb; ++b) {
       float acc[8];
       float* yv = a.y + b * a.y_bstride + p * 8;
-      for (int m = 0; m < 8; ++m) acc[m] = a.accumulate ? yv[m] : (a.bias ? a.bias[b * 8 + m] : 0.0f);
+      for (int m = 0; m < 8; ++m)
+        acc[m] = a.accumulate ? yv[m] : (a.bias ? a.bias[b * 8 + m] : 0.0f);
       for (std::int64_t c = 0; c < a.cblocks * 8; ++c) {
         const float xv = a.x[(c / 8) * a.x_bstride + p * 8 + c % 8];
         const float* wv = a.w + c * a.nb * 8 + b * 8;
@@ -32,8 +33,8 @@ void pwb_bwdw_generic(const PwbBwdwArgs& a) {
   }
 }
 
-void pwb_dw_store_generic(const float* acc, std::int64_t rows, std::int64_t cols, float* dw, std::int64_t ldd,
-                          bool accumulate) {
+void pwb_dw_store_generic(const float* acc, std::int64_t rows, std::int64_t cols, float* dw,
+                          std::int64_t ldd, bool accumulate) {
   for (std::int64_t c = 0; c < cols; ++c)
     for (std::int64_t l = 0; l < rows; ++l)
       dw[l * ldd + c] = accumulate ? dw[l * ldd + c] + acc[c * 32 + l] : acc[c * 32 + l];

@@ -49,41 +49,48 @@ void for_each_product(const ConvDesc& d, F f) {
               }
 }
 
-std::vector<float> to_layout(const std::vector<float>& v, index_t n, index_t c, index_t h, index_t w, ActLayout l) {
+std::vector<float> to_layout(const std::vector<float>& v, index_t n, index_t c, index_t h,
+                             index_t w, ActLayout l) {
   if (l == ActLayout::nchw) return v;
-  std::vector<float> out(static_cast<std::size_t>(nchw8c_elements(n, c, h, w)), 7.0f);  // junk in the pad lanes
+  std::vector<float> out(static_cast<std::size_t>(nchw8c_elements(n, c, h, w)),
+                         7.0f);  // junk in the pad lanes
   reorder_nchw_to_nchw8c(v.data(), out.data(), n, c, h, w);
   return out;
 }
 
 // The NCHW view of a tensor in layout l; also checks that the lanes past c are zero.
-std::vector<float> from_layout(const std::vector<float>& v, index_t n, index_t c, index_t h, index_t w, ActLayout l) {
+std::vector<float> from_layout(const std::vector<float>& v, index_t n, index_t c, index_t h,
+                               index_t w, ActLayout l) {
   if (l == ActLayout::nchw) return v;
   const index_t cb = channel_blocks(c);
   for (index_t i = 0; i < n; ++i)
     for (index_t p = 0; p < h * w; ++p)
       for (index_t lane = c - (cb - 1) * 8; lane < 8; ++lane)
-        EXPECT_EQ(v[static_cast<std::size_t>(((i * cb + cb - 1) * h * w + p) * 8 + lane)], 0.0f) << "pad lane " << lane;
+        EXPECT_EQ(v[static_cast<std::size_t>(((i * cb + cb - 1) * h * w + p) * 8 + lane)], 0.0f)
+            << "pad lane " << lane;
   std::vector<float> out(static_cast<std::size_t>(n * c * h * w));
   reorder_nchw8c_to_nchw(v.data(), out.data(), n, c, h, w);
   return out;
 }
 
 // Runs all three directions of d in `layout` and compares with the naive loops.
-void check_layout(const ConvDesc& d, ConvLayout layout, bool expect_native_fwd, bool expect_native_bwd_d,
-                  bool expect_native_bwd_w) {
+void check_layout(const ConvDesc& d, ConvLayout layout, bool expect_native_fwd,
+                  bool expect_native_bwd_d, bool expect_native_bwd_w) {
   SCOPED_TRACE(d.str() + " " + to_string(layout));
   const Tensors t = make_tensors(d, 11);
   const index_t oh = d.out_h(), ow = d.out_w();
-  std::vector<double> y_ref = conv_test::conv_forward_double(d, conv_test::to_double(t.x), conv_test::to_double(t.w),
-                                                  conv_test::to_double(t.b));
+  std::vector<double> y_ref = conv_test::conv_forward_double(
+      d, conv_test::to_double(t.x), conv_test::to_double(t.w), conv_test::to_double(t.b));
   std::vector<double> dx_ref(t.x.size(), 0.0), dw_ref(t.w.size(), 0.0), db_ref(t.b.size(), 0.0);
   for_each_product(d, [&](index_t xi, index_t wi, index_t yi) {
-    dx_ref[static_cast<std::size_t>(xi)] += double(t.w[static_cast<std::size_t>(wi)]) * t.dy[static_cast<std::size_t>(yi)];
-    dw_ref[static_cast<std::size_t>(wi)] += double(t.x[static_cast<std::size_t>(xi)]) * t.dy[static_cast<std::size_t>(yi)];
+    dx_ref[static_cast<std::size_t>(xi)] +=
+        double(t.w[static_cast<std::size_t>(wi)]) * t.dy[static_cast<std::size_t>(yi)];
+    dw_ref[static_cast<std::size_t>(wi)] +=
+        double(t.x[static_cast<std::size_t>(xi)]) * t.dy[static_cast<std::size_t>(yi)];
   });
   const index_t plane = oh * ow;
-  for (index_t i = 0; i < d.n * d.k * plane; ++i) db_ref[static_cast<std::size_t>(i / plane % d.k)] += t.dy[static_cast<std::size_t>(i)];
+  for (index_t i = 0; i < d.n * d.k * plane; ++i)
+    db_ref[static_cast<std::size_t>(i / plane % d.k)] += t.dy[static_cast<std::size_t>(i)];
 
   Convolution conv(d, ConvAlgo::automatic, layout);
   EXPECT_EQ(conv.layout(), layout);
@@ -93,11 +100,13 @@ void check_layout(const ConvDesc& d, ConvLayout layout, bool expect_native_fwd, 
   const auto xl = to_layout(t.x, d.n, d.c, d.h, d.w, layout.src);
   const auto dyl = to_layout(t.dy, d.n, d.k, oh, ow, layout.dst);
   std::vector<float> yl(static_cast<std::size_t>(conv_tensor_elements(d, true, layout.dst)), 5.0f);
-  std::vector<float> dxl(static_cast<std::size_t>(conv_tensor_elements(d, false, layout.src)), 5.0f);
+  std::vector<float> dxl(static_cast<std::size_t>(conv_tensor_elements(d, false, layout.src)),
+                         5.0f);
   conv.forward(xl.data(), t.w.data(), t.b.data(), yl.data());
   EXPECT_LT(conv_test::max_rel_error(from_layout(yl, d.n, d.k, oh, ow, layout.dst), y_ref), 1e-5);
   conv.backward_data(dyl.data(), t.w.data(), dxl.data());
-  EXPECT_LT(conv_test::max_rel_error(from_layout(dxl, d.n, d.c, d.h, d.w, layout.src), dx_ref), 1e-5);
+  EXPECT_LT(conv_test::max_rel_error(from_layout(dxl, d.n, d.c, d.h, d.w, layout.src), dx_ref),
+            1e-5);
   std::vector<float> dw(t.w.size(), 1.0f), db(t.b.size(), 1.0f);
   conv.backward_weights(xl.data(), dyl.data(), dw.data(), db.data(), /*accumulate=*/false);
   EXPECT_LT(conv_test::max_rel_error(dw, dw_ref), 1e-5);
@@ -116,17 +125,19 @@ class BlockedLayout : public ConvTest {};
 TEST_F(BlockedLayout, PointwiseNativeInEveryDirection) {
   // channels not multiples of 8, pixel tails of 1 and 2 (3-pixel tiles), one output
   // group partial, several 256-channel reduction blocks, batch.
-  for (const char* p : {"mb2ic13ih5iw7oc21oh5ow7kh1", "mb1ic64ih7oc40oh7kh1", "mb1ic3ih2iw1oc5oh2ow1kh1",
-                        "mb3ic20ih5oc36oh5kh1", "mb1ic300ih3oc70oh3kh1", "mb1ic16ih4oc264oh4kh1",
-                        "mb2ic10ih17oc9oh17kh1"})  // (last: several pixel chunks)
+  for (const char* p :
+       {"mb2ic13ih5iw7oc21oh5ow7kh1", "mb1ic64ih7oc40oh7kh1", "mb1ic3ih2iw1oc5oh2ow1kh1",
+        "mb3ic20ih5oc36oh5kh1", "mb1ic300ih3oc70oh3kh1", "mb1ic16ih4oc264oh4kh1",
+        "mb2ic10ih17oc9oh17kh1"})  // (last: several pixel chunks)
     check_layout(ConvDesc::parse(p), kBlocked, true, true, true);
 }
 
 TEST_F(BlockedLayout, FirstLayerForwardAndBackwardWeightsNative) {
   // strided (RGB, grey) with padding, stride 1 with >= 32 output channels, 11x11 s4;
   // output channels not multiples of 8 or 32; chunk and tile tails.
-  for (const char* p : {"mb2ic3ih13oc35oh7kh3sh2ph1", "mb1ic3ih17oc64oh17kh5ph2", "mb1ic1ih15iw11oc20oh3ow2kh7sh4",
-                        "mb1ic3ih31oc9oh6kh11sh4", "mb3ic3ih9oc33oh9kh3ph1"})
+  for (const char* p :
+       {"mb2ic3ih13oc35oh7kh3sh2ph1", "mb1ic3ih17oc64oh17kh5ph2", "mb1ic1ih15iw11oc20oh3ow2kh7sh4",
+        "mb1ic3ih31oc9oh6kh11sh4", "mb3ic3ih9oc33oh9kh3ph1"})
     check_layout(ConvDesc::parse(p), kFirst, true, false, true);
 }
 
@@ -137,7 +148,8 @@ TEST_F(BlockedLayout, OtherLayersRunBetweenReorders) {
   check_layout(ConvDesc::parse("g2mb2ic16ih5oc24oh5kh3ph1"), kBlocked, false, false, false);
   check_layout(ConvDesc::parse("mb1ic3ih13oc35oh7kh3sh2ph1"), kBlocked, false, false, false);
   check_layout(ConvDesc::parse("mb1ic12ih4oc20oh4kh1"), kFirst, false, false, false);
-  check_layout(ConvDesc::parse("mb1ic12ih4oc20oh4kh1"), ConvLayout{ActLayout::nchw8c, ActLayout::nchw}, false, false, false);
+  check_layout(ConvDesc::parse("mb1ic12ih4oc20oh4kh1"),
+               ConvLayout{ActLayout::nchw8c, ActLayout::nchw}, false, false, false);
   check_layout(ConvDesc::parse("mb1ic12ih7oc20oh4kh1sh2"), kBlocked, false, false, false);
 }
 
@@ -161,7 +173,8 @@ TEST_F(BlockedLayout, WeightsHintRepacks) {
   std::vector<float> y1(xl.size()), y2(xl.size()), y3(xl.size());
   conv.forward(xl.data(), t.w.data(), nullptr, y1.data());
   for (auto& v : t.w) v *= 2;
-  conv.forward(xl.data(), t.w.data(), nullptr, y2.data(), WeightsHint::unchanged);  // promise broken: old weights
+  conv.forward(xl.data(), t.w.data(), nullptr, y2.data(),
+               WeightsHint::unchanged);  // promise broken: old weights
   EXPECT_EQ(y2, y1);
   conv.forward(xl.data(), t.w.data(), nullptr, y3.data());
   for (std::size_t i = 0; i < y1.size(); ++i) EXPECT_FLOAT_EQ(y3[i], 2 * y1[i]);
@@ -189,7 +202,8 @@ TEST(BlockedLayoutNames, ParseAndReject) {
     EXPECT_NE(std::string(e.what()).find("layout.src"), std::string::npos) << e.what();
   }
   // Shapes are still checked first, and null tensors named.
-  EXPECT_THROW(Convolution(ConvDesc::parse("mb1ic8ih4oc8oh5kh1"), ConvAlgo::automatic, kBlocked), taihu::Error);
+  EXPECT_THROW(Convolution(ConvDesc::parse("mb1ic8ih4oc8oh5kh1"), ConvAlgo::automatic, kBlocked),
+               taihu::Error);
   Convolution conv(d, ConvAlgo::automatic, kBlocked);
   std::vector<float> w(64);
   try {

@@ -84,15 +84,17 @@ class PointwiseBlocked final : public ConvAlgorithm {
     const index_t C = d_.c, K = d_.k, kgroups = ceil_div(kb_, kPwbBlocks);
     const auto acc_size = static_cast<std::size_t>(kgroups * C * kGroup);
     if (dwacc_.size() != acc_size) dwacc_ = arch::AlignedBuffer<float>(acc_size);
-    std::fill(dwacc_.data(), dwacc_.data() + acc_size, 0.0f);
     const PwbBwdwKernel kernel = pwb_kernels().bwdw;
+    const PwbDwStoreKernel store = pwb_kernels().dw_store;
     // Pixel chunks of up to 256, evenly split (196 = 4 x 49, not 3 x 64 + 4), and input
     // channels in blocks of 48 (16 tiles of 3): the block's tiles sweep one 32-channel
     // group of dY (<= 32 KiB) and the block's x (<= 48 KiB) from L1/L2; work units are
     // (32-channel output group, channel block), in that order, so threads' ranges hold
     // equal shares of channels (the last channel block may be short: 64 = 48 + 16; 64 ->
     // 256 at 2 threads 76 -> 87 GFLOP/s). (Chunks of 64 and 96 measured 0-10% slower in
-    // the A/B, channel blocks of 24 and 96 alike.)
+    // the A/B, channel blocks of 24 and 96 alike.) The first pass's tiles start from zero
+    // and the last pass stores its unit's block (6 KiB, still in L1) to dw right away,
+    // so a single-pass layer (N = 1, one chunk) never moves the accumulator through L2.
     const index_t target = 256, cblk = 48;
     const index_t chunks = ceil_div(plane_, target), chunk = ceil_div(plane_, chunks),
                   cblocks = ceil_div(C, cblk), units = cblocks * kgroups;
@@ -109,29 +111,28 @@ class PointwiseBlocked final : public ConvAlgorithm {
       for (index_t n = 0; n < d_.n; ++n)
         for (index_t ch = 0; ch < chunks; ++ch) {
           const index_t p0 = ch * chunk;
+          const bool last = n == d_.n - 1 && ch == chunks - 1;
           a.pixels = std::min(plane_, p0 + chunk) - p0;
           a.x = x + n * cb_ * xs + p0 * 8;
+          a.zero_init = n == 0 && ch == 0;
           for (index_t u = u0; u < u1; ++u) {
             const index_t kg = u / cblocks, cbk = u % cblocks;
             a.nb = static_cast<int>(std::min<index_t>(kPwbBlocks, kb_ - kg * kPwbBlocks));
             a.dy = dy + (n * kb_ + kg * kPwbBlocks) * xs + p0 * 8;
-            const index_t c_end = std::min(C, (cbk + 1) * cblk);
-            for (index_t c0 = cbk * cblk; c0 < c_end; c0 += kPwbCols) {
+            const index_t c_begin = cbk * cblk, c_end = std::min(C, (cbk + 1) * cblk);
+            for (index_t c0 = c_begin; c0 < c_end; c0 += kPwbCols) {
               a.c0 = c0;
               a.cols = static_cast<int>(std::min<index_t>(kPwbCols, c_end - c0));
               a.acc = dwacc_.data() + (kg * C + c0) * kGroup;
               kernel(a);
             }
+            // dw (+)= the unit's block of the tile-major accumulator, 8x8 blocks transposed.
+            if (last)
+              store(dwacc_.data() + (kg * C + c_begin) * kGroup, std::min<index_t>(kGroup, K - kg * kGroup),
+                    c_end - c_begin, dw + kg * kGroup * C + c_begin, C, accumulate);
           }
         }
     }
-    // dw (+)= the tile-major accumulator, 8x8 blocks transposed.
-    const float* acc = dwacc_.data();
-    const PwbDwStoreKernel store = pwb_kernels().dw_store;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (index_t kg = 0; kg < kgroups; ++kg)
-      store(acc + kg * C * kGroup, std::min<index_t>(kGroup, K - kg * kGroup), C,
-            dw + kg * kGroup * C, C, accumulate);
     if (dbias) {
       for (index_t b = 0; b < kb_; ++b) {
         double s[8] = {};

@@ -44,7 +44,8 @@ struct PwbBwdwArgs {
   int cols;         // input channels c0.. of the tile, 1..kPwbCols
   std::int64_t pixels;
   float* acc;                // channel c0 + j's dW vector b at acc + j * acc_cstride + b * 8
-  std::int64_t acc_cstride;  //   (added to)
+  std::int64_t acc_cstride;  //   (added to, or overwritten when zero_init)
+  bool zero_init;            // the tile starts from zero (the first pass), not from acc
 };
 
 // dw[l * ldd + c] (+)= acc[c * 32 + l] for l < rows (<= 32), c < cols: a 32-channel

@@ -132,7 +132,8 @@ void bwdw_tile(const PwbBwdwArgs& a) {
 #pragma GCC unroll 4
   for (int b = 0; b < NB; ++b)
 #pragma GCC unroll 3
-    for (int j = 0; j < NC; ++j) acc[b][j] = _mm256_loadu_ps(a.acc + j * a.acc_cstride + b * 8);
+    for (int j = 0; j < NC; ++j)
+      acc[b][j] = a.zero_init ? _mm256_setzero_ps() : _mm256_loadu_ps(a.acc + j * a.acc_cstride + b * 8);
   const float* xc[NC];
 #pragma GCC unroll 3
   for (int j = 0; j < NC; ++j) xc[j] = a.x + ((a.c0 + j) / 8) * a.x_bstride + (a.c0 + j) % 8;

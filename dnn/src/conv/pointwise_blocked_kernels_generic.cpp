@@ -25,6 +25,8 @@ void pwb_bwdw_generic(const PwbBwdwArgs& a) {
     const float* xc = a.x + (c / 8) * a.x_bstride + c % 8;
     for (int b = 0; b < a.nb; ++b) {
       float* acc = a.acc + j * a.acc_cstride + b * 8;
+      if (a.zero_init)
+        for (int m = 0; m < 8; ++m) acc[m] = 0.0f;
       for (std::int64_t p = 0; p < a.pixels; ++p) {
         const float* dv = a.dy + b * a.dy_bstride + p * 8;
         for (int m = 0; m < 8; ++m) acc[m] += dv[m] * xc[p * 8];

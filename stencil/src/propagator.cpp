@@ -36,13 +36,19 @@ KernelKind parse_kernel(const std::string& text) {
 }
 
 const char* coefficient_precision_name(CoefficientPrecision precision) {
-  return precision == CoefficientPrecision::half ? "half" : "float";
+  switch (precision) {
+    case CoefficientPrecision::float32: return "float";
+    case CoefficientPrecision::half: return "half";
+    case CoefficientPrecision::automatic: return "auto";
+  }
+  return "?";
 }
 
 CoefficientPrecision parse_coefficient_precision(const std::string& text) {
   if (text == "float" || text == "float32") return CoefficientPrecision::float32;
   if (text == "half" || text == "float16") return CoefficientPrecision::half;
-  throw Error("taihu: unknown coefficient precision '" + text + "' (use float or half)");
+  if (text == "auto") return CoefficientPrecision::automatic;
+  throw Error("taihu: unknown coefficient precision '" + text + "' (use float, half or auto)");
 }
 
 namespace {
@@ -258,6 +264,7 @@ Propagator::Propagator(const Model& model, const Options& options, const Subdoma
     s.compressed = compress_coefficients(fields, s.box.layout.total, s.fd,
                                          pack ? kernels::packed_count(model.physics, g.dim) : 0,
                                          largest_coefficient(model, s.fd, dt2));
+    if (model.physics == Physics::tti) s.compressed.bytes += 6 * int(sizeof(float));  // R, not compressed
   } else {
     int arrays = model.physics == Physics::acoustic ? 1 : model.physics == Physics::vti ? 3 : 9;  // tti: A, B, C, R
     if (model.physics == Physics::acoustic_density) arrays = s.opt.kernel == KernelKind::optimized ? 1 + g.dim : 2;

@@ -530,3 +530,37 @@ TEST(StencilHalfCoefficients, WavefieldAndGatherCloseToFloat) {
                 physics_name(physics), field, gather, o.nt);
   }
 }
+
+// coefficients = auto settles to half for density and vti and float elsewhere; the
+// optimized kernel then reads 2 B per coefficient (packed) instead of 4; bad names throw.
+TEST(StencilHalfCoefficients, AutoChoiceAndBytesPerPoint) {
+  try {
+    taihu::arch::active_isa();
+  } catch (const taihu::Error& e) {
+    GTEST_SKIP() << e.what();
+  }
+  struct Expect {
+    Physics physics;
+    CoefficientPrecision chosen;
+    int float_bytes, half_bytes;
+  };
+  for (const Expect& x : {Expect{Physics::acoustic, CoefficientPrecision::float32, 4, 2},
+                          Expect{Physics::acoustic_density, CoefficientPrecision::half, 16, 8},
+                          Expect{Physics::vti, CoefficientPrecision::half, 12, 6},
+                          Expect{Physics::tti, CoefficientPrecision::float32, 36, 36}}) {
+    std::mt19937 rng(3);
+    const Model m = random_model(3, x.physics, rng);
+    Options o;
+    o.boundary.kind = BoundaryKind::sponge;
+    EXPECT_EQ(o.coefficients, CoefficientPrecision::automatic);
+    EXPECT_EQ(resolved(m, o).coefficients, x.chosen) << physics_name(x.physics);
+    o.coefficients = CoefficientPrecision::float32;
+    EXPECT_EQ(Propagator(m, o).coefficient_bytes_per_point(), x.float_bytes) << physics_name(x.physics);
+    o.coefficients = CoefficientPrecision::half;  // (tti: A, B, C rounded but kept as floats, like R)
+    EXPECT_EQ(Propagator(m, o).coefficient_bytes_per_point(), x.half_bytes) << physics_name(x.physics);
+  }
+  EXPECT_EQ(parse_coefficient_precision("half"), CoefficientPrecision::half);
+  EXPECT_EQ(parse_coefficient_precision("float"), CoefficientPrecision::float32);
+  EXPECT_EQ(parse_coefficient_precision("auto"), CoefficientPrecision::automatic);
+  EXPECT_THROW(parse_coefficient_precision("bfloat16"), taihu::Error);
+}

@@ -65,10 +65,10 @@ int run_plan(const RunPlan& plan) {
   const Options& o = plan.options;
   if (root && ranks > 1)
     std::fprintf(stderr, "taihu-seismic: %d MPI ranks, each shot decomposed along the slow axis\n", ranks);
-  if (root) std::fprintf(stderr, "taihu-seismic: %s, %s, order %d, dt %.3g ms, %d steps (%.3f s), %s boundary%s, %zu shot(s)\n",
+  if (root) std::fprintf(stderr, "taihu-seismic: %s, %s, order %d, dt %.3g ms, %d steps (%.3f s), %s boundary%s, %s coefficients, %zu shot(s)\n",
                plan.model_description.c_str(), physics_name(plan.model.physics), o.space_order, o.dt * 1e3, o.nt,
                o.dt * (o.nt - 1), boundary_name(o.boundary.kind), o.boundary.free_surface ? " + free surface" : "",
-               plan.shots.size());
+               coefficient_precision_name(o.coefficients), plan.shots.size());
   if (root && plan.output.png) {
     const std::string path = plan.output.dir + "/model.png";
     write_png(path, model_picture(plan.model, "vp (m/s)"));

@@ -35,9 +35,13 @@ KernelKind parse_kernel(const std::string& text);  // "optimized" | "reference" 
 //    error <= 2^-11 per coefficient) applies to every kernel, so reference, CUDA and TTI
 //    (which keep float storage) give the same answer as the compressed CPU kernel within
 //    float rounding. Accuracy: stencil/README.md.
-enum class CoefficientPrecision { float32, half };
-const char* coefficient_precision_name(CoefficientPrecision precision);   // "float" | "half"
-CoefficientPrecision parse_coefficient_precision(const std::string& text);  // "float" | "half"
+//  - automatic (the default): half where it measured faster here (variable density
+//    1.2-1.45x, VTI 1.2x), float32 elsewhere (constant-density acoustic is bound by its
+//    arithmetic on this host, 0.92-1.06x with halves; TTI keeps float storage anyway);
+//    resolved() settles it.
+enum class CoefficientPrecision { float32, half, automatic };
+const char* coefficient_precision_name(CoefficientPrecision precision);   // "float" | "half" | "auto"
+CoefficientPrecision parse_coefficient_precision(const std::string& text);  // "float" | "half" | "auto"
 
 struct Options {
   int space_order = 8;
@@ -46,7 +50,7 @@ struct Options {
   double f0 = 10;  // dominant frequency (Hz): the CPML's alpha profile uses pi f0
   BoundaryOptions boundary;
   KernelKind kernel = KernelKind::optimized;
-  CoefficientPrecision coefficients = CoefficientPrecision::half;
+  CoefficientPrecision coefficients = CoefficientPrecision::automatic;
   // Called every `snapshot_every` steps (0: never) with the step and the pressure.
   int snapshot_every = 0;
   std::function<void(int step, const class Field& pressure)> on_snapshot;
@@ -59,7 +63,8 @@ struct Options {
 double stable_dt(const Model& model, int space_order);
 // Throws taihu::Error "dt = ... is unstable ...; use dt <= ..." when dt is too large.
 void check_cfl(const Model& model, int space_order, double dt);
-// Options with dt filled in (automatic dt) and validated.
+// Options with dt filled in (automatic dt), coefficients = automatic settled for the
+// model's physics, and validated.
 Options resolved(const Model& model, const Options& options);
 
 struct Shot {

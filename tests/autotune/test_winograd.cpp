@@ -168,12 +168,17 @@ TEST(AutotuneWinograd, SampledSchedulePointsMatchTheReference) {
   // last output block of 8 overlapping; 6: fewer than one vector), batch 2,
   // padding 0 and 1, both tile sizes, channel blocks; tile rows per parallel task: 2 of
   // 3 (the last block shifts inwards: 1 row), 4 of 5, 0 (per stage), 1 (7 tiles a row:
-  // the t tile of 6 shifts inwards; 2 tiles a row, fewer than the t tile of 4).
+  // the t tile of 6 shifts inwards; 2 tiles a row, fewer than the t tile of 4); the
+  // GEMM tiles run over a block's tiles flattened across rows: a t tile of 8 over 2 rows
+  // of 7 tiles, and of 7 over one block of the whole 8 x 8-tile image with a last
+  // partial column of tiles (W = 30).
   const Case cases[] = {{"N=2,C=5,H=11,W=13,KO=12,R=3,S=3,P=1", "4", "16", "6", "C", "2"},
                         {"N=1,C=40,H=9,W=10,KO=20,R=3,S=3,P=1", "2", "8", "3", "16", "4"},
                         {"N=1,C=33,H=14,W=9,KO=6,R=3,S=3,P=0", "4", "24", "4", "32", "0"},
                         {"N=1,C=16,H=28,W=28,KO=16,R=3,S=3,P=1", "4", "16", "6", "C", "1"},
-                        {"N=1,C=8,H=9,W=7,KO=6,R=3,S=3,P=1", "4", "8", "4", "C", "1"}};
+                        {"N=1,C=8,H=9,W=7,KO=6,R=3,S=3,P=1", "4", "8", "4", "C", "1"},
+                        {"N=1,C=16,H=28,W=28,KO=16,R=3,S=3,P=1", "4", "8", "8", "C", "2"},
+                        {"N=1,C=8,H=32,W=30,KO=8,R=3,S=3,P=1", "4", "16", "7", "C", "8"}};
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.shape) + " m=" + c.m + " k=" + c.k + " t=" + c.t + " c=" + c.c + " r=" + c.r);
     ta::Problem p = conv2d(c.shape);

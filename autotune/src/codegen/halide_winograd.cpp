@@ -12,9 +12,10 @@
 // to one constant-coefficient sum. One parallel loop runs over blocks of `rows` tile
 // rows (x images); a block copies its zero-padded input rows, transforms its tiles
 // (vectorized over 8 tiles of a row: strided loads), runs the alpha^2 GEMMs on them
-// (register tile of k_tile channels (8-lane vectors) x t_tile tiles, accumulated over
-// the channels) and transforms the result to its output rows (vectorized over 8
-// output channels), all in per-task scratch: one fork/join per call.
+// (register tile of k_tile channels (8-lane vectors) x t_tile tiles of the block
+// flattened across its rows, accumulated over the channels) and transforms the result
+// to its output rows per block of 8 output channels (vectorized over them), all in
+// per-task scratch: one fork/join per call, and no intermediate crosses cores.
 #include "codegen/halide_winograd.hpp"
 
 #include <algorithm>
@@ -302,54 +303,68 @@ class WinogradKernel final : public Kernel {
       o1.compute_at(yt, ko).vectorize(k, 8, TailStrategy::RoundUp).unroll(b).unroll(i);
       if (OW >= 8) out.vectorize(x, 8);
     } else {
-      // The GEMMs run over the tiles of a row (tw): affine addresses in the inner loop.
-      macc(k, tw, th, n, b, a) = 0.0f;
-      macc(k, tw, th, n, b, a) += u_in_(k, rc, b, a) * v(tw, th, n, rc, b, a);
-      mm(k, tw, th, n, b, a) = macc(k, tw, th, n, b, a);
+      // The GEMMs run over the block's tiles flattened, tt = th TW + tw, so a register
+      // tile may span tile rows (as dnn's blocks of tiles do): any t tile keeps its
+      // accumulators busy, where a tile within a row (TW = 7 at 28x28, F(4x4)) wasted up
+      // to 5 of 12 columns by overlapping.
+      Func vt("wino_vt" + sfx);
+      vt(t, n, c, b, a) = v(t % TW, t / TW, n, c, b, a);
+      macc(k, t, n, b, a) = 0.0f;
+      macc(k, t, n, b, a) += u_in_(k, rc, b, a) * vt(t, n, rc, b, a);
+      mm(k, t, n, b, a) = macc(k, t, n, b, a);
       {
         std::vector<Halide::Expr> rows;
         for (int ii = 0; ii < m; ++ii)
-          rows.push_back(weighted_sum(tr.at[static_cast<std::size_t>(ii)], [&](int ai) { return mm(k, tw, th, n, b, ai); }));
-        o1(k, tw, th, n, b, i) = select_by(i, rows);
+          rows.push_back(weighted_sum(tr.at[static_cast<std::size_t>(ii)], [&](int ai) { return mm(k, t, n, b, ai); }));
+        o1(k, t, n, b, i) = select_by(i, rows);
         std::vector<Halide::Expr> cols;
         for (int jj = 0; jj < m; ++jj)
-          cols.push_back(weighted_sum(tr.at[static_cast<std::size_t>(jj)], [&](int bi) { return o1(k, tw, th, n, bi, i); }));
-        yt(k, j, i, tw, th, n) = select_by(j, cols);
+          cols.push_back(weighted_sum(tr.at[static_cast<std::size_t>(jj)], [&](int bi) { return o1(k, t, n, bi, i); }));
+        yt(k, j, i, t, n) = select_by(j, cols);
       }
-      out(x, y, k, n) = yt(k, x % m, y % m, x / m, y / m, n);
+      out(x, y, k, n) = yt(k, x % m, y % m, (y / m) * TW + x / m, n);
       set_dense(out.output_buffer(), y_sizes_);
 
       // Schedule: one parallel loop over blocks of `rows` tile rows (of every image);
       // a block transforms its input tiles (all channels), runs the alpha^2 GEMMs on them
       // and transforms the result to its output rows, all in per-task scratch: one
-      // fork/join per call (three parallel stages cost a wake-up and a join each, as
-      // much as the stage itself on a 28x28 image).
+      // fork/join per call, and V and M never cross cores (three parallel stages cost a
+      // wake-up and a join each, and with the two cores slow to share data -- phases of
+      // seconds on this VM -- the per-stage kernel ran slower on 2 threads than on 1).
       const int rows = std::max(1, std::min(OH / m, ws.rows));
-      const int t_tile = std::min(ws.t_tile, TW);  // a register tile within a row
+      const int t_tile = std::max(1, std::min(ws.t_tile, rows * TW));
       Var to("to"), ti("ti"), ko("ko"), ki("ki"), yo("yo"), yi("yi"), blk("blk");
       // A short last block shifts inwards (recomputes rows; the regions stay constant).
-      out.split(y, yo, yi, m * rows, m * rows <= OH ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf).reorder(x, yi, k, yo, n).fuse(yo, n, blk).parallel(blk);
+      Var kb("kb"), kv("kv");
+      out.split(y, yo, yi, m * rows, m * rows <= OH ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
+      if (K >= 8) out.split(k, kb, kv, 8).reorder(x, yi, kv, kb, yo, n);
+      else out.reorder(x, yi, k, yo, n);
+      out.fuse(yo, n, blk).parallel(blk);
       if (OW >= 8) out.vectorize(x, 8);
       // Input transform: 8 tiles of a row at a time, per channel.
       v.compute_at(out, blk).split(tw, to, ti, 8, TailStrategy::RoundUp).reorder(ti, b, a, to, th, n, c).vectorize(ti).unroll(b).unroll(a);
       t1.compute_at(v, to).vectorize(tw, 8, TailStrategy::RoundUp).unroll(j).unroll(a);
       // The padded rows are copied per block, all channels at once (heap scratch): copied
-      // per channel (0.8 KB, a stack buffer in Halide 14) the strided tile loads read it
-      // with aligned 32-byte loads from a 16-byte aligned slot and crashed (SIGSEGV in
-      // vmovaps; C=K=64, 28x28, F(4x4)).
+      // per channel (0.8 KB at one tile row, a stack buffer in Halide 14, and still with
+      // store_in(Heap)) the strided tile loads read it with aligned 32-byte loads from a
+      // 16-byte aligned slot and crashed (SIGSEGV in vmovaps; C=K=64, 28x28, F(4x4)).
       xpad.compute_at(out, blk).vectorize(x, 8);
-      // The GEMMs: register tile k_tile x t_tile, accumulated over the channels.
+      // The GEMMs: register tile k_tile x t_tile over the flattened tiles, accumulated
+      // over the channels; a short last tile shifts inwards (the block has >= t_tile tiles).
       mm.compute_at(out, blk)
           .split(k, ko, ki, ws.k_tile, TailStrategy::RoundUp)  // U is padded to the k tile
-          .split(tw, to, ti, t_tile, TailStrategy::ShiftInwards)
-          .reorder(ki, ti, ko, to, th, n, b, a)
+          .split(t, to, ti, t_tile, TailStrategy::ShiftInwards)
+          .reorder(ki, ti, ko, to, n, b, a)
           .vectorize(ki, 8)
           .unroll(ki)
           .unroll(ti);
-      macc.compute_at(mm, ko).store_in(MemoryType::Register).vectorize(k, 8).unroll(k).unroll(tw);
-      schedule_reduction(tw);
-      // Output transform: vectorized over 8 output channels.
-      yt.compute_at(out, blk).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, tw, th, n).vectorize(ki).unroll(j).unroll(i);
+      macc.compute_at(mm, ko).store_in(MemoryType::Register).vectorize(k, 8).unroll(k).unroll(t);
+      schedule_reduction(t);
+      // Output transform: vectorized over 8 output channels, per block of 8 channels of
+      // the output (the block's transformed tiles of 8 channels stay in L1 for the
+      // scatter; all 64 channels at once measured 20% slower on one core).
+      if (K >= 8) yt.compute_at(out, kb).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t, n).vectorize(ki).unroll(j).unroll(i);
+      else yt.compute_at(out, blk).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t, n).vectorize(ki).unroll(j).unroll(i);
       o1.compute_at(yt, ko).vectorize(k, 8, TailStrategy::RoundUp).unroll(b).unroll(i);
     }
     main_ = Pipeline(out);

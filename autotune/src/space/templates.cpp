@@ -11,8 +11,9 @@
 //     loop vectorized, the window unrolled inside it, inputs staged (no boundary tests);
 //     first with 4 rows unrolled (an input row loaded once serves several output rows)
 //     over blocks of one whole plane;
-//   stencil (time steps): 3-D tiles (~8 planes x 32 rows x the whole unit-stride
-//     loop, 16 lanes), parallel over planes, steps fused per tile first;
+//   stencil (time steps): slabs of 1/2 and 1/4 of the planes, then 3-D tiles (~8
+//     planes x 32 rows x the whole unit-stride loop, 16 lanes), then Mullapudi2016's
+//     16-plane slabs in 8 lanes, parallel over planes, steps fused per tile first;
 //   elementwise: the unit-stride loop vectorized, the outer loop parallel;
 //     with temps (softmax), first with every temp computed per tile of rows and its
 //     reduction split into 16 vector lanes (rfactor);
@@ -285,11 +286,24 @@ std::vector<Point> Space::templates() const {
       // its halo, so a tile's planes stay in L2 between steps), then without. Probes on
       // stencil7 128^3 x 2 steps under load: 8 x 32 x 128 fused 1.46 ms (min of 7) vs
       // Mullapudi2016's 2.17 and 2.12 for the unfused 1 x 32 x 128.
+      // First, slabs of half and a quarter of the planes x whole planes, fused (on two
+      // cores one or two slabs per thread: the intermediate step recomputed on 8 / 16
+      // halo planes per 48 / 24 instead of per 16; stencil25 96^3 under load: 1.16-1.19x
+      // Mullapudi2016's 16-plane slabs), and Mullapudi2016's own choice (16 planes x the
+      // whole plane, fused, 8 lanes) so the search starts at least from it.
+      struct StencilTile {
+        double planes, rows;
+        int lanes;
+      };
+      const double all_planes = b.pure.size() >= 3 ? static_cast<double>(b.pure[b.pure.size() - 3].extent) : 0;
+      const std::vector<StencilTile> stencil_tiles = {{all_planes / 2, 1e9, 16}, {all_planes / 4, 1e9, 16}, {8, 32, 16},
+                                                      {16, 16, 16},           {16, 1e9, 16},            {16, 1e9, 8}};
       if (window.empty() && p_.steps() > 1 && b.pure.size() >= 3)
         for (bool fuse : {true, false})
-          for (const auto& [planes, rows] : {std::pair<double, double>{8, 32}, {16, 16}, {16, 1e9}}) {
+          for (const auto& [planes, rows, lanes] : stencil_tiles) {
+            if (!fuse && lanes == 8) continue;
             Builder t(knobs_, base);
-            if (!t.set_near("vectorize", vec.name, 16)) continue;
+            if (!t.set_near("vectorize", vec.name, lanes)) continue;
             t.set_near("tile", vec.name, static_cast<double>(vec.extent));
             t.set_near("tile", b.pure[b.pure.size() - 2].name, rows);
             t.set_near("tile", b.pure[b.pure.size() - 3].name, planes);

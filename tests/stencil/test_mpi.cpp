@@ -1,5 +1,6 @@
 // MPI domain decomposition equals one rank exactly (run with 2 ranks under mpiexec):
-// 2D and 3D, acoustic with CPML and a free surface, VTI, off-grid sources and receivers.
+// 2D and 3D, acoustic with CPML and a free surface, VTI, density with half coefficients,
+// off-grid sources and receivers.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -58,6 +59,32 @@ TEST(Mpi, Vti3DEqualsOneRank) {
   o.dt = 1e-3;
   o.boundary.width = 8;
   Shot shot{{150, 120, 195.5}, {{100, 60, 190}, {100, 200, 210.3}}, ricker(15, o.dt, o.nt)};
+  expect_identical(m, shot, o);
+}
+
+// Variable density with half coefficients (the default for it) in a model whose velocity
+// and density change along y, the decomposed axis: each rank's own coefficients span a
+// different range, and the halves' scale must still be the same on every rank.
+TEST(Mpi, DensityHalfCoefficients3DEqualsOneRank) {
+  Grid g;
+  g.dim = 3;
+  g.n = {30, 24, 40};
+  g.h = {10, 10, 10};
+  Model m = layered_model(g);
+  m.physics = Physics::acoustic_density;
+  m.rho.assign(m.vp.size(), 1000.f);
+  for (long y = 0; y < g.n[2]; ++y)
+    for (long i = 0; i < g.n[0] * g.n[1]; ++i) {
+      const auto k = static_cast<std::size_t>(y * g.n[0] * g.n[1] + i);
+      m.vp[k] = y < 20 ? 1500.f : 3800.f;
+      m.rho[k] = y < 20 ? 1000.f + 5.f * float(y) : 2400.f;
+    }
+  Options o;
+  o.nt = 80;
+  o.dt = 1e-3;
+  o.boundary.width = 8;
+  o.coefficients = CoefficientPrecision::half;
+  Shot shot{{150, 120, 195.5}, {{100, 60, 190}, {100, 200, 210.3}, {100, 100, 330}}, ricker(15, o.dt, o.nt)};
   expect_identical(m, shot, o);
 }
 

@@ -120,16 +120,25 @@ class PointwiseBlocked final : public ConvAlgorithm {
             a.nb = static_cast<int>(std::min<index_t>(kPwbBlocks, kb_ - kg * kPwbBlocks));
             a.dy = dy + (n * kb_ + kg * kPwbBlocks) * xs + p0 * 8;
             const index_t c_begin = cbk * cblk, c_end = std::min(C, (cbk + 1) * cblk);
+            // The last pass pulls the unit's dw lines into L1, a few rows per tile (the
+            // store then writes cached lines; 14x14 1024<->256: +4-9% in the A/B).
+            const index_t rows = std::min<index_t>(kGroup, K - kg * kGroup), cols = c_end - c_begin;
+            float* dw_unit = dw + kg * kGroup * C + c_begin;
+            const index_t pf_rows = ceil_div(rows, ceil_div(cols, kPwbCols));
+            index_t pf_row = last ? 0 : rows;
             for (index_t c0 = c_begin; c0 < c_end; c0 += kPwbCols) {
+              for (index_t r = 0; r < pf_rows && pf_row < rows; ++r, ++pf_row) {
+                const float* row = dw_unit + pf_row * C;
+                for (index_t off = 0; off < cols; off += 16) __builtin_prefetch(row + off, 1, 3);
+                __builtin_prefetch(row + cols - 1, 1, 3);
+              }
               a.c0 = c0;
               a.cols = static_cast<int>(std::min<index_t>(kPwbCols, c_end - c0));
               a.acc = dwacc_.data() + (kg * C + c0) * kGroup;
               kernel(a);
             }
             // dw (+)= the unit's block of the tile-major accumulator, 8x8 blocks transposed.
-            if (last)
-              store(dwacc_.data() + (kg * C + c_begin) * kGroup, std::min<index_t>(kGroup, K - kg * kGroup),
-                    c_end - c_begin, dw + kg * kGroup * C + c_begin, C, accumulate);
+            if (last) store(dwacc_.data() + (kg * C + c_begin) * kGroup, rows, cols, dw_unit, C, accumulate);
           }
         }
     }

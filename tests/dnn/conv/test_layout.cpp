@@ -2,6 +2,8 @@
 // reorders: element positions by the layout definitions, round trips, zero padding.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "conv_test_support.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/dnn/layout.hpp"
@@ -37,21 +39,33 @@ TEST(TensorDesc, DenseStridesAndChecks) {
   for (index_t i = 0; i < z.elements(); ++i) EXPECT_EQ(z.data()[i], 0.0f);
 }
 
-TEST(Layout, Nchw8cPositionsAndRoundTrip) {
+// The activation reorders dispatch on TAIHU_ISA (skipped where the level cannot run).
+class LayoutReorder : public conv_test::ConvTest {};
+
+TEST_F(LayoutReorder, Nchw8cPositionsAndRoundTrip) {
+  // partial last block (11, 19, 3 channels), pixel tails past the 8-pixel transposes
+  // (15 = 8 + 7, 35 = 32 + 3, 16: none), several images.
+  const index_t shapes[][4] = {{2, 11, 3, 5}, {1, 19, 5, 7}, {2, 3, 4, 4}, {1, 16, 1, 3}};
+  for (const auto& s : shapes) {
+    const index_t n = s[0], c = s[1], h = s[2], w = s[3];
+    SCOPED_TRACE("n " + std::to_string(n) + " c " + std::to_string(c) + " hw " + std::to_string(h * w));
+    const auto src = conv_test::random_vector(n * c * h * w, 41);
+    std::vector<float> blk(nchw8c_elements(n, c, h, w), -1.0f), back(src.size(), -1.0f);
+    reorder_nchw_to_nchw8c(src.data(), blk.data(), n, c, h, w);
+    const index_t cb = channel_blocks(c);
+    for (index_t i = 0; i < n; ++i)
+      for (index_t ch = 0; ch < cb * 8; ++ch)
+        for (index_t y = 0; y < h; ++y)
+          for (index_t x = 0; x < w; ++x) {
+            const float got = blk[(((i * cb + ch / 8) * h + y) * w + x) * 8 + ch % 8];
+            ASSERT_EQ(got, ch < c ? src[((i * c + ch) * h + y) * w + x] : 0.0f);
+          }
+    reorder_nchw8c_to_nchw(blk.data(), back.data(), n, c, h, w);
+    EXPECT_EQ(back, src);
+  }
   const index_t n = 2, c = 11, h = 3, w = 5;
   const auto src = conv_test::random_vector(n * c * h * w, 41);
-  std::vector<float> blk(nchw8c_elements(n, c, h, w), -1.0f), back(src.size());
-  reorder_nchw_to_nchw8c(src.data(), blk.data(), n, c, h, w);
-  const index_t cb = channel_blocks(c);
-  for (index_t i = 0; i < n; ++i)
-    for (index_t ch = 0; ch < cb * 8; ++ch)
-      for (index_t y = 0; y < h; ++y)
-        for (index_t x = 0; x < w; ++x) {
-          const float got = blk[(((i * cb + ch / 8) * h + y) * w + x) * 8 + ch % 8];
-          EXPECT_EQ(got, ch < c ? src[((i * c + ch) * h + y) * w + x] : 0.0f);
-        }
-  reorder_nchw8c_to_nchw(blk.data(), back.data(), n, c, h, w);
-  EXPECT_EQ(back, src);
+  std::vector<float> blk(nchw8c_elements(n, c, h, w), -1.0f);
   EXPECT_THROW(reorder_nchw_to_nchw8c(nullptr, blk.data(), n, c, h, w), taihu::Error);
   EXPECT_THROW(reorder_nchw_to_nchw8c(src.data(), blk.data(), -1, c, h, w), taihu::Error);
 }

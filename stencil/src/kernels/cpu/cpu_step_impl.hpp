@@ -9,7 +9,10 @@
 //    FMA chains are short, the stencil radius a template parameter (fully unrolled);
 //  - merged per-point coefficients (kernel_api.hpp): 4 B (acoustic), 16 B (density: A and
 //    the precomputed A grad(ln rho)), 12 B (vti), so the compulsory traffic is the fields
-//    plus those bytes and the arithmetic per point is small;
+//    plus those bytes and the arithmetic per point is small; compressed to IEEE halves
+//    packed per 8-point block when StepArgs::packed is set (2, 8, 6 B: every line function
+//    takes its coefficients through FloatCoefs or HalfCoefs, the hand kernels decode
+//    with F16C);
 //  - 2.5D streaming: threads split the slow axis y into contiguous slabs; each sweeps its
 //    slab plane by plane (every x line of a plane, z contiguous), so the 2H+1 planes of
 //    the y window stay in the shared L3 and every array crosses DRAM once per step in

@@ -39,7 +39,7 @@ endfunction()
 # Sources compiled for one ISA: taihu_isa_sources(<isa> file...) sets the flags the
 # kernels need; dispatch guarantees they only run on CPUs that support them.
 set(TAIHU_FLAGS_avx2 -mavx2 -mfma -mf16c)
-set(TAIHU_FLAGS_avx512 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma)
+set(TAIHU_FLAGS_avx512 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c)
 function(taihu_isa_sources isa)
   set_source_files_properties(${ARGN} PROPERTIES COMPILE_OPTIONS "${TAIHU_FLAGS_${isa}}")
 endfunction()

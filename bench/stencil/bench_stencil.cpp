@@ -302,6 +302,18 @@ void run_case(benchmark::State& state, Case c) {
                          unsetenv("TAIHU_STENCIL_HAND");
                        }});
   }
+  // Acoustic order 8: the hand kernel one line at a time instead of two planes at a time
+  // (TAIHU_STENCIL_PAIR=0), on its own fields: the in-run A/B of the plane-pair kernel.
+  std::unique_ptr<Propagator> lines;
+  if (c.physics == Physics::acoustic && c.order == 8 && std::getenv("TAIHU_STENCIL_PAIR") == nullptr) {
+    lines = std::make_unique<Propagator>(model, opt);
+    seed(*lines);
+    anchors.push_back({"single_lines", [&lines] {
+                         setenv("TAIHU_STENCIL_PAIR", "0", 1);
+                         lines->step(nullptr, 0.f);
+                         unsetenv("TAIHU_STENCIL_PAIR");
+                       }});
+  }
   interleaved(state, points, points * bytes_per_point(c.physics), reads, updates, field_points,
               [&] { fast.step(nullptr, 0.f); }, anchors);
   state.SetLabel(std::string(fast.kernel_in_use()) + ", " + std::to_string(int(bytes_per_point(c.physics))) +

@@ -233,6 +233,47 @@ TEST(StencilLineLengths, AcousticMatchesReferenceOnEveryLength) {
   unsetenv("TAIHU_STENCIL_HAND");
 }
 
+// The order-8 acoustic sweep two planes at a time (AVX2 line_pair_acoustic_o8_x86, y
+// neighbours loaded once for both planes; TAIHU_STENCIL_PAIR=0 turns it off) runs the
+// single-line arithmetic per point: bitwise equal to single lines, on z lines with ragged
+// ends and in slabs of 1-3 threads (odd slab heights leave a last single plane), and
+// within the usual tolerance of the reference. A weight or plane off by one fails both.
+TEST(StencilPlanePairs, BitwiseEqualToSingleLines) {
+  try {
+    taihu::arch::active_isa();
+  } catch (const taihu::Error& e) {
+    GTEST_SKIP() << e.what();
+  }
+  for (long nz : {16L, 17L, 33L, 47L, 64L}) {
+    for (int threads : {1, 2, 3}) {
+      taihu::arch::set_num_threads(threads);
+      ThinCase tc = thin_case(Physics::acoustic, nz, 8, static_cast<unsigned>(nz * 7 + threads));
+      tc.options.coefficients = CoefficientPrecision::float32;
+      const FieldDiff diff = steps_vs_reference(tc.model, tc.options, 3, 9);
+      ASSERT_GT(diff.maxabs, 0.0);
+      EXPECT_LT(diff.maxdiff, 2e-5 * diff.maxabs) << "nz " << nz << ", " << threads << " threads";
+      Propagator pairs(tc.model, tc.options), lines(tc.model, tc.options);
+      std::mt19937 r1(17), r2(17);
+      randomize(pairs, r1);
+      randomize(lines, r2);
+      for (int it = 0; it < 2; ++it) {
+        pairs.step(nullptr, 0.f);
+        setenv("TAIHU_STENCIL_PAIR", "0", 1);
+        lines.step(nullptr, 0.f);
+        unsetenv("TAIHU_STENCIL_PAIR");
+      }
+      const Layout& L = pairs.current().layout();
+      long mismatches = 0;
+      for (long i2 = 0; i2 < L.n[2]; ++i2)
+        for (long i1 = 0; i1 < L.n[1]; ++i1)
+          for (long i0 = 0; i0 < L.n[0]; ++i0)
+            mismatches += pairs.current().at(i0, i1, i2) != lines.current().at(i0, i1, i2);
+      EXPECT_EQ(mismatches, 0) << "nz " << nz << ", " << threads << " threads";
+    }
+  }
+  taihu::arch::set_num_threads(0);
+}
+
 // The 3D order-8 variable-density and VTI line kernels (coupled_o8_avx2.hpp on AVX2:
 // 8 points per iteration, the ragged end by the template kernel) on z lines around the
 // vector width, with the hand-written kernels on and off, against the reference.

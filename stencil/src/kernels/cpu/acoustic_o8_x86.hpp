@@ -119,6 +119,11 @@ __attribute__((noinline)) long line_acoustic_o8_x86(const float* u, float* up, c
   }
   return nv;
 }
+// (no AVX-512 plane-pair variant: the caller sweeps single lines)
+constexpr bool kO8PlanePairKernel = false;
+inline long line_pair_acoustic_o8_x86(const float*, float*, const float*, long, long, long, const AcousticO8Weights&) {
+  return 0;
+}
 // (no AVX-512 half variant: the template code does the whole line)
 inline long line_acoustic_o8_x86_half(const float*, float*, const unsigned short*, long, long, long,
                                       const AcousticO8Weights&) {
@@ -283,6 +288,97 @@ __attribute__((noinline)) long line_acoustic_o8_x86(const float* u, float* up, c
       : TAIHU_O8_CLOBBERS);
   return n2;
 }
+
+// Two lines at once: line x of plane y (at u) and of plane y + 1 (at u + s2), sharing
+// the y-neighbour loads (register blocking along y): the two outputs need planes
+// y-4 .. y+5, 10 lines instead of 2 x 9, so each pair of vectors loads 78 instead of 92
+// values (9 instead of 16 from the y window, which lives in L2/L3). Per point the very
+// same operations in the same order as line_acoustic_o8_x86 (the two y sums are separate
+// accumulators, each in plane order), so the results are bitwise equal to two single
+// lines. Returns the points done per line (a multiple of 16; the caller does the rest).
+constexpr bool kO8PlanePairKernel = true;
+
+// y parts of the vector at OFF for plane y (into ymm5, then added to ymm3 times ry) and
+// plane y + 1 (into LY1). ymm0 holds u of plane y at OFF; ymm6 is the loaded plane.
+#define TAIHU_O8_Y_PAIR(OFF, LY1)                                                          \
+  "vmovups " OFF "(%[cy]), %%ymm6\n\t"                     /* y - 4 */                   \
+  "vmulps %%ymm6, %%ymm13, %%ymm5\n\t"                                                    \
+  "vmovups " OFF "(%[cy],%[sy],1), %%ymm6\n\t"             /* y - 3 */                   \
+  "vfmadd231ps %%ymm6, %%ymm12, %%ymm5\n\t"                                               \
+  "vmulps %%ymm6, %%ymm13, " LY1 "\n\t"                                                   \
+  "vmovups " OFF "(%[cy],%[sy],2), %%ymm6\n\t"             /* y - 2 */                   \
+  "vfmadd231ps %%ymm6, %%ymm11, %%ymm5\n\t"                                               \
+  "vfmadd231ps %%ymm6, %%ymm12, " LY1 "\n\t"                                              \
+  "vmovups " OFF "(%[cy],%[sy3],1), %%ymm6\n\t"            /* y - 1 */                   \
+  "vfmadd231ps %%ymm6, %%ymm10, %%ymm5\n\t"                                               \
+  "vfmadd231ps %%ymm6, %%ymm11, " LY1 "\n\t"                                              \
+  "vfmadd231ps %%ymm0, %%ymm10, " LY1 "\n\t"               /* y (ymm0) */                \
+  "vmovups " OFF "(%[c],%[sy],1), %%ymm6\n\t"              /* y + 1 */                   \
+  "vfmadd231ps %%ymm6, %%ymm10, %%ymm5\n\t"                                               \
+  "vmovups " OFF "(%[c],%[sy],2), %%ymm6\n\t"              /* y + 2 */                   \
+  "vfmadd231ps %%ymm6, %%ymm11, %%ymm5\n\t"                                               \
+  "vfmadd231ps %%ymm6, %%ymm10, " LY1 "\n\t"                                              \
+  "vmovups " OFF "(%[c],%[sy3],1), %%ymm6\n\t"             /* y + 3 */                   \
+  "vfmadd231ps %%ymm6, %%ymm12, %%ymm5\n\t"                                               \
+  "vfmadd231ps %%ymm6, %%ymm11, " LY1 "\n\t"                                              \
+  "vmovups " OFF "(%[c],%[sy],4), %%ymm6\n\t"              /* y + 4 */                   \
+  "vfmadd231ps %%ymm6, %%ymm13, %%ymm5\n\t"                                               \
+  "vfmadd231ps %%ymm6, %%ymm12, " LY1 "\n\t"                                              \
+  "vfmadd231ps " OFF "(%[c1],%[sy],4), %%ymm13, " LY1 "\n\t" /* y + 5 */                \
+  "vfmadd231ps %%ymm5, %%ymm15, %%ymm3\n\t"
+
+__attribute__((noinline)) long line_pair_acoustic_o8_x86(const float* u, float* up, const float* A, long n0, long s1,
+                                                         long s2, const AcousticO8Weights& wt) {
+  const long n2 = n0 / 16 * 16;
+  if (n2 == 0) return 0;
+  const char* c = reinterpret_cast<const char*>(u);
+  const char* const end = c + n2 * long(sizeof(float));
+  const long sx = s1 * long(sizeof(float)), sx3 = 3 * sx, sy = s2 * long(sizeof(float)), sy3 = 3 * sy;
+  const char* cx = c - 4 * sx;   // line x - 4 of plane y
+  const char* cy = c - 4 * sy;   // plane y - 4
+  const char* c1 = c + sy;       // plane y + 1
+  const char* cx1 = cx + sy;     // line x - 4 of plane y + 1
+  const long dup = reinterpret_cast<const char*>(up) - c, da = reinterpret_cast<const char*>(A) - c;
+  const float wv[7] = {wt.centre, wt.w[1], wt.w[2], wt.w[3], wt.w[4], wt.rx, wt.ry};
+  asm volatile(TAIHU_O8_LOAD_WEIGHTS
+      ".p2align 5\n\t"
+      "1:\n\t"
+      "prefetcht0 " TAIHU_O8_PF "(%[c],%[sy],4)\n\t"
+      "prefetcht0 " TAIHU_O8_PF "(%[c1],%[sy],4)\n\t"
+      "prefetcht0 " TAIHU_O8_PF "(%[c],%[dup],1)\n\t"
+      "prefetcht0 " TAIHU_O8_PF "(%[c1],%[dup],1)\n\t"
+      "prefetcht0 " TAIHU_O8_PF "(%[c],%[da],1)\n\t"
+      "prefetcht0 " TAIHU_O8_PF "(%[c1],%[da],1)\n\t"
+      TAIHU_O8_Z_FIRST("%[c]", "%%ymm3")
+      TAIHU_O8_X("0", "%[c]", "%[cx]", "%%ymm3")
+      TAIHU_O8_Y_PAIR("0", "%%ymm4")
+      TAIHU_O8_UPDATE("0", "%[c]", "%%ymm0", "%%ymm3")
+      TAIHU_O8_Z_SECOND("%[c]", "%%ymm3")
+      TAIHU_O8_X("32", "%[c]", "%[cx]", "%%ymm3")
+      TAIHU_O8_Y_PAIR("32", "%%ymm8")
+      TAIHU_O8_UPDATE("32", "%[c]", "%%ymm0", "%%ymm3")
+      TAIHU_O8_Z_FIRST("%[c1]", "%%ymm3")
+      TAIHU_O8_X("0", "%[c1]", "%[cx1]", "%%ymm3")
+      "vfmadd231ps %%ymm4, %%ymm15, %%ymm3\n\t"
+      TAIHU_O8_UPDATE("0", "%[c1]", "%%ymm0", "%%ymm3")
+      TAIHU_O8_Z_SECOND("%[c1]", "%%ymm3")
+      TAIHU_O8_X("32", "%[c1]", "%[cx1]", "%%ymm3")
+      "vfmadd231ps %%ymm8, %%ymm15, %%ymm3\n\t"
+      TAIHU_O8_UPDATE("32", "%[c1]", "%%ymm0", "%%ymm3")
+      "add $64, %[c]\n\t"
+      "add $64, %[cx]\n\t"
+      "add $64, %[cy]\n\t"
+      "add $64, %[c1]\n\t"
+      "add $64, %[cx1]\n\t"
+      "cmp %[end], %[c]\n\t"
+      "jb 1b\n\t"
+      : [c] "+r"(c), [cx] "+r"(cx), [cy] "+r"(cy), [c1] "+r"(c1), [cx1] "+r"(cx1)
+      : [sx] "r"(sx), [sx3] "r"(sx3), [sy] "r"(sy), [sy3] "r"(sy3), [dup] "r"(dup), [da] "r"(da), [end] "r"(end),
+        TAIHU_O8_WEIGHT_OPERANDS
+      : TAIHU_O8_CLOBBERS);
+  return n2;
+}
+#undef TAIHU_O8_Y_PAIR
 
 // The same with A as packed halves (kernel_api.hpp; for the acoustic K = 1 that is a
 // plain half array in the layout's order, hp at the line's first point): 14 bytes per

@@ -796,14 +796,60 @@ inline long tile_lines(const Layout& L, int half, int threads) {
 }
 
 
-// One thread's sweep over planes [ya, yb) of a 3D grid, tile by tile of x lines.
+// TAIHU_STENCIL_PAIR=0 turns the plane-pair order-8 acoustic kernel off (A/B): the sweep
+// then runs one line at a time (read once per time step).
+inline bool plane_pair_enabled() {
+  const char* v = std::getenv("TAIHU_STENCIL_PAIR");
+  return !(v && v[0] == '0');
+}
+
+// Whether sweep_planes takes the 3D order-8 constant-density acoustic update two planes at
+// a time (line_pair_acoustic_o8_x86: y neighbours loaded once for both): AVX2 hand kernel,
+// float coefficients.
+template <int H>
+inline bool use_plane_pairs(const StepArgs& a, Ahead ah) {
+#if defined(__AVX2__)
+  if constexpr (H == 4)
+    return kO8PlanePairKernel && ah.hand_kernels && a.physics == Physics::acoustic && !a.packed &&
+           plane_pair_enabled();
+#endif
+  (void)a;
+  (void)ah;
+  return false;
+}
+
+// Line x of planes y and y + 1 (off = its index in plane y) by the plane-pair kernel; the
+// ragged ends by line_acoustic, so every point gets the single-line arithmetic.
+template <int H>
+inline void pair_lines(const StepArgs& a, const Weights<H>& w, long off, Ahead ah) {
+  const Layout& L = a.layout;
+  long done = 0;
+#if defined(__AVX2__)
+  if constexpr (H == 4) {
+    const AcousticO8Weights wt{w.centre, {0.f, w.d2[0][1], w.d2[0][2], w.d2[0][3], w.d2[0][4]}, w.ratio[1],
+                               w.ratio[2]};
+    done = line_pair_acoustic_o8_x86(a.u + off, a.u_prev + off, a.A + off, L.n[0], L.s1, L.s2, wt);
+  }
+#endif
+  for (const long o : {off, off + L.s2})
+    line_acoustic<H, 3>(a.u + o + done, a.u_prev + o + done, FloatCoefs<1>{{a.A + o + done}}, L.n[0] - done, L.s1,
+                        L.s2, w, ah);
+}
+
+// One thread's sweep over planes [ya, yb) of a 3D grid, tile by tile of x lines (two
+// planes at a time where use_plane_pairs says so).
 template <int H>
 inline void sweep_planes(const StepArgs& a, const Weights<H>& w, long ya, long yb, long tile, Ahead ah) {
   const Layout& L = a.layout;
   const VecWeights<H> vw(w);
+  const bool pairs = use_plane_pairs<H>(a, ah);
   for (long xa = 0; xa < L.n[1]; xa += tile) {
     const long xb = std::min(L.n[1], xa + tile);
-    for (long y = ya; y < yb; ++y)
+    long y = ya;
+    if (pairs)
+      for (; y + 1 < yb; y += 2)
+        for (long x = xa; x < xb; ++x) pair_lines<H>(a, w, L.index(0, x, y), ah);
+    for (; y < yb; ++y)
       for (long x = xa; x < xb; ++x) do_line<H, 3>(a, w, vw, L.index(0, x, y), ah);
   }
 }

@@ -145,6 +145,15 @@ TEST(AutotuneHalide, StencilTimeBlocking) {
   ta::Space space3(p3);
   for (const char* tb : {"1", "2"})
     check(p3, space3, {{"tile z", "2"}, {"tile y", "8"}, {"tile x", "40"}, {"vectorize x", "8"}, {"parallel", "z"}, {"timeblock", tb}, {"layout u", "staged"}});
+  // Radius 4 (halo of 8 planes / rows for two fused steps, wider than a tile): the
+  // fused intermediate step is materialized zero-padded per tile, the last step reads
+  // it without boundary tests; 3 steps with timeblock 2: step 0 whole, steps 1-2 fused.
+  for (const char* steps : {"2", "3"}) {
+    ta::Problem p25(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/stencil25.tdsl"), ta::parse_shape(std::string("Z=10,Y=12,X=24,T=") + steps));
+    ta::Space space25(p25);
+    for (const char* layout : {"direct", "staged"})
+      check(p25, space25, {{"tile z", "4"}, {"tile y", "8"}, {"tile x", "24"}, {"vectorize x", "8"}, {"parallel", "z"}, {"timeblock", "2"}, {"layout u", layout}});
+  }
 }
 
 TEST(AutotuneHalide, AotWritesLibraryAndHeader) {

@@ -229,3 +229,24 @@ TEST(AutotuneSpace, TemplatesAreValidDistinctAndStructured) {
   EXPECT_TRUE(unfused_same);
   EXPECT_TRUE(mullapudi);
 }
+
+TEST(AutotuneSpace, WinogradTemplatesStartPerStageAndIncludeDnnBlocks) {
+  // C=K=64, 28x28: F(4x4) has 7 tile rows. First the per-stage 16 x 6 tile; among the
+  // templates, dnn's structure: blocks of half the tile rows (4) and the whole image
+  // (7; the spec offers 8, clamped to the 7 rows), the same 16 x 6 GEMM tile.
+  ta::Problem p = load("conv2d", "N=1,C=64,H=28,W=28,KO=64,R=3,S=3,P=1");
+  ta::Space sp(p);
+  const auto ts = sp.templates();
+  ASSERT_FALSE(ts.empty());
+  const ta::Schedule f = sp.schedule(ts.front());
+  EXPECT_EQ(f.winograd.m, 4);
+  EXPECT_EQ(f.winograd.k_tile, 16);
+  EXPECT_EQ(f.winograd.t_tile, 6);
+  EXPECT_EQ(f.winograd.rows, 0);
+  std::set<int> block_rows;
+  for (const auto& t : ts) {
+    const ta::Schedule s = sp.schedule(t);
+    if (s.winograd.m == 4 && s.winograd.k_tile == 16 && s.winograd.t_tile == 6 && s.winograd.rows > 0) block_rows.insert(s.winograd.rows);
+  }
+  EXPECT_EQ(block_rows, (std::set<int>{4, 7}));
+}

@@ -74,6 +74,9 @@ Halide::Expr index_expr(const Problem& p, const AstExpr& e, const std::map<std::
 
 struct StepFuncs {
   std::map<std::string, Func> funcs;  // tensor -> Func (temps and the output) of this step
+  // The previous step's output as this step reads it: zero outside the tensor's bounds
+  // (a zero boundary), inline unless the schedule materializes it (fused steps).
+  Func zero_padded_input;
 };
 
 class Lowering {
@@ -89,6 +92,9 @@ class Lowering {
 
   Lowered build(const Schedule* s, int threads, bool for_default) {
     Lowered out;
+    // Only a schedule that fuses steps materializes the zero-padded intermediate; the
+    // pipeline the autoschedulers see is left as it was (one Func per step).
+    pad_fused_steps_ = s && s->timeblock > 1;
     for (const auto& name : p_.inputs()) {
       const BoundTensor& t = p_.tensor(name);
       const int rank = static_cast<int>(t.shape.size());
@@ -145,6 +151,7 @@ class Lowering {
   const Problem& p_;
   int algorithm_;
   std::string suffix_;
+  bool pad_fused_steps_ = false;
   std::map<std::string, Func> sources_;
   std::vector<Func> reduction_accumulators_;
   std::map<std::string, Func> accumulator_of_;  // output func name -> accumulator (last step)
@@ -208,6 +215,14 @@ class Lowering {
         for (auto it = t.shape.rbegin(); it != t.shape.rend(); ++it) bounds.push_back(Range(0, static_cast<int>(*it)));
         Func prev = previous.back().funcs.at(steps->from);
         const Boundary b = t.decl->boundary;
+        if (b == Boundary::zero && pad_fused_steps_) {
+          if (!sf.zero_padded_input.defined()) {
+            sf.zero_padded_input = Func(name + "_pad_t" + std::to_string(step) + suffix_);
+            std::vector<Var> args = hvars(static_cast<int>(t.shape.size()));
+            sf.zero_padded_input(args) = BoundaryConditions::constant_exterior(prev, 0.0f, bounds)(args);
+          }
+          return sf.zero_padded_input(idx);
+        }
         if (b == Boundary::zero) return BoundaryConditions::constant_exterior(prev, 0.0f, bounds)(idx);
         if (b == Boundary::clamp) return BoundaryConditions::repeat_edge(prev, bounds)(idx);
         return prev(idx);
@@ -501,6 +516,15 @@ class Lowering {
       Func f = step_funcs[static_cast<std::size_t>(st)].funcs.at(p_.output());
       f.compute_at(head_level.at(st + dist % tb));
       if (main.pure.back().extent >= 8) f.vectorize(Var(main.pure.back().name), 8, TailStrategy::GuardWithIf);
+      // Its zero-padded copy (halo included) at the same level: the next step then reads
+      // plain loads, where the boundary tests inline (a select per neighbour, shuffles
+      // at each row's ends) ran in every one of its vectors. The copy's own tests
+      // cost once per element.
+      Func padded = step_funcs[static_cast<std::size_t>(st + 1)].zero_padded_input;
+      if (padded.defined()) {
+        padded.compute_at(head_level.at(st + dist % tb));
+        if (main.pure.back().extent >= 8) padded.vectorize(padded.args()[0], 8, TailStrategy::GuardWithIf);
+      }
     }
     // Inputs staged per tile. With steps, the stepped input is read by step 0 only: it is
     // staged per tile of the step whose tile computes step 0 (the last step's, or step 0's

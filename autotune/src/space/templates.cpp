@@ -18,7 +18,10 @@
 //     with temps (softmax), first with every temp computed per tile of rows and its
 //     reduction split into 16 vector lanes (rfactor);
 //   winograd (first: it does the fewest flops): F(4x4) and F(2x2) with GEMM register
-//     tiles of 12 AVX2 accumulators (16 x 6, 32 x 3, 24 x 4, 8 x 12 ~ 8 x 8).
+//     tiles of 12 AVX2 accumulators (16 x 6, 32 x 3, 24 x 4, 8 x 12 ~ 8 x 8), per stage,
+//     and F(4x4) 16 x 6 as dnn runs it: blocks of half the tile rows (one per thread on
+//     two cores) or of the whole image, each block transformed, multiplied and
+//     transformed back by one task.
 // Each candidate is kept only if valid; duplicates are dropped; at most kMaxTemplates.
 #include <algorithm>
 #include <cmath>
@@ -127,8 +130,16 @@ std::vector<Point> Space::templates() const {
     if (!p_.is_winograd(a) || !p_.winograd_unsupported(a).empty()) continue;
     struct Tile {
       std::int64_t m, k, t;
+      int blocks;  // 0: per stage; else tile rows split into this many parallel blocks
     };
-    for (const Tile& w : {Tile{4, 16, 6}, Tile{4, 32, 3}, Tile{4, 24, 4}, Tile{2, 16, 6}, Tile{4, 8, 8}}) {
+    // Per stage first; then dnn's structure (conv_winograd.cpp: each thread takes a block
+    // of ~half the tiles and runs the input transform, the GEMMs with a 16 x 6 register
+    // tile and the output transform on it, so V and M never cross cores): blocks of half
+    // the tile rows, and the whole image in one block.
+    // (The dnn-like blocks come second: the tuner's confirmation re-measures the first
+    // three templates whatever their search times were.)
+    for (const Tile& w : {Tile{4, 16, 6, 0}, Tile{4, 16, 6, 2}, Tile{4, 32, 3, 0}, Tile{4, 24, 4, 0}, Tile{2, 16, 6, 0}, Tile{4, 8, 8, 0},
+                          Tile{4, 16, 6, 1}}) {
       Point base = default_point();
       if (algo_knob >= 0) base[static_cast<std::size_t>(algo_knob)] = a;
       Builder t(knobs_, base);
@@ -138,7 +149,14 @@ std::vector<Point> Space::templates() const {
       t.set_near("winograd", "k", static_cast<double>(w.k));
       t.set_near("winograd", "t", static_cast<double>(w.t));
       t.set_near("winograd", "c", 1e9);  // the whole channel reduction per register tile
-      t.set_near("winograd", "r", 0);    // per stage: each GEMM's weights stay in L1
+      if (w.blocks == 0) {
+        t.set_near("winograd", "r", 0);  // per stage: each GEMM's weights stay in L1
+      } else {
+        const ConvPattern& cv = p_.winograd_conv(a);
+        const std::int64_t tile_rows = (cv.oh + w.m - 1) / w.m;
+        const std::int64_t rows = (tile_rows + w.blocks - 1) / w.blocks;
+        if (!t.set_near("winograd", "r", static_cast<double>(rows), [&](std::int64_t v) { return v >= 1; })) continue;
+      }
       keep(t.point());
     }
   }

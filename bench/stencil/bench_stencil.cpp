@@ -259,12 +259,24 @@ void run_case(benchmark::State& state, Case c) {
   if (c.temporal) {
     Propagator single(model, opt);
     seed(single);
+    std::vector<taihu::bench::Anchor> anchors{{"single_steps", [&] {
+                                                 single.step(nullptr, 0.f);
+                                                 single.step(nullptr, 0.f);
+                                               }}};
+    // The same fused sweep one line at a time instead of two planes at a time
+    // (TAIHU_STENCIL_PAIR=0), on its own fields: the in-run A/B of the plane-pair kernel.
+    std::unique_ptr<Propagator> lines;
+    if (c.order == 8 && std::getenv("TAIHU_STENCIL_PAIR") == nullptr) {
+      lines = std::make_unique<Propagator>(model, opt);
+      seed(*lines);
+      anchors.push_back({"single_lines", [&lines] {
+                           setenv("TAIHU_STENCIL_PAIR", "0", 1);
+                           lines->step_pair_blocked();
+                           unsetenv("TAIHU_STENCIL_PAIR");
+                         }});
+    }
     interleaved(state, 2 * points, 2 * points * bytes_per_point(c.physics), reads, updates, field_points,
-                [&] { fast.step_pair_blocked(); },
-                {{"single_steps", [&] {
-                    single.step(nullptr, 0.f);
-                    single.step(nullptr, 0.f);
-                  }}});
+                [&] { fast.step_pair_blocked(); }, anchors);
     state.counters["pct_pair_roofline"] = state.counters["pct_peak"] * (20.0 / 2) / bytes_per_point(c.physics);
     state.SetLabel("cpu temporal blocking x2, vs the single-step roofline 16 B/pt (own: 10 B/pt/step)");
     return;

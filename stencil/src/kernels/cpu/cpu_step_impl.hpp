@@ -818,22 +818,23 @@ inline bool use_plane_pairs(const StepArgs& a, Ahead ah) {
   return false;
 }
 
-// Line x of planes y and y + 1 (off = its index in plane y) by the plane-pair kernel; the
-// ragged ends by line_acoustic, so every point gets the single-line arithmetic.
+// Line x of planes y and y + 1 (off = its index in plane y: up <- 2u - up + A lap u) by
+// the plane-pair kernel; the ragged ends by line_acoustic, so every point gets the
+// single-line arithmetic.
 template <int H>
-inline void pair_lines(const StepArgs& a, const Weights<H>& w, long off, Ahead ah) {
-  const Layout& L = a.layout;
+inline void pair_lines(const float* u, float* up, const float* A, const Layout& L, const Weights<H>& w, long off,
+                       Ahead ah) {
   long done = 0;
 #if defined(__AVX2__)
   if constexpr (H == 4) {
     const AcousticO8Weights wt{w.centre, {0.f, w.d2[0][1], w.d2[0][2], w.d2[0][3], w.d2[0][4]}, w.ratio[1],
                                w.ratio[2]};
-    done = line_pair_acoustic_o8_x86(a.u + off, a.u_prev + off, a.A + off, L.n[0], L.s1, L.s2, wt);
+    done = line_pair_acoustic_o8_x86(u + off, up + off, A + off, L.n[0], L.s1, L.s2, wt);
   }
 #endif
   for (const long o : {off, off + L.s2})
-    line_acoustic<H, 3>(a.u + o + done, a.u_prev + o + done, FloatCoefs<1>{{a.A + o + done}}, L.n[0] - done, L.s1,
-                        L.s2, w, ah);
+    line_acoustic<H, 3>(u + o + done, up + o + done, FloatCoefs<1>{{A + o + done}}, L.n[0] - done, L.s1, L.s2, w,
+                        ah);
 }
 
 // One thread's sweep over planes [ya, yb) of a 3D grid, tile by tile of x lines (two
@@ -848,7 +849,7 @@ inline void sweep_planes(const StepArgs& a, const Weights<H>& w, long ya, long y
     long y = ya;
     if (pairs)
       for (; y + 1 < yb; y += 2)
-        for (long x = xa; x < xb; ++x) pair_lines<H>(a, w, L.index(0, x, y), ah);
+        for (long x = xa; x < xb; ++x) pair_lines<H>(a.u, a.u_prev, a.A, L, w, L.index(0, x, y), ah);
     for (; y < yb; ++y)
       for (long x = xa; x < xb; ++x) do_line<H, 3>(a, w, vw, L.index(0, x, y), ah);
   }
@@ -959,6 +960,7 @@ void step_pair_acoustic3d(const StepArgs& a) {
     for (long x = 0; x < n1; ++x) line(u, up, x, y, none);
   };
   const long tile = tile_lines(L, 2 * H, threads), tiles = (n1 + tile - 1) / tile;
+  const bool pairs = use_plane_pairs<H>(a, ah);
 #pragma omp parallel num_threads(threads)
   {
     FlushDenormals ftz;
@@ -972,23 +974,39 @@ void step_pair_acoustic3d(const StepArgs& a) {
       // earlier tile has done.
       const long xa = j * tile, xb = std::min(n1, xa + tile);
       const long x2a = std::max(0L, xa - H), x2b = j + 1 == tiles ? n1 : xb - H;
-      for (long y = ya; y < yb + H; ++y) {
-        const long y2 = y - H;
-        const bool first = y < yb, second = y2 >= deferred && y2 < yb;
+      // Two planes per round where the plane-pair kernel applies (each step's pair only
+      // when both of its planes are in range, else plane by plane): step 2 of planes
+      // y - H, y - H + 1 needs t+1 planes up to y + 1, done by step 1 just before.
+      const long per = pairs ? 2 : 1;
+      for (long y = ya; y < yb + H; y += per) {
+        const long y2 = y - H, ylast = std::min(y + per, yb + H) - 1, y2last = ylast - H;
+        auto first = [&](long p) { return p < yb; };
+        auto second = [&](long p) { return p >= deferred && p < yb; };
         // Only once step 1 is over: the slab above has done tile j of its first H planes.
-        if (second && t + 1 < nt && y2 + H >= yb) head[t + 1].wait_for(j + 1);
+        if (t + 1 < nt && second(std::min(y2last, yb - 1)) && y2last + H >= yb) head[t + 1].wait_for(j + 1);
         // Step 1 on the tile's lines of plane y, then step 2 on plane y - H: its lines need
         // t+1 lines of planes <= y (done) and their U1 lines are no longer read by step 1
         // (which reads planes > y - H from here on, and U1 lines >= xb - H of plane y - H
         // in the next tile). A row per step, not alternating lines: the two steps' windows
         // (2 x (2H+1) lines, ~40 KiB at 256-point lines) thrash a 32 KiB L1 when alternated,
         // which measured 0.85-0.9x two single steps against 1.05-1.12x for whole rows.
-        if (first)
-          for (long x = xa; x < xb; ++x) line(U1, U0, x, y, ah);
-        if (second)
-          for (long x = x2a; x < x2b; ++x) line(U0, U1, x, y2, none);
-        if (first && y == std::min(yb, ya + H) - 1) head[t].publish(j + 1);
-        if (first && j + 1 == tiles && y == yb - 1) done[t].publish(1);
+        if (per == 2 && first(y) && first(y + 1)) {
+          for (long x = xa; x < xb; ++x) pair_lines<H>(U1, U0, a.A, L, w, L.index(0, x, y), ah);
+        } else {
+          for (long p = y; p <= ylast; ++p)
+            if (first(p))
+              for (long x = xa; x < xb; ++x) line(U1, U0, x, p, ah);
+        }
+        if (per == 2 && second(y2) && second(y2 + 1)) {
+          for (long x = x2a; x < x2b; ++x) pair_lines<H>(U0, U1, a.A, L, w, L.index(0, x, y2), none);
+        } else {
+          for (long p = y2; p <= y2last; ++p)
+            if (second(p))
+              for (long x = x2a; x < x2b; ++x) line(U0, U1, x, p, none);
+        }
+        const long head_plane = std::min(yb, ya + H) - 1;
+        if (y <= head_plane && head_plane <= ylast) head[t].publish(j + 1);
+        if (j + 1 == tiles && y <= yb - 1 && yb - 1 <= ylast) done[t].publish(1);
       }
     }
     if (t > 0) {

@@ -478,9 +478,11 @@ class Direct final : public ConvAlgorithm {
     const DirectOcvKernel kernel = kernels().ocv;
     const DirectOcvStoreKernel store = kernels().ocv_store;
     const index_t plane = gq.oh * gq.ow;
-    // Reduction blocks whose packed weights (channels x taps x 32 floats) fit 16 KiB of
-    // L1 next to the tile's input rows (AlexNet conv1: one channel's 363 taps per call).
-    const index_t cblock = std::clamp<index_t>(16 * 1024 / (taps_ * 8 * kOcvMaxBlocks * 4), 1, cg_);
+    // Reduction blocks whose packed weights (channels x taps x 32 floats) fit 20 KiB of
+    // L1 next to the tile's input rows (AlexNet conv1: one channel's 121 taps per call;
+    // ResNet-50 conv1's 3 x 49 taps, 18.4 KiB, in one pass: +2-6% over 2 + 1 channels,
+    // whose second pass reloads and restores every accumulator).
+    const index_t cblock = std::clamp<index_t>(20 * 1024 / (taps_ * 8 * kOcvMaxBlocks * 4), 1, cg_);
     // Chunks of pixels: multiples of 24 (every tile width and the 8-pixel transpose
     // divide it), up to 192 (measured best of 24-288 on ResNet-50 conv1 and CIFAR-10
     // conv1: the scratch's store runs longer per plane), >= 8 work items per thread.
@@ -513,13 +515,29 @@ class Direct final : public ConvAlgorithm {
     // Window origins of every chunk's pixels, the same for every image and group (built
     // once per chunk size, not per work item: 3% of CIFAR-10 conv1's time); past a
     // chunk's end (a partial last tile) its last pixel's again (computed, never stored).
+    // With them, on padded layers, each origin's kernel rows inside the image (the
+    // tiles skip the rows that would read only top or bottom padding).
+    const bool row_spans = d_.pad_h > 0 && d_.dil_w == 1 && d_.kh < 32768;
     if (ocv_x_off_chunk_ != chunk) {
       ocv_x_off_.assign(static_cast<std::size_t>(chunks * chunk), 0);
+      ocv_row_span_.assign(row_spans ? static_cast<std::size_t>(2 * chunks * chunk) : 0, 0);
       for (index_t ch = 0; ch < chunks; ++ch) {
         const index_t p0 = ch * chunk, p1 = std::min(plane, p0 + chunk);
         std::int64_t* xo = ocv_x_off_.data() + p0;
+        std::int16_t* span = row_spans ? ocv_row_span_.data() + 2 * p0 : nullptr;
         for (index_t px = p0, oy = p0 / gq.ow, ox = p0 % gq.ow; px < p0 + chunk; ++px) {
-          xo[px - p0] = px < p1 ? oy * gq.row_step + ox * d_.stride_w : xo[p1 - p0 - 1];
+          const index_t i = px - p0, last = p1 - p0 - 1;
+          xo[i] = px < p1 ? oy * gq.row_step + ox * d_.stride_w : xo[last];
+          if (span) {
+            index_t lo = d_.kh, hi = 0;  // kernel rows whose input row lies inside the image
+            for (index_t r = 0; r < d_.kh; ++r) {
+              const index_t iy = oy * d_.stride_h + r * d_.dil_h - d_.pad_h;
+              if (iy >= 0 && iy < d_.h) lo = std::min(lo, r), hi = r + 1;
+            }
+            if (lo > hi) lo = hi = 0;  // a window entirely in the padding: no rows
+            span[2 * i] = static_cast<std::int16_t>(px < p1 ? lo : span[2 * last]);
+            span[2 * i + 1] = static_cast<std::int16_t>(px < p1 ? hi : span[2 * last + 1]);
+          }
           if (++ox == gq.ow) ox = 0, ++oy;
         }
       }
@@ -552,6 +570,7 @@ class Direct final : public ConvAlgorithm {
           padded_ng = ng;
         }
         a.x_off = ocv_x_off_.data() + p0;
+        a.row_span = row_spans ? ocv_row_span_.data() + 2 * p0 : nullptr;
         if (y_nchw8c_) {
           for (index_t q = 0; q < kgroups; ++q)
             forward_ocv_nchw8c(a, kernel, q, kb8, plane, p0, p1, wgroup, cblock,
@@ -651,6 +670,7 @@ class Direct final : public ConvAlgorithm {
       if (rest > 0) {
         DirectOcvArgs t = a;
         t.x_off = a.x_off + full * np;
+        t.row_span = a.row_span ? a.row_span + 2 * full * np : nullptr;
         t.acc = scratch;
         t.acc_bstride = np * 8;
         t.tiles = 1;
@@ -756,6 +776,7 @@ class Direct final : public ConvAlgorithm {
   std::vector<index_t> col_off_;
   arch::AlignedBuffer<float> xbuf_, xocv_, dyt_, dw_part_, ocv_scratch_;
   std::vector<std::int64_t> ocv_x_off_;  // first layers: window origins per chunk pixel
+  std::vector<std::int16_t> ocv_row_span_;  //   and their kernel rows inside the image
   index_t ocv_x_off_chunk_ = 0;          //   for chunks of this many pixels
   std::vector<double> db_part_;  // backward-weights: dbias per reduction part
   TransposedBackwardData bwd_data_;

@@ -96,6 +96,11 @@ struct DirectOcvArgs {
   const std::int64_t* x_off;    // tiles * ocv_pixels(nb) window origins, tile after tile
                                 // (a partial tile repeats a valid one; its extra results
                                 // are ignored)
+  // Or null (every kernel row): per window origin its first and one-past-last kernel
+  // row inside the image ([2 * p], [2 * p + 1]); the 4 x 3 tile runs only the rows its
+  // pixels' ranges cover (the rows it skips read the zero padding: CIFAR-10 conv1's
+  // 5x5 pad 2 skips 3.75% of the FMAs, as oneDNN's kernel does). Needs kw_run > 0.
+  const std::int16_t* row_span;
   int tiles;                    // tile i's results go to acc + i * ocv_pixels(nb) * 8
   bool accumulate;              // add to the scratch instead of overwriting it
   const float* bias_init;       // !accumulate: the tile starts from these nb * 8 values

@@ -137,7 +137,7 @@ TEST_F(BlockedLayout, FirstLayerForwardAndBackwardWeightsNative) {
   // output channels not multiples of 8 or 32; chunk and tile tails.
   for (const char* p :
        {"mb2ic3ih13oc35oh7kh3sh2ph1", "mb1ic3ih17oc64oh17kh5ph2", "mb1ic1ih15iw11oc20oh3ow2kh7sh4",
-        "mb1ic3ih31oc9oh6kh11sh4", "mb3ic3ih9oc33oh9kh3ph1"})
+        "mb1ic3ih31oc9oh6kh11sh4", "mb3ic3ih9oc33oh9kh3ph1", "mb2ic3ih6oc32oh10kh3ph3"})
     check_layout(ConvDesc::parse(p), kFirst, true, false, true);
 }
 

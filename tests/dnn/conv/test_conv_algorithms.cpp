@@ -71,6 +71,13 @@ const char* const kProblems[] = {
     "mb2ic3ih13oc40kh5ph2",           // stride 1, >= 32 output channels (CIFAR-10 conv1-like)
     "g2mb3ic6ih13oc80kh5ph2",         // the same, grouped, each image padded per item
     "mb1ic2ih12oc32kh3ph2dh1",        // stride 1, dilated: the any-offset tile
+    // The 4x3 tile's kernel-row spans (rows reading only padding skipped) and its
+    // straight-line square kernels: windows entirely in the padding, rows dilated,
+    // a rectangular kernel (looped rows), tiles spanning two output rows.
+    "mb1ic3ih6oc32kh3ph3",            // pad = kernel: the first/last output rows read only padding
+    "mb2ic3ih14iw9oc32kh3ph2dh1dw0",  // rows dilated, columns not: unrolled rows 2 apart
+    "mb1ic3ih11iw13oc32kh5kw3ph2pw1", // rectangular kernel: row spans on the looped rows
+    "mb1ic3ih19iw7oc64kh7sh2ph3",     // 7x7 s2 on a narrow image: most tiles span rows
     "mb2ic24ih15oc40kh1sh2",          // strided 1x1: pointwise kernel on the subsampled input
     "g2mb1ic16ih13iw9oc12kh1sh3sw2",  // strided 1x1, grouped, unequal strides, odd sizes
     "mb2ic520ih5iw3oc10kh1",          // 1x1, >= 512 input channels: pointwise backward-weights

@@ -235,6 +235,26 @@ void run_case(benchmark::State& state, Case c) {
     Propagator single(model, opt);
     seed(single);
     const int steps = c.temporal ? 2 : 1;
+    std::vector<taihu::bench::Anchor> anchors{{"float_coefficients", [&] {
+                                                 if (c.temporal)
+                                                   single.step_pair_blocked();
+                                                 else
+                                                   single.step(nullptr, 0.f);
+                                               }}};
+    // Acoustic order 8: the half kernel one line at a time (TAIHU_STENCIL_PAIR=0) too.
+    std::unique_ptr<Propagator> lines;
+    if (c.physics == Physics::acoustic && c.order == 8 && std::getenv("TAIHU_STENCIL_PAIR") == nullptr) {
+      lines = std::make_unique<Propagator>(model, fast_opt);
+      seed(*lines);
+      anchors.push_back({"single_lines", [&lines, &c] {
+                           setenv("TAIHU_STENCIL_PAIR", "0", 1);
+                           if (c.temporal)
+                             lines->step_pair_blocked();
+                           else
+                             lines->step(nullptr, 0.f);
+                           unsetenv("TAIHU_STENCIL_PAIR");
+                         }});
+    }
     interleaved(state, steps * points, steps * points * bytes_per_point(c.physics), reads, updates, field_points,
                 [&] {
                   if (c.temporal)
@@ -242,12 +262,7 @@ void run_case(benchmark::State& state, Case c) {
                   else
                     fast.step(nullptr, 0.f);
                 },
-                {{"float_coefficients", [&] {
-                    if (c.temporal)
-                      single.step_pair_blocked();
-                    else
-                      single.step(nullptr, 0.f);
-                  }}});
+                anchors);
     const double own = half_bytes_per_point(c.physics);
     state.counters["own_bpt"] = own;
     state.counters["pct_own_roofline"] = state.counters["pct_peak"] * bytes_per_point(c.physics) / own;

@@ -233,11 +233,12 @@ TEST(StencilLineLengths, AcousticMatchesReferenceOnEveryLength) {
   unsetenv("TAIHU_STENCIL_HAND");
 }
 
-// The order-8 acoustic sweep two planes at a time (AVX2 line_pair_acoustic_o8_x86, y
+// The order-8 acoustic sweep two planes at a time (AVX2 line_pair_acoustic_o8_x86[_half], y
 // neighbours loaded once for both planes; TAIHU_STENCIL_PAIR=0 turns it off) runs the
 // single-line arithmetic per point: bitwise equal to single lines, on z lines with ragged
 // ends and in slabs of 1-3 threads (odd slab heights leave a last single plane), and
-// within the usual tolerance of the reference. A weight or plane off by one fails both.
+// within the usual tolerance of the reference, with float and half coefficients. A weight
+// or plane off by one fails both.
 TEST(StencilPlanePairs, BitwiseEqualToSingleLines) {
   try {
     taihu::arch::active_isa();
@@ -246,12 +247,14 @@ TEST(StencilPlanePairs, BitwiseEqualToSingleLines) {
   }
   for (long nz : {16L, 17L, 33L, 47L, 64L}) {
     for (int threads : {1, 2, 3}) {
+     for (CoefficientPrecision cp : {CoefficientPrecision::float32, CoefficientPrecision::half}) {
       taihu::arch::set_num_threads(threads);
       ThinCase tc = thin_case(Physics::acoustic, nz, 8, static_cast<unsigned>(nz * 7 + threads));
-      tc.options.coefficients = CoefficientPrecision::float32;
+      tc.options.coefficients = cp;
       const FieldDiff diff = steps_vs_reference(tc.model, tc.options, 3, 9);
       ASSERT_GT(diff.maxabs, 0.0);
-      EXPECT_LT(diff.maxdiff, 2e-5 * diff.maxabs) << "nz " << nz << ", " << threads << " threads";
+      EXPECT_LT(diff.maxdiff, 2e-5 * diff.maxabs)
+          << "nz " << nz << ", " << threads << " threads, " << coefficient_precision_name(cp);
       Propagator pairs(tc.model, tc.options), lines(tc.model, tc.options);
       std::mt19937 r1(17), r2(17);
       randomize(pairs, r1);
@@ -268,7 +271,8 @@ TEST(StencilPlanePairs, BitwiseEqualToSingleLines) {
         for (long i1 = 0; i1 < L.n[1]; ++i1)
           for (long i0 = 0; i0 < L.n[0]; ++i0)
             mismatches += pairs.current().at(i0, i1, i2) != lines.current().at(i0, i1, i2);
-      EXPECT_EQ(mismatches, 0) << "nz " << nz << ", " << threads << " threads";
+      EXPECT_EQ(mismatches, 0) << "nz " << nz << ", " << threads << " threads, " << coefficient_precision_name(cp);
+     }
     }
   }
   taihu::arch::set_num_threads(0);

@@ -124,6 +124,10 @@ constexpr bool kO8PlanePairKernel = false;
 inline long line_pair_acoustic_o8_x86(const float*, float*, const float*, long, long, long, const AcousticO8Weights&) {
   return 0;
 }
+inline long line_pair_acoustic_o8_x86_half(const float*, float*, const unsigned short*, long, long, long,
+                                           const AcousticO8Weights&) {
+  return 0;
+}
 // (no AVX-512 half variant: the template code does the whole line)
 inline long line_acoustic_o8_x86_half(const float*, float*, const unsigned short*, long, long, long,
                                       const AcousticO8Weights&) {
@@ -378,6 +382,72 @@ __attribute__((noinline)) long line_pair_acoustic_o8_x86(const float* u, float* 
       : TAIHU_O8_CLOBBERS);
   return n2;
 }
+
+// The same with A as packed halves (for the acoustic K = 1 a plain half array in the
+// layout's order, hp at line x of plane y; plane y + 1's at hp + s2): 14 bytes per point
+// from DRAM instead of 16. The halves are widened in ymm6 (ymm4 holds a y part here).
+#define TAIHU_O8_UPDATE_HALF6(OFF, HADDR, B, U, LAP)                                       \
+  "vaddps " U ", " U ", " U "\n\t"                                                          \
+  "vsubps " OFF "(" B ",%[dup],1), " U ", " U "\n\t"                                        \
+  "vcvtph2ps " HADDR ", %%ymm6\n\t"                                                        \
+  "vfmadd231ps %%ymm6, " LAP ", " U "\n\t"                                                 \
+  "vmovups " U ", " OFF "(" B ",%[dup],1)\n\t"
+
+__attribute__((noinline)) long line_pair_acoustic_o8_x86_half(const float* u, float* up, const unsigned short* hp,
+                                                              long n0, long s1, long s2, const AcousticO8Weights& wt) {
+  const long n2 = n0 / 16 * 16;
+  if (n2 == 0) return 0;
+  const char* c = reinterpret_cast<const char*>(u);
+  const char* const end = c + n2 * long(sizeof(float));
+  const long sx = s1 * long(sizeof(float)), sx3 = 3 * sx, sy = s2 * long(sizeof(float)), sy3 = 3 * sy;
+  const char* cx = c - 4 * sx;
+  const char* cy = c - 4 * sy;
+  const char* c1 = c + sy;
+  const char* cx1 = cx + sy;
+  const unsigned short* hp1 = hp + s2;
+  const long dup = reinterpret_cast<const char*>(up) - c;
+  const float wv[7] = {wt.centre, wt.w[1], wt.w[2], wt.w[3], wt.w[4], wt.rx, wt.ry};
+  asm volatile(TAIHU_O8_LOAD_WEIGHTS
+      ".p2align 5\n\t"
+      "1:\n\t"
+      "prefetcht0 " TAIHU_O8_PF "(%[c],%[sy],4)\n\t"
+      "prefetcht0 " TAIHU_O8_PF "(%[c1],%[sy],4)\n\t"
+      "prefetcht0 " TAIHU_O8_PF "(%[c],%[dup],1)\n\t"
+      "prefetcht0 " TAIHU_O8_PF "(%[c1],%[dup],1)\n\t"
+      "prefetcht0 2048(%[hp])\n\t"
+      "prefetcht0 2048(%[hp1])\n\t"
+      TAIHU_O8_Z_FIRST("%[c]", "%%ymm3")
+      TAIHU_O8_X("0", "%[c]", "%[cx]", "%%ymm3")
+      TAIHU_O8_Y_PAIR("0", "%%ymm4")
+      TAIHU_O8_UPDATE_HALF6("0", "(%[hp])", "%[c]", "%%ymm0", "%%ymm3")
+      TAIHU_O8_Z_SECOND("%[c]", "%%ymm3")
+      TAIHU_O8_X("32", "%[c]", "%[cx]", "%%ymm3")
+      TAIHU_O8_Y_PAIR("32", "%%ymm8")
+      TAIHU_O8_UPDATE_HALF6("32", "16(%[hp])", "%[c]", "%%ymm0", "%%ymm3")
+      TAIHU_O8_Z_FIRST("%[c1]", "%%ymm3")
+      TAIHU_O8_X("0", "%[c1]", "%[cx1]", "%%ymm3")
+      "vfmadd231ps %%ymm4, %%ymm15, %%ymm3\n\t"
+      TAIHU_O8_UPDATE_HALF6("0", "(%[hp1])", "%[c1]", "%%ymm0", "%%ymm3")
+      TAIHU_O8_Z_SECOND("%[c1]", "%%ymm3")
+      TAIHU_O8_X("32", "%[c1]", "%[cx1]", "%%ymm3")
+      "vfmadd231ps %%ymm8, %%ymm15, %%ymm3\n\t"
+      TAIHU_O8_UPDATE_HALF6("32", "16(%[hp1])", "%[c1]", "%%ymm0", "%%ymm3")
+      "add $64, %[c]\n\t"
+      "add $64, %[cx]\n\t"
+      "add $64, %[cy]\n\t"
+      "add $64, %[c1]\n\t"
+      "add $64, %[cx1]\n\t"
+      "add $32, %[hp]\n\t"
+      "add $32, %[hp1]\n\t"
+      "cmp %[end], %[c]\n\t"
+      "jb 1b\n\t"
+      : [c] "+r"(c), [cx] "+r"(cx), [cy] "+r"(cy), [c1] "+r"(c1), [cx1] "+r"(cx1), [hp] "+r"(hp), [hp1] "+r"(hp1)
+      : [sx] "r"(sx), [sx3] "r"(sx3), [sy] "r"(sy), [sy3] "r"(sy3), [dup] "r"(dup), [end] "r"(end),
+        TAIHU_O8_WEIGHT_OPERANDS
+      : TAIHU_O8_CLOBBERS);
+  return n2;
+}
+#undef TAIHU_O8_UPDATE_HALF6
 #undef TAIHU_O8_Y_PAIR
 
 // The same with A as packed halves (kernel_api.hpp; for the acoustic K = 1 that is a

@@ -804,37 +804,41 @@ inline bool plane_pair_enabled() {
 }
 
 // Whether sweep_planes takes the 3D order-8 constant-density acoustic update two planes at
-// a time (line_pair_acoustic_o8_x86: y neighbours loaded once for both): AVX2 hand kernel,
-// float coefficients.
+// a time (line_pair_acoustic_o8_x86[_half]: y neighbours loaded once for both): AVX2 hand
+// kernel, float or half coefficients.
 template <int H>
 inline bool use_plane_pairs(const StepArgs& a, Ahead ah) {
 #if defined(__AVX2__)
   if constexpr (H == 4)
-    return kO8PlanePairKernel && ah.hand_kernels && a.physics == Physics::acoustic && !a.packed &&
-           plane_pair_enabled();
+    return kO8PlanePairKernel && ah.hand_kernels && a.physics == Physics::acoustic && plane_pair_enabled();
 #endif
   (void)a;
   (void)ah;
   return false;
 }
 
-// Line x of planes y and y + 1 (off = its index in plane y: up <- 2u - up + A lap u) by
-// the plane-pair kernel; the ragged ends by line_acoustic, so every point gets the
-// single-line arithmetic.
+// Line x of planes y and y + 1 (off = its index in plane y: up <- 2u - up + A lap u, A
+// the float array or, when `packed` is set, its packed halves) by the plane-pair kernel;
+// the ragged ends by line_acoustic, so every point gets the single-line arithmetic.
 template <int H>
-inline void pair_lines(const float* u, float* up, const float* A, const Layout& L, const Weights<H>& w, long off,
-                       Ahead ah) {
+inline void pair_lines(const float* u, float* up, const float* A, const std::uint16_t* packed, const Layout& L,
+                       const Weights<H>& w, long off, Ahead ah) {
   long done = 0;
 #if defined(__AVX2__)
   if constexpr (H == 4) {
     const AcousticO8Weights wt{w.centre, {0.f, w.d2[0][1], w.d2[0][2], w.d2[0][3], w.d2[0][4]}, w.ratio[1],
                                w.ratio[2]};
-    done = line_pair_acoustic_o8_x86(u + off, up + off, A + off, L.n[0], L.s1, L.s2, wt);
+    done = packed ? line_pair_acoustic_o8_x86_half(u + off, up + off, half_coefs<1>(packed, off).p, L.n[0], L.s1,
+                                                   L.s2, wt)
+                  : line_pair_acoustic_o8_x86(u + off, up + off, A + off, L.n[0], L.s1, L.s2, wt);
   }
 #endif
-  for (const long o : {off, off + L.s2})
-    line_acoustic<H, 3>(u + o + done, up + o + done, FloatCoefs<1>{{A + o + done}}, L.n[0] - done, L.s1, L.s2, w,
-                        ah);
+  for (const long o : {off + done, off + L.s2 + done}) {
+    if (packed)
+      line_acoustic<H, 3>(u + o, up + o, half_coefs<1>(packed, o), L.n[0] - done, L.s1, L.s2, w, ah);
+    else
+      line_acoustic<H, 3>(u + o, up + o, FloatCoefs<1>{{A + o}}, L.n[0] - done, L.s1, L.s2, w, ah);
+  }
 }
 
 // One thread's sweep over planes [ya, yb) of a 3D grid, tile by tile of x lines (two
@@ -849,7 +853,7 @@ inline void sweep_planes(const StepArgs& a, const Weights<H>& w, long ya, long y
     long y = ya;
     if (pairs)
       for (; y + 1 < yb; y += 2)
-        for (long x = xa; x < xb; ++x) pair_lines<H>(a.u, a.u_prev, a.A, L, w, L.index(0, x, y), ah);
+        for (long x = xa; x < xb; ++x) pair_lines<H>(a.u, a.u_prev, a.A, a.packed, L, w, L.index(0, x, y), ah);
     for (; y < yb; ++y)
       for (long x = xa; x < xb; ++x) do_line<H, 3>(a, w, vw, L.index(0, x, y), ah);
   }
@@ -991,14 +995,14 @@ void step_pair_acoustic3d(const StepArgs& a) {
         // (2 x (2H+1) lines, ~40 KiB at 256-point lines) thrash a 32 KiB L1 when alternated,
         // which measured 0.85-0.9x two single steps against 1.05-1.12x for whole rows.
         if (per == 2 && first(y) && first(y + 1)) {
-          for (long x = xa; x < xb; ++x) pair_lines<H>(U1, U0, a.A, L, w, L.index(0, x, y), ah);
+          for (long x = xa; x < xb; ++x) pair_lines<H>(U1, U0, a.A, a.packed, L, w, L.index(0, x, y), ah);
         } else {
           for (long p = y; p <= ylast; ++p)
             if (first(p))
               for (long x = xa; x < xb; ++x) line(U1, U0, x, p, ah);
         }
         if (per == 2 && second(y2) && second(y2 + 1)) {
-          for (long x = x2a; x < x2b; ++x) pair_lines<H>(U0, U1, a.A, L, w, L.index(0, x, y2), none);
+          for (long x = x2a; x < x2b; ++x) pair_lines<H>(U0, U1, a.A, a.packed, L, w, L.index(0, x, y2), none);
         } else {
           for (long p = y2; p <= y2last; ++p)
             if (second(p))

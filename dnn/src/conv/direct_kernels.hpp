@@ -108,6 +108,8 @@ struct DirectOcvArgs {
   // Or null: the output the next direct_ocv_store writes (y_rows rows y_kstride apart,
   // y_pixels each), pulled into L2 spread over the tiles, so the store's write-allocate
   // misses overlap the FMAs instead of stalling the store (a hint: never written).
+  // y_prefetch == acc (an output written in place): the 4 x 3 tile instead prefetches
+  // the lines of the tile a few ahead of the one it computes.
   const float* y_prefetch;
   std::int64_t y_kstride;
   int y_rows;

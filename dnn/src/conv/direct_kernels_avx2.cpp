@@ -386,6 +386,7 @@ inline __attribute__((always_inline)) void ocv_row_4x3(Acc4x3& acc, const float*
 // 5x5: 7x7 (931 instructions a channel) was no faster, and 11x11 made GCC spill the
 // accumulators.
 constexpr int kOcvStraightMaxWidth = 5;
+constexpr int kOcvTileAhead = 3;  // output prefetch distance in tiles (2-4 alike in the A/B)
 template <int KW, int... R>
 inline __attribute__((always_inline)) void ocv_rows_4x3(Acc4x3& acc, const float* x0, const float* x1,
                                                         const float* x2, const float* wt,
@@ -404,9 +405,28 @@ inline __attribute__((always_inline)) void ocv_rows_4x3(Acc4x3& acc, const float
 template <int KW>
 void ocv_tile_4x3(const DirectOcvArgs& a) {
   const std::int64_t taps = a.taps;
-  OutputPrefetch pf(a);
+  // An output written in place (nChw8c: y_prefetch == acc): each tile pulls into L2 the
+  // lines tile i + kOcvTileAhead will write (its 96 bytes per channel vector lie in at
+  // most two lines, and no line another thread writes), instead of OutputPrefetch's
+  // spread over the chunk: CIFAR-10 conv1 +1-6% best, +4-8% median, ResNet-50 conv1
+  // +3% in the in-process A/B.
+  const bool own = a.y_prefetch != nullptr && a.y_prefetch == a.acc;
+  DirectOcvArgs spread = a;
+  if (own) spread.y_prefetch = nullptr;
+  OutputPrefetch pf(spread);
+  auto prefetch_tile = [&](int t) {
+    const char* o = reinterpret_cast<const char*>(a.acc + 24 * t);
+#pragma GCC unroll 4
+    for (int b = 0; b < 4; ++b) {
+      _mm_prefetch(o + b * a.acc_bstride * 4, _MM_HINT_T1);
+      _mm_prefetch(o + b * a.acc_bstride * 4 + 95, _MM_HINT_T1);
+    }
+  };
+  if (own)
+    for (int t = 0; t < kOcvTileAhead && t < a.tiles; ++t) prefetch_tile(t);
   for (int i = 0; i < a.tiles; ++i) {
     pf.step();
+    if (own && i + kOcvTileAhead < a.tiles) prefetch_tile(i + kOcvTileAhead);
     const std::int64_t* x_off = a.x_off + 3 * i;
     float* out = a.acc + 24 * i;
     Acc4x3 acc;

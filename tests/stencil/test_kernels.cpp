@@ -577,7 +577,7 @@ TEST(StencilHalfCoefficients, WavefieldAndGatherCloseToFloat) {
   }
 }
 
-// coefficients = auto settles to half for density and vti and float elsewhere; the
+// coefficients = auto settles to half for density, vti and 3D acoustic and float elsewhere; the
 // optimized kernel then reads 2 B per coefficient (packed) instead of 4; bad names throw.
 TEST(StencilHalfCoefficients, AutoChoiceAndBytesPerPoint) {
   try {
@@ -589,17 +589,19 @@ TEST(StencilHalfCoefficients, AutoChoiceAndBytesPerPoint) {
     Physics physics;
     CoefficientPrecision chosen;
     int float_bytes, half_bytes;
+    int dim;
   };
-  for (const Expect& x : {Expect{Physics::acoustic, CoefficientPrecision::float32, 4, 2},
-                          Expect{Physics::acoustic_density, CoefficientPrecision::half, 16, 8},
-                          Expect{Physics::vti, CoefficientPrecision::half, 12, 6},
-                          Expect{Physics::tti, CoefficientPrecision::float32, 36, 36}}) {
+  for (const Expect& x : {Expect{Physics::acoustic, CoefficientPrecision::half, 4, 2, 3},
+                          Expect{Physics::acoustic, CoefficientPrecision::float32, 4, 2, 2},
+                          Expect{Physics::acoustic_density, CoefficientPrecision::half, 16, 8, 3},
+                          Expect{Physics::vti, CoefficientPrecision::half, 12, 6, 3},
+                          Expect{Physics::tti, CoefficientPrecision::float32, 36, 36, 3}}) {
     std::mt19937 rng(3);
-    const Model m = random_model(3, x.physics, rng);
+    const Model m = random_model(x.dim, x.physics, rng);
     Options o;
     o.boundary.kind = BoundaryKind::sponge;
     EXPECT_EQ(o.coefficients, CoefficientPrecision::automatic);
-    EXPECT_EQ(resolved(m, o).coefficients, x.chosen) << physics_name(x.physics);
+    EXPECT_EQ(resolved(m, o).coefficients, x.chosen) << physics_name(x.physics) << " " << x.dim << "D";
     o.coefficients = CoefficientPrecision::float32;
     EXPECT_EQ(Propagator(m, o).coefficient_bytes_per_point(), x.float_bytes) << physics_name(x.physics);
     o.coefficients = CoefficientPrecision::half;  // (tti: A, B, C rounded but kept as floats, like R)

@@ -52,10 +52,11 @@ Options resolved(const Model& model, const Options& options) {
   if (o.dt <= 0) o.dt = 0.6 * stable_dt(model, o.space_order);
   check_cfl(model, o.space_order, o.dt);
   if (o.nt < 0) throw Error("taihu: the number of time steps must be >= 0");
-  if (o.coefficients == CoefficientPrecision::automatic)  // (propagator.hpp: where halves measured faster)
-    o.coefficients = model.physics == Physics::acoustic_density || model.physics == Physics::vti
-                         ? CoefficientPrecision::half
-                         : CoefficientPrecision::float32;
+  if (o.coefficients == CoefficientPrecision::automatic) {  // (propagator.hpp: where halves measured faster)
+    const bool half = model.physics == Physics::acoustic_density || model.physics == Physics::vti ||
+                      (model.physics == Physics::acoustic && model.grid.dim == 3);
+    o.coefficients = half ? CoefficientPrecision::half : CoefficientPrecision::float32;
+  }
   return o;
 }
 

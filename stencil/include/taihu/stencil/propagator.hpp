@@ -36,9 +36,9 @@ KernelKind parse_kernel(const std::string& text);  // "optimized" | "reference" 
 //    (which keep float storage) give the same answer as the compressed CPU kernel within
 //    float rounding. Accuracy: stencil/README.md.
 //  - automatic (the default): half where it measured faster here (variable density
-//    1.2-1.45x, VTI 1.2x), float32 elsewhere (constant-density acoustic is bound by its
-//    arithmetic on this host, 0.92-1.06x with halves; TTI keeps float storage anyway);
-//    resolved() settles it.
+//    1.2-1.45x, VTI 1.2x, 3D constant-density acoustic 1.11-1.31x since its plane-pair
+//    kernel), float32 elsewhere (2D acoustic: not measured; TTI keeps float storage
+//    anyway); resolved() settles it.
 enum class CoefficientPrecision { float32, half, automatic };
 const char* coefficient_precision_name(CoefficientPrecision precision);   // "float" | "half" | "auto"
 CoefficientPrecision parse_coefficient_precision(const std::string& text);  // "float" | "half" | "auto"

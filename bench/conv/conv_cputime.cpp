@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <ctime>
 #include <functional>
 #include <random>
@@ -150,7 +151,9 @@ void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo 
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_main(int argc, char** argv) {
   int rounds = 5, threads = 1;
   taihu::dnn::ConvAlgo algo = taihu::dnn::ConvAlgo::automatic;
   std::vector<std::string> problems;
@@ -168,7 +171,10 @@ int main(int argc, char** argv) {
       g_layout = a.substr(9);
     else if (a.rfind("--algo=", 0) == 0)
       algo = taihu::dnn::parse_conv_algo(a.substr(7));
-    else
+    else if (a.rfind("--", 0) == 0 && a != "--help") {
+      std::fprintf(stderr, "conv_cputime: unknown option '%s'\n", a.c_str());
+      return 2;
+    } else if (a != "--help")
       problems.push_back(a);
   }
   if (problems.empty()) {
@@ -199,4 +205,15 @@ int main(int argc, char** argv) {
     if (dirs == "all" || dirs == "bwd_w") run(d, ConvDirection::backward_weights, rounds, algo);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {  // a bad problem string or option value: say which, no abort
+    std::fprintf(stderr, "conv_cputime: %s\n", e.what());
+    return 2;
+  }
 }

@@ -27,6 +27,7 @@
 //      line of RECORD.jsonl, and prints "time NAME SECONDS" / "hand NAME" / "note TEXT")
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -340,6 +341,11 @@ int main(int argc, char** argv) {
     }
     if (opt.final_mode != "child" && opt.final_mode != "in-process")
       throw taihu::Error("--final: unknown '" + opt.final_mode + "' (use child or in-process)");
+    for (std::size_t b = 1, e; !opt.only.empty() && (e = opt.only.find(',', b)) != std::string::npos; b = e + 1) {
+      const std::string name = opt.only.substr(b, e - b);  // every --specs name must be a known spec
+      if (!name.empty() && std::none_of(kCases.begin(), kCases.end(), [&](const Case& c) { return c.spec == name; }))
+        throw taihu::Error("--specs: unknown spec '" + name + "'");
+    }
     taihu::arch::set_num_threads(opt.threads);
     if (!opt.compare_spec.empty()) return run_child(opt);
     std::printf("bench_autotune: budget %.0f s per operator, %d threads, log %s, final comparison %s (times in ms, median)\n\n",

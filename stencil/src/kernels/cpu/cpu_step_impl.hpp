@@ -878,8 +878,9 @@ void step_streamed(const StepArgs& a, long j0, long j1) {
     static bool logged = false;
     if (!logged) {
       logged = true;
-      arch::log_verbose("stencil: cpu kernel radius %d, %ld-wide vectors, %d y slabs streamed in tiles of %ld x lines",
-                        H, kW, threads, tile);
+      arch::log_verbose(
+          "stencil: cpu kernel radius %d, %ld-wide vectors, %d y slabs streamed in tiles of %ld x lines%s", H, kW,
+          threads, tile, use_plane_pairs<H>(a, ah) ? ", two planes per pass (TAIHU_STENCIL_PAIR=0: one)" : "");
     }
 #pragma omp parallel num_threads(threads)
     {

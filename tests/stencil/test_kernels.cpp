@@ -175,16 +175,27 @@ TEST_P(KernelsMatchReference, FiveSteps) {
   EXPECT_LT(diff.maxdiff, 2e-5 * diff.maxabs) << "kernel " << Propagator(m, o).kernel_in_use();
 }
 
+namespace {
+
+// Every dimension x physics x space order, named like "3d_vti_o8" (shared by the
+// float and the half-coefficient suites).
+auto every_kernel_case() {
+  return ::testing::Combine(::testing::Values(2, 3),
+                            ::testing::Values(Physics::acoustic, Physics::acoustic_density, Physics::vti,
+                                              Physics::tti),
+                            ::testing::Values(2, 8, 16));
+}
+
+std::string kernel_case_name(const ::testing::TestParamInfo<std::tuple<int, Physics, int>>& p) {
+  return std::to_string(std::get<0>(p.param)) + "d_" + physics_name(std::get<1>(p.param)) + "_o" +
+         std::to_string(std::get<2>(p.param));
+}
+
+}  // namespace
+
 INSTANTIATE_TEST_SUITE_P(
     Stencil, KernelsMatchReference,
-    ::testing::Combine(::testing::Values(2, 3),
-                       ::testing::Values(Physics::acoustic, Physics::acoustic_density, Physics::vti,
-                                         Physics::tti),
-                       ::testing::Values(2, 8, 16)),
-    [](const auto& p) {
-      return std::to_string(std::get<0>(p.param)) + "d_" + physics_name(std::get<1>(p.param)) + "_o" +
-             std::to_string(std::get<2>(p.param));
-    });
+    every_kernel_case(), kernel_case_name);
 
 // The 3D acoustic line kernels of every space order, and the hand-written order-8 x86
 // kernel (acoustic_o8_x86.hpp: 16 points per iteration at AVX2, 16-wide at AVX-512,
@@ -500,14 +511,7 @@ TEST_P(HalfCoefficients, MatchReferenceOnRoundedCoefficients) {
 
 INSTANTIATE_TEST_SUITE_P(
     Stencil, HalfCoefficients,
-    ::testing::Combine(::testing::Values(2, 3),
-                       ::testing::Values(Physics::acoustic, Physics::acoustic_density, Physics::vti,
-                                         Physics::tti),
-                       ::testing::Values(2, 8, 16)),
-    [](const auto& p) {
-      return std::to_string(std::get<0>(p.param)) + "d_" + physics_name(std::get<1>(p.param)) + "_o" +
-             std::to_string(std::get<2>(p.param));
-    });
+    every_kernel_case(), kernel_case_name);
 
 // The precision cost of half coefficients on a propagating wave: a shot in a layered 3D
 // model (acoustic, density, vti; CPML), 120 steps, the wavefield and the gather of the

@@ -32,6 +32,8 @@ struct PwbFwdArgs {
   bool accumulate;      // y += tile
   bool prefetch_x;      // pull the input two tiles ahead into L1 (the first sweep
                         //   of a chunk reads it from memory)
+  const float* next_w = nullptr;    // the next run's packed weights, prefetched into L2
+  std::int64_t next_w_floats = 0;   //   over this run's tiles (null: none)
 };
 
 struct PwbBwdwArgs {

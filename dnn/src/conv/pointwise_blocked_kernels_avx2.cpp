@@ -116,7 +116,12 @@ void fwd_run(const PwbFwdArgs& a) {
   const std::int64_t full = a.pixels / 3, rest = a.pixels - 3 * full;
   const float* x = a.x;
   float* y = a.y;
+  const std::int64_t wlines = a.next_w ? (a.next_w_floats + 15) / 16 : 0;
+  const std::int64_t per_tile = full > 0 ? (wlines + full - 1) / full : 0;
+  const char* wp = reinterpret_cast<const char*>(a.next_w);
+  std::int64_t wl = 0;
   for (std::int64_t t = 0; t < full; ++t, x += 24, y += 24) {
+    for (std::int64_t i = 0; i < per_tile && wl < wlines; ++i, ++wl) _mm_prefetch(wp + 64 * wl, _MM_HINT_T1);
     if constexpr (NB == 4)
       fwd_tile_4x3(a, x, y);
     else

@@ -49,24 +49,11 @@ double l2_rel_error(const std::vector<float>& a, const std::vector<double>& b) {
 
 std::vector<double> conv_forward_double(const ConvDesc& d, const std::vector<double>& x,
                                         const std::vector<double>& w, const std::vector<double>& b) {
-  const index_t oh = d.out_h(), ow = d.out_w(), kg = d.k / d.groups, cg = d.c / d.groups;
-  std::vector<double> y(static_cast<std::size_t>(y_size(d)));
-  for (index_t n = 0; n < d.n; ++n)
-    for (index_t k = 0; k < d.k; ++k)
-      for (index_t oy = 0; oy < oh; ++oy)
-        for (index_t ox = 0; ox < ow; ++ox) {
-          double acc = b.empty() ? 0.0 : b[k];
-          for (index_t ci = 0; ci < cg; ++ci)
-            for (index_t r = 0; r < d.kh; ++r)
-              for (index_t s = 0; s < d.kw; ++s) {
-                const index_t iy = oy * d.stride_h - d.pad_h + r * d.dil_h;
-                const index_t ix = ox * d.stride_w - d.pad_w + s * d.dil_w;
-                if (iy < 0 || iy >= d.h || ix < 0 || ix >= d.w) continue;
-                acc += w[((k * cg + ci) * d.kh + r) * d.kw + s] *
-                       x[((n * d.c + (k / kg) * cg + ci) * d.h + iy) * d.w + ix];
-              }
-          y[((n * d.k + k) * oh + oy) * ow + ox] = acc;
-        }
+  const index_t plane = d.out_h() * d.out_w();
+  std::vector<double> y(static_cast<std::size_t>(y_size(d)), 0.0);
+  if (!b.empty())
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = b[static_cast<std::size_t>(index_t(i) / plane % d.k)];
+  for_each_product(d, [&](index_t xi, index_t wi, index_t yi) { y[yi] += w[wi] * x[xi]; });
   return y;
 }
 

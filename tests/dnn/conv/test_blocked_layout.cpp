@@ -16,6 +16,7 @@ namespace {
 
 using namespace taihu::dnn;
 using conv_test::ConvTest;
+using conv_test::for_each_product;
 
 struct Tensors {
   std::vector<float> x, w, b, dy;
@@ -26,27 +27,6 @@ Tensors make_tensors(const ConvDesc& d, std::uint64_t seed) {
           conv_test::random_vector(static_cast<std::size_t>(conv_test::w_size(d)), seed + 1),
           conv_test::random_vector(static_cast<std::size_t>(d.k), seed + 2),
           conv_test::random_vector(static_cast<std::size_t>(conv_test::y_size(d)), seed + 3)};
-}
-
-// The x-side / y-side window walk shared by the naive backward passes: f(x index,
-// w index, y index) for every multiply of the forward definition.
-template <class F>
-void for_each_product(const ConvDesc& d, F f) {
-  const index_t cg = d.c / d.groups, kg = d.k / d.groups, oh = d.out_h(), ow = d.out_w();
-  for (index_t n = 0; n < d.n; ++n)
-    for (index_t k = 0; k < d.k; ++k)
-      for (index_t oy = 0; oy < oh; ++oy)
-        for (index_t ox = 0; ox < ow; ++ox)
-          for (index_t ci = 0; ci < cg; ++ci)
-            for (index_t r = 0; r < d.kh; ++r)
-              for (index_t s = 0; s < d.kw; ++s) {
-                const index_t iy = oy * d.stride_h - d.pad_h + r * d.dil_h;
-                const index_t ix = ox * d.stride_w - d.pad_w + s * d.dil_w;
-                if (iy < 0 || iy >= d.h || ix < 0 || ix >= d.w) continue;
-                const index_t c = k / kg * cg + ci;
-                f(((n * d.c + c) * d.h + iy) * d.w + ix, ((k * cg + ci) * d.kh + r) * d.kw + s,
-                  ((n * d.k + k) * oh + oy) * ow + ox);
-              }
 }
 
 std::vector<float> to_layout(const std::vector<float>& v, index_t n, index_t c, index_t h,

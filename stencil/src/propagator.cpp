@@ -3,10 +3,8 @@
 // then the absorbing boundaries, the source and the free surface.
 #include "taihu/stencil/propagator.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <sys/mman.h>
-
-#include "taihu/arch/aligned_buffer.hpp"
 
 #include "boundary/absorbing.hpp"
 #include "kernels/cuda/cuda_step.hpp"
@@ -14,6 +12,8 @@
 #include "kernels/half_float.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/parallel_size.hpp"
+#include "model/huge_page_storage.hpp"
+#include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/log.hpp"
 
@@ -59,19 +59,6 @@ struct Compressed {
   kernels::FdWeights fd;                      // the weights with 2^-e folded in (packed only)
   int bytes = 0;                              // coefficient bytes per point
 };
-
-// Zeroed storage for the packed halves, on transparent huge pages when it spans several
-// (like Field's storage in grid.cpp).
-arch::AlignedBuffer<std::uint16_t> packed_storage(long count) {
-  constexpr std::size_t huge = std::size_t(2) << 20;
-  const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(std::uint16_t);
-  arch::AlignedBuffer<std::uint16_t> buf(static_cast<std::size_t>(count), bytes < 2 * huge ? arch::kCacheLine : huge);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (bytes >= 2 * huge) madvise(buf.data(), bytes / huge * huge, MADV_HUGEPAGE);  // advice only
-#endif
-  for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = 0;
-  return buf;
-}
 
 // An upper bound of every coefficient the kernels multiply by, from the whole (global)
 // model, so every MPI rank picks the same scale and the decomposition stays bit-for-bit
@@ -120,7 +107,8 @@ Compressed compress_coefficients(const std::vector<Field*>& fields, long total, 
     c.bytes = int(fields.size() * sizeof(float));
     return c;
   }
-  c.packed = packed_storage(kernels::packed_size(total, K));
+  c.packed = huge_page_storage<std::uint16_t>(kernels::packed_size(total, K));
+  std::fill(c.packed.begin(), c.packed.end(), std::uint16_t(0));
   std::uint16_t* out = c.packed.data();
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (long i = 0; i < total; ++i)

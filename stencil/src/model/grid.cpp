@@ -2,12 +2,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "taihu/arch/error.hpp"
 #include "taihu/stencil/grid.hpp"
+#include "model/huge_page_storage.hpp"
 
 namespace taihu::stencil {
 
@@ -47,26 +45,7 @@ Layout Layout::for_grid(int dim, const std::array<long, 3>& n) {
   return l;
 }
 
-namespace {
-
-constexpr std::size_t kHugePage = std::size_t(2) << 20;
-
-// Fields of several MiB are 2 MiB aligned and advised onto transparent huge pages
-// (before the first touch) where the kernel allows it: the stencil's y window and its
-// prefetches span many pages, and 4 KiB pages cost TLB misses on every plane.
-arch::AlignedBuffer<float> field_storage(long count) {
-  const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(float);
-  if (bytes < 2 * kHugePage) return arch::AlignedBuffer<float>(static_cast<std::size_t>(count));
-  arch::AlignedBuffer<float> buf(static_cast<std::size_t>(count), kHugePage);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  madvise(buf.data(), bytes / kHugePage * kHugePage, MADV_HUGEPAGE);  // advice only: failure is harmless
-#endif
-  return buf;
-}
-
-}  // namespace
-
-Field::Field(const Layout& layout) : layout_(layout), buf_(field_storage(layout.total)) { fill(0.f); }
+Field::Field(const Layout& layout) : layout_(layout), buf_(huge_page_storage<float>(layout.total)) { fill(0.f); }
 
 void Field::fill(float value) {
   for (auto& v : buf_) v = value;

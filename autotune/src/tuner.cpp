@@ -74,7 +74,8 @@ std::string schedule_key(const Schedule& s) {
   k += " tb " + std::to_string(s.timeblock);
   if (s.winograd.m > 0)
     k += " winograd m=" + std::to_string(s.winograd.m) + " k=" + std::to_string(s.winograd.k_tile) + " t=" +
-         std::to_string(s.winograd.t_tile) + " c=" + std::to_string(s.winograd.c_block) + " r=" + std::to_string(s.winograd.rows);
+         std::to_string(s.winograd.t_tile) + " c=" + std::to_string(s.winograd.c_block) + " r=" + std::to_string(s.winograd.rows) +
+         " kb=" + std::to_string(s.winograd.k_block);
   return k;
 }
 

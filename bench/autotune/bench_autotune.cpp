@@ -22,9 +22,11 @@
 //   bench_autotune [--budget 2m] [--specs gemm,conv2d,...] [--threads 2] [--log FILE] [--seed S] [--rounds 12]
 //                  [--anchors default,Mullapudi2016,Li2018,Adams2019]   (Adams2019 takes minutes on stencils)
 //                  [--final child|in-process]
-//   bench_autotune --compare SPEC --schedule RECORD.jsonl [--threads N] [--seed S] [--rounds R] [--anchors ...]
+//   bench_autotune --compare SPEC --schedule RECORD.jsonl [--threads N] [--seed S] [--rounds R] [--anchors ...|none]
 //     (the child: times the contenders for SPEC, the tuned schedule read from the first
-//      line of RECORD.jsonl, and prints "time NAME SECONDS" / "hand NAME" / "note TEXT")
+//      line of RECORD.jsonl -- further lines are contenders tuned#2, tuned#3, ..., for
+//      A/B runs of several schedules in one process -- and prints "time NAME SECONDS" /
+//      "hand NAME" / "note TEXT")
 #include <unistd.h>
 
 #include <algorithm>
@@ -153,9 +155,9 @@ ta::Problem load_problem(const Case& c) {
   return ta::Problem(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/" + c.spec + ".tdsl"), ta::parse_shape(c.shape));
 }
 
-// Builds every contender (the tuned schedule when `tuned` is non-empty, the listed
-// anchors, the hand kernel), then times them in interleaved rounds.
-Comparison compare(const ta::Problem& p, const ta::Space& space, const ta::Point& tuned, const Options& opt) {
+// Builds every contender (the tuned schedules: "tuned", "tuned#2", ...; the listed
+// anchors; the hand kernel), then times them in interleaved rounds.
+Comparison compare(const ta::Problem& p, const ta::Space& space, const std::vector<ta::Point>& tuned, const Options& opt) {
   Comparison res;
   ta::TuneOptions o;
   o.threads = opt.threads;
@@ -176,14 +178,15 @@ Comparison compare(const ta::Problem& p, const ta::Space& space, const ta::Point
   };
   std::vector<Contender> contenders;
   std::vector<std::unique_ptr<ta::Kernel>> kernels;
-  if (!tuned.empty()) {
+  for (std::size_t i = 0; i < tuned.size(); ++i) {
+    const std::string name = i == 0 ? "tuned" : "tuned#" + std::to_string(i + 1);
     try {
-      kernels.push_back(ta::build_checked(p, space.schedule(tuned), o));
+      kernels.push_back(ta::build_checked(p, space.schedule(tuned[i]), o));
       ta::Kernel* k = kernels.back().get();
-      contenders.push_back({"tuned", [&, k] { k->run(ptrs, out.data()); }});
+      contenders.push_back({name, [&, k] { k->run(ptrs, out.data()); }});
     } catch (const std::exception& e) {
-      res.score["tuned"] = INFINITY;
-      res.notes.push_back(std::string("tuned: ") + e.what());
+      res.score[name] = INFINITY;
+      res.notes.push_back(name + ": " + e.what());
     }
   }
   for (const char* a : kAnchors) {
@@ -226,8 +229,9 @@ Comparison compare(const ta::Problem& p, const ta::Space& space, const ta::Point
   return res;
 }
 
-// The child: reads the tuned schedule from the first record of opt.schedule_file and
-// prints the comparison as lines the parent parses.
+// The child: reads the tuned schedule from the first record of opt.schedule_file (and
+// more contenders from its further records) and prints the comparison as lines the
+// parent parses.
 int run_child(const Options& opt) {
   const Case* c = nullptr;
   for (const auto& k : kCases)
@@ -235,11 +239,11 @@ int run_child(const Options& opt) {
   if (!c) throw taihu::Error("--compare: unknown spec '" + opt.compare_spec + "'");
   ta::Problem p = load_problem(*c);
   ta::Space space(p);
-  ta::Point tuned;
+  std::vector<ta::Point> tuned;
   if (!opt.schedule_file.empty()) {
     const auto records = ta::load_log(opt.schedule_file);
     if (records.empty()) throw taihu::Error(opt.schedule_file + ": no record");
-    tuned = space.from_map(records.front().schedule);
+    for (const auto& rec : records) tuned.push_back(space.from_map(rec.schedule));
   }
   const Comparison r = compare(p, space, tuned, opt);
   for (const auto& [name, t] : r.score) std::printf("time %s %.9g\n", name.c_str(), t);
@@ -365,7 +369,7 @@ int main(int argc, char** argv) {
       taihu::arch::Stopwatch tclock;
       ta::TuneResult r = ta::tune(p, space, o);
       const double tuning_s = tclock.seconds();
-      const Comparison cmp = opt.final_mode == "child" ? compare_in_child(c, p, space, r.best, r.best_s, opt) : compare(p, space, r.best, opt);
+      const Comparison cmp = opt.final_mode == "child" ? compare_in_child(c, p, space, r.best, r.best_s, opt) : compare(p, space, r.best.empty() ? std::vector<ta::Point>{} : std::vector<ta::Point>{r.best}, opt);
       for (const auto& n : cmp.notes) notes.push_back(c.spec + " " + n);
       auto score_of = [&](const std::string& name) {
         auto it = cmp.score.find(name);

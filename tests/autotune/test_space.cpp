@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <utility>
 
 #include "taihu/arch/error.hpp"
+#include "taihu/arch/threads.hpp"
 #include "taihu/autotune/parser.hpp"
 #include "taihu/autotune/space.hpp"
 
@@ -230,23 +232,28 @@ TEST(AutotuneSpace, TemplatesAreValidDistinctAndStructured) {
   EXPECT_TRUE(mullapudi);
 }
 
-TEST(AutotuneSpace, WinogradTemplatesStartPerStageAndIncludeDnnBlocks) {
-  // C=K=64, 28x28: F(4x4) has 7 tile rows. First the per-stage 16 x 6 tile; among the
-  // templates, dnn's structure: blocks of half the tile rows (4) and the whole image
-  // (7; the spec offers 8, clamped to the 7 rows), the same 16 x 6 GEMM tile.
+TEST(AutotuneSpace, WinogradTemplatesStartWithEvenSplitsAndIncludeDnnBlocks) {
+  // C=K=64, 28x28 on 2 threads: F(4x4) has 7 tile rows. First the whole image per task
+  // with the output channels split per thread (32 each), the 16 x 6 GEMM tile; among the
+  // templates, dnn's structure: blocks of half the tile rows (4) and the whole image (7;
+  // the spec offers 8, clamped to the 7 rows), the input transform at root with the
+  // channels per thread, and per stage.
+  taihu::arch::set_num_threads(2);
   ta::Problem p = load("conv2d", "N=1,C=64,H=28,W=28,KO=64,R=3,S=3,P=1");
   ta::Space sp(p);
   const auto ts = sp.templates();
+  taihu::arch::set_num_threads(0);
   ASSERT_FALSE(ts.empty());
   const ta::Schedule f = sp.schedule(ts.front());
   EXPECT_EQ(f.winograd.m, 4);
   EXPECT_EQ(f.winograd.k_tile, 16);
   EXPECT_EQ(f.winograd.t_tile, 6);
-  EXPECT_EQ(f.winograd.rows, 0);
-  std::set<int> block_rows;
+  EXPECT_EQ(f.winograd.rows, 7);
+  EXPECT_EQ(f.winograd.k_block, 32);
+  std::set<std::pair<int, int>> structures;  // (rows, k_block) of the 16 x 6 templates
   for (const auto& t : ts) {
     const ta::Schedule s = sp.schedule(t);
-    if (s.winograd.m == 4 && s.winograd.k_tile == 16 && s.winograd.t_tile == 6 && s.winograd.rows > 0) block_rows.insert(s.winograd.rows);
+    if (s.winograd.m == 4 && s.winograd.k_tile == 16 && s.winograd.t_tile == 6) structures.insert({s.winograd.rows, s.winograd.k_block});
   }
-  EXPECT_EQ(block_rows, (std::set<int>{4, 7}));
+  EXPECT_EQ(structures, (std::set<std::pair<int, int>>{{0, 0}, {0, 32}, {4, 0}, {7, 0}, {7, 32}}));
 }

@@ -163,6 +163,7 @@ TEST(AutotuneWinograd, SampledSchedulePointsMatchTheReference) {
     const char* t;
     const char* c;
     const char* r;
+    const char* kb = "0";
   };
   // Uneven output (tiles past the edge), channels not a multiple of the k tile (12: a
   // last output block of 8 overlapping; 6: fewer than one vector), batch 2,
@@ -178,9 +179,18 @@ TEST(AutotuneWinograd, SampledSchedulePointsMatchTheReference) {
                         {"N=1,C=16,H=28,W=28,KO=16,R=3,S=3,P=1", "4", "16", "6", "C", "1"},
                         {"N=1,C=8,H=9,W=7,KO=6,R=3,S=3,P=1", "4", "8", "4", "C", "1"},
                         {"N=1,C=16,H=28,W=28,KO=16,R=3,S=3,P=1", "4", "8", "8", "C", "2"},
-                        {"N=1,C=8,H=32,W=30,KO=8,R=3,S=3,P=1", "4", "16", "7", "C", "8"}};
+                        {"N=1,C=8,H=32,W=30,KO=8,R=3,S=3,P=1", "4", "16", "7", "C", "8"},
+                        // Output channels per task: with the input transform at root (r 0)
+                        // and with row blocks (the whole image: 8 tile rows; 2 of 5); K = 20
+                        // and 40 in blocks of 16 (the last shifts inwards), K = 6 in one
+                        // block of 8 (fewer than a vector: guarded), C = 13 (the last
+                        // channel block of 8 zero padded).
+                        {"N=2,C=13,H=11,W=13,KO=20,R=3,S=3,P=1", "4", "16", "6", "C", "0", "16"},
+                        {"N=1,C=16,H=32,W=28,KO=20,R=3,S=3,P=1", "4", "8", "4", "16", "8", "16"},
+                        {"N=1,C=40,H=9,W=10,KO=40,R=3,S=3,P=1", "2", "16", "3", "C", "2", "16"},
+                        {"N=1,C=8,H=9,W=7,KO=6,R=3,S=3,P=0", "4", "8", "4", "C", "0", "16"}};
   for (const Case& c : cases) {
-    SCOPED_TRACE(std::string(c.shape) + " m=" + c.m + " k=" + c.k + " t=" + c.t + " c=" + c.c + " r=" + c.r);
+    SCOPED_TRACE(std::string(c.shape) + " m=" + c.m + " k=" + c.k + " t=" + c.t + " c=" + c.c + " r=" + c.r + " kb=" + c.kb);
     ta::Problem p = conv2d(c.shape);
     ta::Space space(p);
     auto m = space.to_map(space.default_point());
@@ -190,10 +200,12 @@ TEST(AutotuneWinograd, SampledSchedulePointsMatchTheReference) {
     m["winograd t"] = c.t;
     m["winograd c"] = c.c == std::string("C") ? std::to_string(p.dim("C")) : c.c;
     m["winograd r"] = c.r;
+    m["winograd kb"] = c.kb;
     ta::Point pt = space.from_map(m);
     ASSERT_TRUE(space.valid(pt)) << space.why_invalid(pt);
     const ta::Schedule s = space.schedule(pt);
     EXPECT_EQ(s.winograd.rows, std::stoi(c.r));
+    EXPECT_EQ(s.winograd.k_block > 0, std::stoi(c.kb) > 0);
     auto kernel = ta::make_halide_kernel(p, s, 2);
     // The second run sees new weights (and image) at another address: both input sets
     // stay alive, as a kernel transforms its weights once per weight pointer.

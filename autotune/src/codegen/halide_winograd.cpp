@@ -179,14 +179,15 @@ class WinogradKernel final : public Kernel {
     const int K = static_cast<int>(cv.k), OH = static_cast<int>(cv.oh), OW = static_cast<int>(cv.ow);
     const int Kp = static_cast<int>(round_up(K, ws.k_tile));
     const int TH = (OH + m - 1) / m, TW = (OW + m - 1) / m;
+    const int CB = (C + 7) / 8, Cp = CB * 8;  // input channels in blocks of 8 (zero padded)
     x_sizes_ = {W, H, C, N};
     w_sizes_ = {3, 3, C, K};
     y_sizes_ = {OW, OH, K, N};
-    u_sizes_ = {Kp, C, alpha, alpha};
+    u_sizes_ = {Kp, Cp, alpha, alpha};
     if (jit) u_ = Buffer<float>(u_sizes_);
 
     Var k("k"), c("c"), a("a"), b("b"), i("i"), j("j"), t("t"), x("x"), y("y"), n("n");
-    // Weights: U(k, c, b, a), zero for the padding channels k >= K.
+    // Weights: U(k, c, b, a), zero for the padding channels k >= K and c >= C.
     {
       w_in_ = ImageParam(Float(32), 4, "wino_w" + sfx);
       set_dense(w_in_, w_sizes_);
@@ -204,7 +205,7 @@ class WinogradKernel final : public Kernel {
       u(k, c, b, a) = select_by(a, by_a);
       Var ko("ko"), ki("ki");
       u.split(k, ko, ki, 8).reorder(ki, b, a, ko, c).vectorize(ki).unroll(b).unroll(a);
-      set_dense(u.output_buffer(), {Kp, C, alpha, alpha});
+      set_dense(u.output_buffer(), u_sizes_);
       weights_ = Pipeline(u);
       if (jit) weights_.compile_jit(target_for_this_cpu());
     }
@@ -215,13 +216,16 @@ class WinogradKernel final : public Kernel {
     x_in_ = ImageParam(Float(32), 4, "wino_x" + sfx);
     set_dense(x_in_, x_sizes_);
     u_in_ = ImageParam(Float(32), 4, "wino_uin" + sfx);
-    set_dense(u_in_, {Kp, C, alpha, alpha});
-    // Input transform, the same in both structures: V(tw, th, n, c, b, a) = B^T d B of
-    // each tile, read from the zero-padded input (plain strided vector loads, no
-    // boundary tests, no gathers).
+    set_dense(u_in_, u_sizes_);
+    // Input transform, the same in every structure: the input reordered into blocks of
+    // 8 channels, zero padded (xcb(ci, x, y, cb, n) = X[n][8 cb + ci][y][x]), then
+    // V(ci, tw, th, cb, n, b, a) = B^T d B of each tile vectorized over the 8 channels of
+    // a block: dense 32-byte loads (over tiles of a row, the loads were strided by m and
+    // the transform cost about a fifth of the kernel).
     Func xp = BoundaryConditions::constant_exterior(x_in_, 0.0f);
-    Func xpad("wino_xpad" + sfx);
-    xpad(x, y, c, n) = xp(x, y, c, n);
+    Func xcb("wino_xcb" + sfx);
+    Var ci("ci"), cb("cb");
+    xcb(ci, x, y, cb, n) = xp(x, y, cb * 8 + ci, n);
     Var tw("tw"), th("th");
     Func t1("wino_t1" + sfx), v("wino_v" + sfx), macc("wino_macc" + sfx), mm("wino_m" + sfx);
     Func o1("wino_o1" + sfx), yt("wino_yt" + sfx);
@@ -230,35 +234,42 @@ class WinogradKernel final : public Kernel {
       std::vector<Halide::Expr> rows;
       for (int ai = 0; ai < alpha; ++ai)
         rows.push_back(weighted_sum(tr.bt[static_cast<std::size_t>(ai)], [&](int ii) {
-          return xpad(tw * m + j + static_cast<int>(cv.off_x), th * m + ii + static_cast<int>(cv.off_y), c, n);
+          return xcb(ci, tw * m + j + static_cast<int>(cv.off_x), th * m + ii + static_cast<int>(cv.off_y), cb, n);
         }));
-      t1(tw, th, n, c, j, a) = select_by(a, rows);
+      t1(ci, tw, th, cb, n, j, a) = select_by(a, rows);
       std::vector<Halide::Expr> cols;
       for (int bi = 0; bi < alpha; ++bi)
-        cols.push_back(weighted_sum(tr.bt[static_cast<std::size_t>(bi)], [&](int jj) { return t1(tw, th, n, c, jj, a); }));
-      v(tw, th, n, c, b, a) = select_by(b, cols);
+        cols.push_back(weighted_sum(tr.bt[static_cast<std::size_t>(bi)], [&](int jj) { return t1(ci, tw, th, cb, n, jj, a); }));
+      v(ci, tw, th, cb, n, b, a) = select_by(b, cols);
     }
-    RDom rc(0, C, "wino_rc" + sfx);
-    // The GEMMs' reduction over the channels: in blocks of c_block when set, the register
-    // tile (k, `tile`) innermost.
+    // The GEMMs' reduction over the channels, c = 8 rc.y + rc.x (affine in both, where
+    // one channel index would need c % 8 and c / 8 in the inner loop).
+    RDom rc(0, 8, 0, CB, "wino_rc" + sfx);
+    // In blocks of c_block channels when set, the register tile (k, `tile`) innermost.
     auto schedule_reduction = [&](Var tile) {
       Stage upd = macc.update();
-      if (ws.c_block > 0 && ws.c_block < C) {
-        RVar rco("rco"), rci("rci");
-        upd.split(rc.x, rco, rci, static_cast<int>(ws.c_block)).reorder(k, tile, rci, rco);
+      const int blocks_per_step = static_cast<int>(std::max<std::int64_t>(1, ws.c_block / 8));
+      if (ws.c_block > 0 && blocks_per_step < CB) {
+        RVar rco("rco"), rcm("rcm");
+        upd.split(rc.y, rco, rcm, blocks_per_step).reorder(k, tile, rc.x, rcm, rco);
       } else {
-        upd.reorder(k, tile, rc.x);
+        upd.reorder(k, tile, rc.x, rc.y);
       }
       upd.vectorize(k, 8).unroll(k).unroll(tile);
     };
-    if (ws.rows <= 0) {
+    // The input transform's schedule (its loops nest inside whatever computes v).
+    auto schedule_input_transform = [&] {
+      v.reorder(ci, b, a, tw, th, cb, n).vectorize(ci).unroll(b).unroll(a);
+      t1.compute_at(v, tw).vectorize(ci).unroll(j).unroll(a);
+    };
+    if (ws.rows <= 0 && ws.k_block <= 0) {
       // The GEMMs see the tiles flattened: t = (n TH + th) TW + tw. Their t loop is
       // rounded up to the t tile: the extra tiles reread image N-1 (results unused)
       // rather than making V cover another image.
       Func vt("wino_vt" + sfx);
-      vt(t, c, b, a) = v(t % TW, (t / TW) % TH, min(t / (TW * TH), N - 1), c, b, a);
+      vt(t, ci, cb, b, a) = v(ci, t % TW, (t / TW) % TH, cb, min(t / (TW * TH), N - 1), b, a);
       macc(k, t, b, a) = 0.0f;
-      macc(k, t, b, a) += u_in_(k, rc, b, a) * vt(t, rc, b, a);
+      macc(k, t, b, a) += u_in_(k, rc.y * 8 + rc.x, b, a) * vt(t, rc.x, rc.y, b, a);
       mm(k, t, b, a) = macc(k, t, b, a);
       {
         std::vector<Halide::Expr> rows;
@@ -275,9 +286,11 @@ class WinogradKernel final : public Kernel {
 
       // Schedule. Input transform: per channel (parallel), 8 tiles at a time.
       Var to("to"), ti("ti"), ko("ko"), ki("ki"), e("e"), kn("kn");
-      v.compute_root().split(tw, to, ti, 8, TailStrategy::RoundUp).reorder(ti, b, a, to, th, n, c).vectorize(ti).unroll(b).unroll(a).parallel(c);
-      t1.compute_at(v, to).vectorize(tw, 8, TailStrategy::RoundUp).unroll(j).unroll(a);
-      xpad.compute_at(v, c).vectorize(x, 8);  // the padded plane, copied per channel
+      Var cbn("cbn");
+      v.compute_root();
+      schedule_input_transform();
+      v.fuse(cb, n, cbn).parallel(cbn);
+      xcb.compute_at(v, cbn).vectorize(ci);  // the padded planes of 8 channels, per task
       // The GEMMs: register tile k_tile x t_tile, accumulated over the channels.
       mm.compute_root()
           .split(k, ko, ki, ws.k_tile, TailStrategy::RoundUp)  // U is padded to the k tile
@@ -308,9 +321,9 @@ class WinogradKernel final : public Kernel {
       // accumulators busy, where a tile within a row (TW = 7 at 28x28, F(4x4)) wasted up
       // to 5 of 12 columns by overlapping.
       Func vt("wino_vt" + sfx);
-      vt(t, n, c, b, a) = v(t % TW, t / TW, n, c, b, a);
+      vt(t, n, ci, cb, b, a) = v(ci, t % TW, t / TW, cb, n, b, a);
       macc(k, t, n, b, a) = 0.0f;
-      macc(k, t, n, b, a) += u_in_(k, rc, b, a) * vt(t, n, rc, b, a);
+      macc(k, t, n, b, a) += u_in_(k, rc.y * 8 + rc.x, b, a) * vt(t, n, rc.x, rc.y, b, a);
       mm(k, t, n, b, a) = macc(k, t, n, b, a);
       {
         std::vector<Halide::Expr> rows;
@@ -324,31 +337,82 @@ class WinogradKernel final : public Kernel {
       }
       out(x, y, k, n) = yt(k, x % m, y % m, (y / m) * TW + x / m, n);
       set_dense(out.output_buffer(), y_sizes_);
-
-      // Schedule: one parallel loop over blocks of `rows` tile rows (of every image);
-      // a block transforms its input tiles (all channels), runs the alpha^2 GEMMs on them
-      // and transforms the result to its output rows, all in per-task scratch: one
-      // fork/join per call, and V and M never cross cores (three parallel stages cost a
-      // wake-up and a join each, and with the two cores slow to share data -- phases of
-      // seconds on this VM -- the per-stage kernel ran slower on 2 threads than on 1).
+    }
+    if (ws.rows <= 0 && ws.k_block > 0) {
+      // Schedule: the input transform in its own parallel loop over channels (as per
+      // stage), then one parallel task per block of k_block output channels of an image:
+      // its alpha^2 GEMMs over all the image's tiles flattened (any t tile, no tile row
+      // rounding) and its output transform. Every task does the same work (K = 64 on 2
+      // threads: 32 channels each), where blocks of whole tile rows split an odd number
+      // of rows unevenly (7 rows of F(4x4) at 28x28: 4 + 4 computed for 3.5 + 3.5).
+      Var to("to"), ti("ti"), ko("ko"), ki("ki"), kq("kq"), kr("kr"), kb("kb"), kv("kv"), blk("blk");
+      Var cbn("cbn");
+      v.compute_root();
+      schedule_input_transform();
+      v.fuse(cb, n, cbn).parallel(cbn);
+      xcb.compute_at(v, cbn).vectorize(ci);  // the padded planes of 8 channels, per task
+      // k_block is a multiple of the k tile and at most K rounded up to it; a short last
+      // block shifts inwards (recomputes channels; its k region stays inside U's padding).
+      const int k_block = ws.k_block;
+      out.split(k, kq, kr, k_block, k_block <= K ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
+      if (K >= 8) out.split(kr, kb, kv, 8, TailStrategy::ShiftInwards).reorder(x, y, kv, kb, kq, n);
+      else out.reorder(x, y, kr, kq, n);
+      out.fuse(kq, n, blk).parallel(blk);
+      if (OW >= 8) out.vectorize(x, 8);
+      const int t_tile = std::max(1, std::min(ws.t_tile, TH * TW));
+      mm.compute_at(out, blk)
+          .split(k, ko, ki, ws.k_tile, TailStrategy::RoundUp)  // U is padded to the k tile
+          .split(t, to, ti, t_tile, TailStrategy::ShiftInwards)
+          .reorder(ki, ti, ko, to, n, b, a)
+          .vectorize(ki, 8)
+          .unroll(ki)
+          .unroll(ti);
+      macc.compute_at(mm, ko).store_in(MemoryType::Register).vectorize(k, 8).unroll(k).unroll(t);
+      schedule_reduction(t);
+      // Output transform per 8 output channels (vectorized over them), as in the other
+      // structures.
+      if (K >= 8) yt.compute_at(out, kb).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t, n).vectorize(ki).unroll(j).unroll(i);
+      else yt.compute_at(out, blk).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t, n).vectorize(ki).unroll(j).unroll(i);
+      o1.compute_at(yt, ko).vectorize(k, 8, TailStrategy::RoundUp).unroll(b).unroll(i);
+    } else if (ws.rows > 0) {
+      // Schedule: one parallel loop over blocks of `rows` tile rows (of every image), and
+      // with k_block >= 1 of k_block output channels; a block transforms its input tiles
+      // (all channels), runs the alpha^2 GEMMs on them and transforms the result to its
+      // output rows, all in per-task scratch: one fork/join per call, and V and M never
+      // cross cores (three parallel stages cost a wake-up and a join each, and with the
+      // two cores slow to share data -- phases of seconds on this VM -- the per-stage
+      // kernel ran slower on 2 threads than on 1; V at root, read by every channel
+      // block's task, ran at 0.2 or 0.4 ms by the round). Channel blocks repeat the
+      // input transform, but every task does the same work: 7 tile rows (F(4x4) at
+      // 28x28) split into row blocks of 4 + 4 (3 recomputed), into channel halves evenly.
       const int rows = std::max(1, std::min(OH / m, ws.rows));
       const int t_tile = std::max(1, std::min(ws.t_tile, rows * TW));
       Var to("to"), ti("ti"), ko("ko"), ki("ki"), yo("yo"), yi("yi"), blk("blk");
       // A short last block shifts inwards (recomputes rows; the regions stay constant).
-      Var kb("kb"), kv("kv");
+      Var kb("kb"), kv("kv"), kq("kq"), kr("kr"), yn("yn");
       out.split(y, yo, yi, m * rows, m * rows <= OH ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
-      if (K >= 8) out.split(k, kb, kv, 8).reorder(x, yi, kv, kb, yo, n);
-      else out.reorder(x, yi, k, yo, n);
-      out.fuse(yo, n, blk).parallel(blk);
+      out.fuse(yo, n, yn);
+      const int k_block = ws.k_block;
+      if (k_block > 0) {
+        out.split(k, kq, kr, k_block, k_block <= K ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
+        if (K >= 8) out.split(kr, kb, kv, 8, TailStrategy::ShiftInwards).reorder(x, yi, kv, kb, kq, yn);
+        else out.reorder(x, yi, kr, kq, yn);
+        out.fuse(kq, yn, blk);
+      } else {
+        if (K >= 8) out.split(k, kb, kv, 8).reorder(x, yi, kv, kb, yn);
+        else out.reorder(x, yi, k, yn);
+        out.rename(yn, blk);
+      }
+      out.parallel(blk);
       if (OW >= 8) out.vectorize(x, 8);
       // Input transform: 8 tiles of a row at a time, per channel.
-      v.compute_at(out, blk).split(tw, to, ti, 8, TailStrategy::RoundUp).reorder(ti, b, a, to, th, n, c).vectorize(ti).unroll(b).unroll(a);
-      t1.compute_at(v, to).vectorize(tw, 8, TailStrategy::RoundUp).unroll(j).unroll(a);
+      v.compute_at(out, blk);
+      schedule_input_transform();
       // The padded rows are copied per block, all channels at once (heap scratch): copied
       // per channel (0.8 KB at one tile row, a stack buffer in Halide 14, and still with
       // store_in(Heap)) the strided tile loads read it with aligned 32-byte loads from a
       // 16-byte aligned slot and crashed (SIGSEGV in vmovaps; C=K=64, 28x28, F(4x4)).
-      xpad.compute_at(out, blk).vectorize(x, 8);
+      xcb.compute_at(out, blk).vectorize(ci);
       // The GEMMs: register tile k_tile x t_tile over the flattened tiles, accumulated
       // over the channels; a short last tile shifts inwards (the block has >= t_tile tiles).
       mm.compute_at(out, blk)

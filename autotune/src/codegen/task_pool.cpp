@@ -4,6 +4,8 @@
 // take (or lose) a task of a newer one, and the caller only waits for tasks taken.
 #include "codegen/task_pool.hpp"
 
+#include "taihu/arch/threads.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -82,6 +84,10 @@ class Pool {
   }
 
   void helper(int index) {
+    // Each helper on its own CPU, the caller on the first one during a loop (see
+    // task_pool.hpp: unpinned, this VM's scheduler packed the helper onto the caller's
+    // CPU for whole 60 ms rounds, and the caller then ran every task itself).
+    taihu::arch::ThreadPin pin(index + 1);
     std::uint64_t seen = 0;
     for (;;) {
       // Spin ~200 us for the next loop (a kernel's loops follow each other), then sleep.

@@ -70,8 +70,11 @@ Space::Space(const Problem& p) : p_(p) {
     } else if (d.kind == "timeblock") {
       if (!s.steps) fail(d.loc, "timeblock needs a 'steps' declaration");
     } else if (d.kind == "winograd") {
-      if (d.target != "m" && d.target != "k" && d.target != "t" && d.target != "c" && d.target != "r")
-        fail(d.loc, "winograd knobs are m (output tile), k and t (GEMM register tile), c (channel block) and r (tile rows per parallel task), not '" + d.target + "'");
+      if (d.target != "m" && d.target != "k" && d.target != "t" && d.target != "c" && d.target != "r" && d.target != "kb")
+        fail(d.loc,
+             "winograd knobs are m (output tile), k and t (GEMM register tile), c (channel block), r (tile rows per parallel task) and "
+             "kb (output channels per parallel task), not '" +
+                 d.target + "'");
       bool any = false;
       for (int a = 0; a < p.algorithm_count(); ++a) any = any || p.is_winograd(a);
       if (!any) fail(d.loc, "winograd knobs need a 'compute NAME = winograd(BASE)' algorithm");
@@ -90,8 +93,9 @@ Space::Space(const Problem& p) : p_(p) {
             fail(d.loc, k.name() + ": '" + v + "' is neither an integer nor a dim");
           }
         }
-        const bool per_stage = d.kind == "winograd" && d.target == "r" && n == 0;  // r 0: per stage
-        if (n < 1 && !per_stage) fail(d.loc, k.name() + ": values must be >= 1");
+        // winograd r 0: per stage; winograd kb 0: per-stage GEMMs (no output-channel tasks)
+        const bool zero_ok = d.kind == "winograd" && (d.target == "r" || d.target == "kb") && n == 0;
+        if (n < 1 && !zero_ok) fail(d.loc, k.name() + ": values must be >= 1");
         if (d.kind == "winograd" && d.target == "m" && n != 2 && n != 4)
           fail(d.loc, "winograd m: F(m x m, 3 x 3) is generated for m = 2 and m = 4, not " + std::to_string(n));
         if (d.kind == "winograd" && d.target == "k" && n % 8 != 0)
@@ -176,6 +180,7 @@ Schedule Space::schedule(const Point& pt) const {
       else if (k.target == "k") s.winograd.k_tile = static_cast<int>(n);
       else if (k.target == "t") s.winograd.t_tile = static_cast<int>(n);
       else if (k.target == "r") s.winograd.rows = static_cast<int>(n);
+      else if (k.target == "kb") s.winograd.k_block = static_cast<int>(n);
       else s.winograd.c_block = n;
     }
   }
@@ -193,6 +198,13 @@ Schedule Space::schedule(const Point& pt) const {
       const ConvPattern& cv = p_.winograd_conv(s.algorithm);
       const int tile_rows = static_cast<int>((cv.oh + w.winograd.m - 1) / w.winograd.m);
       w.winograd.rows = std::max(0, std::min(w.winograd.rows, tile_rows));
+      // Output channels per task: whole k tiles, at most the (padded) output channels.
+      const int k_tile = std::max(8, w.winograd.k_tile);
+      const int k_padded = static_cast<int>((cv.k + k_tile - 1) / k_tile * k_tile);
+      if (w.winograd.k_block <= 0) w.winograd.k_block = 0;
+      else w.winograd.k_block = std::min(k_padded, (w.winograd.k_block + k_tile - 1) / k_tile * k_tile);
+      // With row blocks, a block of all the channels is the same schedule as none.
+      if (w.winograd.rows > 0 && w.winograd.k_block >= k_padded) w.winograd.k_block = 0;
     }
     return w;
   }
@@ -354,7 +366,8 @@ std::vector<double> Space::features(const Point& pt) const {
   for (std::size_t i = 0; i < knobs_.size(); ++i) {
     const Knob& k = knobs_[i];
     if (k.numeric) {
-      f.push_back(std::log2(static_cast<double>(k.ints[static_cast<std::size_t>(pt[i])])));
+      // 0 (winograd r and kb: another structure) maps to -1, below every real size.
+      f.push_back(std::log2(std::max(0.5, static_cast<double>(k.ints[static_cast<std::size_t>(pt[i])]))));
     } else {
       for (std::size_t j = 0; j < k.labels.size(); ++j) f.push_back(static_cast<int>(j) == pt[i] ? 1.0 : 0.0);
     }

@@ -28,6 +28,7 @@
 #include <functional>
 #include <set>
 
+#include "taihu/arch/threads.hpp"
 #include "taihu/autotune/space.hpp"
 
 namespace taihu::autotune {
@@ -130,16 +131,22 @@ std::vector<Point> Space::templates() const {
     if (!p_.is_winograd(a) || !p_.winograd_unsupported(a).empty()) continue;
     struct Tile {
       std::int64_t m, k, t;
-      int blocks;  // 0: per stage; else tile rows split into this many parallel blocks
+      int blocks;       // 0: per stage; else tile rows split into this many parallel blocks
+      bool per_thread;  // output channels split into one block per thread (winograd kb)
     };
-    // Per stage first; then dnn's structure (conv_winograd.cpp: each thread takes a block
-    // of ~half the tiles and runs the input transform, the GEMMs with a 16 x 6 register
-    // tile and the output transform on it, so V and M never cross cores): blocks of half
-    // the tile rows, and the whole image in one block.
-    // (The dnn-like blocks come second: the tuner's confirmation re-measures the first
-    // three templates whatever their search times were.)
-    for (const Tile& w : {Tile{4, 16, 6, 0}, Tile{4, 16, 6, 2}, Tile{4, 32, 3, 0}, Tile{4, 24, 4, 0}, Tile{2, 16, 6, 0}, Tile{4, 8, 8, 0},
-                          Tile{4, 16, 6, 1}}) {
+    // First the structures that split the work evenly over the threads with no
+    // intermediate crossing cores: the whole image per task, its output channels split
+    // per thread (each task repeats the input transform); dnn's structure
+    // (conv_winograd.cpp: each thread takes a block of ~half the tiles and runs the input
+    // transform, the GEMMs with a 16 x 6 register tile and the output transform on it):
+    // blocks of half the tile rows; the input transform at root, then one task per
+    // thread's output channels. Then per stage, other tiles, the whole image in one block.
+    // (The tuner's confirmation re-measures the first three templates whatever their
+    // search times were.)
+    const int threads = taihu::arch::num_threads();
+    for (const Tile& w : {Tile{4, 16, 6, 1, true}, Tile{4, 16, 6, 2, false}, Tile{4, 16, 6, 0, true}, Tile{4, 16, 6, 0, false},
+                          Tile{4, 32, 3, 0, false}, Tile{4, 24, 4, 0, false}, Tile{2, 16, 6, 0, false}, Tile{4, 8, 8, 0, false},
+                          Tile{4, 16, 6, 1, false}}) {
       Point base = default_point();
       if (algo_knob >= 0) base[static_cast<std::size_t>(algo_knob)] = a;
       Builder t(knobs_, base);
@@ -149,13 +156,20 @@ std::vector<Point> Space::templates() const {
       t.set_near("winograd", "k", static_cast<double>(w.k));
       t.set_near("winograd", "t", static_cast<double>(w.t));
       t.set_near("winograd", "c", 1e9);  // the whole channel reduction per register tile
+      const ConvPattern& cv = p_.winograd_conv(a);
       if (w.blocks == 0) {
         t.set_near("winograd", "r", 0);  // per stage: each GEMM's weights stay in L1
       } else {
-        const ConvPattern& cv = p_.winograd_conv(a);
         const std::int64_t tile_rows = (cv.oh + w.m - 1) / w.m;
         const std::int64_t rows = (tile_rows + w.blocks - 1) / w.blocks;
         if (!t.set_near("winograd", "r", static_cast<double>(rows), [&](std::int64_t v) { return v >= 1; })) continue;
+      }
+      if (w.per_thread) {
+        if (threads < 2) continue;
+        const double k_block = static_cast<double>((cv.k + threads - 1) / threads);
+        if (!t.set_near("winograd", "kb", k_block, [&](std::int64_t v) { return v >= 1 && v < cv.k; })) continue;
+      } else {
+        t.set_near("winograd", "kb", 0);
       }
       keep(t.point());
     }

@@ -28,15 +28,20 @@ struct Knob {
 // F(m x m, 3 x 3) with alpha = m + 2; the alpha^2 independent GEMMs over channels
 // (M[e][k][t] = sum_c U[e][k][c] V[e][c][t], t the image tiles) run as register tiles
 // of k_tile output channels (vectorized, a multiple of 8) x t_tile image tiles, the
-// channel reduction in blocks of c_block (0: whole). rows = 0: three parallel loops
-// (input transform, one GEMM per task, output transform); rows >= 1: one parallel task
-// per block of `rows` tile rows of an image (its transforms and GEMMs).
+// channel reduction in blocks of c_block (0: whole). rows = 0: the input transform in
+// its own parallel loop (over channels), then either (k_block = 0) one GEMM per task and
+// the output transform in a third loop, or (k_block >= 1) one task per block of k_block
+// output channels of an image running its GEMMs over all the image's tiles and its
+// output transform; rows >= 1: one parallel task per block of `rows` tile rows of an
+// image (and of k_block output channels when k_block >= 1) running the input
+// transform of its rows, its GEMMs and its output transform.
 struct WinogradSchedule {
   int m = 0;  // 0: not Winograd; else 2 or 4
   int k_tile = 16;
   int t_tile = 4;
   std::int64_t c_block = 0;
   int rows = 0;
+  int k_block = 0;  // a multiple of k_tile (rounded up)
 };
 
 // What a Point means, in the generators' terms.

@@ -234,7 +234,7 @@ TEST(AutotuneSpace, TemplatesAreValidDistinctAndStructured) {
 
 TEST(AutotuneSpace, WinogradTemplatesStartWithEvenSplitsAndIncludeDnnBlocks) {
   // C=K=64, 28x28 on 2 threads: F(4x4) has 7 tile rows. First the whole image per task
-  // with the output channels split per thread (32 each), the 16 x 6 GEMM tile; among the
+  // with the output channels split per thread (32 each), the 16 x 4 GEMM tile; among the
   // templates, dnn's structure: blocks of half the tile rows (4) and the whole image (7;
   // the spec offers 8, clamped to the 7 rows), the input transform at root with the
   // channels per thread, and per stage.
@@ -247,7 +247,7 @@ TEST(AutotuneSpace, WinogradTemplatesStartWithEvenSplitsAndIncludeDnnBlocks) {
   const ta::Schedule f = sp.schedule(ts.front());
   EXPECT_EQ(f.winograd.m, 4);
   EXPECT_EQ(f.winograd.k_tile, 16);
-  EXPECT_EQ(f.winograd.t_tile, 6);
+  EXPECT_EQ(f.winograd.t_tile, 4);
   EXPECT_EQ(f.winograd.rows, 7);
   EXPECT_EQ(f.winograd.k_block, 32);
   std::set<std::pair<int, int>> structures;  // (rows, k_block) of the 16 x 6 templates

@@ -1,21 +1,25 @@
 // Winograd F(m x m, 3 x 3) in Halide (see halide_winograd.hpp). Halide dimensions are
 // listed innermost first. With alpha = m + 2, TH x TW tiles per image, tiles of an
-// image flattened as t = th TW + tw:
+// image flattened as t = th TW + tw, input channels c = 8 cb + ci (zero padded to Cp):
 //   U(k, c, b, a)  = sum_{r,s} G[a][r] W[k][c][r][s] G[b][s]      (weights pipeline)
-//   T1(tw, th, n, c, j, a) = sum_i BT[a][i] X[n][c][th m + i + oy][tw m + j + ox]
-//   V(tw, th, n, c, b, a)  = sum_j BT[b][j] T1(tw, th, n, c, j, a)   (V(t, n, c, b, a) below)
+//   Xcb(ci, x, y, cb, n) = X[n][8 cb + ci][y][x], zero outside the image
+//   T1(ci, tw, th, cb, n, j, a) = sum_i BT[a][i] Xcb(ci, tw m + j + ox, th m + i + oy, cb, n)
+//   V(ci, tw, th, cb, n, b, a)  = sum_j BT[b][j] T1(ci, tw, th, cb, n, j, a)
 //   M(k, t, n, b, a)  = sum_c U(k, c, b, a) V(t, n, c, b, a)     (the tuned GEMMs)
 //   O1(k, t, n, b, i) = sum_a AT[i][a] M(k, t, n, b, a)
 //   Yt(k, j, i, t, n) = sum_b AT[j][b] O1(k, t, n, b, i)
 //   Y[n][k][y][x]  = Yt(k, x % m, y % m, (y / m) TW + x / m, n)
 // The transform indices (a, b, i, j) are unrolled loops, so each `mux` over them folds
-// to one constant-coefficient sum. One parallel loop runs over blocks of `rows` tile
-// rows (x images); a block copies its zero-padded input rows, transforms its tiles
-// (vectorized over 8 tiles of a row: strided loads), runs the alpha^2 GEMMs on them
-// (register tile of k_tile channels (8-lane vectors) x t_tile tiles of the block
-// flattened across its rows, accumulated over the channels) and transforms the result
-// to its output rows per block of 8 output channels (vectorized over them), all in
-// per-task scratch: one fork/join per call, and no intermediate crosses cores.
+// to one constant-coefficient sum; the input transform is vectorized over the 8
+// channels of a block (dense loads). Task structures (WinogradSchedule in space.hpp):
+// per stage; the input transform at root, then tasks of k_block output channels; or
+// one parallel loop over blocks of `rows` tile rows (x images, x k_block output
+// channels), where a block reorders its zero-padded input rows, transforms its tiles,
+// runs the alpha^2 GEMMs on them (register tile of k_tile channels (8-lane vectors) x
+// t_tile tiles of the block flattened across its rows, accumulated over the channels)
+// and transforms the result to its output rows per block of 8 output channels
+// (vectorized over them), all in per-task scratch: one fork/join per call, and no
+// intermediate crosses cores.
 #include "codegen/halide_winograd.hpp"
 
 #include <algorithm>
@@ -284,7 +288,7 @@ class WinogradKernel final : public Kernel {
       out(x, y, k, n) = yt(k, x % m, y % m, (n * TH + y / m) * TW + x / m);
       set_dense(out.output_buffer(), y_sizes_);
 
-      // Schedule. Input transform: per channel (parallel), 8 tiles at a time.
+      // Schedule. Input transform: per block of 8 channels (parallel), on their 8 lanes.
       Var to("to"), ti("ti"), ko("ko"), ki("ki"), e("e"), kn("kn");
       Var cbn("cbn");
       v.compute_root();
@@ -405,7 +409,7 @@ class WinogradKernel final : public Kernel {
       }
       out.parallel(blk);
       if (OW >= 8) out.vectorize(x, 8);
-      // Input transform: 8 tiles of a row at a time, per channel.
+      // Input transform: per block of 8 channels, on their 8 lanes.
       v.compute_at(out, blk);
       schedule_input_transform();
       // The padded rows are copied per block, all channels at once (heap scratch): copied
@@ -457,7 +461,7 @@ class WinogradKernel final : public Kernel {
   }
 
   // <dir>/<fn>_weights.{a,h}: fn_weights(W, U) transforms the weights (U: extents
-  // Kp, C, alpha, alpha, innermost first); <dir>/<fn>.{a,h}: fn(X, U, Y). The second library is built without the Halide runtime (the first
+  // Kp, Cp, alpha, alpha, innermost first); <dir>/<fn>.{a,h}: fn(X, U, Y). The second library is built without the Halide runtime (the first
   // carries it), so both link into one program.
   std::vector<std::string> compile_aot(const std::string& dir, const std::string& fn) {
     const Target t = target_for_this_cpu();

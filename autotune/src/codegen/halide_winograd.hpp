@@ -20,7 +20,8 @@ std::unique_ptr<Kernel> make_winograd_kernel(const Problem& p, const Schedule& s
 
 // Ahead-of-time: <dir>/<function>_weights.{a,h} (W -> U, run once per set of weights)
 // and <dir>/<function>.{a,h} (X, U -> Y; no Halide runtime of its own). U has extents
-// (K rounded up to the k tile, C, alpha, alpha), innermost first. Returns the paths.
+// (K rounded up to the k tile, C rounded up to 8, alpha, alpha), innermost first; the
+// padding is zero. Returns the paths.
 std::vector<std::string> emit_winograd_aot(const Problem& p, const Schedule& s, const std::string& dir,
                                            const std::string& function);
 

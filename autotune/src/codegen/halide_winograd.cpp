@@ -347,28 +347,28 @@ class WinogradKernel final : public Kernel {
       out(x, y, k, n) = yt(k, x % m, y % m, (y / m) * TW + x / m, n);
       set_dense(out.output_buffer(), y_sizes_);
     }
-    if (ws.rows <= 0 && ws.k_block > 0) {
-      // Schedule: the input transform in its own parallel loop over channels (as per
-      // stage), then one parallel task per block of k_block output channels of an image:
-      // its alpha^2 GEMMs over all the image's tiles flattened (any t tile, no tile row
-      // rounding) and its output transform. Every task does the same work (K = 64 on 2
-      // threads: 32 channels each), where blocks of whole tile rows split an odd number
-      // of rows unevenly (7 rows of F(4x4) at 28x28: 4 + 4 computed for 3.5 + 3.5).
-      Var to("to"), ti("ti"), ko("ko"), ki("ki"), kq("kq"), kr("kr"), kb("kb"), kv("kv"), blk("blk");
-      Var cbn("cbn");
-      v.compute_root();
-      schedule_input_transform();
-      v.fuse(cb, n, cbn).parallel(cbn);
-      schedule_reorder(LoopLevel(v, cbn));  // the padded planes of 8 channels, per task
-      // k_block is a multiple of the k tile and at most K rounded up to it; a short last
-      // block shifts inwards (recomputes channels; its k region stays inside U's padding).
+    // The per-image structures (k_block >= 1, or rows >= 1) share two pieces:
+    // The output loops split into tasks of k_block output channels: x, `rows_var` and the
+    // 8-channel blocks kb (k8 x kv) inside, the k block kq outside `outer`, fused into
+    // blk. k_block is a multiple of the k tile and at most K rounded up to it; a short
+    // last block shifts inwards (recomputes channels; its k region stays inside U's
+    // padding).
+    Var blk("blk"), k8("k8"), kv("kv");
+    auto split_output_channels = [&](const Var& rows_var, const Var& outer) {
+      Var kq("kq"), kr("kr");
       const int k_block = ws.k_block;
       out.split(k, kq, kr, k_block, k_block <= K ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
-      if (K >= 8) out.split(kr, kb, kv, 8, TailStrategy::ShiftInwards).reorder(x, y, kv, kb, kq, n);
-      else out.reorder(x, y, kr, kq, n);
-      out.fuse(kq, n, blk).parallel(blk);
-      if (OW >= 8) out.vectorize(x, 8);
-      const int t_tile = std::max(1, std::min(ws.t_tile, TH * TW));
+      if (K >= 8) out.split(kr, k8, kv, 8, TailStrategy::ShiftInwards).reorder(x, rows_var, kv, k8, kq, outer);
+      else out.reorder(x, rows_var, kr, kq, outer);
+      out.fuse(kq, outer, blk);
+    };
+    // A task's GEMMs: register tile k_tile x t_tile over its tiles flattened, accumulated
+    // over the channels (a short last t tile shifts inwards: the task has >= t_tile
+    // tiles), and its output transform vectorized over 8 output channels per block of 8
+    // channels of the output (the task's transformed tiles of 8 channels stay in L1 for
+    // the scatter; all channels at once were 115-200 KB).
+    auto schedule_task_gemms = [&](int t_tile) {
+      Var to("to"), ti("ti"), ko("ko"), ki("ki");
       mm.compute_at(out, blk)
           .split(k, ko, ki, ws.k_tile, TailStrategy::RoundUp)  // U is padded to the k tile
           .split(t, to, ti, t_tile, TailStrategy::ShiftInwards)
@@ -378,11 +378,25 @@ class WinogradKernel final : public Kernel {
           .unroll(ti);
       macc.compute_at(mm, ko).store_in(MemoryType::Register).vectorize(k, 8).unroll(k).unroll(t);
       schedule_reduction(t);
-      // Output transform per 8 output channels (vectorized over them), as in the other
-      // structures.
-      if (K >= 8) yt.compute_at(out, kb).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t, n).vectorize(ki).unroll(j).unroll(i);
-      else yt.compute_at(out, blk).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t, n).vectorize(ki).unroll(j).unroll(i);
+      yt.compute_at(out, K >= 8 ? k8 : blk).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t, n).vectorize(ki).unroll(j).unroll(i);
       o1.compute_at(yt, ko).vectorize(k, 8, TailStrategy::RoundUp).unroll(b).unroll(i);
+    };
+    if (ws.rows <= 0 && ws.k_block > 0) {
+      // Schedule: the input transform in its own parallel loop over channels (as per
+      // stage), then one parallel task per block of k_block output channels of an image:
+      // its alpha^2 GEMMs over all the image's tiles flattened (any t tile, no tile row
+      // rounding) and its output transform. Every task does the same work (K = 64 on 2
+      // threads: 32 channels each), where blocks of whole tile rows split an odd number
+      // of rows unevenly (7 rows of F(4x4) at 28x28: 4 + 4 computed for 3.5 + 3.5).
+      Var cbn("cbn");
+      v.compute_root();
+      schedule_input_transform();
+      v.fuse(cb, n, cbn).parallel(cbn);
+      schedule_reorder(LoopLevel(v, cbn));  // the padded planes of 8 channels, per task
+      split_output_channels(y, n);
+      out.parallel(blk);
+      if (OW >= 8) out.vectorize(x, 8);
+      schedule_task_gemms(std::max(1, std::min(ws.t_tile, TH * TW)));
     } else if (ws.rows > 0) {
       // Schedule: one parallel loop over blocks of `rows` tile rows (of every image), and
       // with k_block >= 1 of k_block output channels; a block transforms its input tiles
@@ -395,20 +409,14 @@ class WinogradKernel final : public Kernel {
       // input transform, but every task does the same work: 7 tile rows (F(4x4) at
       // 28x28) split into row blocks of 4 + 4 (3 recomputed), into channel halves evenly.
       const int rows = std::max(1, std::min(OH / m, ws.rows));
-      const int t_tile = std::max(1, std::min(ws.t_tile, rows * TW));
-      Var to("to"), ti("ti"), ko("ko"), ki("ki"), yo("yo"), yi("yi"), blk("blk");
+      Var yo("yo"), yi("yi"), yn("yn");
       // A short last block shifts inwards (recomputes rows; the regions stay constant).
-      Var kb("kb"), kv("kv"), kq("kq"), kr("kr"), yn("yn");
       out.split(y, yo, yi, m * rows, m * rows <= OH ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
       out.fuse(yo, n, yn);
-      const int k_block = ws.k_block;
-      if (k_block > 0) {
-        out.split(k, kq, kr, k_block, k_block <= K ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
-        if (K >= 8) out.split(kr, kb, kv, 8, TailStrategy::ShiftInwards).reorder(x, yi, kv, kb, kq, yn);
-        else out.reorder(x, yi, kr, kq, yn);
-        out.fuse(kq, yn, blk);
+      if (ws.k_block > 0) {
+        split_output_channels(yi, yn);
       } else {
-        if (K >= 8) out.split(k, kb, kv, 8).reorder(x, yi, kv, kb, yn);
+        if (K >= 8) out.split(k, k8, kv, 8).reorder(x, yi, kv, k8, yn);
         else out.reorder(x, yi, k, yn);
         out.rename(yn, blk);
       }
@@ -422,23 +430,7 @@ class WinogradKernel final : public Kernel {
       // store_in(Heap)) the strided tile loads read it with aligned 32-byte loads from a
       // 16-byte aligned slot and crashed (SIGSEGV in vmovaps; C=K=64, 28x28, F(4x4)).
       schedule_reorder(LoopLevel(out, blk));
-      // The GEMMs: register tile k_tile x t_tile over the flattened tiles, accumulated
-      // over the channels; a short last tile shifts inwards (the block has >= t_tile tiles).
-      mm.compute_at(out, blk)
-          .split(k, ko, ki, ws.k_tile, TailStrategy::RoundUp)  // U is padded to the k tile
-          .split(t, to, ti, t_tile, TailStrategy::ShiftInwards)
-          .reorder(ki, ti, ko, to, n, b, a)
-          .vectorize(ki, 8)
-          .unroll(ki)
-          .unroll(ti);
-      macc.compute_at(mm, ko).store_in(MemoryType::Register).vectorize(k, 8).unroll(k).unroll(t);
-      schedule_reduction(t);
-      // Output transform: vectorized over 8 output channels, per block of 8 channels of
-      // the output (the block's transformed tiles of 8 channels stay in L1 for the
-      // scatter, as in the per-stage structure; all channels at once were 115-200 KB).
-      if (K >= 8) yt.compute_at(out, kb).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t, n).vectorize(ki).unroll(j).unroll(i);
-      else yt.compute_at(out, blk).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t, n).vectorize(ki).unroll(j).unroll(i);
-      o1.compute_at(yt, ko).vectorize(k, 8, TailStrategy::RoundUp).unroll(b).unroll(i);
+      schedule_task_gemms(std::max(1, std::min(ws.t_tile, rows * TW)));
     }
     main_ = Pipeline(out);
     main_.jit_handlers().custom_malloc = cached_malloc;

@@ -120,6 +120,15 @@ void seed(Propagator& p) {
   for (Field* f : p.current_fields()) f->at(f->layout().n[0] / 2, f->layout().n[1] / 2, f->layout().n[2] / 2) = 1.f;
 }
 
+// Runs `step` with the kernel switch `var` (TAIHU_STENCIL_PAIR, TAIHU_STENCIL_HAND) set to
+// 0: the propagator reads it at each step, so one process times both variants.
+template <class F>
+void with_switch_off(const char* var, F&& step) {
+  setenv(var, "0", 1);
+  step();
+  unsetenv(var);
+}
+
 // The Devito-style anchor: constant-density acoustic, radius fixed at compile time.
 template <int H>
 void devito_style_step(const Layout& L, const float* u, float* up, const float* m, const float (&c)[H + 1]) {
@@ -247,12 +256,12 @@ void run_case(benchmark::State& state, Case c) {
       lines = std::make_unique<Propagator>(model, fast_opt);
       seed(*lines);
       anchors.push_back({"single_lines", [&lines, &c] {
-                           setenv("TAIHU_STENCIL_PAIR", "0", 1);
-                           if (c.temporal)
-                             lines->step_pair_blocked();
-                           else
-                             lines->step(nullptr, 0.f);
-                           unsetenv("TAIHU_STENCIL_PAIR");
+                           with_switch_off("TAIHU_STENCIL_PAIR", [&] {
+                             if (c.temporal)
+                               lines->step_pair_blocked();
+                             else
+                               lines->step(nullptr, 0.f);
+                           });
                          }});
     }
     interleaved(state, steps * points, steps * points * bytes_per_point(c.physics), reads, updates, field_points,
@@ -284,11 +293,7 @@ void run_case(benchmark::State& state, Case c) {
     if (c.order == 8 && std::getenv("TAIHU_STENCIL_PAIR") == nullptr) {
       lines = std::make_unique<Propagator>(model, opt);
       seed(*lines);
-      anchors.push_back({"single_lines", [&lines] {
-                           setenv("TAIHU_STENCIL_PAIR", "0", 1);
-                           lines->step_pair_blocked();
-                           unsetenv("TAIHU_STENCIL_PAIR");
-                         }});
+      anchors.push_back({"single_lines", [&lines] { with_switch_off("TAIHU_STENCIL_PAIR", [&] { lines->step_pair_blocked(); }); }});
     }
     interleaved(state, 2 * points, 2 * points * bytes_per_point(c.physics), reads, updates, field_points,
                 [&] { fast.step_pair_blocked(); }, anchors);
@@ -323,11 +328,7 @@ void run_case(benchmark::State& state, Case c) {
   if (has_hand_kernel && std::getenv("TAIHU_STENCIL_HAND") == nullptr) {
     templ = std::make_unique<Propagator>(model, opt);
     seed(*templ);
-    anchors.push_back({"template_kernel", [&templ] {
-                         setenv("TAIHU_STENCIL_HAND", "0", 1);
-                         templ->step(nullptr, 0.f);
-                         unsetenv("TAIHU_STENCIL_HAND");
-                       }});
+    anchors.push_back({"template_kernel", [&templ] { with_switch_off("TAIHU_STENCIL_HAND", [&] { templ->step(nullptr, 0.f); }); }});
   }
   // Acoustic order 8: the hand kernel one line at a time instead of two planes at a time
   // (TAIHU_STENCIL_PAIR=0), on its own fields: the in-run A/B of the plane-pair kernel.
@@ -335,11 +336,7 @@ void run_case(benchmark::State& state, Case c) {
   if (c.physics == Physics::acoustic && c.order == 8 && std::getenv("TAIHU_STENCIL_PAIR") == nullptr) {
     lines = std::make_unique<Propagator>(model, opt);
     seed(*lines);
-    anchors.push_back({"single_lines", [&lines] {
-                         setenv("TAIHU_STENCIL_PAIR", "0", 1);
-                         lines->step(nullptr, 0.f);
-                         unsetenv("TAIHU_STENCIL_PAIR");
-                       }});
+    anchors.push_back({"single_lines", [&lines] { with_switch_off("TAIHU_STENCIL_PAIR", [&] { lines->step(nullptr, 0.f); }); }});
   }
   interleaved(state, points, points * bytes_per_point(c.physics), reads, updates, field_points,
               [&] { fast.step(nullptr, 0.f); }, anchors);

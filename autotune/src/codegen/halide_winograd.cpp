@@ -249,7 +249,8 @@ class WinogradKernel final : public Kernel {
     // The GEMMs' reduction over the channels, c = 8 rc.y + rc.x (affine in both, where
     // one channel index would need c % 8 and c / 8 in the inner loop).
     RDom rc(0, 8, 0, CB, "wino_rc" + sfx);
-    // In blocks of c_block channels when set, the register tile (k, `tile`) innermost.
+    // In blocks of c_block channels when set (whole blocks of 8: c_block / 8 of them),
+    // the register tile (k, `tile`) innermost.
     auto schedule_reduction = [&](Var tile) {
       Stage upd = macc.update();
       const int blocks_per_step = static_cast<int>(std::max<std::int64_t>(1, ws.c_block / 8));
@@ -349,8 +350,8 @@ class WinogradKernel final : public Kernel {
     }
     // The per-image structures (k_block >= 1, or rows >= 1) share two pieces:
     // The output loops split into tasks of k_block output channels: x, `rows_var` and the
-    // 8-channel blocks kb (k8 x kv) inside, the k block kq outside `outer`, fused into
-    // blk. k_block is a multiple of the k tile and at most K rounded up to it; a short
+    // task's blocks of 8 channels (k8, each kv = 0..7) inside, the k block kq and
+    // `outer` fused into blk. k_block is a multiple of the k tile and at most K rounded up to it; a short
     // last block shifts inwards (recomputes channels; its k region stays inside U's
     // padding).
     Var blk("blk"), k8("k8"), kv("kv");

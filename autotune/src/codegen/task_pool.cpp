@@ -4,14 +4,14 @@
 // take (or lose) a task of a newer one, and the caller only waits for tasks taken.
 #include "codegen/task_pool.hpp"
 
-#include "taihu/arch/threads.hpp"
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "taihu/arch/threads.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -84,9 +84,9 @@ class Pool {
   }
 
   void helper(int index) {
-    // Each helper on its own CPU, the caller on the first one during a loop (see
-    // task_pool.hpp: unpinned, this VM's scheduler packed the helper onto the caller's
-    // CPU for whole 60 ms rounds, and the caller then ran every task itself).
+    // Helper i stays on the (i+1)-th CPU of the process (see task_pool.hpp): unpinned,
+    // this VM's scheduler packed the helper onto the caller's CPU for whole 60 ms rounds,
+    // and the caller then ran every task itself. The caller is left unpinned.
     taihu::arch::ThreadPin pin(index + 1);
     std::uint64_t seen = 0;
     for (;;) {

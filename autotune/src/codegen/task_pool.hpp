@@ -7,7 +7,9 @@
 // tasks itself and only waits for tasks already taken. An OpenMP `parallel for` instead
 // joins at a barrier every thread must reach: on a loaded machine each of a kernel's
 // loops then waited for a time slice (Winograd: 40 ms instead of 0.3 ms per call).
-// Helpers spin briefly between loops (back-to-back loops stay hot), then sleep.
+// Helpers spin briefly between loops (back-to-back loops stay hot), then sleep; helper
+// i is pinned to the (i+1)-th CPU of the process's set (arch::ThreadPin), the caller is
+// not pinned.
 // One loop at a time per pool (a mutex); a nested call from a task runs serially.
 #pragma once
 #include <cstdint>

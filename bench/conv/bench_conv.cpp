@@ -1,13 +1,18 @@
 // bench_conv: taihu convolution (its automatic choice, or TAIHU_BENCH_CONV_ALGO) against
-// oneDNN (format_tag::any, convolution_auto / _direct / _winograd where offered) and
-// Caffe's im2col + OpenBLAS, in one process, forward / backward-data /
-// backward-weights, 1 and 2 threads. Rows: conv/<problem>/<direction>/threads:<t>.
-// Counters: gflops (forward-equivalent FLOPs / time), pct_peak, vs_anchor (fastest
-// anchor's time / taihu's), vs_onednn_auto, vs_onednn_direct, vs_onednn_winograd,
-// vs_im2col_openblas. The label names taihu's algorithm and activation layout
-// (TAIHU_BENCH_CONV_LAYOUT, default its preferred one) and oneDNN's implementations and
-// layout (format_tag::any); both sides' activations are reordered before timing.
-// Timing is interleaved (taihu, then each anchor, every iteration); OpenBLAS's
+// oneDNN 2.x (Debian's, linked; format_tag::any, convolution_auto / _direct / _winograd
+// where offered), oneDNN 3.x (PyPI's from scripts/anchors, auto and direct, in
+// onednn3_conv_server: see onednn3_conv_client.hpp) and Caffe's im2col + OpenBLAS,
+// forward / backward-data / backward-weights, 1 and 2 threads. Rows:
+// conv/<problem>/<direction>/threads:<t>.
+// Counters: gflops (forward-equivalent FLOPs / time), pct_peak, vs_anchor (the fastest
+// peer's time / taihu's), vs_onednn_auto, vs_onednn_direct, vs_onednn_winograd,
+// vs_onednn3 (the faster of 3.x's auto and direct), vs_im2col_openblas. The label names
+// taihu's algorithm and activation layout (TAIHU_BENCH_CONV_LAYOUT, default its
+// preferred one) and each oneDNN's implementations and layout (format_tag::any), so a
+// fallback shows; both sides' activations are reordered before timing. Without
+// scripts/anchors one line says oneDNN 3 is missing and the rest runs as before.
+// Timing is interleaved (taihu, then each anchor, every iteration; oneDNN 3's calls are
+// timed inside its server, so the pipe round trip does not count); OpenBLAS's
 // spinning idle threads are told to sleep (OPENBLAS_THREAD_TIMEOUT=4) so they do not
 // slow the next call. On a shared machine, 2-thread rows are only as good as the
 // scheduler: read ratios, not absolute times.
@@ -20,6 +25,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -31,11 +37,13 @@
 #include "bench_common.hpp"
 #include "cblas_anchor.hpp"
 #include "im2col_openblas_anchor.hpp"
+#include "onednn3_conv_client.hpp"
 #include "onednn_conv_anchor.hpp"
 #include "conv_case.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/arch/isa.hpp"
+#include "taihu/arch/timer.hpp"
 #include "taihu/dnn/conv.hpp"
 #include "taihu/dnn/tuning_records.hpp"
 
@@ -79,8 +87,9 @@ const std::pair<const char*, const char*> kLayers[] = {
 };
 
 const taihu::bench::CblasAnchor& openblas() {
-  static const taihu::bench::CblasAnchor lib(
-      "openblas", std::initializer_list<const char*>{"libopenblas.so.0", "libopenblas.so"});
+  // Debian's OpenBLAS, as Caffe on Debian links it (a braced list: CblasAnchor takes
+  // its candidates as an initializer_list).
+  static const taihu::bench::CblasAnchor lib("openblas", {"libopenblas.so.0", "libopenblas.so"});
   return lib;
 }
 
@@ -100,9 +109,63 @@ ConvAlgo requested_algo() {
   return a ? taihu::dnn::parse_conv_algo(a) : ConvAlgo::automatic;
 }
 
+// TAIHU_BENCH_STAT=best: fastest call (thread CPU time at 1 thread); else median, as
+// bench_common's compare().
+bool best_of_calls() {
+  const char* v = std::getenv("TAIHU_BENCH_STAT");
+  return v != nullptr && std::string(v) == "best";
+}
+
+// A peer whose call returns its own seconds: oneDNN 3 is timed in its server, where
+// this process's clock would count the pipe round trip (or, on the thread CPU clock,
+// nothing). The in-process anchors are wrapped with this process's clock.
+struct TimedAnchor {
+  std::string name;
+  std::function<double()> run;
+};
+
+// bench_common's compare() loop (interleaved calls, same statistic, same counters via
+// report()) for peers that time themselves; vs_<name> for each, vs_anchor and
+// anchor_gflops for the fastest. Groups named "<prefix>_<algo>" also get vs_<prefix>
+// for the faster of them when `group` is set (vs_onednn3).
+void compare_timed(benchmark::State& state, const taihu::bench::Work& work, int threads,
+                   const std::function<void()>& taihu, const std::vector<TimedAnchor>& anchors,
+                   const std::string& group) {
+  taihu::bench::ceiling(taihu::bench::Ceiling::peak_sp, threads);  // measure before timing anything
+  taihu();                                                          // warm-up
+  for (const auto& a : anchors) a.run();
+  const bool best = best_of_calls();
+  const auto clock = best && threads == 1 ? &taihu::arch::thread_cpu_seconds : &taihu::arch::now_seconds;
+  std::vector<double> taihu_times;
+  std::vector<std::vector<double>> anchor_times(anchors.size());
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < anchors.size(); ++i) anchor_times[i].push_back(anchors[i].run());
+    const double t0 = clock();
+    taihu();
+    const double taihu_s = clock() - t0;
+    taihu_times.push_back(taihu_s);
+    state.SetIterationTime(taihu_s);
+  }
+  const auto summary = [best](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : best ? v.front() : v[v.size() / 2];
+  };
+  const double taihu_time = summary(taihu_times);
+  double best_anchor = 0, best_group = 0;
+  for (std::size_t i = 0; i < anchors.size(); ++i) {
+    const double t = summary(anchor_times[i]);
+    state.counters["vs_" + anchors[i].name] = t / taihu_time;
+    if (best_anchor == 0 || t < best_anchor) best_anchor = t;
+    if (!group.empty() && anchors[i].name.rfind(group + "_", 0) == 0 && (best_group == 0 || t < best_group))
+      best_group = t;
+  }
+  if (best_group > 0) state.counters["vs_" + group] = best_group / taihu_time;
+  taihu::bench::report(state, work, taihu::bench::Ceiling::peak_sp, threads, taihu_time, best_anchor);
+}
+
 void run_conv(benchmark::State& state, const ConvDesc& d, ConvDirection dir, int threads) {
   taihu::arch::set_num_threads(threads);
-  omp_set_num_threads(threads);  // oneDNN's OpenMP runtime
+  omp_set_num_threads(threads);  // oneDNN 2's OpenMP runtime
   openblas().set_threads(threads);
   const taihu::dnn::ConvLayout layout = requested_layout(d);
   taihu::bench::ConvCase data(d, layout);
@@ -110,7 +173,16 @@ void run_conv(benchmark::State& state, const ConvDesc& d, ConvDirection dir, int
   auto taihu_call = [&] { data.run(conv, dir); };
   taihu_call();  // first call transforms / packs the weights (a training step does it once)
 
-  std::vector<taihu::bench::Anchor> anchors;
+  const bool cpu_clock = best_of_calls() && threads == 1;
+  const auto clock = cpu_clock ? &taihu::arch::thread_cpu_seconds : &taihu::arch::now_seconds;
+  const auto timed = [clock](std::function<void()> f) -> std::function<double()> {
+    return [clock, f] {
+      const double t0 = clock();
+      f();
+      return clock() - t0;
+    };
+  };
+  std::vector<TimedAnchor> anchors;
   std::vector<std::unique_ptr<taihu::bench::OnednnConv>> dnnl;
   std::string dnnl_impls, dnnl_layout;
   for (const char* algo : {"auto", "direct", "winograd"}) {
@@ -119,15 +191,28 @@ void run_conv(benchmark::State& state, const ConvDesc& d, ConvDirection dir, int
     dnnl_impls += std::string(dnnl_impls.empty() ? "" : ",") + algo + "=" + p->implementation();
     if (dnnl_layout.empty()) dnnl_layout = p->layout();
     auto* raw = p.get();
-    anchors.push_back({std::string("onednn_") + algo, [raw] { raw->run(); }});
+    anchors.push_back({std::string("onednn_") + algo, timed([raw] { raw->run(); })});
     dnnl.push_back(std::move(p));
+  }
+  // oneDNN 3.x in its server (same thread count; its process CPU clock where this side
+  // uses the thread CPU clock).
+  std::vector<std::unique_ptr<taihu::bench::Onednn3Conv>> dnnl3;
+  std::string dnnl3_impls, dnnl3_layout;
+  for (const char* algo : {"auto", "direct"}) {
+    auto p = std::make_unique<taihu::bench::Onednn3Conv>(d, dir, algo, threads, cpu_clock);
+    if (!p->available()) continue;
+    dnnl3_impls += std::string(dnnl3_impls.empty() ? "" : ",") + algo + "=" + p->implementation();
+    if (dnnl3_layout.empty()) dnnl3_layout = p->layout();
+    auto* raw = p.get();
+    anchors.push_back({std::string("onednn3_") + algo, [raw] { return raw->run(false); }});
+    dnnl3.push_back(std::move(p));
   }
   std::unique_ptr<taihu::bench::Im2colBlasConv> caffe;
   taihu::bench::ConvCase nchw_data(d);  // Caffe's layout for the im2col anchor
   if (openblas().loaded()) {
     caffe = std::make_unique<taihu::bench::Im2colBlasConv>(d, openblas());
     auto* c = caffe.get();
-    anchors.push_back({"im2col_openblas", [&, c] {
+    anchors.push_back({"im2col_openblas", timed([&, c] {
                          auto& n = nchw_data;
                          if (dir == ConvDirection::forward)
                            c->forward(n.x.data(), n.w.data(), n.b.data(), n.y.data());
@@ -135,15 +220,16 @@ void run_conv(benchmark::State& state, const ConvDesc& d, ConvDirection dir, int
                            c->backward_data(n.dy.data(), n.w.data(), n.dx.data());
                          else
                            c->backward_weights(n.x.data(), n.dy.data(), n.dw.data(), n.db.data());
-                       }});
+                       })});
   }
   taihu::bench::Work work;
   work.flops = d.forward_flops();
   work.bytes = 4.0 * static_cast<double>(data.x.size() + data.w.size() + data.y.size());
-  taihu::bench::compare(state, work, taihu::bench::Ceiling::peak_sp, threads, taihu_call, anchors);
+  compare_timed(state, work, threads, taihu_call, anchors, "onednn3");
   state.SetLabel(std::string("taihu=") + taihu::dnn::to_string(conv.algorithm(dir)) + "/" +
                  taihu::dnn::to_string(layout) + (conv.layout_native(dir) ? "" : "(reordered)") +
-                 (dnnl_impls.empty() ? "" : " onednn:" + dnnl_impls + "/" + dnnl_layout));
+                 (dnnl_impls.empty() ? "" : " onednn:" + dnnl_impls + "/" + dnnl_layout) +
+                 (dnnl3_impls.empty() ? "" : " onednn3:" + dnnl3_impls + "/" + dnnl3_layout));
   taihu::arch::set_num_threads(0);
 }
 
@@ -239,6 +325,11 @@ int main(int argc, char** argv) {
 #else
   benchmark::AddCustomContext("anchor_onednn", "not built in");
 #endif
+  {
+    const std::string v3 = taihu::bench::onednn3_version(1);  // says once when it is missing
+    benchmark::AddCustomContext("anchor_onednn3",
+                                v3.empty() ? "not installed (scripts/anchors)" : v3 + " (format_tag::any, server)");
+  }
   register_all();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -1,20 +1,26 @@
 // conv_cputime: the steadier single-thread A/B of taihu's convolution against oneDNN on
 // a shared machine. Per-thread CPU time (CLOCK_THREAD_CPUTIME_ID: time the scheduler
 // gives another process is not counted), calls interleaved (taihu on NCHW, taihu in its
-// preferred activation layout when that is not NCHW, oneDNN auto, oneDNN direct) with a
-// 32 MiB cache flush before each, R rounds; prints the fastest and the median call of
-// each and the ratios (oneDNN's better algorithm / taihu; > 1: taihu faster): taihu's
-// best layout (dnn::preferred_layout) against oneDNN's (format_tag::any), both with the
-// activations already in those layouts (reorders untimed on both sides), and taihu on
-// NCHW against the same oneDNN call. The layout columns say what each side used.
+// preferred activation layout when that is not NCHW, oneDNN 2.x auto and direct, oneDNN
+// 3.x auto and direct) with a 32 MiB cache flush before each, R rounds; prints the
+// fastest and the median call of each and the ratios (> 1: taihu faster): taihu's best
+// layout (dnn::preferred_layout) against the faster oneDNN (format_tag::any), both with
+// the activations already in those layouts (reorders untimed on both sides), then
+// against each oneDNN alone, and taihu on NCHW against the same oneDNN call. Each
+// oneDNN's implementation and layout are printed, so a fallback (gemm, ref) shows.
+// oneDNN 3.x is PyPI's (scripts/anchors), run in onednn3_conv_server: its calls are
+// flushed and timed there, with that process's CPU clock at 1 thread (the primitive
+// runs on a SYCL worker thread there; see onednn3_conv_client.hpp). Without it the
+// 3.x columns read "-" / 0 and the ratios are against 2.x, after a one-line notice.
 // This is how dnn/README.md's first table is measured:
 //   conv_cputime [--rounds=5] [--algo=NAME] [--threads=N] [--only=taihu|onednn]
 //                [--layout=best|nchw|nChw8c|nchw->nChw8c] problem[:dir] ...
 //     --layout: taihu's second layout (default best = preferred_layout(problem))
 //     dir: fwd | bwd_d | bwd_w | all (default all)
-//     --threads=N (N > 1): both libraries on N threads, timed by wall clock (the
-//       per-thread CPU time of the calling thread would miss the others' work)
-//     --only: time one library alone (profiling; ratios print as 0)
+//     --threads=N (N > 1): all libraries on N threads (oneDNN 3's server on the first N
+//       CPUs), timed by wall clock (the per-thread CPU time of the calling thread would
+//       miss the others' work)
+//     --only: time one side alone (taihu, or both oneDNNs; profiling; ratios print as 0)
 //     --no-flush: no cache flush between calls (warm caches: what is left is compute)
 //   AB_VAR=NAME AB_VALUES=v1,v2,..: also times taihu alone with the environment
 //     variable NAME set to each value in turn, interleaved call by call (3 x rounds
@@ -33,6 +39,7 @@
 
 #include <omp.h>
 
+#include "onednn3_conv_client.hpp"
 #include "onednn_conv_anchor.hpp"
 #include "conv_case.hpp"
 #include "taihu/arch/threads.hpp"
@@ -75,7 +82,37 @@ double time_call(const std::function<void()>& f) {
   return (g_wall_clock ? taihu::arch::now_seconds() : taihu::arch::thread_cpu_seconds()) - t0;
 }
 
-void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo algo) {
+// One oneDNN primitive (2.x in this process, or 3.x in its server) and its timings.
+struct Peer {
+  int major;  // 2 or 3
+  std::string impl, layout;
+  std::function<double()> timed_call;  // one call, its seconds
+  Timed t;
+};
+
+// The fastest of one oneDNN's primitives (auto, direct): best and median seconds, and
+// the implementation and layout of the one with the best call.
+struct PeerBest {
+  double best = 1e30, median = 1e30;
+  std::string impl = "-", layout = "-";
+  bool found = false;
+};
+PeerBest best_of(const std::vector<Peer>& peers, int major) {
+  PeerBest b;
+  for (const auto& p : peers) {
+    if (p.major != major) continue;
+    if (p.t.best() < b.best) {
+      b.best = p.t.best();
+      b.impl = p.impl;
+      b.layout = p.layout;
+    }
+    b.median = std::min(b.median, p.t.median());
+    b.found = true;
+  }
+  return b;
+}
+
+void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo algo, int threads) {
   using taihu::dnn::ConvLayout;
   const ConvLayout layout =
       g_layout == "best" ? taihu::dnn::preferred_layout(d) : taihu::dnn::parse_conv_layout(g_layout);
@@ -90,30 +127,39 @@ void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo 
     bconv = std::make_unique<taihu::dnn::Convolution>(d, algo, layout);
   }
   auto blocked_call = [&] { bdata->run(*bconv, dir); };
-  std::vector<std::unique_ptr<taihu::bench::OnednnConv>> dnnl;
+  // oneDNN 2.x (linked) and 3.x (onednn3_conv_server; it flushes and times each call
+  // itself, with its process CPU clock at 1 thread: see onednn3_conv_client.hpp).
+  std::vector<std::unique_ptr<taihu::bench::OnednnConv>> dnnl2;
+  std::vector<std::unique_ptr<taihu::bench::Onednn3Conv>> dnnl3;
+  std::vector<Peer> peers;
   for (const char* a : {"auto", "direct"}) {
     if (g_only == "taihu") break;
     auto p = std::make_unique<taihu::bench::OnednnConv>(d, dir, a);
-    if (p->available()) dnnl.push_back(std::move(p));
+    if (!p->available()) continue;
+    auto* raw = p.get();
+    peers.push_back({2, p->implementation(), p->layout(), [raw] { return time_call([raw] { raw->run(); }); }, {}});
+    dnnl2.push_back(std::move(p));
+  }
+  for (const char* a : {"auto", "direct"}) {
+    if (g_only == "taihu") break;
+    auto p = std::make_unique<taihu::bench::Onednn3Conv>(d, dir, a, threads, !g_wall_clock);
+    if (!p->available()) continue;
+    auto* raw = p.get();
+    peers.push_back({3, p->implementation(), p->layout(), [raw] { return raw->run(g_flush); }, {}});
+    dnnl3.push_back(std::move(p));
   }
   const bool mine_timed = g_only != "onednn";
   if (mine_timed) taihu_call();
   if (mine_timed && two) blocked_call();
-  for (auto& p : dnnl) p->run();
+  for (auto& p : peers) p.timed_call();  // warm-up: page faults, first-call setup
   Timed mine, mine_b;
-  std::vector<Timed> theirs(dnnl.size());
   for (int r = 0; r < rounds; ++r) {
     mine.t.push_back(mine_timed ? time_call(taihu_call) : 1e30);
     mine_b.t.push_back(mine_timed && two ? time_call(blocked_call) : mine.t.back());
-    for (std::size_t i = 0; i < dnnl.size(); ++i) theirs[i].t.push_back(time_call([&] { dnnl[i]->run(); }));
+    for (auto& p : peers) p.t.t.push_back(p.timed_call());
   }
-  double best = 1e30, med = 1e30;
-  std::string their_layout = "-";
-  for (std::size_t i = 0; i < dnnl.size(); ++i) {
-    if (theirs[i].best() < best) their_layout = dnnl[i]->layout();
-    best = std::min(best, theirs[i].best());
-    med = std::min(med, theirs[i].median());
-  }
+  const PeerBest v2 = best_of(peers, 2), v3 = best_of(peers, 3);
+  const double best = std::min(v2.best, v3.best), med = std::min(v2.median, v3.median);
   const double gf = d.forward_flops() * 1e-9;
   if (const char* var = std::getenv("AB_VAR")) {  // A/B of a knob: its values interleaved
     std::vector<std::string> vals;
@@ -136,16 +182,22 @@ void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo 
       std::printf("  %s=%s best %.1f med %.1f", var, vals[v].c_str(), gf / ab[v].best(), gf / ab[v].median());
     std::printf("\n");
   }
-  // taihu in its preferred (or --layout) layout, then on NCHW, against the same oneDNN call.
+  // taihu in its preferred (or --layout) layout, then on NCHW, against the faster
+  // oneDNN (ratios > 1: taihu faster); each oneDNN's own ratio and choice beside it.
   const Timed& lay = two ? mine_b : mine;
   const std::string lay_name = taihu::dnn::to_string(two ? layout : ConvLayout{}) +
                                (two && !bconv->layout_native(dir) ? " (reordered)" : "");
-  const bool any = !dnnl.empty();
-  std::printf("| `%s` | %s | %s | %s | %.1f | %s | %.1f | %.2fx | %.2fx | %s | %.1f | %.2fx |\n", d.str().c_str(),
-              taihu::dnn::to_string(dir), taihu::dnn::to_string((two ? *bconv : conv).algorithm(dir)),
-              lay_name.c_str(), gf / lay.best(), their_layout.c_str(), any ? gf / best : 0.0,
-              any ? best / lay.best() : 0.0, any ? med / lay.median() : 0.0,
-              taihu::dnn::to_string(conv.algorithm(dir)), gf / mine.best(), any ? best / mine.best() : 0.0);
+  const auto rate = [&](const PeerBest& p, double s) { return p.found ? gf / s : 0.0; };
+  const auto ratio = [&](bool found, double theirs, double ours) { return found ? theirs / ours : 0.0; };
+  const bool any = v2.found || v3.found;
+  std::printf(
+      "| `%s` | %s | %s | %s | %.1f | %s %s | %.1f | %s %s | %.1f | %.1f | %.2fx | %.2fx | %.2fx | %.2fx | %s | %.1f | "
+      "%.2fx |\n",
+      d.str().c_str(), taihu::dnn::to_string(dir), taihu::dnn::to_string((two ? *bconv : conv).algorithm(dir)),
+      lay_name.c_str(), gf / lay.best(), v2.impl.c_str(), v2.layout.c_str(), rate(v2, v2.best), v3.impl.c_str(),
+      v3.layout.c_str(), rate(v3, v3.best), rate(v3, v3.median), ratio(any, best, lay.best()),
+      ratio(any, med, lay.median()), ratio(v2.found, v2.best, lay.best()), ratio(v3.found, v3.best, lay.best()),
+      taihu::dnn::to_string(conv.algorithm(dir)), gf / mine.best(), ratio(any, best, mine.best()));
   std::fflush(stdout);
 }
 
@@ -192,17 +244,22 @@ int run_main(int argc, char** argv) {
   taihu::arch::set_num_threads(threads);
   omp_set_num_threads(threads);  // oneDNN's OpenMP runtime
   std::printf("threads: %d, timed by %s\n", threads, g_wall_clock ? "wall clock" : "per-thread CPU time");
+  if (g_only != "taihu") {  // which oneDNN 3 runs, or the one-line notice that it is missing
+    const std::string v3 = taihu::bench::onednn3_version(threads);
+    std::printf("oneDNN 3: %s\n", v3.empty() ? "not available (2.x only)" : v3.c_str());
+  }
   std::printf(
-      "| problem | dir | taihu algo | taihu layout | taihu GFLOP/s | oneDNN layout | oneDNN GFLOP/s | ratio (best) | "
-      "ratio (median) | NCHW algo | taihu NCHW GFLOP/s | NCHW ratio (best) |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "| problem | dir | taihu algo | taihu layout | taihu GFLOP/s | oneDNN 2 impl, layout | oneDNN 2 GFLOP/s | "
+      "oneDNN 3 impl, layout | oneDNN 3 GFLOP/s | oneDNN 3 median GFLOP/s | ratio (best) | ratio (median) | "
+      "vs 2 (best) | vs 3 (best) | NCHW algo | taihu NCHW GFLOP/s | NCHW ratio (best) |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& p : problems) {
     const auto colon = p.find(':');
     const ConvDesc d = ConvDesc::parse(p.substr(0, colon));
     const std::string dirs = colon == std::string::npos ? "all" : p.substr(colon + 1);
-    if (dirs == "all" || dirs == "fwd") run(d, ConvDirection::forward, rounds, algo);
-    if (dirs == "all" || dirs == "bwd_d") run(d, ConvDirection::backward_data, rounds, algo);
-    if (dirs == "all" || dirs == "bwd_w") run(d, ConvDirection::backward_weights, rounds, algo);
+    if (dirs == "all" || dirs == "fwd") run(d, ConvDirection::forward, rounds, algo, threads);
+    if (dirs == "all" || dirs == "bwd_d") run(d, ConvDirection::backward_data, rounds, algo, threads);
+    if (dirs == "all" || dirs == "bwd_w") run(d, ConvDirection::backward_weights, rounds, algo, threads);
   }
   return 0;
 }

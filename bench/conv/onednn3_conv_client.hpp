@@ -18,6 +18,11 @@
 //     venv's libintelocl.so (the SYCL CPU device its CPU engine needs);
 //   - cpu_clock: the server times with its process CPU clock (the 1-thread analogue of
 //     the thread CPU clock: the primitive runs on a SYCL worker thread), else wall.
+// Its times include the SYCL runtime's dispatch of each call (a host task), which the
+// PyPI build always pays. On more than one thread, interleaved with other work, TBB's
+// workers have gone to sleep by the next call: read 2-thread 3.x figures as a floor
+// (back-to-back calls in the server alone run about twice as fast); 1-thread ones are
+// the comparison to quote.
 #pragma once
 #include <memory>
 #include <string>

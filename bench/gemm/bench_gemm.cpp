@@ -1,9 +1,11 @@
-// bench_gemm: taihu SGEMM/DGEMM against OpenBLAS and BLIS in one process, on the
+// bench_gemm: taihu SGEMM/DGEMM against MKL, the newest OpenBLAS (both from
+// scripts/anchors), Debian's OpenBLAS and BLIS, interleaved in one process, on the
 // shapes of issue #3 (square 64..4096, DNN shapes, a batch-1 FC layer), 1 and 2
 // threads. Counters: gflops, pct_peak (of the FMA peak measured in this run; for the
-// GEMV-shaped FC layer, of the STREAM triad bandwidth), vs_anchor (time of the faster
-// of OpenBLAS and BLIS / taihu's time), vs_openblas, vs_blis.
-// OpenBLAS's idle threads are told to sleep at once (OPENBLAS_THREAD_TIMEOUT=4).
+// GEMV-shaped FC layer, of the STREAM triad bandwidth), vs_anchor (time of the fastest
+// peer / taihu's time), vs_mkl, vs_openblas, vs_openblas_debian, vs_blis. The context
+// lines anchor_<name>_kernel say which code path each peer picked on this CPU.
+// A peer that is not installed is named on stderr and left out.
 //   bench_gemm --benchmark_filter=sgemm/.*/threads:1
 #include <algorithm>
 #include <cstdlib>
@@ -12,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "anchor_registry.hpp"
 #include "bench_common.hpp"
 #include "cblas_anchor.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
@@ -32,13 +35,23 @@ const GemmShape kShapes[] = {
     {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
     {64, 3136, 576},  {256, 196, 2304}, {128, 128, 4096},  {1000, 1, 4096}};
 
+// The peers, strongest first: MKL and the newest OpenBLAS from scripts/anchors (PyPI),
+// then Debian's OpenBLAS and BLIS (2022), which stay as columns so a ratio against
+// them can be read beside today's; vs_anchor is against the fastest of all loaded.
 std::vector<std::unique_ptr<taihu::bench::CblasAnchor>>& anchors() {
   static std::vector<std::unique_ptr<taihu::bench::CblasAnchor>> list = [] {
-    std::vector<std::unique_ptr<taihu::bench::CblasAnchor>> v;
-    v.push_back(std::make_unique<taihu::bench::CblasAnchor>(
-        "openblas", std::initializer_list<const char*>{"libopenblas.so.0", "libopenblas.so"}));
-    v.push_back(std::make_unique<taihu::bench::CblasAnchor>(
-        "blis", std::initializer_list<const char*>{"libblis.so.4", "libblis.so"}));
+    using taihu::bench::anchor_setting;
+    using taihu::bench::CblasAnchor;
+    std::vector<std::unique_ptr<CblasAnchor>> v;
+    const std::string mkl = anchor_setting("TAIHU_ANCHOR_MKL");
+    const std::string openblas = anchor_setting("TAIHU_ANCHOR_OPENBLAS");
+    if (mkl.empty()) taihu::bench::missing_anchor("MKL", "Debian's OpenBLAS and BLIS");
+    if (openblas.empty()) taihu::bench::missing_anchor("OpenBLAS 0.3.34 (scipy-openblas32)", "Debian's OpenBLAS 0.3.21");
+    v.push_back(std::make_unique<CblasAnchor>("mkl", std::initializer_list<std::string>{mkl}));
+    v.push_back(std::make_unique<CblasAnchor>("openblas", std::initializer_list<std::string>{openblas}, "scipy_"));
+    v.push_back(std::make_unique<CblasAnchor>(
+        "openblas_debian", std::initializer_list<std::string>{"libopenblas.so.0", "libopenblas.so"}));
+    v.push_back(std::make_unique<CblasAnchor>("blis", std::initializer_list<std::string>{"libblis.so.4", "libblis.so"}));
     return v;
   }();
   return list;
@@ -123,13 +136,18 @@ void register_all() {
 
 int main(int argc, char** argv) {
   // OpenBLAS's idle threads spin for about 0.1 s after each call and would take a core
-  // from BLIS and taihu, which run next in the interleaved loop: let them sleep at once,
-  // as bench_conv does (must be set before the library is loaded). BLIS and taihu share
-  // one OpenMP runtime, so their threads hand over without contention.
+  // from the next library in the interleaved loop: let them sleep at once, as bench_conv
+  // does (read when the library loads). MKL runs on its GNU OpenMP layer, so MKL, BLIS
+  // and taihu share one OpenMP runtime and hand the cores over without contention (its
+  // default Intel layer would bring a second runtime whose workers spin).
   setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+  setenv("MKL_THREADING_LAYER", "GNU", 0);
+  setenv("MKL_DYNAMIC", "FALSE", 0);
   benchmark::Initialize(&argc, argv);
-  for (const auto& lib : anchors())
+  for (const auto& lib : anchors()) {
     benchmark::AddCustomContext("anchor_" + lib->name(), lib->loaded() ? lib->path() : "not found");
+    if (lib->loaded()) benchmark::AddCustomContext("anchor_" + lib->name() + "_kernel", lib->kernel());
+  }
   register_all();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -35,9 +35,13 @@ void compare(benchmark::State& state, const Work& work, Ceiling kind, int thread
 
 // Several anchors (e.g. OpenBLAS and BLIS): each gets a counter vs_<name>; vs_anchor
 // and anchor_<unit> refer to the fastest of them.
+// A peer that runs in another process (oneDNN 3 in its server) times its own call and
+// returns the seconds through `timed` instead: this process's clock would count the
+// round trip to it. Exactly one of run and timed is set.
 struct Anchor {
   std::string name;
   std::function<void()> run;
+  std::function<double()> timed = nullptr;
 };
 void compare(benchmark::State& state, const Work& work, Ceiling kind, int threads,
              const std::function<void()>& taihu, const std::vector<Anchor>& anchors);

@@ -116,53 +116,6 @@ bool best_of_calls() {
   return v != nullptr && std::string(v) == "best";
 }
 
-// A peer whose call returns its own seconds: oneDNN 3 is timed in its server, where
-// this process's clock would count the pipe round trip (or, on the thread CPU clock,
-// nothing). The in-process anchors are wrapped with this process's clock.
-struct TimedAnchor {
-  std::string name;
-  std::function<double()> run;
-};
-
-// bench_common's compare() loop (interleaved calls, same statistic, same counters via
-// report()) for peers that time themselves; vs_<name> for each, vs_anchor and
-// anchor_gflops for the fastest. Groups named "<prefix>_<algo>" also get vs_<prefix>
-// for the faster of them when `group` is set (vs_onednn3).
-void compare_timed(benchmark::State& state, const taihu::bench::Work& work, int threads,
-                   const std::function<void()>& taihu, const std::vector<TimedAnchor>& anchors,
-                   const std::string& group) {
-  taihu::bench::ceiling(taihu::bench::Ceiling::peak_sp, threads);  // measure before timing anything
-  taihu();                                                          // warm-up
-  for (const auto& a : anchors) a.run();
-  const bool best = best_of_calls();
-  const auto clock = best && threads == 1 ? &taihu::arch::thread_cpu_seconds : &taihu::arch::now_seconds;
-  std::vector<double> taihu_times;
-  std::vector<std::vector<double>> anchor_times(anchors.size());
-  for (auto _ : state) {
-    for (std::size_t i = 0; i < anchors.size(); ++i) anchor_times[i].push_back(anchors[i].run());
-    const double t0 = clock();
-    taihu();
-    const double taihu_s = clock() - t0;
-    taihu_times.push_back(taihu_s);
-    state.SetIterationTime(taihu_s);
-  }
-  const auto summary = [best](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : best ? v.front() : v[v.size() / 2];
-  };
-  const double taihu_time = summary(taihu_times);
-  double best_anchor = 0, best_group = 0;
-  for (std::size_t i = 0; i < anchors.size(); ++i) {
-    const double t = summary(anchor_times[i]);
-    state.counters["vs_" + anchors[i].name] = t / taihu_time;
-    if (best_anchor == 0 || t < best_anchor) best_anchor = t;
-    if (!group.empty() && anchors[i].name.rfind(group + "_", 0) == 0 && (best_group == 0 || t < best_group))
-      best_group = t;
-  }
-  if (best_group > 0) state.counters["vs_" + group] = best_group / taihu_time;
-  taihu::bench::report(state, work, taihu::bench::Ceiling::peak_sp, threads, taihu_time, best_anchor);
-}
-
 void run_conv(benchmark::State& state, const ConvDesc& d, ConvDirection dir, int threads) {
   taihu::arch::set_num_threads(threads);
   omp_set_num_threads(threads);  // oneDNN 2's OpenMP runtime
@@ -174,15 +127,7 @@ void run_conv(benchmark::State& state, const ConvDesc& d, ConvDirection dir, int
   taihu_call();  // first call transforms / packs the weights (a training step does it once)
 
   const bool cpu_clock = best_of_calls() && threads == 1;
-  const auto clock = cpu_clock ? &taihu::arch::thread_cpu_seconds : &taihu::arch::now_seconds;
-  const auto timed = [clock](std::function<void()> f) -> std::function<double()> {
-    return [clock, f] {
-      const double t0 = clock();
-      f();
-      return clock() - t0;
-    };
-  };
-  std::vector<TimedAnchor> anchors;
+  std::vector<taihu::bench::Anchor> anchors;
   std::vector<std::unique_ptr<taihu::bench::OnednnConv>> dnnl;
   std::string dnnl_impls, dnnl_layout;
   for (const char* algo : {"auto", "direct", "winograd"}) {
@@ -191,7 +136,7 @@ void run_conv(benchmark::State& state, const ConvDesc& d, ConvDirection dir, int
     dnnl_impls += std::string(dnnl_impls.empty() ? "" : ",") + algo + "=" + p->implementation();
     if (dnnl_layout.empty()) dnnl_layout = p->layout();
     auto* raw = p.get();
-    anchors.push_back({std::string("onednn_") + algo, timed([raw] { raw->run(); })});
+    anchors.push_back({std::string("onednn_") + algo, [raw] { raw->run(); }});
     dnnl.push_back(std::move(p));
   }
   // oneDNN 3.x in its server (same thread count; its process CPU clock where this side
@@ -204,7 +149,7 @@ void run_conv(benchmark::State& state, const ConvDesc& d, ConvDirection dir, int
     dnnl3_impls += std::string(dnnl3_impls.empty() ? "" : ",") + algo + "=" + p->implementation();
     if (dnnl3_layout.empty()) dnnl3_layout = p->layout();
     auto* raw = p.get();
-    anchors.push_back({std::string("onednn3_") + algo, [raw] { return raw->run(false); }});
+    anchors.push_back({std::string("onednn3_") + algo, nullptr, [raw] { return raw->run(false); }});
     dnnl3.push_back(std::move(p));
   }
   std::unique_ptr<taihu::bench::Im2colBlasConv> caffe;
@@ -212,7 +157,7 @@ void run_conv(benchmark::State& state, const ConvDesc& d, ConvDirection dir, int
   if (openblas().loaded()) {
     caffe = std::make_unique<taihu::bench::Im2colBlasConv>(d, openblas());
     auto* c = caffe.get();
-    anchors.push_back({"im2col_openblas", timed([&, c] {
+    anchors.push_back({"im2col_openblas", [&, c] {
                          auto& n = nchw_data;
                          if (dir == ConvDirection::forward)
                            c->forward(n.x.data(), n.w.data(), n.b.data(), n.y.data());
@@ -220,12 +165,18 @@ void run_conv(benchmark::State& state, const ConvDesc& d, ConvDirection dir, int
                            c->backward_data(n.dy.data(), n.w.data(), n.dx.data());
                          else
                            c->backward_weights(n.x.data(), n.dy.data(), n.dw.data(), n.db.data());
-                       })});
+                       }});
   }
   taihu::bench::Work work;
   work.flops = d.forward_flops();
   work.bytes = 4.0 * static_cast<double>(data.x.size() + data.w.size() + data.y.size());
-  compare_timed(state, work, threads, taihu_call, anchors, "onednn3");
+  taihu::bench::compare(state, work, taihu::bench::Ceiling::peak_sp, threads, taihu_call, anchors);
+  // vs_onednn3: the faster of its implementations (the smaller ratio).
+  double vs_onednn3 = 0;
+  for (const char* algo : {"vs_onednn3_auto", "vs_onednn3_direct"})
+    if (state.counters.count(algo) != 0 && (vs_onednn3 == 0 || state.counters[algo] < vs_onednn3))
+      vs_onednn3 = state.counters[algo];
+  if (vs_onednn3 > 0) state.counters["vs_onednn3"] = vs_onednn3;
   state.SetLabel(std::string("taihu=") + taihu::dnn::to_string(conv.algorithm(dir)) + "/" +
                  taihu::dnn::to_string(layout) + (conv.layout_native(dir) ? "" : "(reordered)") +
                  (dnnl_impls.empty() ? "" : " onednn:" + dnnl_impls + "/" + dnnl_layout) +

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "taihu/arch/environment.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/log.hpp"
 
@@ -78,21 +79,40 @@ IsaChoice select_isa(const CpuFeatures& cpu, const std::optional<std::string>& r
   return {want, "forced by TAIHU_ISA=" + *requested + " (best supported: " + isa_name(best) + ")"};
 }
 
+namespace {
+
+// The strict check: the problem with TAIHU_ISA for this CPU, or "".
+std::string isa_environment_problem() {
+  const char* env = std::getenv("TAIHU_ISA");
+  try {
+    select_isa(cpu_features(), env ? std::optional<std::string>(env) : std::nullopt);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+[[maybe_unused]] const bool g_check_registered =
+    register_environment_check(&isa_environment_problem);
+
+}  // namespace
+
 Isa active_isa() {
-  static std::once_flag once;
-  static IsaChoice choice;
-  static std::string error;
-  std::call_once(once, [] {
+  static const Isa isa = [] {
     const char* env = std::getenv("TAIHU_ISA");
+    IsaChoice choice;
     try {
       choice = select_isa(cpu_features(), env ? std::optional<std::string>(env) : std::nullopt);
-      log_verbose("isa: %s, %s", isa_name(choice.isa), choice.reason.c_str());
     } catch (const Error& e) {
-      error = e.what();
+      // An unknown name or a level this CPU cannot run: the best level it can.
+      choice = select_isa(cpu_features(), std::nullopt);
+      warn_environment(e.what(), std::string(isa_name(choice.isa)) +
+                                     " (the best level this CPU supports)");
     }
-  });
-  if (!error.empty()) throw Error(error);
-  return choice.isa;
+    log_verbose("isa: %s, %s", isa_name(choice.isa), choice.reason.c_str());
+    return choice.isa;
+  }();
+  return isa;
 }
 
 }  // namespace taihu::arch

@@ -6,6 +6,7 @@
 
 #include "taihu/arch/build_config.hpp"
 #include "taihu/arch/cpu_features.hpp"
+#include "taihu/arch/environment.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/gpu.hpp"
 #include "taihu/arch/isa.hpp"
@@ -145,6 +146,7 @@ int main(int argc, char** argv) {
     else return usage(argv[i]);
   }
   try {
+    check_environment();  // the library would warn and go on; a tool rejects (status 2)
     const CpuFeatures& f = cpu_features();
     const Isa isa = active_isa();
     const Topology& t = topology();

@@ -5,9 +5,10 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
 #include <tuple>
 
-#include "taihu/arch/error.hpp"
+#include "taihu/arch/environment.hpp"
 #include "taihu/arch/log.hpp"
 
 namespace taihu::gemm {
@@ -29,19 +30,51 @@ CacheGeometry geometry(const arch::Topology& topo, int level, std::size_t fallba
 
 // TAIHU_GEMM_BLOCKS="mc,kc,nc" overrides the model (0 keeps the model's value), for
 // experiments on machines the model reads wrongly; mc and nc are rounded to the tile.
-void apply_override(BlockSizes& b, int mr, int nr) {
-  const char* env = std::getenv("TAIHU_GEMM_BLOCKS");
-  if (env == nullptr || *env == '\0') return;
+struct BlocksOverride {
+  bool valid = true;  // false: the value is malformed
   long v[3] = {0, 0, 0};
+};
+
+BlocksOverride parse_blocks(const char* env) {
+  BlocksOverride o;
+  if (env == nullptr || *env == '\0') return o;
   const char* p = env;
   for (int i = 0; i < 3; ++i) {
     char* end = nullptr;
-    v[i] = std::strtol(p, &end, 10);
-    if (end == p || v[i] < 0 || (i < 2 && *end != ',') || (i == 2 && *end != '\0'))
-      throw Error(std::string("TAIHU_GEMM_BLOCKS='") + env +
-                  "': expected three non-negative integers mc,kc,nc (0 keeps the model's value)");
+    o.v[i] = std::strtol(p, &end, 10);
+    if (end == p || o.v[i] < 0 || (i < 2 && *end != ',') || (i == 2 && *end != '\0')) {
+      o.valid = false;
+      return o;
+    }
     p = end + 1;
   }
+  return o;
+}
+
+std::string blocks_problem() {
+  const char* env = std::getenv("TAIHU_GEMM_BLOCKS");
+  if (parse_blocks(env).valid) return {};
+  return std::string("TAIHU_GEMM_BLOCKS='") + env +
+         "': expected three non-negative integers mc,kc,nc (0 keeps the model's value)";
+}
+
+[[maybe_unused]] const bool g_check_registered = arch::register_environment_check(&blocks_problem);
+
+// Read once: a malformed value is reported once and the model's sizes are used.
+const BlocksOverride& blocks_override() {
+  static const BlocksOverride o = [] {
+    BlocksOverride r = parse_blocks(std::getenv("TAIHU_GEMM_BLOCKS"));
+    if (!r.valid) {
+      arch::warn_environment(blocks_problem(), "the block-size model's values");
+      r = BlocksOverride{};
+    }
+    return r;
+  }();
+  return o;
+}
+
+void apply_override(BlockSizes& b, int mr, int nr) {
+  const long* v = blocks_override().v;
   if (v[0] > 0) b.mc = round_down(v[0], mr);
   if (v[1] > 0) b.kc = v[1];
   if (v[2] > 0) b.nc = round_down(v[2], nr);

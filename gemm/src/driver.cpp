@@ -17,6 +17,7 @@
 #include <string>
 
 #include "block_sizes.hpp"
+#include "taihu/arch/environment.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/arch/topology.hpp"
@@ -223,16 +224,35 @@ bool unpacked_enabled() {
 
 enum class Split { model, rows, columns, depth };
 
-// TAIHU_GEMM_THREADING=rows|columns|depth, read once (empty: the model decides).
+// TAIHU_GEMM_THREADING=rows|columns|depth (empty: the model decides).
+bool parse_split(const char* env, Split& out) {
+  out = Split::model;
+  if (env == nullptr || *env == '\0') return true;
+  const std::string v(env);
+  if (v == "rows") out = Split::rows;
+  else if (v == "columns") out = Split::columns;
+  else if (v == "depth") out = Split::depth;
+  else return false;
+  return true;
+}
+
+std::string split_problem() {
+  const char* env = std::getenv("TAIHU_GEMM_THREADING");
+  Split s;
+  if (parse_split(env, s)) return {};
+  return std::string("TAIHU_GEMM_THREADING='") + env + "': use rows, columns or depth";
+}
+
+[[maybe_unused]] const bool g_split_check_registered =
+    arch::register_environment_check(&split_problem);
+
+// Read once: a bad value is reported once and the model decides.
 Split forced_split() {
   static const Split forced = [] {
-    const char* env = std::getenv("TAIHU_GEMM_THREADING");
-    if (env == nullptr || *env == '\0') return Split::model;
-    const std::string v(env);
-    if (v == "rows") return Split::rows;
-    if (v == "columns") return Split::columns;
-    if (v == "depth") return Split::depth;
-    throw Error("TAIHU_GEMM_THREADING='" + v + "': use rows, columns or depth");
+    Split s;
+    if (!parse_split(std::getenv("TAIHU_GEMM_THREADING"), s))
+      arch::warn_environment(split_problem(), "the threading model's choice");
+    return s;
   }();
   return forced;
 }
@@ -469,6 +489,9 @@ BlockSizes effective_block_sizes(const Problem<T>& pr, const kernels::MicroKerne
 }  // namespace
 
 int threads_for_gemm(index_t m, index_t n, index_t k) {
+  // Read at the first call whatever path it takes, so a bad value is reported at once.
+  static const Split forced = forced_split();
+  (void)forced;
   const int available = arch::threads_for_call();
   // Below ~64^3 multiply-adds a parallel region costs more than it saves.
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);

@@ -3,6 +3,10 @@
 #include <omp.h>
 #include <sched.h>
 
+#include <cstdlib>
+#include <thread>
+
+#include "taihu/arch/environment.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/arch/topology.hpp"
@@ -46,6 +50,51 @@ TEST(Threads, PinRestoresTheMask) {
   cpu_set_t after;
   ASSERT_EQ(sched_getaffinity(0, sizeof after, &after), 0);
   EXPECT_TRUE(CPU_EQUAL(&before, &after));
+}
+
+TEST(Threads, LocalOverrideIsPerThread) {
+  taihu::arch::set_num_threads(3);
+  EXPECT_EQ(taihu::arch::set_num_threads_local(2), 0);
+  EXPECT_EQ(taihu::arch::num_threads(), 2);
+  int other = 0;
+  std::thread([&] { other = taihu::arch::num_threads(); }).join();
+  EXPECT_EQ(other, 3);
+  EXPECT_EQ(taihu::arch::set_num_threads_local(0), 2);
+  EXPECT_EQ(taihu::arch::num_threads(), 3);
+  EXPECT_THROW(taihu::arch::set_num_threads_local(-1), taihu::Error);
+  taihu::arch::set_num_threads(0);
+}
+
+// threadpoolctl's threadpool_limits(1) and OMP_NUM_THREADS reach taihu's default.
+TEST(Threads, DefaultIsCappedByTheOpenMpThreadCount) {
+  if (std::getenv("TAIHU_NUM_THREADS") != nullptr) GTEST_SKIP() << "TAIHU_NUM_THREADS is set";
+  const int icv = omp_get_max_threads();
+  omp_set_num_threads(1);
+  EXPECT_EQ(taihu::arch::num_threads(), 1);
+  taihu::arch::set_num_threads(2);  // an explicit count is not capped
+  EXPECT_EQ(taihu::arch::num_threads(), 2);
+  taihu::arch::set_num_threads(0);
+  omp_set_num_threads(icv);
+  EXPECT_GE(taihu::arch::num_threads(), 1);
+}
+
+// Tools validate strictly (exit status 2 on a bad value); the library only warns.
+TEST(Environment, StrictCheckNamesTheBadValue) {
+  const char* saved = std::getenv("TAIHU_NUM_THREADS");
+  const std::string keep = saved ? saved : "";
+  setenv("TAIHU_NUM_THREADS", "-3", 1);
+  try {
+    taihu::arch::check_environment();
+    ADD_FAILURE() << "no error";
+  } catch (const taihu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("TAIHU_NUM_THREADS='-3' must be a positive integer"),
+              std::string::npos)
+        << e.what();
+  }
+  setenv("TAIHU_NUM_THREADS", "2", 1);
+  EXPECT_NO_THROW(taihu::arch::check_environment());
+  if (saved) setenv("TAIHU_NUM_THREADS", keep.c_str(), 1);
+  else unsetenv("TAIHU_NUM_THREADS");
 }
 
 }  // namespace

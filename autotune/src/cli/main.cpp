@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "taihu/arch/environment.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/isa.hpp"
 #include "taihu/arch/threads.hpp"
@@ -310,6 +311,9 @@ int cmd_emit(const Args& a) {
 int main(int argc, char** argv) {
   try {
     Args a = parse_args(argc, argv);
+    // The library would warn about a bad TAIHU_* value and go on; a tool rejects it.
+    if (a.command != "--help" && a.command != "-h" && a.command != "help")
+      taihu::arch::check_environment();
     if (a.command == "run") return cmd_run(a);
     if (a.command == "show") {
       if (a.positional.empty()) throw Error(std::string("show: missing SPEC or LOG\n") + kUsage);

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/mpi_session.hpp"
+#include "taihu/arch/environment.hpp"
 
 namespace {
 
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
     if (mpi.size() > 1) who = " (rank " + std::to_string(mpi.rank()) + ")";
     int rc = 1;
     try {
+      taihu::arch::check_environment();  // the library would warn and go on; a tool rejects
       rc = run_command(cmd, argc, argv);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "taihu-caffe %s%s: error: %s\n", cmd.c_str(), who.c_str(), e.what());

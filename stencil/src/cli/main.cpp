@@ -18,6 +18,7 @@
 #if TAIHU_HAVE_MPI
 #include <mpi.h>
 #endif
+#include "taihu/arch/environment.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/stencil/config.hpp"
 #include "taihu/stencil/run_plan.hpp"
@@ -94,6 +95,7 @@ int run_cli(int argc, char** argv) {
       usage(stderr);
       return 1;
     }
+    taihu::arch::check_environment();  // the library would warn and go on; a tool rejects
     int i = 2;
     taihu::stencil::Config config = taihu::stencil::Config::parse_text("", "<command line>");
     if (i < argc && argv[i][0] != '-') config = taihu::stencil::Config::parse_file(argv[i++]);

@@ -1,8 +1,10 @@
 // The instruction-set levels taihu's kernels are written for, and the one rule that
 // picks which level runs: the best the CPU and OS support, unless TAIHU_ISA caps it.
 //   TAIHU_ISA=generic  portable C++ kernels only
-//   TAIHU_ISA=avx2     AVX2 + FMA kernels (error if the CPU lacks them)
-//   TAIHU_ISA=avx512   AVX-512 F/BW/VL/DQ kernels (error if the CPU lacks them)
+//   TAIHU_ISA=avx2     AVX2 + FMA kernels
+//   TAIHU_ISA=avx512   AVX-512 F/BW/VL/DQ kernels
+// An unknown name, or a level the CPU cannot run, is reported once on stderr and the
+// best supported level runs (environment.hpp); the tools reject it at start-up.
 #pragma once
 #include <optional>
 #include <string>
@@ -35,7 +37,8 @@ struct IsaChoice {
 IsaChoice select_isa(const CpuFeatures& cpu, const std::optional<std::string>& requested);
 
 // The level in force for this process: select_isa(cpu_features(), $TAIHU_ISA),
-// decided once. Throws taihu::Error (every call) if TAIHU_ISA is invalid.
+// decided once. Never throws: where select_isa would, the problem is reported once on
+// stderr and the best level the CPU supports is used.
 Isa active_isa();
 
 }  // namespace taihu::arch

@@ -1,15 +1,57 @@
-// libtaihu_blas's xerbla: the one-line reports of blas_report.hpp.
+// libtaihu_blas's error reporting (blas_report.hpp): the calls into xerbla_ and
+// cblas_xerbla, which resolve through the dynamic linker, so an application's own
+// handler runs in place of taihu's defaults (xerbla.cpp).
 #include "blas_report.hpp"
 
+#include <dlfcn.h>
+
 #include <cstdio>
+#include <cstring>
+
+#include "taihu_cblas.h"
+#include "xerbla_state.hpp"
 
 namespace taihu::blas {
 
-void report_illegal(const char* routine, const Illegal& illegal) {
-  std::fprintf(stderr,
-               "taihu_blas: ** On entry to %s parameter number %d (%s) had an illegal value: "
-               "%s\n",
-               routine, illegal.number, illegal.name, illegal.detail);
+thread_local bool t_row_major_gemm_report = false;
+
+namespace {
+
+// netlib CBLAS's global "the current call is row major", read by its cblas_xerbla
+// (and by handlers written after it, such as its test programs'); null where no
+// loaded CBLAS defines it.
+int* row_major_strg() {
+  static int* const p = static_cast<int*>(dlsym(RTLD_DEFAULT, "RowMajorStrg"));
+  return p;
+}
+
+int netlib_cblas_info(const char* routine, bool row_major, int position) {
+  if (!row_major || std::strstr(routine, "gemm") == nullptr) return position;
+  switch (position) {
+    case 4: return 5;
+    case 5: return 4;
+    case 9: return 11;
+    case 11: return 9;
+    default: return position;
+  }
+}
+
+}  // namespace
+
+void report_fortran(const char* srname, const Illegal& illegal) {
+  const int info = illegal.number;
+  xerbla_(srname, &info, std::strlen(srname));
+}
+
+void report_cblas(const char* routine, bool row_major, const Illegal& illegal) {
+  const int info = netlib_cblas_info(routine, row_major, illegal.number);
+  int* const strg = row_major_strg();
+  const int saved = strg != nullptr ? *strg : 0;
+  if (strg != nullptr) *strg = row_major ? 1 : 0;
+  t_row_major_gemm_report = row_major;
+  cblas_xerbla(info, routine, "%s\n", illegal.detail);
+  t_row_major_gemm_report = false;
+  if (strg != nullptr) *strg = saved;
 }
 
 void report_failure(const char* routine, const char* what) {

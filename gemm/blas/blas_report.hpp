@@ -1,9 +1,11 @@
-// The xerbla of libtaihu_blas: how the BLAS ABI reports a bad argument or a failure.
-// One line on stderr, never abort(), never an exception through the C ABI:
-//   taihu_blas: ** On entry to SGEMM parameter number 8 (LDA) had an illegal value:
-//   LDA = 3, must be >= max(1, M) = 5 (TRANSA = 'N')
-// (one line; wrapped here). The reference BLAS wording is kept so that scripts
-// grepping for "On entry to SGEMM parameter number 8" still match.
+// How libtaihu_blas reports a bad argument: as reference BLAS and CBLAS do, through
+// the error handlers an application may replace (xerbla.cpp has taihu's defaults).
+//   sgemm_/dgemm_:            xerbla_("SGEMM ", &info, 6), reference BLAS's numbering
+//   cblas_sgemm/cblas_dgemm:  cblas_xerbla(info, "cblas_sgemm", "%s\n", detail),
+//                             netlib CBLAS's numbering (see report_cblas)
+// Under TAIHU_VERBOSE taihu also logs what was wrong ("taihu: blas: SGEMM: LDA = 3,
+// must be >= max(1, M) = 5 (TRANSA = 'N')"). C is left alone; nothing aborts and no
+// exception crosses the C ABI (an exception from the library is reported on stderr).
 #pragma once
 #include <exception>
 
@@ -13,13 +15,21 @@ namespace taihu::blas {
 
 // An argument check's verdict: number == 0 means every argument is legal.
 struct Illegal {
-  int number = 0;            // parameter number in the caller's numbering (CBLAS or Fortran)
+  int number = 0;            // parameter position in the caller's interface (CBLAS or Fortran)
   const char* name = "";     // parameter name as that interface spells it
   char detail[192] = {};     // its value and the rule it breaks
 };
 
-// Prints the illegal-value line for `routine` (e.g. "SGEMM", "cblas_sgemm").
-void report_illegal(const char* routine, const Illegal& illegal);
+// Calls xerbla_(srname, &illegal.number, strlen(srname)); srname is reference BLAS's
+// 6-character name ("SGEMM ").
+void report_fortran(const char* srname, const Illegal& illegal);
+
+// Calls cblas_xerbla with the info netlib's CBLAS passes for `routine`: the parameter
+// position, except for row-major GEMM, where netlib's cblas_?gemm hands the swapped
+// problem (N, M, B, A) to the Fortran routine and so reports M as 5, N as 4, lda as 11
+// and ldb as 9 (its cblas_xerbla swaps them back while RowMajorStrg is set, which
+// taihu sets too where a CBLAS defines it).
+void report_cblas(const char* routine, bool row_major, const Illegal& illegal);
 
 // Prints "taihu_blas: <routine> failed: <what>" (an exception from the library).
 void report_failure(const char* routine, const char* what);
@@ -36,13 +46,16 @@ void run_guarded(const char* routine, Fn&& fn) noexcept {
   }
 }
 
-// The common tail of every exported routine: an illegal argument is reported and C
-// is left alone; otherwise call() runs guarded, logging once per routine under
-// TAIHU_VERBOSE that libtaihu_blas served it.
-template <typename Call>
-void serve(const char* routine, const Illegal& illegal, Call&& call) noexcept {
+// The common tail of every exported routine: an illegal argument is reported through
+// report() and C is left alone; otherwise call() runs guarded, logging once per
+// routine under TAIHU_VERBOSE that libtaihu_blas served it.
+template <typename Report, typename Call>
+void serve(const char* routine, const Illegal& illegal, Report&& report, Call&& call) noexcept {
   if (illegal.number != 0) {
-    report_illegal(routine, illegal);
+    run_guarded(routine, [&] {
+      arch::log_verbose("blas: %s: %s", routine, illegal.detail);
+      report();
+    });
     return;
   }
   run_guarded(routine, [&] {

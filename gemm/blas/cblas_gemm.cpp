@@ -1,8 +1,10 @@
 // cblas_sgemm / cblas_dgemm: the CBLAS GEMM entry points of libtaihu_blas.so.
-// Arguments are checked here, numbered as reference CBLAS reports them (1 Layout,
-// 2 TransA, 3 TransB, 4 M, 5 N, 6 K, 9 lda, 11 ldb, 14 ldc), so a bad call prints one
-// xerbla line and returns with C untouched; good calls go to taihu::gemm, which
-// handles row and column major itself. CblasConjTrans means CblasTrans (real data).
+// Arguments are checked here in netlib CBLAS's order (1 Layout, 2 TransA, 3 TransB,
+// then, column major, 4 M, 5 N, 6 K, 9 lda, 11 ldb, 14 ldc; row major, where netlib
+// hands the swapped problem to Fortran GEMM, N before M and ldb before lda); a bad call
+// goes to cblas_xerbla (blas_report.hpp) and returns with C untouched. Good calls go
+// to taihu::gemm, which handles row and column major itself. CblasConjTrans means
+// CblasTrans (real data).
 #include "taihu/gemm/gemm.hpp"
 
 #include "blas_report.hpp"
@@ -28,10 +30,7 @@ Illegal check(int order, int trans_a, int trans_b, int m, int n, int k, int lda,
          order);
     return out;
   }
-  if (bad_trans(out, 2, "TransA", trans_a) || bad_trans(out, 3, "TransB", trans_b) ||
-      bad_size(out, 4, "M", m) || bad_size(out, 5, "N", n) || bad_size(out, 6, "K", k)) {
-    return out;
-  }
+  if (bad_trans(out, 2, "TransA", trans_a) || bad_trans(out, 3, "TransB", trans_b)) return out;
   const bool row = order == CblasRowMajor;
   const bool ta = trans_a != CblasNoTrans;
   const bool tb = trans_b != CblasNoTrans;
@@ -42,8 +41,15 @@ Illegal check(int order, int trans_a, int trans_b, int m, int n, int k, int lda,
                           : (tb ? "column major, B transposed" : "column major, B not transposed");
   const bool a_rows_m = row == ta;  // A's leading extent is M, else K
   const bool b_rows_k = row == tb;  // B's leading extent is K, else N
-  if (bad_leading_dim(out, 9, "lda", lda, a_rows_m ? "M" : "K", a_rows_m ? m : k, a_why) ||
-      bad_leading_dim(out, 11, "ldb", ldb, b_rows_k ? "K" : "N", b_rows_k ? k : n, b_why)) {
+  if (row) {
+    if (bad_size(out, 5, "N", n) || bad_size(out, 4, "M", m) || bad_size(out, 6, "K", k) ||
+        bad_leading_dim(out, 11, "ldb", ldb, b_rows_k ? "K" : "N", b_rows_k ? k : n, b_why) ||
+        bad_leading_dim(out, 9, "lda", lda, a_rows_m ? "M" : "K", a_rows_m ? m : k, a_why)) {
+      return out;
+    }
+  } else if (bad_size(out, 4, "M", m) || bad_size(out, 5, "N", n) || bad_size(out, 6, "K", k) ||
+             bad_leading_dim(out, 9, "lda", lda, a_rows_m ? "M" : "K", a_rows_m ? m : k, a_why) ||
+             bad_leading_dim(out, 11, "ldb", ldb, b_rows_k ? "K" : "N", b_rows_k ? k : n, b_why)) {
     return out;
   }
   bad_leading_dim(out, 14, "ldc", ldc, row ? "N" : "M", row ? n : m,
@@ -56,12 +62,15 @@ void cblas_gemm(const char* routine, GemmFn<T> gemm_fn, CBLAS_ORDER order,
                 CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m, int n, int k, T alpha,
                 const T* a, int lda, const T* b, int ldb, T beta, T* c, int ldc) {
   const Illegal illegal = check(order, trans_a, trans_b, m, n, k, lda, ldb, ldc);
-  serve(routine, illegal, [&] {
-    gemm_fn(order == CblasRowMajor ? Layout::row_major : Layout::col_major,
-            trans_a == CblasNoTrans ? Trans::no : Trans::yes,
-            trans_b == CblasNoTrans ? Trans::no : Trans::yes, m, n, k, alpha, a, lda, b, ldb,
-            beta, c, ldc);
-  });
+  const bool row = order == CblasRowMajor;
+  serve(
+      routine, illegal, [&] { report_cblas(routine, row, illegal); },
+      [&] {
+        gemm_fn(row ? Layout::row_major : Layout::col_major,
+                trans_a == CblasNoTrans ? Trans::no : Trans::yes,
+                trans_b == CblasNoTrans ? Trans::no : Trans::yes, m, n, k, alpha, a, lda, b,
+                ldb, beta, c, ldc);
+      });
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 // calls them (column major, every argument by pointer, then one hidden size_t length
 // per CHARACTER argument, which is never read: C callers that omit it are fine).
 // Arguments are checked here in reference BLAS's order and numbering (1 TRANSA,
-// 2 TRANSB, 3 M, 4 N, 5 K, 8 LDA, 10 LDB, 13 LDC); a bad call prints one xerbla line
-// and returns with C untouched. TRANSA/TRANSB accept N, T or C in either case.
+// 2 TRANSB, 3 M, 4 N, 5 K, 8 LDA, 10 LDB, 13 LDC); a bad call goes to xerbla_
+// (blas_report.hpp) and returns with C untouched. TRANSA/TRANSB accept N, T or C in either case.
 #include <cctype>
 #include <cstdio>
 
@@ -51,16 +51,18 @@ Illegal check(char transa, char transb, int m, int n, int k, int lda, int ldb, i
 }
 
 template <typename T>
-void fortran_gemm(const char* routine, GemmFn<T> gemm_fn, const char* transa,
+void fortran_gemm(const char* routine, const char* srname, GemmFn<T> gemm_fn, const char* transa,
                   const char* transb, const int* m, const int* n, const int* k, const T* alpha,
                   const T* a, const int* lda, const T* b, const int* ldb, const T* beta, T* c,
                   const int* ldc) {
   const Illegal illegal = check(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
-  serve(routine, illegal, [&] {
-    gemm_fn(Layout::col_major, is_trans(*transa) ? Trans::yes : Trans::no,
-            is_trans(*transb) ? Trans::yes : Trans::no, *m, *n, *k, *alpha, a, *lda, b, *ldb,
-            *beta, c, *ldc);
-  });
+  serve(
+      routine, illegal, [&] { report_fortran(srname, illegal); },
+      [&] {
+        gemm_fn(Layout::col_major, is_trans(*transa) ? Trans::yes : Trans::no,
+                is_trans(*transb) ? Trans::yes : Trans::no, *m, *n, *k, *alpha, a, *lda, b,
+                *ldb, *beta, c, *ldc);
+      });
 }
 
 }  // namespace
@@ -72,7 +74,7 @@ void sgemm_(const char* transa, const char* transb, const int* m, const int* n, 
             const float* alpha, const float* a, const int* lda, const float* b, const int* ldb,
             const float* beta, float* c, const int* ldc, size_t /*transa_len*/,
             size_t /*transb_len*/) {
-  taihu::blas::fortran_gemm<float>("SGEMM", &taihu::gemm::sgemm, transa, transb, m, n, k,
+  taihu::blas::fortran_gemm<float>("SGEMM", "SGEMM ", &taihu::gemm::sgemm, transa, transb, m, n, k,
                                    alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
@@ -80,7 +82,7 @@ void dgemm_(const char* transa, const char* transb, const int* m, const int* n, 
             const double* alpha, const double* a, const int* lda, const double* b,
             const int* ldb, const double* beta, double* c, const int* ldc,
             size_t /*transa_len*/, size_t /*transb_len*/) {
-  taihu::blas::fortran_gemm<double>("DGEMM", &taihu::gemm::dgemm, transa, transb, m, n, k,
+  taihu::blas::fortran_gemm<double>("DGEMM", "DGEMM ", &taihu::gemm::dgemm, transa, transb, m, n, k,
                                     alpha, a, lda, b, ldb, beta, c, ldc);
 }
 

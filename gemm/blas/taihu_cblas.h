@@ -1,5 +1,5 @@
-/* taihu_cblas.h: the four standard BLAS entry points libtaihu_blas.so exports,
- * for C and C++ callers that link taihu::blas directly (examples, tests).
+/* taihu_cblas.h: what libtaihu_blas.so exports, for C and C++ callers that link
+ * taihu::blas directly (examples, tests).
  *
  *   cblas_sgemm, cblas_dgemm  the CBLAS interface (LP64: int sizes)
  *   sgemm_, dgemm_            the Fortran 77 interface as gfortran calls it: every
@@ -7,9 +7,19 @@
  *                             size_t length per CHARACTER argument (never read, so
  *                             C callers that omit them are served too)
  *
- * Bad arguments are reported like reference BLAS's xerbla, one line on stderr naming
- * the routine, the parameter number (CBLAS or Fortran numbering) and its value, and
- * the call returns without touching C; nothing aborts, nothing throws.
+ *   xerbla_, cblas_xerbla     the error handlers: a bad argument to sgemm_/dgemm_
+ *                             calls xerbla_("SGEMM ", &info, 6) with reference BLAS's
+ *                             parameter number, one to cblas_?gemm calls
+ *                             cblas_xerbla(info, "cblas_sgemm", form, ...) with netlib
+ *                             CBLAS's. Both resolve through the dynamic linker, so a
+ *                             program's own definition replaces taihu's; taihu's
+ *                             (weak) defaults print the reference wording on stderr
+ *                               " ** On entry to SGEMM  parameter number  8 had an illegal value"
+ *                               "Parameter 9 to routine cblas_sgemm was incorrect"
+ *                             and return. The call returns without touching C; nothing
+ *                             aborts, nothing throws.
+ *   thread control            taihu_set/get_num_threads and the names programs and
+ *                             threadpoolctl call on OpenBLAS, MKL and BLIS (below)
  *
  * The enums are the standard CBLAS ones (the same names and values as cblas.h), so
  * include this header instead of cblas.h, or after it (then cblas.h's are used). */
@@ -17,6 +27,7 @@
 #define TAIHU_CBLAS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #if defined(__GNUC__)
 #define TAIHU_BLAS_EXPORT __attribute__((visibility("default")))
@@ -63,6 +74,33 @@ TAIHU_BLAS_EXPORT void dgemm_(const char* transa, const char* transb, const int*
                               const double* a, const int* lda, const double* b,
                               const int* ldb, const double* beta, double* c, const int* ldc,
                               size_t transa_len, size_t transb_len);
+
+/* Error handlers: weak defaults, replaced by a program's own definitions. */
+TAIHU_BLAS_EXPORT void xerbla_(const char* srname, const int* info, size_t srname_len);
+TAIHU_BLAS_EXPORT void cblas_xerbla(int info, const char* rout, const char* form, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Thread control. Setters: n >= 1 sets taihu's thread count for the process, n < 1
+ * returns to the default (TAIHU_NUM_THREADS, else the physical cores capped by the
+ * OpenMP nthreads-var); the peers' names also call the same function of a library
+ * loaded after taihu (the system BLAS under LD_PRELOAD). Getters return the count a
+ * call from this thread uses. */
+TAIHU_BLAS_EXPORT void taihu_set_num_threads(int n);
+TAIHU_BLAS_EXPORT int taihu_get_num_threads(void);
+TAIHU_BLAS_EXPORT void openblas_set_num_threads(int n);
+TAIHU_BLAS_EXPORT int openblas_get_num_threads(void);
+TAIHU_BLAS_EXPORT void goto_set_num_threads(int n);
+TAIHU_BLAS_EXPORT void mkl_set_num_threads(int n);
+TAIHU_BLAS_EXPORT void MKL_Set_Num_Threads(int n);
+/* This thread only: n > 0 sets, 0 removes, n < 0 changes nothing; returns the
+ * previous thread-local count (0: none was set), as MKL's. */
+TAIHU_BLAS_EXPORT int mkl_set_num_threads_local(int n);
+TAIHU_BLAS_EXPORT int mkl_get_max_threads(void);
+/* BLIS's dim_t: a 64-bit integer. */
+TAIHU_BLAS_EXPORT void bli_thread_set_num_threads(int64_t n);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
-# Checks that LIBRARY (libtaihu_blas.so) exports exactly the four standard GEMM
-# symbols, so LD_PRELOAD interposes nothing else. Run with -DLIBRARY=... -DNM=... -P.
+# Checks that LIBRARY (libtaihu_blas.so) exports exactly the GEMM entry points, the
+# error handlers and the thread-control functions (gemm/blas/exports.map), so
+# LD_PRELOAD interposes nothing else. Run with -DLIBRARY=... -DNM=... -P.
 execute_process(COMMAND ${NM} -D --defined-only ${LIBRARY}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -15,7 +16,11 @@ foreach(line IN LISTS lines)
   endif()
 endforeach()
 list(SORT exported)
-set(expected cblas_dgemm cblas_sgemm dgemm_ sgemm_)
+set(expected cblas_dgemm cblas_sgemm dgemm_ sgemm_ xerbla_ cblas_xerbla
+  taihu_set_num_threads taihu_get_num_threads openblas_set_num_threads
+  openblas_get_num_threads goto_set_num_threads mkl_set_num_threads MKL_Set_Num_Threads
+  mkl_set_num_threads_local mkl_get_max_threads bli_thread_set_num_threads)
+list(SORT expected)
 if(NOT exported STREQUAL expected)
   message(FATAL_ERROR "${LIBRARY} exports [${exported}], expected exactly [${expected}]")
 endif()

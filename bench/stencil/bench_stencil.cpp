@@ -1,10 +1,29 @@
 // bench_stencil: one time step of taihu's optimized CPU kernel on 3D grids, per physics
-// and space order, against the STREAM triad roofline measured in this same run and two
-// in-run anchors: taihu's plain reference kernel and a "Devito-style" OpenMP loop (the
-// shape of Devito's generated C: collapse(2) over y, x, a simd z loop, no blocking); the
+// and space order, against the STREAM triad roofline measured in this same run, real
+// Devito, and in-run anchors: taihu's plain reference kernel and, for acoustic order 8,
+// a "Devito-style" OpenMP loop (collapse(2) over y, x, a simd z loop, no blocking: the
+// shape of Devito's generated C without its blocking or autotuning; kept as the
+// secondary column vs_devito_style, and the fallback when Devito is not installed); the
 // order-8 acoustic, density and VTI rows also run the optimized kernel without its
 // hand-written x86 line kernels (vs_template_kernel: the template line code,
 // TAIHU_STENCIL_HAND=0).
+//
+// Devito (the anchor of the order-8 acoustic, VTI and TTI rows, float and half, single
+// step and temporal): Devito 4.8 from scripts/anchors, run by anchors/devito_stencil.py
+// in a child process before taihu's timed loop for the row (never at the same time):
+// the same grid, order, float32, thread count and discrete equations with the same
+// precomputed coefficient fields, no absorbing boundary (taihu's rows run none either),
+// Devito's default 'advanced' optimisation, block shapes tuned by its 'aggressive'
+// autotuner (excluded from timing, as its JIT compile), median of 5 runs of 10 steps
+// by Devito's own section timers. One child per row, right before its loop (the host is
+// shared: a figure from minutes earlier would compare different hosts); the first
+// child for a (physics, shape, threads) autotunes, the later ones reuse its blocks
+// (its JIT is cached by Devito), so they take seconds. Counters: devito_gpts, vs_devito = Devito's time
+// per step (x2 on temporal rows) / taihu's; vs_anchor and anchor_gpts are Devito's
+// whenever it ran. Without the anchors venv the rows say so once and vs_anchor falls
+// back to the fastest in-run anchor, as before. TAIHU_BENCH_DEVITO=0 skips the child.
+// Devito does not update in place: it keeps three time levels, so it moves 20 B/pt
+// acoustic (u_prev, u, A read; u_next written with write-allocate) where taihu moves 16.
 //
 // Compulsory-traffic model (bytes per grid point per step, float32, in-place update so
 // the next level overwrites the previous one and there is no write-allocate):
@@ -40,13 +59,17 @@
 // in the same loop (vs_float_coefficients > 1: the halves are faster).
 //   bench_stencil --benchmark_filter=acoustic
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "anchor_registry.hpp"
 #include "bench_common.hpp"
 #include "taihu/arch/roofline.hpp"
 #include "taihu/arch/threads.hpp"
@@ -172,6 +195,55 @@ bool best_of_calls() {
   return v != nullptr && std::string(v) == "best";
 }
 
+// A number or string from the child's one-line JSON object ("key": value), 0 or ""
+// when absent (the script writes flat values, no escapes).
+double json_number(const std::string& text, const std::string& key) {
+  const auto at = text.find("\"" + key + "\":");
+  return at == std::string::npos ? 0.0 : std::strtod(text.c_str() + at + key.size() + 3, nullptr);
+}
+std::string json_string(const std::string& text, const std::string& key) {
+  const auto at = text.find("\"" + key + "\": \"");
+  if (at == std::string::npos) return "";
+  const auto from = at + key.size() + 5, to = text.find('"', from);
+  return to == std::string::npos ? "" : text.substr(from, to - from);
+}
+
+// Real Devito's time per step for this row's problem, or 0 when it is not installed,
+// not wanted (TAIHU_BENCH_DEVITO=0) or failed. Runs anchors/devito_stencil.py in a
+// child; the block sizes its autotuner chose are kept per (physics, shape, threads).
+double devito_seconds_per_step(const Case& c, int threads) {
+  const bool has_devito = c.order == 8 && (c.physics == Physics::acoustic || c.physics == Physics::vti ||
+                                           c.physics == Physics::tti);
+  const char* off = std::getenv("TAIHU_BENCH_DEVITO");
+  if (!has_devito || (off != nullptr && std::string(off) == "0")) return 0;
+  if (taihu::bench::anchor_setting("TAIHU_ANCHOR_DEVITO").empty() || taihu::bench::anchor_python().empty()) {
+    taihu::bench::missing_anchor("Devito", "the in-run Devito-style loop");
+    return 0;
+  }
+  const char* physics = c.physics == Physics::acoustic ? "acoustic" : c.physics == Physics::vti ? "vti" : "tti";
+  static std::map<std::tuple<std::string, long, long, long, int>, std::string> tuned;
+  const auto key = std::make_tuple(std::string(physics), c.nz, c.nx, c.ny, threads);
+  // TTI is ~10x slower per point: fewer steps keep its child to seconds, not minutes.
+  const bool slow = c.physics == Physics::tti;
+  std::vector<std::string> args{"--physics", physics, "--shape", std::to_string(c.nz), std::to_string(c.nx),
+                                std::to_string(c.ny), "--order", std::to_string(c.order), "--threads",
+                                std::to_string(threads), "--steps", slow ? "4" : "10", "--reps", slow ? "3" : "5"};
+  if (const auto it = tuned.find(key); it != tuned.end() && !it->second.empty())
+    args.insert(args.end(), {"--tuned", it->second});
+  const auto child =
+      taihu::bench::run_anchor_python(taihu::bench::bench_source_dir() + "/stencil/anchors/devito_stencil.py", args);
+  // The same statistic as taihu's side: median of the child's runs, or its best run.
+  const char* field = best_of_calls() ? "best_seconds_per_step" : "seconds_per_step";
+  const double seconds = child.exit_status == 0 ? json_number(child.out, field) : 0.0;
+  if (seconds > 0)
+    std::fprintf(stderr, "devito anchor: %s", child.out.c_str());
+  else
+    std::fprintf(stderr, "devito anchor: %s %ldx%ldx%ld failed (exit %d), falling back to the in-run anchors\n",
+                 physics, c.nz, c.nx, c.ny, child.exit_status);
+  if (seconds > 0) tuned[key] = json_string(child.out, "tuned_arg");
+  return seconds;
+}
+
 // The interleaved loop: per iteration one STREAM triad pass, one pass over the kernel's
 // streams, each anchor, then taihu's kernel, so all of them see the same host. Counters
 // (besides bench_common's gpts, vs_*): pct_peak = the kernel's compulsory GB/s as % of
@@ -179,9 +251,11 @@ bool best_of_calls() {
 // (median/median, or best/best under TAIHU_BENCH_STAT=best), plus both explicitly
 // (pct_peak_median, pct_peak_best); pct_streams = % of the kernel's own streams with no
 // stencil work (the attainable bandwidth for exactly this traffic: near 100 = the kernel
-// is bandwidth-bound); stream_gbps_* the triad itself.
+// is bandwidth-bound); stream_gbps_* the triad itself. devito_seconds > 0: Devito's
+// time for the same call (measured in its child before this loop) is the anchor.
 void interleaved(benchmark::State& state, double points, double bytes, int reads, int updates, long field_points,
-                 const std::function<void()>& taihu, const std::vector<taihu::bench::Anchor>& anchors) {
+                 const std::function<void()>& taihu, const std::vector<taihu::bench::Anchor>& anchors,
+                 double devito_seconds) {
   const int threads = taihu::arch::num_threads();
   StreamProbe probe(threads, field_points, reads, updates);
   taihu();  // warm-up: page faults, dispatch
@@ -208,6 +282,11 @@ void interleaved(benchmark::State& state, double points, double bytes, int reads
     state.counters["vs_" + anchors[i].name] = stat(anchor[i]) / stat(kernel);
     if (best_anchor == 0 || stat(anchor[i]) < best_anchor) best_anchor = stat(anchor[i]);
   }
+  if (devito_seconds > 0) {
+    best_anchor = devito_seconds;
+    state.counters["devito_gpts"] = points / devito_seconds / 1e9;
+    state.counters["vs_devito"] = devito_seconds / stat(kernel);
+  }
   const taihu::bench::Work work{0, bytes, points};
   taihu::bench::report(state, work, taihu::bench::Ceiling::stream, threads, stat(kernel),
                        best_anchor > 0 ? best_anchor : stat(kernel));
@@ -225,6 +304,9 @@ void interleaved(benchmark::State& state, double points, double bytes, int reads
 }
 
 void run_case(benchmark::State& state, Case c) {
+  // Devito first, before taihu's fields exist, so the two never share the machine.
+  const double devito_step = devito_seconds_per_step(c, taihu::arch::num_threads());
+  const double devito_call = devito_step * (c.temporal ? 2 : 1);
   const Model model = make_model(c);
   Options opt;
   opt.space_order = c.order;
@@ -271,7 +353,7 @@ void run_case(benchmark::State& state, Case c) {
                   else
                     fast.step(nullptr, 0.f);
                 },
-                anchors);
+                anchors, devito_call);
     const double own = half_bytes_per_point(c.physics);
     state.counters["own_bpt"] = own;
     state.counters["pct_own_roofline"] = state.counters["pct_peak"] * bytes_per_point(c.physics) / own;
@@ -296,7 +378,7 @@ void run_case(benchmark::State& state, Case c) {
       anchors.push_back({"single_lines", [&lines] { with_switch_off("TAIHU_STENCIL_PAIR", [&] { lines->step_pair_blocked(); }); }});
     }
     interleaved(state, 2 * points, 2 * points * bytes_per_point(c.physics), reads, updates, field_points,
-                [&] { fast.step_pair_blocked(); }, anchors);
+                [&] { fast.step_pair_blocked(); }, anchors, devito_call);
     state.counters["pct_pair_roofline"] = state.counters["pct_peak"] * (20.0 / 2) / bytes_per_point(c.physics);
     state.SetLabel("cpu temporal blocking x2, vs the single-step roofline 16 B/pt (own: 10 B/pt/step)");
     return;
@@ -339,7 +421,7 @@ void run_case(benchmark::State& state, Case c) {
     anchors.push_back({"single_lines", [&lines] { with_switch_off("TAIHU_STENCIL_PAIR", [&] { lines->step(nullptr, 0.f); }); }});
   }
   interleaved(state, points, points * bytes_per_point(c.physics), reads, updates, field_points,
-              [&] { fast.step(nullptr, 0.f); }, anchors);
+              [&] { fast.step(nullptr, 0.f); }, anchors, devito_call);
   state.SetLabel(std::string(fast.kernel_in_use()) + ", " + std::to_string(int(bytes_per_point(c.physics))) +
                  " B/pt");
 }

@@ -4,7 +4,10 @@
 #include "taihu/stencil/propagator.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "boundary/absorbing.hpp"
 #include "kernels/cuda/cuda_step.hpp"
@@ -13,6 +16,7 @@
 #include "kernels/kernel_api.hpp"
 #include "kernels/parallel_size.hpp"
 #include "model/huge_page_storage.hpp"
+#include "physics/divergence.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/log.hpp"
@@ -415,6 +419,30 @@ float Propagator::sample(const PointStencil& st) const {
   return sum;
 }
 
+float Propagator::max_abs() const {
+  const State& s = *s_;
+  const Layout& L = s.box.layout;
+  // |x| as bits: for non-negative floats the integer order is the float order, and
+  // every inf or NaN lies at or above the bits of +inf, so one integer max finds both
+  // (a float max would drop NaNs).
+  std::uint32_t worst = 0;
+  for (const Field* f : {&s.p[s.cur], &s.q[s.cur]}) {
+    if (f->empty()) continue;
+    const float* base = f->data();
+#pragma omp parallel for collapse(2) reduction(max : worst) schedule(static) num_threads(threads_for_points(double(L.n[0] * L.n[1] * L.n[2])))
+    for (long i2 = 0; i2 < L.n[2]; ++i2)
+      for (long i1 = 0; i1 < L.n[1]; ++i1) {
+        const float* line = base + L.index(0, i1, i2);
+        std::uint32_t m = 0;
+#pragma omp simd reduction(max : m)
+        for (long i0 = 0; i0 < L.n[0]; ++i0) m = std::max(m, std::bit_cast<std::uint32_t>(line[i0]) & 0x7fffffffu);
+        worst = std::max(worst, m);
+      }
+  }
+  constexpr std::uint32_t kInfBits = 0x7f800000u;
+  return worst >= kInfBits ? std::numeric_limits<float>::infinity() : std::bit_cast<float>(worst);
+}
+
 double Propagator::energy() const {
   const State& s = *s_;
   const Layout& L = s.box.layout;
@@ -456,13 +484,16 @@ ShotRecord run_shot(const Model& model, const Shot& shot, const Options& options
   out.receivers = shot.receivers;
   out.data.assign(rec.size() * static_cast<std::size_t>(opt.nt), 0.f);
   const int every = std::max(1, opt.nt / 50);
+  DivergenceGuard guard(model, opt, shot.wavelet);
   for (int it = 0; it < opt.nt; ++it) {
     for (std::size_t r = 0; r < rec.size(); ++r) out.data[r * opt.nt + it] = prop.sample(rec[r]);
     if (opt.snapshot_every > 0 && opt.on_snapshot && it % opt.snapshot_every == 0 && it > 0)
       opt.on_snapshot(it, prop.current());
     prop.step(&src, shot.wavelet[it]);
+    if (guard.due(it + 1)) guard.check(prop.max_abs(), it + 1);
     if (opt.on_progress && (it % every == 0 || it + 1 == opt.nt)) opt.on_progress(it + 1, opt.nt);
   }
+  guard.check_record(out);
   return out;
 }
 

@@ -1,9 +1,10 @@
 // MPI domain decomposition equals one rank exactly (run with 2 ranks under mpiexec):
 // 2D and 3D, acoustic with CPML and a free surface, VTI, density with half coefficients,
-// off-grid sources and receivers.
+// off-grid sources and receivers. A diverging run stops on every rank with an error.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include "taihu/arch/error.hpp"
 #include "taihu/stencil/distributed.hpp"
 #include "taihu/stencil/wavelet.hpp"
 
@@ -86,6 +87,34 @@ TEST(Mpi, DensityHalfCoefficients3DEqualsOneRank) {
   o.coefficients = CoefficientPrecision::half;
   Shot shot{{150, 120, 195.5}, {{100, 60, 190}, {100, 200, 210.3}, {100, 100, 330}}, ricker(15, o.dt, o.nt)};
   expect_identical(m, shot, o);
+}
+
+// Density alternating 1 and 1e4 kg/m^3 point by point diverges; the check is collective,
+// so both ranks throw at the same step instead of one waiting on the other.
+TEST(Mpi, DivergingRunThrowsOnEveryRank) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) GTEST_SKIP() << "run under mpiexec -n 2";
+  Grid g;
+  g.dim = 2;
+  g.n = {30, 100, 1};
+  g.h = {10, 10, 1};
+  Model m = homogeneous_model(g, 2000.f);
+  m.physics = Physics::acoustic_density;
+  m.rho.resize(m.vp.size());
+  for (long i1 = 0; i1 < 100; ++i1)
+    for (long i0 = 0; i0 < 30; ++i0) m.rho[std::size_t(i1 * 30 + i0)] = (i0 + i1) % 2 ? 1e4f : 1.f;
+  Options o;
+  o.nt = 1000;
+  o.boundary.width = 10;
+  o = resolved(m, o);
+  const Shot shot{{20, 500}, {{20, 300}, {20, 700}}, ricker(10, o.dt, o.nt)};
+  try {
+    run_shot_distributed(MPI_COMM_WORLD, m, shot, o);
+    FAIL() << "no error";
+  } catch (const taihu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("diverged at step"), std::string::npos) << e.what();
+  }
 }
 
 int main(int argc, char** argv) {

@@ -3,10 +3,12 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
 #include "taihu/arch/build_config.hpp"
+#include "taihu/arch/error.hpp"
 #include "taihu/arch/timer.hpp"
 #include "taihu/stencil/distributed.hpp"
 #include "taihu/stencil/image.hpp"
@@ -106,6 +108,12 @@ int run_plan(const RunPlan& plan) {
   }
   if (!root) return 0;
   const std::string segy = plan.output.dir + "/" + plan.output.segy;
+  // run_shot already refuses a diverged run; this keeps a non-finite sample out of the
+  // file whatever produced the records (write_segy is atomic: nothing under the name).
+  for (std::size_t s = 0; s < records.size(); ++s)
+    for (float v : records[s].data)
+      if (!std::isfinite(v))
+        throw Error("taihu-seismic: shot " + std::to_string(s + 1) + " holds a non-finite sample; not writing " + segy);
   write_segy(segy, records);
   const double pts = double(plan.model.grid.points()) * o.nt * double(plan.shots.size());
   std::fprintf(stderr, "wrote %s (%zu traces of %d samples at %.3g ms); %.2f s, %.0f Mpts/s\n", segy.c_str(),

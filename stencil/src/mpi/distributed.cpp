@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "physics/divergence.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/log.hpp"
 
@@ -95,9 +96,15 @@ ShotRecord run_shot_distributed(MPI_Comm comm, const Model& model, const Shot& s
     const std::size_t nrec = rec.size(), nt = static_cast<std::size_t>(opt.nt);
     std::vector<float> partial(nrec * nt * kPlanes, 0.f);
     const int every = std::max(1, opt.nt / 50);
+    DivergenceGuard guard(model, opt, shot.wavelet);
     for (int it = 0; it < opt.nt; ++it) {
       for (std::size_t r = 0; r < nrec; ++r) prop.sample_planes(rec[r], &partial[(r * nt + it) * kPlanes]);
       prop.step(&src, shot.wavelet[it], &halo);
+      if (guard.due(it + 1)) {  // every rank sees the same maximum, so all stop together
+        float m = prop.max_abs();
+        check(MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_FLOAT, MPI_MAX, d.cart), "Allreduce");
+        guard.check(m, it + 1);
+      }
       if (opt.on_progress && d.rank == 0 && (it % every == 0 || it + 1 == opt.nt)) opt.on_progress(it + 1, opt.nt);
     }
     // Exact: each (receiver, step, plane) entry is non-zero on at most one rank.
@@ -118,6 +125,7 @@ ShotRecord run_shot_distributed(MPI_Comm comm, const Model& model, const Shot& s
           for (int k = 0; k < rec[r].count[slow]; ++k) sum += summed[(r * nt + it) * kPlanes + k];
           out.data[r * nt + it] = sum;
         }
+      guard.check_record(out);
     }
   } catch (...) {
     MPI_Comm_free(&d.cart);

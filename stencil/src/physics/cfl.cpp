@@ -51,6 +51,7 @@ Options resolved(const Model& model, const Options& options) {
   Options o = options;
   if (o.dt <= 0) o.dt = 0.6 * stable_dt(model, o.space_order);
   check_cfl(model, o.space_order, o.dt);
+  check_boundary_fits(model.grid, o.boundary);
   if (o.nt < 0) throw Error("taihu: the number of time steps must be >= 0");
   if (o.coefficients == CoefficientPrecision::automatic) {  // (propagator.hpp: where halves measured faster)
     const bool half = model.physics == Physics::acoustic_density || model.physics == Physics::vti ||

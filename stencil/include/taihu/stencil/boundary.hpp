@@ -7,6 +7,8 @@
 #pragma once
 #include <string>
 
+#include "taihu/stencil/grid.hpp"
+
 namespace taihu::stencil {
 
 enum class BoundaryKind { none, sponge, cpml };
@@ -20,5 +22,16 @@ struct BoundaryOptions {
   bool free_surface = false;   // z = 0 is a free surface (no absorbing layer on top)
   double reflection = 1e-4;    // CPML's theoretical reflection coefficient R
 };
+
+// Throws taihu::Error when the absorbing layers do not fit `grid`: a width < 1, or the
+// two layers of an axis overlapping (2 x width > points along that axis; with a free
+// surface z has one layer, so width > nz). The message names the kind, the width, the
+// grid, the axis and the largest width that fits. Layers that just meet (no interior
+// between them) are stable; overlapping ones would share profile cells and auxiliary
+// fields, so they are refused rather than shrunk: a CLI that silently changed the
+// absorber would change the physics the user asked for. resolved() calls it.
+void check_boundary_fits(const Grid& grid, const BoundaryOptions& options);
+// "cpml 20 pts, interior 60 x -10 (z,x)": the layers and the points they leave, for messages.
+std::string describe_layers(const Grid& grid, const BoundaryOptions& options);
 
 }  // namespace taihu::stencil

@@ -130,6 +130,12 @@ class Propagator {
   void sample_planes(const PointStencil& receiver, float* partial) const;
   float sample(const PointStencil& receiver) const;
 
+  // Largest |value| of the current time level of every wavefield (p, and q for VTI/TTI)
+  // over this subdomain's points; +infinity if any is inf or NaN. One read of the
+  // field(s), in parallel: run_shot calls it every kDivergenceCheckEvery steps, outside
+  // the kernels, to stop a diverging run.
+  float max_abs() const;
+
   // Discrete energy of the (constant-density) leapfrog scheme between u(n-1) and
   // u(n): sum (u(n)-u(n-1))^2/(v dt)^2 - u(n) . lap u(n-1), conserved without boundaries.
   double energy() const;
@@ -145,7 +151,14 @@ class Propagator {
   std::unique_ptr<State> s_;
 };
 
-// Runs one shot on one process, recording every receiver at every step.
+// Runs one shot on one process, recording every receiver at every step. Every
+// kDivergenceCheckEvery steps (and at the end) it checks the wavefield, and throws
+// taihu::Error naming the step and the likely causes (dt against the stable dt, the
+// absorbing layers) when it is no longer finite or, once the source has stopped, has
+// grown kDivergenceGrowth-fold over its size when the source stopped. It never returns
+// a record with a non-finite sample.
+inline constexpr int kDivergenceCheckEvery = 64;
+inline constexpr double kDivergenceGrowth = 1e6;
 ShotRecord run_shot(const Model& model, const Shot& shot, const Options& options);
 
 }  // namespace taihu::stencil

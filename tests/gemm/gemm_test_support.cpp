@@ -32,13 +32,6 @@ index_t c_off(const Shape& s, index_t i, index_t j) { return row(s) ? i * s.ldc 
 
 }  // namespace
 
-std::string isa_unavailable_reason() {
-  const char* isa = std::getenv("TAIHU_ISA");
-  if (isa == nullptr || *isa == 0) return {};
-  if (taihu::arch::isa_supported(taihu::arch::parse_isa(isa), taihu::arch::cpu_features())) return {};
-  return std::string("this CPU cannot run TAIHU_ISA=") + isa;
-}
-
 Shape make_shape(Layout layout, Trans ta, Trans tb, index_t m, index_t n, index_t k, index_t pad) {
   Shape s{layout, ta, tb, m, n, k, 0, 0, 0};
   const bool r = layout == Layout::row_major;

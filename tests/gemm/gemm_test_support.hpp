@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "isa_skip.hpp"
 #include "taihu/gemm/gemm.hpp"
 
 namespace gemm_test {
@@ -19,14 +20,6 @@ struct Shape {
   Trans ta, tb;
   index_t m, n, k, lda, ldb, ldc;
 };
-
-// Non-empty when TAIHU_ISA names a level this CPU cannot run (the test then skips).
-std::string isa_unavailable_reason();
-#define GEMM_TEST_REQUIRE_ISA()                                                        \
-  do {                                                                                 \
-    if (const std::string reason = gemm_test::isa_unavailable_reason(); !reason.empty()) \
-      GTEST_SKIP() << reason;                                                          \
-  } while (0)
 
 // Leading dimensions with `pad` extra rows/columns beyond the minimum.
 Shape make_shape(Layout layout, Trans ta, Trans tb, index_t m, index_t n, index_t k, index_t pad);

@@ -13,7 +13,7 @@ namespace {
 using namespace gemm_test;
 
 TEST(GemmBatch, StridedAndPointerArraysEqualSingleCalls) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   std::mt19937_64 rng(7);
   for (Layout layout : {Layout::col_major, Layout::row_major}) {
     const Shape s = make_shape(layout, Trans::no, Trans::yes, 23, 31, 17, 2);
@@ -40,7 +40,7 @@ TEST(GemmBatch, StridedAndPointerArraysEqualSingleCalls) {
 }
 
 TEST(GemmPacked, PackedAEqualsUnpacked) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   std::mt19937_64 rng(9);
   for (Layout layout : {Layout::col_major, Layout::row_major})
     for (Trans ta : {Trans::no, Trans::yes})
@@ -63,7 +63,7 @@ TEST(GemmPacked, PackedAEqualsUnpacked) {
 }
 
 TEST(GemmThreads, OneAndTwoThreadsAreBitwiseIdentical) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   std::mt19937_64 rng(11);
   const Shape s = make_shape(Layout::row_major, Trans::no, Trans::no, 64, 3136, 576, 0);
   const auto a = random_vector<float>(a_size(s), rng), b = random_vector<float>(b_size(s), rng);
@@ -79,7 +79,7 @@ TEST(GemmThreads, OneAndTwoThreadsAreBitwiseIdentical) {
 // Enough rows for the row-split threading (each thread packs its own A blocks): still
 // bitwise identical to one thread, ragged edges, k across kc blocks, packed A too.
 TEST(GemmThreads, RowSplitIsBitwiseIdenticalToOneThread) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   std::mt19937_64 rng(13);
   for (Trans ta : {Trans::no, Trans::yes}) {
     const Shape s = make_shape(Layout::col_major, ta, Trans::no, 301, 203, 450, 3);
@@ -104,7 +104,7 @@ TEST(GemmThreads, RowSplitIsBitwiseIdenticalToOneThread) {
 // halves of the depth: right against the double reference for both layouts and
 // transposes, beta = 0 never reads C, and 1 and 2 threads stay bitwise identical.
 TEST(GemmThreads, DepthSplitIsRightAndBitwiseIdenticalToOneThread) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   std::mt19937_64 rng(17);
   for (Layout layout : {Layout::col_major, Layout::row_major})
     for (Trans ta : {Trans::no, Trans::yes})

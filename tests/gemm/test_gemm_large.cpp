@@ -49,7 +49,7 @@ void check_large(Layout layout, Trans ta, Trans tb, index_t m, index_t n, index_
 }
 
 TEST(GemmLarge, SinglePrecisionAcrossBlocks) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   taihu::arch::set_num_threads(2);
   check_large<float>(Layout::col_major, Trans::no, Trans::no, 1111, 8500, 700);
   check_large<float>(Layout::row_major, Trans::yes, Trans::yes, 700, 333, 1500);
@@ -57,7 +57,7 @@ TEST(GemmLarge, SinglePrecisionAcrossBlocks) {
 }
 
 TEST(GemmLarge, DoublePrecisionAcrossBlocks) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   taihu::arch::set_num_threads(2);
   check_large<double>(Layout::col_major, Trans::yes, Trans::no, 900, 1000, 600);
   check_large<double>(Layout::row_major, Trans::no, Trans::yes, 1000, 1, 4096);

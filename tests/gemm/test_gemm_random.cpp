@@ -26,7 +26,7 @@ index_t random_extent(std::mt19937_64& rng) {
 }
 
 TYPED_TEST(GemmRandom, MatchesNaiveReference) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   using T = TypeParam;
   const double tol = 8 * std::numeric_limits<T>::epsilon();
   const double scalars[] = {0.0, 1.0, -1.0, 0.5};

@@ -18,7 +18,7 @@ const float kNaN = std::numeric_limits<float>::quiet_NaN();
 const float kInf = std::numeric_limits<float>::infinity();
 
 TEST(GemmSemantics, BetaZeroIgnoresNanAndInfInC) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   std::mt19937_64 rng(1);
   for (index_t n : {1, 7, 64}) {  // GEMV path and driver
     const Shape s = make_shape(Layout::col_major, Trans::no, Trans::no, 37, n, 19, 0);
@@ -33,7 +33,7 @@ TEST(GemmSemantics, BetaZeroIgnoresNanAndInfInC) {
 }
 
 TEST(GemmSemantics, AlphaZeroNeverReadsAOrB) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   const Shape s = make_shape(Layout::row_major, Trans::yes, Trans::no, 9, 11, 13, 0);
   const std::vector<float> a(a_size(s), kNaN), b(b_size(s), kNaN);
   std::vector<float> c(c_size(s), 2.f);
@@ -45,7 +45,7 @@ TEST(GemmSemantics, AlphaZeroNeverReadsAOrB) {
 }
 
 TEST(GemmSemantics, ZeroSizes) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   std::vector<float> c(16, 3.f), a(16, 1.f), b(16, 1.f);
   taihu::gemm::sgemm(Layout::col_major, Trans::no, Trans::no, 0, 4, 4, 1.f, a.data(), 1, b.data(),
                      4, 0.f, c.data(), 1);
@@ -65,7 +65,7 @@ void expect_error(const std::function<void()>& call, const std::string& needle) 
 }
 
 TEST(GemmSemantics, BadArgumentsNameTheParameter) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   std::vector<float> x(100, 1.f);
   float* p = x.data();
   using taihu::gemm::sgemm;
@@ -87,7 +87,7 @@ TEST(GemmSemantics, BadArgumentsNameTheParameter) {
 // pages are ever allocated, so the test costs a few KiB while exercising 64-bit
 // offsets in packing and in the micro-kernel's C addressing.
 TEST(GemmSemantics, SixtyFourBitLeadingDimensions) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   const index_t ld = (index_t{1} << 31) + 17;
   const index_t m = 3, n = 4, k = 3;
   const std::size_t bytes = static_cast<std::size_t>(ld * std::max(n, k)) * sizeof(float);
@@ -117,7 +117,7 @@ TEST(GemmSemantics, SixtyFourBitLeadingDimensions) {
 }
 
 TEST(GemmSemantics, CallsFromInsideACallersParallelRegion) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   std::mt19937_64 rng(3);
   const Shape s = make_shape(Layout::col_major, Trans::no, Trans::yes, 150, 130, 90, 0);
   const auto a = random_vector<float>(a_size(s), rng), b = random_vector<float>(b_size(s), rng);

@@ -20,7 +20,7 @@ using Types = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(GemmSkinny, Types);
 
 TYPED_TEST(GemmSkinny, MatchesNaiveReferenceAcrossKcBlocksAndRaggedRows) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   using T = TypeParam;
   const double eps = std::numeric_limits<T>::epsilon();
   std::mt19937_64 rng(7);
@@ -60,7 +60,7 @@ TYPED_TEST(GemmSkinny, MatchesNaiveReferenceAcrossKcBlocksAndRaggedRows) {
 // Two threads share B through two alternating buffers (one barrier per kc block): the
 // result is still bitwise that of one thread.
 TYPED_TEST(GemmSkinny, TwoThreadsAreBitwiseOneThreadAcrossKcBlocks) {
-  GEMM_TEST_REQUIRE_ISA();
+  TAIHU_TEST_REQUIRE_ISA();
   using T = TypeParam;
   std::mt19937_64 rng(9);
   const Shape s = make_shape(Layout::col_major, Trans::no, Trans::no, 333, 50, 2100, 3);

@@ -63,13 +63,6 @@ index_t x_size(const ConvDesc& d) { return d.n * d.c * d.h * d.w; }
 index_t w_size(const ConvDesc& d) { return d.k * (d.c / d.groups) * d.kh * d.kw; }
 index_t y_size(const ConvDesc& d) { return d.n * d.k * d.out_h() * d.out_w(); }
 
-std::string isa_unavailable_reason() {
-  const char* isa = std::getenv("TAIHU_ISA");
-  if (isa == nullptr || *isa == 0) return {};
-  if (taihu::arch::isa_supported(taihu::arch::parse_isa(isa), taihu::arch::cpu_features())) return {};
-  return std::string("this CPU cannot run TAIHU_ISA=") + isa;
-}
-
 }  // namespace conv_test
 
 namespace {

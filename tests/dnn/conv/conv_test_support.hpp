@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "isa_skip.hpp"
 #include "taihu/dnn/conv.hpp"
 
 namespace conv_test {
@@ -55,12 +56,10 @@ index_t x_size(const ConvDesc& d);
 index_t w_size(const ConvDesc& d);
 index_t y_size(const ConvDesc& d);
 
-std::string isa_unavailable_reason();
-
 class ConvTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (const std::string r = isa_unavailable_reason(); !r.empty()) GTEST_SKIP() << r;
+    TAIHU_TEST_REQUIRE_ISA();
   }
 };
 

@@ -8,14 +8,6 @@
 
 namespace ops_test {
 
-std::string isa_unavailable_reason() {
-  const char* isa = std::getenv("TAIHU_ISA");
-  if (isa == nullptr || *isa == 0) return {};
-  if (taihu::arch::isa_supported(taihu::arch::parse_isa(isa), taihu::arch::cpu_features()))
-    return {};
-  return std::string("this CPU cannot run TAIHU_ISA=") + isa;
-}
-
 void expect_gradient(std::vector<double>& v, const std::vector<double>& analytic,
                      const std::function<double()>& objective, const std::string& what, double tol,
                      double step) {

@@ -10,16 +10,14 @@
 #include <string>
 #include <vector>
 
-namespace ops_test {
+#include "isa_skip.hpp"
 
-// Non-empty when TAIHU_ISA names a level this CPU cannot run.
-std::string isa_unavailable_reason();
+namespace ops_test {
 
 class OpsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (const std::string reason = isa_unavailable_reason(); !reason.empty())
-      GTEST_SKIP() << reason;
+    TAIHU_TEST_REQUIRE_ISA();
   }
   std::mt19937_64 rng{12345};
 };

@@ -15,13 +15,26 @@
 // calls starts after a 100 ms pause and at least 3 untimed calls lasting 20 ms, so no
 // other contender's idle workers (OpenMP's or Halide's, which spin after their last
 // task) share the cores with it.
+// Today's peers, when scripts/anchors installed them (build/anchors/venv), each in its
+// own child after taihu's timing child has exited (bench/autotune/anchors/*.py, one JSON
+// object each; no timing overlaps another, nor TVM's tuning):
+//   tvm       TVM MetaSchedule, given the same wall-clock budget per spec as taihu-tune
+//             (its time limit is checked between batches of --tvm-per-iter trials, so it
+//             may overrun by a batch: the table gives its trials and tuning seconds);
+//             conv2d is tuned as direct loops and as Winograd F(4x4,3x3), the best counts.
+//   halide21  Halide 21's CPU autoschedulers (the ones of Adams2019, Li2018, Mullapudi2016
+//             listed in --anchors, all three when none is), the spec written in its
+//             Python front end like autotune's Halide lowering; the best one counts.
+// Both are timed by the scripts with the statistic below (median of block medians).
+// They are on by default; without the venv the notice "anchor ... not installed: run
+// scripts/anchors" is printed once and the table keeps its Halide 14 columns.
 // `--final in-process` times them in the tuning process instead (the old way, for A/B).
 // On a busy machine the hand kernels' OpenMP barriers suffer most (active waiting
 // against descheduled threads): compare on a quiet machine, or see OMP_WAIT_POLICY in
 // autotune/README.md.
 //   bench_autotune [--budget 2m] [--specs gemm,conv2d,...] [--threads 2] [--log FILE] [--seed S] [--rounds 12]
-//                  [--anchors default,Mullapudi2016,Li2018,Adams2019]   (Adams2019 takes minutes on stencils)
-//                  [--final child|in-process]
+//                  [--anchors default,Mullapudi2016,Li2018,Adams2019,tvm,halide21]   (Adams2019 takes minutes on stencils)
+//                  [--final child|in-process] [--tvm-per-iter 8]
 //   bench_autotune --compare SPEC --schedule RECORD.jsonl [--threads N] [--seed S] [--rounds R] [--anchors ...|none]
 //     (the child: times the contenders for SPEC, the tuned schedule read from the first
 //      line of RECORD.jsonl -- further lines are contenders tuned#2, tuned#3, ..., for
@@ -40,6 +53,7 @@
 #include <string>
 #include <vector>
 
+#include "anchor_registry.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/arch/timer.hpp"
@@ -131,13 +145,119 @@ std::string fmt_ms(double s) {
 
 const char* const kAnchors[] = {"default", "Mullapudi2016", "Li2018", "Adams2019"};
 
+// The raw text of `key`'s value in the JSON object `obj` (top level only, so a nested
+// object's field of the same name is not taken), or "" when absent. Enough for the
+// one-object output of the anchor scripts; not a general JSON parser.
+std::string json_field(const std::string& obj, const std::string& key) {
+  int depth = 0;
+  for (std::size_t i = 0; i < obj.size(); ++i) {
+    const char ch = obj[i];
+    if (ch == '"') {
+      std::size_t j = i + 1;
+      for (; j < obj.size() && obj[j] != '"'; ++j)
+        if (obj[j] == '\\') ++j;
+      const std::string name = obj.substr(i + 1, j - i - 1);
+      i = j;
+      if (depth != 1 || name != key) continue;
+      std::size_t v = obj.find_first_not_of(" \t\n", i + 1);
+      if (v == std::string::npos || obj[v] != ':') continue;  // (a string value, not a key)
+      v = obj.find_first_not_of(" \t\n", v + 1);
+      if (v == std::string::npos) return "";
+      std::size_t e = v;
+      int d = 0;
+      bool in_str = false;
+      for (; e < obj.size(); ++e) {
+        const char c = obj[e];
+        if (in_str) {
+          if (c == '\\') ++e;
+          else if (c == '"') in_str = false;
+          continue;
+        }
+        if (c == '"') in_str = true;
+        else if (c == '{' || c == '[') ++d;
+        else if (c == '}' || c == ']') {
+          if (d == 0) break;
+          --d;
+        } else if (c == ',' && d == 0) break;
+      }
+      std::string val = obj.substr(v, e - v);
+      while (!val.empty() && (val.back() == ' ' || val.back() == '\n')) val.pop_back();
+      return val;
+    }
+    if (ch == '{' || ch == '[') ++depth;
+    else if (ch == '}' || ch == ']') --depth;
+  }
+  return "";
+}
+double json_number(const std::string& obj, const std::string& key) {
+  const std::string v = json_field(obj, key);
+  if (v.empty() || v == "null") return NAN;
+  return std::strtod(v.c_str(), nullptr);
+}
+std::string json_string(const std::string& obj, const std::string& key) {
+  std::string v = json_field(obj, key);
+  if (v.size() >= 2 && v.front() == '"') v = v.substr(1, v.size() - 2);
+  return v == "null" ? "" : v;
+}
+
+// What one Python anchor (bench/autotune/anchors/*.py) reported for a spec.
+struct PeerResult {
+  bool ran = false;
+  double ms = NAN;        // its best kernel (NAN: not run; INFINITY: failed)
+  std::string what;       // TVM: the algorithm; Halide 21: the best scheduler (and algorithm)
+  std::string json;       // the whole object, for the notes
+  int trials = 0;
+  double tune_s = NAN, wall_s = NAN;
+};
+
+// Runs bench/autotune/anchors/SCRIPT for the case in a child (the venv's Python) and
+// reads the one JSON object it prints (its last line starting with '{').
+PeerResult run_peer(const std::string& script, const Case& c, std::vector<std::string> args) {
+  PeerResult r;
+  r.ran = true;
+  args.insert(args.begin(), {c.spec, "--shape", c.shape});
+  std::fflush(stdout);
+  const auto child = taihu::bench::run_anchor_python(taihu::bench::bench_source_dir() + "/autotune/anchors/" + script, args);
+  std::string obj;
+  for (std::size_t b = 0; b < child.out.size();) {
+    std::size_t e = child.out.find('\n', b);
+    if (e == std::string::npos) e = child.out.size();
+    if (child.out[b] == '{') obj = child.out.substr(b, e - b);
+    b = e + 1;
+  }
+  r.json = obj;
+  if (child.exit_status != 0 || obj.empty()) {
+    r.ms = INFINITY;
+    r.what = script + " failed (exit status " + std::to_string(child.exit_status) + "; its error is above)";
+    return r;
+  }
+  r.ms = json_number(obj, "ms") * 1e-3;  // (seconds, as the other scores)
+  if (!(r.ms > 0)) r.ms = INFINITY;
+  r.trials = static_cast<int>(std::max(0.0, std::isnan(json_number(obj, "trials")) ? 0.0 : json_number(obj, "trials")));
+  r.what = json_string(obj, "algorithm");
+  if (r.what.empty()) r.what = json_string(obj, "best");
+  r.tune_s = json_number(obj, "tune_s");
+  r.wall_s = json_number(obj, "wall_s");
+  return r;
+}
+
+// The Halide 14 autoschedulers listed in --anchors (Halide 21 runs the same ones; all
+// three when none is listed).
+std::string halide_schedulers(const std::string& anchors) {
+  std::string list;
+  for (const char* a : {"Adams2019", "Li2018", "Mullapudi2016"})
+    if (anchors.find(std::string(",") + a + ",") != std::string::npos) list += (list.empty() ? "" : ",") + std::string(a);
+  return list.empty() ? "Adams2019,Li2018,Mullapudi2016" : list;
+}
+
 struct Options {
   double budget = 120;
   int threads = 1;
   std::string only, log = "bench_autotune.jsonl";
   std::uint64_t seed = 1;
   int rounds = 12;  // many short rounds: a burst of load lasting seconds misses some of them
-  std::string anchors = ",default,Mullapudi2016,Li2018,Adams2019,";
+  std::string anchors = ",default,Mullapudi2016,Li2018,Adams2019,tvm,halide21,";
+  int tvm_per_iter = 8;  // MetaSchedule trials per batch (its time limit is checked between batches)
   std::string final_mode = "child";
   std::string compare_spec, schedule_file;  // the child's job (--compare)
 };
@@ -320,11 +440,13 @@ int main(int argc, char** argv) {
       if (a == "--help" || a == "-h") {
         std::printf(
             "usage: bench_autotune [--budget 2m|90] [--specs gemm,conv2d,...] [--threads N] [--log FILE]\n"
-            "                      [--seed S] [--rounds 12] [--anchors default,Mullapudi2016,Li2018,Adams2019]\n"
-            "                      [--final child|in-process]\n"
+            "                      [--seed S] [--rounds 12] [--anchors default,Mullapudi2016,Li2018,Adams2019,tvm,halide21]\n"
+            "                      [--final child|in-process] [--tvm-per-iter 8]\n"
             "Tunes each spec within the budget (resuming from --log), then times the tuned kernel,\n"
-            "Halide's autoschedules and taihu's hand kernel in interleaved rounds, in a fresh\n"
-            "process (--final child, the default) or in the tuning process (--final in-process).\n");
+            "Halide 14's autoschedules and taihu's hand kernel in interleaved rounds, in a fresh\n"
+            "process (--final child, the default) or in the tuning process (--final in-process).\n"
+            "tvm (MetaSchedule, same budget) and halide21 (Halide 21's autoschedulers) run in\n"
+            "their own child processes when scripts/anchors installed them.\n");
         return 0;
       }
     }
@@ -339,6 +461,7 @@ int main(int argc, char** argv) {
       else if (k == "--rounds") opt.rounds = std::max(1, std::stoi(v));
       else if (k == "--anchors") opt.anchors = "," + v + ",";
       else if (k == "--final") opt.final_mode = v;
+      else if (k == "--tvm-per-iter") opt.tvm_per_iter = std::max(1, std::stoi(v));
       else if (k == "--compare") opt.compare_spec = v;
       else if (k == "--schedule") opt.schedule_file = v;
       else throw taihu::Error("unknown option " + k);
@@ -354,8 +477,24 @@ int main(int argc, char** argv) {
     if (!opt.compare_spec.empty()) return run_child(opt);
     std::printf("bench_autotune: budget %.0f s per operator, %d threads, log %s, final comparison %s (times in ms, median)\n\n",
                 opt.budget, opt.threads, opt.log.c_str(), opt.final_mode == "child" ? "in a fresh process" : "in the tuning process");
-    std::printf("| spec | shape | tuned | default | Mullapudi2016 | Li2018 | Adams2019 | hand kernel | tuned vs best Halide auto | tuned vs hand | trials | tuning s |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    // The Python peers run when listed (by default both) and installed by scripts/anchors.
+    auto wanted = [&](const char* a) { return opt.anchors.find(std::string(",") + a + ",") != std::string::npos; };
+    const bool want_tvm = wanted("tvm"), want_h21 = wanted("halide21");
+    bool run_tvm = false, run_h21 = false;
+    if (want_tvm || want_h21) {
+      if (taihu::bench::anchor_python().empty()) {
+        taihu::bench::missing_anchor(want_tvm && want_h21 ? "TVM MetaSchedule and Halide 21" : want_tvm ? "TVM MetaSchedule" : "Halide 21",
+                                     "Halide 14's autoschedulers only");
+      } else {
+        run_tvm = want_tvm && (!taihu::bench::anchor_setting("TAIHU_ANCHOR_TVM").empty() ||
+                               taihu::bench::missing_anchor("TVM MetaSchedule (apache-tvm)", "no TVM column"));
+        run_h21 = want_h21 && (!taihu::bench::anchor_setting("TAIHU_ANCHOR_HALIDE").empty() ||
+                               taihu::bench::missing_anchor("Halide 21 (halide)", "Halide 14's autoschedulers only"));
+      }
+    }
+    std::printf("| spec | shape | tuned | TVM | Halide 21 best | default | Mullapudi2016 | Li2018 | Adams2019 | hand kernel | tuned vs TVM | "
+                "tuned vs Halide 21 | tuned vs best Halide 14 auto | tuned vs hand | fastest other | trials | tuning s | TVM trials | TVM tuning s |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::vector<std::string> notes;
     for (const auto& c : kCases) {
       if (!opt.only.empty() && opt.only.find("," + c.spec + ",") == std::string::npos) continue;
@@ -379,14 +518,50 @@ int main(int argc, char** argv) {
       double best_auto = INFINITY;
       for (const char* a : {"Mullapudi2016", "Li2018", "Adams2019"})
         if (score_of(a) > 0) best_auto = std::min(best_auto, score_of(a));
-      char ratio_auto[32] = "-", ratio_hand[32] = "-";
-      if (tuned > 0 && std::isfinite(best_auto)) std::snprintf(ratio_auto, sizeof ratio_auto, "%.2fx", best_auto / tuned);
-      if (tuned > 0 && hand_t > 0) std::snprintf(ratio_hand, sizeof ratio_hand, "%.2fx", hand_t / tuned);
+      // The Python peers, each in its own child after taihu's timing child has exited, so
+      // no two timings (nor TVM's tuning and a timing) share the cores.
+      PeerResult tvm, h21;
+      if (run_tvm) {
+        char budget[32];
+        std::snprintf(budget, sizeof budget, "%.0f", opt.budget);
+        tvm = run_peer("tvm_metaschedule.py", c, {"--budget", budget, "--threads", std::to_string(opt.threads), "--per-iter",
+                                                  std::to_string(opt.tvm_per_iter), "--rounds", std::to_string(opt.rounds),
+                                                  "--seed", std::to_string(opt.seed)});
+      }
+      if (run_h21)
+        h21 = run_peer("halide21_autoschedule.py", c, {"--scheduler", halide_schedulers(opt.anchors), "--threads", std::to_string(opt.threads),
+                                                       "--rounds", std::to_string(opt.rounds)});
+      auto ratio = [&](double other) {
+        char b[32] = "-";
+        if (tuned > 0 && std::isfinite(tuned) && other > 0 && std::isfinite(other)) std::snprintf(b, sizeof b, "%.2fx", other / tuned);
+        return std::string(b);
+      };
+      // The fastest contender other than the tuned schedule (an anchor, or the hand kernel).
+      std::string fastest = "-";
+      double fastest_s = INFINITY;
+      auto consider = [&](const std::string& name, double t) {
+        if (t > 0 && t < fastest_s) fastest_s = t, fastest = name;
+      };
+      if (tvm.ran) consider("TVM (" + tvm.what + ")", tvm.ms);
+      if (h21.ran) consider("Halide 21 " + h21.what, h21.ms);
+      for (const char* a : kAnchors) consider(std::string("Halide 14 ") + a, score_of(a));
+      consider("hand", hand_t);
       const bool has_hand = cmp.score.count("hand") > 0;
-      std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %.0f |\n", c.spec.c_str(), c.shape.c_str(), fmt_ms(tuned).c_str(),
+      auto cell = [](bool ran, double t) { return ran ? fmt_ms(t) : std::string("-"); };
+      auto fmt_s = [](double s) {
+        char b[32] = "-";
+        if (std::isfinite(s)) std::snprintf(b, sizeof b, "%.0f", s);
+        return std::string(b);
+      };
+      std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %.0f | %s | %s |\n", c.spec.c_str(),
+                  c.shape.c_str(), fmt_ms(tuned).c_str(), cell(tvm.ran, tvm.ms).c_str(), cell(h21.ran, h21.ms).c_str(),
                   fmt_ms(score_of("default")).c_str(), fmt_ms(score_of("Mullapudi2016")).c_str(), fmt_ms(score_of("Li2018")).c_str(),
-                  fmt_ms(score_of("Adams2019")).c_str(), has_hand ? fmt_ms(hand_t).c_str() : "-", ratio_auto, ratio_hand, r.trials, tuning_s);
+                  fmt_ms(score_of("Adams2019")).c_str(), has_hand ? fmt_ms(hand_t).c_str() : "-", ratio(tvm.ms).c_str(), ratio(h21.ms).c_str(),
+                  ratio(best_auto).c_str(), ratio(hand_t).c_str(), fastest.c_str(), r.trials, tuning_s,
+                  tvm.ran ? std::to_string(tvm.trials).c_str() : "-", tvm.ran ? fmt_s(tvm.tune_s).c_str() : "-");
       std::fflush(stdout);
+      if (tvm.ran) notes.push_back(c.spec + ": TVM MetaSchedule " + (std::isfinite(tvm.ms) ? "" : "FAILED ") + tvm.what + ": " + tvm.json);
+      if (h21.ran) notes.push_back(c.spec + ": Halide 21 " + (std::isfinite(h21.ms) ? "" : "FAILED ") + h21.what + ": " + h21.json);
       int algo = 0;
       if (!r.best.empty()) algo = space.schedule(r.best).algorithm;
       notes.push_back(c.spec + ": hand kernel = " + cmp.hand_name + "; tuner's median over its confirmation rounds " + fmt_ms(r.best_s) + " ms; tuned schedule: " +

@@ -1,3 +1,28 @@
+# taihu_set_install_rpath(<target> LIBRARY|TOOL): the one place installed runpaths are
+# set. Installed files find each other relative to where they lie ($ORIGIN), so any
+# prefix works (cmake --install --prefix DIR, a .deb) without LD_LIBRARY_PATH: a
+# library looks beside itself (an executable's runpath does not cover its libraries'
+# own dependencies), a tool in bindir looks in libdir.
+function(taihu_set_install_rpath target kind)
+  if(kind STREQUAL "LIBRARY")
+    set(rpath "\$ORIGIN")
+  elseif(kind STREQUAL "TOOL")
+    set(bindir "${CMAKE_INSTALL_BINDIR}")
+    set(libdir "${CMAKE_INSTALL_LIBDIR}")
+    if(NOT IS_ABSOLUTE "${bindir}")
+      set(bindir "${CMAKE_INSTALL_PREFIX}/${bindir}")
+    endif()
+    if(NOT IS_ABSOLUTE "${libdir}")
+      set(libdir "${CMAKE_INSTALL_PREFIX}/${libdir}")
+    endif()
+    file(RELATIVE_PATH rel "${bindir}" "${libdir}")
+    set(rpath "\$ORIGIN/${rel}")
+  else()
+    message(FATAL_ERROR "taihu_set_install_rpath(${target} ${kind}): kind is LIBRARY or TOOL")
+  endif()
+  set_target_properties(${target} PROPERTIES INSTALL_RPATH "${rpath}")
+endfunction()
+
 # taihu_add_module(<name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
 # One library per module folder: target taihu_<name>, alias taihu::<name>, public
 # headers in <name>/include/taihu/<name>/, installed and exported as taihu::<name>.
@@ -18,6 +43,7 @@ function(taihu_add_module name)
   target_compile_features(${target} PUBLIC cxx_std_20)
   target_link_libraries(${target} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   taihu_set_warnings(${target})
+  taihu_set_install_rpath(${target} LIBRARY)
   install(TARGETS ${target} EXPORT taihuTargets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -32,7 +58,7 @@ function(taihu_add_tool name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
   taihu_set_warnings(${name})
-  set_target_properties(${name} PROPERTIES INSTALL_RPATH "\$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+  taihu_set_install_rpath(${name} TOOL)
   install(TARGETS ${name} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endfunction()
 

@@ -1,6 +1,8 @@
 # Installs BUILD_DIR into WORK_DIR/prefix and checks that a user's project can use
 # it: the consumer project through find_package(taihu), and consumer.cpp compiled by
 # hand with pkg-config's flags. Both programs must run and print "consumer: OK".
+# Everything installed runs in a clean environment (env -i, no LD_LIBRARY_PATH): the
+# libraries and tools must find each other through their $ORIGIN runpaths (issue 23).
 # Run with -DBUILD_DIR -DWORK_DIR -DCONSUMER_DIR -DGENERATOR -DCXX_COMPILER
 # -DPKG_CONFIG -P check_install.cmake.
 set(prefix ${WORK_DIR}/prefix)
@@ -14,6 +16,13 @@ function(run what)
   set(last_output "${out}${err}" PARENT_SCOPE)
 endfunction()
 
+# Runs a program as a user's shell would with nothing set: env -i PATH=/usr/bin:/bin.
+find_program(ENV_EXE env REQUIRED)
+function(run_clean what)
+  run("${what}" ${ENV_EXE} -i PATH=/usr/bin:/bin ${ARGN})
+  set(last_output "${last_output}" PARENT_SCOPE)
+endfunction()
+
 function(expect_ok what)
   if(NOT last_output MATCHES "consumer: OK")
     message(FATAL_ERROR "${what} did not print 'consumer: OK':\n${last_output}")
@@ -24,11 +33,34 @@ endfunction()
 # 1. Install into a prefix other than the configured one.
 run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
+# 1b. Every installed library resolves the other taihu libraries it needs from where it
+# lies, and every installed tool starts, in a clean environment. (A program's own
+# runpath does not apply to its libraries' dependencies: without $ORIGIN in the
+# libraries, taihu-caffe stopped with "libtaihu_dnn.so.0: cannot open shared object".)
+file(GLOB installed_libs ${prefix}/${LIBDIR}/libtaihu_*.so)
+if(NOT installed_libs)
+  message(FATAL_ERROR "no libtaihu_*.so installed under ${prefix}/${LIBDIR}")
+endif()
+find_program(LDD_EXE ldd)
+if(LDD_EXE)
+  foreach(lib IN LISTS installed_libs)
+    run_clean("ldd ${lib}" ${LDD_EXE} ${lib})
+    if(last_output MATCHES "(libtaihu_[^ \t]*) => not found")
+      message(FATAL_ERROR "installed ${lib} cannot find ${CMAKE_MATCH_1} without LD_LIBRARY_PATH "
+                          "(no $ORIGIN runpath?):\n${last_output}")
+    endif()
+  endforeach()
+endif()
+file(GLOB installed_tools ${prefix}/bin/taihu-*)
+foreach(tool IN LISTS installed_tools)
+  run_clean("running the installed ${tool} --help" ${tool} --help)
+endforeach()
+
 # 2. find_package(taihu) from a separate CMake project.
 run("configuring the consumer" ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/cmake
     -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_PREFIX_PATH=${prefix})
 run("building the consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/cmake)
-run("running the find_package consumer" ${WORK_DIR}/cmake/consumer)
+run_clean("running the find_package consumer" ${WORK_DIR}/cmake/consumer)
 expect_ok("find_package(taihu) consumer")
 
 # 3. pkg-config: the flags alone must compile, link and run consumer.cpp.
@@ -46,10 +78,11 @@ if(at EQUAL -1)
   message(FATAL_ERROR "taihu.pc does not point into the install prefix ${prefix}: ${pc_flags}")
 endif()
 separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
-run("compiling consumer.cpp with pkg-config's flags" ${CXX_COMPILER} -std=c++20
-    ${CONSUMER_DIR}/consumer.cpp ${pc_flags} -o ${WORK_DIR}/consumer-pc)
+# A user linking by hand names the library directory once (-rpath), as for any library
+# outside the system's; taihu's libraries then find each other.
 get_filename_component(lib_dir ${pc_dir} DIRECTORY)
-set(ENV{LD_LIBRARY_PATH} "${lib_dir}")
-run("running the pkg-config consumer" ${WORK_DIR}/consumer-pc)
+run("compiling consumer.cpp with pkg-config's flags" ${CXX_COMPILER} -std=c++20
+    ${CONSUMER_DIR}/consumer.cpp ${pc_flags} -Wl,-rpath,${lib_dir} -o ${WORK_DIR}/consumer-pc)
+run_clean("running the pkg-config consumer" ${WORK_DIR}/consumer-pc)
 expect_ok("pkg-config consumer")
 file(REMOVE_RECURSE ${WORK_DIR})

@@ -27,6 +27,27 @@ std::int64_t BoundTensor::size() const {
 
 namespace {
 [[noreturn]] void fail(const SourceLoc& loc, const std::string& msg) { throw Error(loc.str() + ": " + msg); }
+
+// The parser bounds expression depth; a Spec built in code is checked here, without
+// recursion, before any recursive pass runs on it.
+void check_depth(const ExprPtr& root) {
+  if (!root) return;
+  std::vector<std::pair<const Expr*, int>> todo{{root.get(), 1}};
+  while (!todo.empty()) {
+    auto [e, d] = todo.back();
+    todo.pop_back();
+    if (d > kMaxExprDepth) fail(e->loc, "expression nested deeper than " + std::to_string(kMaxExprDepth));
+    for (const auto& a : e->args)
+      if (a) todo.emplace_back(a.get(), d + 1);
+  }
+}
+void check_depths(const Spec& s) {
+  for (const auto& d : s.dims) check_depth(d.value);
+  for (const auto& t : s.tensors)
+    for (const auto& e : t.shape) check_depth(e);
+  for (const auto& a : s.algorithms)
+    for (const auto& st : a.stmts) check_depth(st.rhs);
+}
 }  // namespace
 
 std::int64_t Problem::eval_int(const Expr& e, const std::map<std::string, std::int64_t>& vars) const {
@@ -62,6 +83,7 @@ Problem::Problem(Spec spec, const std::map<std::string, std::int64_t>& dims,
                  const std::map<std::string, double>& params)
     : spec_(std::make_shared<const Spec>(std::move(spec))) {
   const Spec& s = *spec_;
+  check_depths(s);
   std::set<std::string> names;
   auto declare = [&](const std::string& n, const SourceLoc& loc) {
     if (!names.insert(n).second) fail(loc, "'" + n + "' declared twice");

@@ -12,8 +12,8 @@
 //             | 'space' '{' knob* '}'
 //   type     := 'f32' | 'f64'
 //   stmt     := IDENT '[' IDENT (',' IDENT)* ']' ('=' | '+=' | 'max' '=' | 'min' '=') expr
-//   expr     := term (('+' | '-') term)*
-//   term     := unary (('*' | '/') unary)*
+//   expr     := term (('+' | '-') term)*           # left-assoc; long +/- or * chains
+//   term     := unary (('*' | '/') unary)*         #   are balanced (see chain())
 //   unary    := '-' unary | primary
 //   primary  := NUMBER | IDENT | IDENT '[' expr (',' expr)* ']'
 //             | IDENT '(' expr (',' expr)* ')' | '(' expr ')'
@@ -29,9 +29,12 @@
 // Semantic checks (names declared, shapes, loop ranges) are done by analysis.cpp.
 #include "taihu/autotune/parser.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <unordered_map>
+#include <utility>
 
 #include "dsl/lexer.hpp"
 #include "taihu/arch/error.hpp"
@@ -282,34 +285,100 @@ class Parser {
     return k;
   }
 
-  ExprPtr make(Expr e) { return std::make_shared<const Expr>(std::move(e)); }
+  // Every node is made here, so the tree's depth is known at each node: a node deeper
+  // than kMaxExprDepth is an error at its position (later passes recurse on the tree).
+  std::unordered_map<const Expr*, int> depth_;
+  int nesting_ = 0;  // parse_expr / unary-minus recursion of the parser itself
+
+  int depth_of(const ExprPtr& e) const {
+    auto it = depth_.find(e.get());
+    return it == depth_.end() ? 1 : it->second;
+  }
+  ExprPtr make(Expr e) {
+    int d = 1;
+    for (const auto& a : e.args) d = std::max(d, depth_of(a) + 1);
+    if (d > kMaxExprDepth) throw Error(e.loc.str() + ": expression nested deeper than " + std::to_string(kMaxExprDepth));
+    ExprPtr p = std::make_shared<const Expr>(std::move(e));
+    depth_[p.get()] = d;
+    return p;
+  }
+  // Bounds the parser's own recursion ('(' and unary '-' nesting) at token t.
+  struct Nest {
+    Parser& p;
+    Nest(Parser& parser, const Token& t) : p(parser) {
+      if (++p.nesting_ > kMaxExprDepth) fail(t, "expression nested deeper than " + std::to_string(kMaxExprDepth));
+    }
+    ~Nest() { --p.nesting_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+  };
+  ExprPtr binary(char op, const SourceLoc& loc, ExprPtr a, ExprPtr b) {
+    Expr e;
+    e.kind = Expr::Kind::binary;
+    e.loc = loc;
+    e.op = op;
+    e.args = {std::move(a), std::move(b)};
+    return make(std::move(e));
+  }
+
+  // A chain "t0 op1 t1 op2 t2 ..." of one precedence level. Up to kLeftChain operands
+  // it is the left-associated tree as written ((t0 op1 t1) op2 t2 ...), evaluated
+  // strictly left to right. A longer chain of only + and - (or only *) is built as a
+  // balanced tree instead (pairwise summation: depth log2(n), so a generated sum of
+  // 20,000 terms works in every pass); only the rounding order differs, and signs are
+  // kept exact (a - b is a + (-b) in IEEE arithmetic). A long chain with '/' stays
+  // left-associated (division does not reassociate) and meets the depth limit.
+  static constexpr std::size_t kLeftChain = 32;
+  struct Operand {
+    ExprPtr e;
+    char op;  // the operator before it ('+' for the first)
+    SourceLoc loc;
+  };
+  ExprPtr chain(std::vector<Operand>& v) {
+    bool reassociable = v.size() > kLeftChain;
+    for (std::size_t i = 1; i < v.size() && reassociable; ++i) reassociable = v[i].op != '/' && (v[i].op == '*') == (v[1].op == '*');
+    if (!reassociable) {
+      ExprPtr lhs = v[0].e;
+      for (std::size_t i = 1; i < v.size(); ++i) lhs = binary(v[i].op, v[i].loc, lhs, v[i].e);
+      return lhs;
+    }
+    return balanced(v, 0, v.size()).first;
+  }
+  // Operands [lo, hi) as a tree E and a flag `neg`: their signed sum (or product) is
+  // neg ? -E : E. Operand lo == 0 is positive, so the whole chain never needs a '-'.
+  std::pair<ExprPtr, bool> balanced(const std::vector<Operand>& v, std::size_t lo, std::size_t hi) {
+    if (hi - lo == 1) return {v[lo].e, lo > 0 && v[lo].op == '-'};
+    const std::size_t mid = lo + (hi - lo) / 2;
+    auto [l, nl] = balanced(v, lo, mid);  // recursion depth log2(n)
+    auto [r, nr] = balanced(v, mid, hi);
+    const SourceLoc& at = v[mid].loc;
+    if (v[mid].op == '*') return {binary('*', at, l, r), false};
+    if (nl == nr) return {binary('+', at, l, r), nl};
+    return nl ? std::pair{binary('-', at, r, l), false} : std::pair{binary('-', at, l, r), false};
+  }
 
   ExprPtr parse_expr() {
-    ExprPtr lhs = parse_term();
+    Nest guard(*this, peek());
+    std::vector<Operand> v{{parse_term(), '+', {}}};
     while (is_punct("+") || is_punct("-")) {
-      Expr e;
-      e.kind = Expr::Kind::binary;
-      e.loc = peek().loc;
-      e.op = next().text[0];
-      e.args = {lhs, parse_term()};
-      lhs = make(std::move(e));
+      const Token& t = next();
+      v.push_back({nullptr, t.text[0], t.loc});
+      v.back().e = parse_term();
     }
-    return lhs;
+    return chain(v);
   }
   ExprPtr parse_term() {
-    ExprPtr lhs = parse_unary();
+    std::vector<Operand> v{{parse_unary(), '*', {}}};
     while (is_punct("*") || is_punct("/")) {
-      Expr e;
-      e.kind = Expr::Kind::binary;
-      e.loc = peek().loc;
-      e.op = next().text[0];
-      e.args = {lhs, parse_unary()};
-      lhs = make(std::move(e));
+      const Token& t = next();
+      v.push_back({nullptr, t.text[0], t.loc});
+      v.back().e = parse_unary();
     }
-    return lhs;
+    return chain(v);
   }
   ExprPtr parse_unary() {
     if (is_punct("-")) {
+      Nest guard(*this, peek());
       Expr e;
       e.kind = Expr::Kind::neg;
       e.loc = next().loc;

@@ -23,6 +23,14 @@ const char* elem_type_name(ElemType t);
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
 
+// The deepest expression tree (and parenthesis / unary-minus nesting) a spec may
+// have. Every pass over expressions (analysis, interpreter, code generators, Halide's
+// own compiler) recurses on the tree, so the parser and Problem reject deeper ones
+// with "file:line:column: expression nested deeper than 256" instead of overflowing
+// the stack. Long flat chains (a + b + ... or a * b * ...) stay far below it: the
+// parser builds them as balanced trees (see parser.cpp).
+inline constexpr int kMaxExprDepth = 256;
+
 // An expression: numbers, names (loop variables, dims, params), tensor accesses
 // T[i, j], unary minus, + - * /, and calls exp/log/sqrt/abs/max/min.
 struct Expr {

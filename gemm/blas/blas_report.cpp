@@ -13,7 +13,18 @@
 
 namespace taihu::blas {
 
-thread_local bool t_row_major_gemm_report = false;
+thread_local bool t_row_major_report = false;
+
+int netlib_row_major_swap(const char* routine, int info) {
+  auto swap = [info](int x, int y) { return info == x ? y : info == y ? x : info; };
+  if (std::strstr(routine, "gemm") != nullptr) {  // gemm, and gemmt by the same rule
+    return info == 9 || info == 11 ? swap(9, 11) : swap(4, 5);
+  }
+  if (std::strstr(routine, "symm") != nullptr) return swap(4, 5);
+  if (std::strstr(routine, "trmm") != nullptr || std::strstr(routine, "trsm") != nullptr)
+    return swap(6, 7);
+  return info;
+}
 
 namespace {
 
@@ -25,17 +36,6 @@ int* row_major_strg() {
   return p;
 }
 
-int netlib_cblas_info(const char* routine, bool row_major, int position) {
-  if (!row_major || std::strstr(routine, "gemm") == nullptr) return position;
-  switch (position) {
-    case 4: return 5;
-    case 5: return 4;
-    case 9: return 11;
-    case 11: return 9;
-    default: return position;
-  }
-}
-
 }  // namespace
 
 void report_fortran(const char* srname, const Illegal& illegal) {
@@ -44,13 +44,14 @@ void report_fortran(const char* srname, const Illegal& illegal) {
 }
 
 void report_cblas(const char* routine, bool row_major, const Illegal& illegal) {
-  const int info = netlib_cblas_info(routine, row_major, illegal.number);
+  const int info =
+      row_major ? netlib_row_major_swap(routine, illegal.number) : illegal.number;
   int* const strg = row_major_strg();
   const int saved = strg != nullptr ? *strg : 0;
   if (strg != nullptr) *strg = row_major ? 1 : 0;
-  t_row_major_gemm_report = row_major;
+  t_row_major_report = row_major;
   cblas_xerbla(info, routine, "%s\n", illegal.detail);
-  t_row_major_gemm_report = false;
+  t_row_major_report = false;
   if (strg != nullptr) *strg = saved;
 }
 

@@ -25,10 +25,11 @@ struct Illegal {
 void report_fortran(const char* srname, const Illegal& illegal);
 
 // Calls cblas_xerbla with the info netlib's CBLAS passes for `routine`: the parameter
-// position, except for row-major GEMM, where netlib's cblas_?gemm hands the swapped
-// problem (N, M, B, A) to the Fortran routine and so reports M as 5, N as 4, lda as 11
-// and ldb as 9 (its cblas_xerbla swaps them back while RowMajorStrg is set, which
-// taihu sets too where a CBLAS defines it).
+// position, except row major, where netlib's cblas_?gemm, ?symm, ?trmm and ?trsm hand
+// the swapped problem to the Fortran routine and so report M and N (and gemm's lda and
+// ldb) at each other's positions (netlib_row_major_swap, xerbla_state.hpp); its
+// cblas_xerbla swaps them back while RowMajorStrg is set, which taihu sets too where a
+// CBLAS defines it. illegal.number is the real position.
 void report_cblas(const char* routine, bool row_major, const Illegal& illegal);
 
 // Prints "taihu_blas: <routine> failed: <what>" (an exception from the library).

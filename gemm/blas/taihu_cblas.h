@@ -51,6 +51,9 @@ enum CBLAS_TRANSPOSE TAIHU_CBLAS_ENUM_BASE {
   CblasTrans = 112,
   CblasConjTrans = 113 /* the same as CblasTrans for real matrices */
 };
+enum CBLAS_UPLO TAIHU_CBLAS_ENUM_BASE { CblasUpper = 121, CblasLower = 122 };
+enum CBLAS_DIAG TAIHU_CBLAS_ENUM_BASE { CblasNonUnit = 131, CblasUnit = 132 };
+enum CBLAS_SIDE TAIHU_CBLAS_ENUM_BASE { CblasLeft = 141, CblasRight = 142 };
 #endif
 
 TAIHU_BLAS_EXPORT void cblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE trans_a,
@@ -74,6 +77,61 @@ TAIHU_BLAS_EXPORT void dgemm_(const char* transa, const char* transb, const int*
                               const double* a, const int* lda, const double* b,
                               const int* ldb, const double* beta, double* c, const int* ldc,
                               size_t transa_len, size_t transb_len);
+
+/* The other level-3 routines, s and d, with netlib CBLAS's and reference BLAS's
+ * signatures; ?gemmt (C's uplo triangle of alpha op(A) op(B) + beta C, C n x n) has
+ * MKL's and OpenBLAS's. */
+#define TAIHU_BLAS_LEVEL3(T, P)                                                              \
+  TAIHU_BLAS_EXPORT void cblas_##P##gemmt(enum CBLAS_ORDER order, enum CBLAS_UPLO uplo,      \
+                                          enum CBLAS_TRANSPOSE trans_a,                      \
+                                          enum CBLAS_TRANSPOSE trans_b, int n, int k,        \
+                                          T alpha, const T* a, int lda, const T* b, int ldb, \
+                                          T beta, T* c, int ldc);                            \
+  TAIHU_BLAS_EXPORT void cblas_##P##syrk(enum CBLAS_ORDER order, enum CBLAS_UPLO uplo,       \
+                                         enum CBLAS_TRANSPOSE trans, int n, int k, T alpha,  \
+                                         const T* a, int lda, T beta, T* c, int ldc);        \
+  TAIHU_BLAS_EXPORT void cblas_##P##syr2k(enum CBLAS_ORDER order, enum CBLAS_UPLO uplo,      \
+                                          enum CBLAS_TRANSPOSE trans, int n, int k, T alpha, \
+                                          const T* a, int lda, const T* b, int ldb, T beta,  \
+                                          T* c, int ldc);                                    \
+  TAIHU_BLAS_EXPORT void cblas_##P##symm(enum CBLAS_ORDER order, enum CBLAS_SIDE side,       \
+                                         enum CBLAS_UPLO uplo, int m, int n, T alpha,        \
+                                         const T* a, int lda, const T* b, int ldb, T beta,   \
+                                         T* c, int ldc);                                     \
+  TAIHU_BLAS_EXPORT void cblas_##P##trmm(enum CBLAS_ORDER order, enum CBLAS_SIDE side,       \
+                                         enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans_a, \
+                                         enum CBLAS_DIAG diag, int m, int n, T alpha,        \
+                                         const T* a, int lda, T* b, int ldb);                \
+  TAIHU_BLAS_EXPORT void cblas_##P##trsm(enum CBLAS_ORDER order, enum CBLAS_SIDE side,       \
+                                         enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans_a, \
+                                         enum CBLAS_DIAG diag, int m, int n, T alpha,        \
+                                         const T* a, int lda, T* b, int ldb);                \
+  TAIHU_BLAS_EXPORT void P##gemmt_(const char* uplo, const char* transa, const char* transb, \
+                                   const int* n, const int* k, const T* alpha, const T* a,   \
+                                   const int* lda, const T* b, const int* ldb, const T* beta, \
+                                   T* c, const int* ldc, size_t, size_t, size_t);            \
+  TAIHU_BLAS_EXPORT void P##syrk_(const char* uplo, const char* trans, const int* n,         \
+                                  const int* k, const T* alpha, const T* a, const int* lda,  \
+                                  const T* beta, T* c, const int* ldc, size_t, size_t);      \
+  TAIHU_BLAS_EXPORT void P##syr2k_(const char* uplo, const char* trans, const int* n,        \
+                                   const int* k, const T* alpha, const T* a, const int* lda, \
+                                   const T* b, const int* ldb, const T* beta, T* c,          \
+                                   const int* ldc, size_t, size_t);                          \
+  TAIHU_BLAS_EXPORT void P##symm_(const char* side, const char* uplo, const int* m,          \
+                                  const int* n, const T* alpha, const T* a, const int* lda,  \
+                                  const T* b, const int* ldb, const T* beta, T* c,           \
+                                  const int* ldc, size_t, size_t);                           \
+  TAIHU_BLAS_EXPORT void P##trmm_(const char* side, const char* uplo, const char* transa,    \
+                                  const char* diag, const int* m, const int* n,              \
+                                  const T* alpha, const T* a, const int* lda, T* b,          \
+                                  const int* ldb, size_t, size_t, size_t, size_t);           \
+  TAIHU_BLAS_EXPORT void P##trsm_(const char* side, const char* uplo, const char* transa,    \
+                                  const char* diag, const int* m, const int* n,              \
+                                  const T* alpha, const T* a, const int* lda, T* b,          \
+                                  const int* ldb, size_t, size_t, size_t, size_t);
+TAIHU_BLAS_LEVEL3(float, s)
+TAIHU_BLAS_LEVEL3(double, d)
+#undef TAIHU_BLAS_LEVEL3
 
 /* Error handlers: weak defaults, replaced by a program's own definitions. */
 TAIHU_BLAS_EXPORT void xerbla_(const char* srname, const int* info, size_t srname_len);

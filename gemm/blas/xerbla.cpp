@@ -21,13 +21,8 @@ __attribute__((weak)) void xerbla_(const char* srname, const int* info, size_t s
 
 __attribute__((weak)) void cblas_xerbla(int info, const char* rout, const char* form, ...) {
   int position = info;
-  // netlib's cblas_xerbla undoes its row-major GEMM swap (blas_report.hpp) the same way.
-  if (taihu::blas::t_row_major_gemm_report && std::strstr(rout, "gemm") != nullptr) {
-    if (info == 4) position = 5;
-    else if (info == 5) position = 4;
-    else if (info == 9) position = 11;
-    else if (info == 11) position = 9;
-  }
+  // netlib's cblas_xerbla undoes its row-major swap (blas_report.hpp) the same way.
+  if (taihu::blas::t_row_major_report) position = taihu::blas::netlib_row_major_swap(rout, info);
   if (info != 0) std::fprintf(stderr, "Parameter %d to routine %s was incorrect\n", position, rout);
   va_list args;
   va_start(args, form);

@@ -1,4 +1,4 @@
-# Checks that LIBRARY (libtaihu_blas.so) exports exactly the GEMM entry points, the
+# Checks that LIBRARY (libtaihu_blas.so) exports exactly the level-3 entry points, the
 # error handlers and the thread-control functions (gemm/blas/exports.map), so
 # LD_PRELOAD interposes nothing else. Run with -DLIBRARY=... -DNM=... -P.
 execute_process(COMMAND ${NM} -D --defined-only ${LIBRARY}
@@ -17,6 +17,8 @@ foreach(line IN LISTS lines)
 endforeach()
 list(SORT exported)
 set(expected cblas_dgemm cblas_sgemm dgemm_ sgemm_ xerbla_ cblas_xerbla
+  cblas_sgemmt sgemmt_ cblas_ssyrk ssyrk_ cblas_ssyr2k ssyr2k_ cblas_ssymm ssymm_ cblas_strmm strmm_ cblas_strsm strsm_
+  cblas_dgemmt dgemmt_ cblas_dsyrk dsyrk_ cblas_dsyr2k dsyr2k_ cblas_dsymm dsymm_ cblas_dtrmm dtrmm_ cblas_dtrsm dtrsm_
   taihu_set_num_threads taihu_get_num_threads openblas_set_num_threads
   openblas_get_num_threads goto_set_num_threads mkl_set_num_threads MKL_Set_Num_Threads
   mkl_set_num_threads_local mkl_get_max_threads bli_thread_set_num_threads)

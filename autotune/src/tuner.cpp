@@ -1,8 +1,14 @@
 // The tuning loop (see tuner.hpp).
 #include "taihu/autotune/tuner.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -48,6 +54,60 @@ class Checker {
   std::vector<const float*> ptrs_;
   std::vector<float> output_;
 };
+
+// Memory this process may still take: MemAvailable, capped by RLIMIT_AS. 0: unknown.
+std::uint64_t available_memory_bytes() {
+  std::uint64_t avail = 0;
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") avail = kb * 1024;
+  if (avail == 0) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) avail = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+  }
+  rlimit as{};
+  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    avail = avail == 0 ? as.rlim_cur : std::min<std::uint64_t>(avail, as.rlim_cur);
+  return avail;
+}
+
+// Tuning holds every tensor of the problem (inputs, output, and temps that a schedule
+// may place at root): refuse a shape whose buffers exceed memory before allocating.
+void check_memory(const Problem& p) {
+  double total = 0;
+  std::string parts;
+  for (const auto& t : p.spec().tensors) {
+    const double bytes = static_cast<double>(p.tensor(t.name).size()) * sizeof(float);
+    total += bytes;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s%s %.3g GiB", parts.empty() ? "" : ", ", t.name.c_str(), bytes / 1073741824.0);
+    parts += buf;
+  }
+  const std::uint64_t avail = available_memory_bytes();
+  if (avail > 0 && total > static_cast<double>(avail)) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%.3g GiB (", total / 1073741824.0);
+    char tail[96];
+    std::snprintf(tail, sizeof tail, ") but %.3g GiB of memory is available", static_cast<double>(avail) / 1073741824.0);
+    throw Error("--shape " + p.shape_key() + ": the tensors need " + buf + parts + tail);
+  }
+}
+
+// A measured time that no machine could produce is an error, not a record.
+void check_plausible(double seconds, double flops, int threads) {
+  if (!(seconds > 0) || !std::isfinite(seconds))
+    throw Error("implausible measurement: " + std::to_string(seconds) + " s per run");
+  const double gflops = flops / seconds * 1e-9;
+  if (gflops > kMaxPlausibleGflopsPerThread * std::max(1, threads)) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "implausible measurement: %.3g s per run is %.3g GFLOP/s (more than %.3g per thread)", seconds, gflops,
+                  kMaxPlausibleGflopsPerThread);
+    throw Error(buf);
+  }
+}
 
 std::unique_ptr<Kernel> build(const Problem& p, const Schedule& s, const TuneOptions& opt) {
   if (opt.backend == "halide") return make_halide_kernel(p, s, opt.threads);
@@ -134,6 +194,7 @@ void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, 
   std::vector<double> score;
   for (const auto& r : rounds) score.push_back(median_of(r));
   const std::size_t w = static_cast<std::size_t>(std::min_element(score.begin(), score.end()) - score.begin());
+  if (!(score[w] > 0) || !std::isfinite(score[w])) return;  // keep the search's best
   res.best = top[w].first;
   res.best_s = score[w];
 }
@@ -156,6 +217,7 @@ Record record_for(const Problem& p, const TuneOptions& opt) {
 }
 
 std::unique_ptr<Kernel> build_checked(const Problem& p, const Schedule& s, const TuneOptions& opt) {
+  check_memory(p);
   Checker c(p, opt.seed);
   auto k = build(p, s, opt);
   c.check(*k, s.algorithm);
@@ -188,7 +250,10 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
   }
   prog.resumed = res.resumed;
   std::unique_ptr<Checker> checker;
-  if (!custom) checker = std::make_unique<Checker>(p, opt.seed);
+  if (!custom) {
+    check_memory(p);
+    checker = std::make_unique<Checker>(p, opt.seed);
+  }
   const double flops = p.flops(0);
   std::map<std::string, Record> same_schedule;  // schedule_key -> its measurement
   // The last part of a timed budget re-measures the fastest few (a lucky single
@@ -213,8 +278,10 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
       if (std::isfinite(pred)) r.predicted_s = pred;
       double seconds = std::numeric_limits<double>::infinity();
       try {
+        const double alg_flops = p.algorithm_count() > 1 ? p.flops(space.schedule(pt).algorithm) : flops;
         if (custom) {
           seconds = custom(pt);
+          check_plausible(seconds, alg_flops, opt.threads);
           r.median_s = seconds;
           r.repeats = 1;
         } else {
@@ -244,6 +311,7 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
                 r.spread = m.spread;
                 r.repeats = m.repeats;
               }
+              check_plausible(seconds, alg_flops, opt.threads);
             } catch (const Error& e) {
               memo.error = e.what();
               throw;
@@ -255,8 +323,7 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
             memo.repeats = r.repeats;
           }
         }
-        r.gflops = flops / seconds * 1e-9;
-        if (p.algorithm_count() > 1) r.gflops = p.flops(space.schedule(pt).algorithm) / seconds * 1e-9;
+        r.gflops = alg_flops / seconds * 1e-9;
       } catch (const Error& e) {
         r.ok = false;
         r.error = e.what();

@@ -176,7 +176,7 @@ int cmd_run(const Args& a) {
   };
   ta::TuneResult res = ta::tune(p, space, o);
   std::filesystem::remove_all(o.workdir);
-  if (res.best.empty()) {
+  if (!std::isfinite(res.best_s)) {  // (a space without knobs has an empty best point)
     std::fprintf(stderr, "taihu-tune: no successful candidate (%d trials, %d failed)\n", res.trials, res.failures);
     return 1;
   }

@@ -1,5 +1,6 @@
 // Binding a spec to sizes and checking it (see problem.hpp).
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <set>
 
@@ -61,18 +62,25 @@ std::int64_t Problem::eval_int(const Expr& e, const std::map<std::string, std::i
       if (auto it = dims_.find(e.name); it != dims_.end()) return it->second;
       fail(e.loc, "'" + e.name + "' is not a dim or loop variable");
     }
-    case Expr::Kind::neg:
-      return -eval_int(*e.args[0], vars);
+    case Expr::Kind::neg: {
+      std::int64_t r = 0;
+      if (__builtin_sub_overflow(std::int64_t{0}, eval_int(*e.args[0], vars), &r)) fail(e.loc, "integer overflow");
+      return r;
+    }
     case Expr::Kind::binary: {
-      std::int64_t a = eval_int(*e.args[0], vars), b = eval_int(*e.args[1], vars);
+      std::int64_t a = eval_int(*e.args[0], vars), b = eval_int(*e.args[1], vars), r = 0;
+      bool overflow = false;
       switch (e.op) {
-        case '+': return a + b;
-        case '-': return a - b;
-        case '*': return a * b;
+        case '+': overflow = __builtin_add_overflow(a, b, &r); break;
+        case '-': overflow = __builtin_sub_overflow(a, b, &r); break;
+        case '*': overflow = __builtin_mul_overflow(a, b, &r); break;
         default:
           if (b == 0) fail(e.loc, "division by zero");
+          if (a == INT64_MIN && b == -1) fail(e.loc, "integer overflow");
           return (a >= 0) == (b > 0) || a % b == 0 ? a / b : a / b - 1;  // floor
       }
+      if (overflow) fail(e.loc, "integer overflow (" + std::to_string(a) + " " + e.op + " " + std::to_string(b) + ")");
+      return r;
     }
     default:
       fail(e.loc, "only dims, loop variables, integers and + - * / may appear here");
@@ -111,11 +119,19 @@ Problem::Problem(Spec spec, const std::map<std::string, std::int64_t>& dims,
     if (t.type != ElemType::f32) fail(t.loc, "tensor '" + t.name + "': f64 is parsed but this version generates f32 code only");
     BoundTensor b;
     b.decl = &t;
+    std::int64_t bytes = sizeof(float);
+    std::string extents;
+    bool overflow = false;
     for (const auto& e : t.shape) {
       std::int64_t n = eval_int(*e);
       if (n <= 0) fail(e->loc, "tensor '" + t.name + "' has a non-positive extent " + std::to_string(n));
       b.shape.push_back(n);
+      extents += (extents.empty() ? "" : " x ") + std::to_string(n);
+      overflow = overflow || __builtin_mul_overflow(bytes, n, &bytes);
     }
+    // Sizes are products of user-given extents: check them before anyone allocates.
+    if (overflow)
+      fail(t.loc, "tensor '" + t.name + "' of " + extents + " f32 elements is larger than 2^63 bytes (--shape " + shape_key() + ")");
     tensors_[t.name] = b;
     if (t.role == TensorRole::input) inputs_.push_back(t.name);
     if (t.role == TensorRole::output) {

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -77,7 +79,9 @@ Record from_json_line(const std::string& line, const std::string& where) {
       r.compiler = v.value("compiler", "");
     }
     r.time = j.value("time", "");
-    if (r.ok && !(r.median_s > 0)) throw Error(where + ": median_s must be > 0 for a successful record");
+    if (r.ok && !(r.median_s > 0 && std::isfinite(r.median_s))) throw Error(where + ": median_s must be > 0 for a successful record");
+    if (r.ok && !(r.gflops <= kMaxPlausibleGflopsPerThread * std::max(1, r.threads)))
+      throw Error(where + ": implausible successful record (" + std::to_string(r.gflops) + " GFLOP/s)");
     return r;
   } catch (const json::exception& e) {
     throw Error(where + ": bad record (" + e.what() + ")");

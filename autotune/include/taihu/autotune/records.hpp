@@ -13,6 +13,12 @@ namespace taihu::autotune {
 
 inline constexpr const char* kRecordFormat = "taihu-tune/1";
 
+// No machine this runs on reaches 100 TFLOP/s per thread (the fastest CPU cores do
+// ~0.2): a faster "measurement" is a broken timer or a kernel that skipped its work,
+// and is neither recorded nor read back as a successful record. The margin leaves
+// room for specs whose flop count a code generator simplifies away (A+A+A -> 3*A).
+inline constexpr double kMaxPlausibleGflopsPerThread = 1e5;
+
 struct Record {
   std::string op;
   std::string spec_hash;  // fnv1a-64 of the spec text, hex

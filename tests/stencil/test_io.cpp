@@ -186,3 +186,107 @@ TEST(Config, RangesAndPlan) {
   const Config kms = Config::parse_text("[model]\nvp = k.bin\nshape = 2x2\nspacing = 1\n", "f.ini");
   EXPECT_NE(error_of([&] { plan_from_config(kms); }).find("cannot open"), std::string::npos);
 }
+
+// Issue 23: SEG-Y keeps the interval (us) and the sample count in 16-bit fields that
+// segyio reads back signed; 40000 us came back as -0.025536 s, 40000 samples as -25536.
+// Beyond 32767 is refused before anything is written; the limits themselves round-trip.
+TEST(Segy, SamplingThatDoesNotFitIsRefusedAndTheLimitsRoundTrip) {
+  const auto dir = temp_dir();
+  const std::string path = (dir / "limits.segy").string();
+  auto record = [](int nt, double dt) {
+    ShotRecord r;
+    r.nt = nt;
+    r.dt = dt;
+    r.receivers = {{0, 0, 0}};
+    r.data.assign(static_cast<std::size_t>(nt), 1.f);
+    return r;
+  };
+  for (const auto& [nt, dt] : std::vector<std::pair<int, double>>{{4, 0.04}, {40000, 1e-3}, {4, 4e-7}, {0, 1e-3}}) {
+    const std::string e = error_of([&] { write_segy(path, {record(nt, dt)}); });
+    EXPECT_NE(e.find("limits.segy"), std::string::npos) << e;
+    EXPECT_NE(e.find("32767"), std::string::npos) << e;
+    EXPECT_EQ(e.find("0.000000"), std::string::npos) << e;  // %g, not %f
+    EXPECT_FALSE(fs::exists(path));
+  }
+  EXPECT_NE(error_of([&] { write_segy(path, {record(4, 4e-7)}); }).find("dt = 4e-07 s"), std::string::npos);
+  write_segy(path, {record(kSegyMaxSamples, double(kSegyMaxIntervalUs) * 1e-6)});
+  const SegyTraces t = read_segy(path);
+  EXPECT_EQ(t.samples, 32767);
+  EXPECT_NEAR(t.dt, 0.032767, 1e-9);
+  EXPECT_EQ(segy_sampling_problem(1e-6, 1), "");
+  fs::remove_all(dir);
+}
+
+// Issue 23: numbers that must be positive name the option (file:line or the flag) and
+// the value; only 0 means "automatic dt" in the library, a negative dt is an error.
+TEST(Config, NonPositiveTimesAndSpacingsNameTheOption) {
+  const Config c = Config::parse_text("[simulation]\ndt = -0.001\ntmax = 0\n[model]\nspacing = 10, -5\n", "g.ini");
+  const std::string e1 = error_of([&] { c.get_positive("simulation.dt"); });
+  EXPECT_NE(e1.find("g.ini:2: key 'simulation.dt': must be > 0, got '-0.001'"), std::string::npos) << e1;
+  EXPECT_NE(error_of([&] { c.get_positive("simulation.tmax"); }).find("g.ini:3"), std::string::npos);
+  EXPECT_NE(error_of([&] { c.get_positive_doubles("model.spacing"); }).find("'10, -5'"), std::string::npos);
+  EXPECT_NE(error_of([&] { plan_from_config(c); }).find("must be > 0"), std::string::npos);
+  Config flags = Config::parse_text("", "<command line>");
+  flags.set("simulation.dt", "-0.001", "--dt");
+  const std::string e2 = error_of([&] { plan_from_config(flags); });
+  EXPECT_NE(e2.find("command line --dt: key 'simulation.dt': must be > 0, got '-0.001'"), std::string::npos) << e2;
+  flags.set("simulation.dt", "nan", "--dt");
+  EXPECT_NE(error_of([&] { plan_from_config(flags); }).find("got 'nan'"), std::string::npos);
+  flags.set("simulation.dt", "auto", "--dt");
+  flags.set("simulation.tmax", "0.05", "--tmax");
+  flags.set("model.shape", "60x40", "--shape");
+  flags.set("simulation.width", "10", "--width");
+  EXPECT_GT(plan_from_config(flags).options.dt, 0.0);
+
+  Grid g;
+  g.dim = 2;
+  g.n = {20, 20, 1};
+  g.h = {10, 10, 1};
+  const Model m = homogeneous_model(g, 2000.f);
+  Options o;
+  o.boundary.width = 4;
+  o.dt = -1e-3;
+  EXPECT_NE(error_of([&] { resolved(m, o); }).find("got -0.001"), std::string::npos);
+  o.dt = 0;
+  EXPECT_GT(resolved(m, o).dt, 0.0);
+}
+
+// Issue 23: a 1e30 m/s cell made the stable dt ~1e-32 s and "1 steps" (int overflow);
+// tmax = 1e9 s overflowed the step count into "ricker: dt must be > 0".
+TEST(Config, UnphysicalVelocityAndTooManyStepsAreErrors) {
+  Grid g;
+  g.dim = 2;
+  g.n = {20, 30, 1};
+  g.h = {10, 10, 1};
+  Model m = homogeneous_model(g, 2000.f);
+  m.vp[static_cast<std::size_t>(7 * 20 + 3)] = 1e30f;
+  const std::string e = error_of([&] { validate(m); });
+  EXPECT_NE(e.find("1e+30 m/s at cell (z 3, x 7)"), std::string::npos) << e;
+  EXPECT_NE(e.find("100000"), std::string::npos) << e;
+  m.vp[static_cast<std::size_t>(7 * 20 + 3)] = 1e5f;
+  EXPECT_NO_THROW(validate(m));
+
+  const auto dir = temp_dir();
+  std::vector<float> vp(20 * 30, 2000.f);
+  vp[7 * 20 + 3] = 1e30f;
+  write_floats(dir / "fast.bin", vp);
+  const Config fast = Config::parse_text("[model]\nvp = " + (dir / "fast.bin").string() +
+                                             "\nshape = 30x20\nspacing = 10\n[simulation]\nwidth = 4\n",
+                                         "h.ini");
+  const std::string e2 = error_of([&] { plan_from_config(fast); });
+  EXPECT_NE(e2.find("(z 3, x 7)"), std::string::npos) << e2;
+  EXPECT_NE(e2.find("fast.bin"), std::string::npos) << e2;
+
+  const Config longrun = Config::parse_text("[model]\nshape = 30x20\n[simulation]\nwidth = 4\ntmax = 1e9\n", "i.ini");
+  const std::string e3 = error_of([&] { plan_from_config(longrun); });
+  EXPECT_NE(e3.find("tmax = 1e+09 s (i.ini:5"), std::string::npos) << e3;
+  EXPECT_NE(e3.find("dt = "), std::string::npos) << e3;
+  EXPECT_NE(e3.find("automatic"), std::string::npos) << e3;
+  EXPECT_NE(e3.find("time steps"), std::string::npos) << e3;
+  // The SEG-Y interval is checked when the plan is made, not after the simulation.
+  const Config fine = Config::parse_text("[model]\nshape = 30x20\nspacing = 0.001\n[simulation]\nwidth = 4\n", "j.ini");
+  const std::string e4 = error_of([&] { plan_from_config(fine); });
+  EXPECT_NE(e4.find("1..32767 us"), std::string::npos) << e4;
+  EXPECT_NE(e4.find("e-08 s"), std::string::npos) << e4;
+  fs::remove_all(dir);
+}

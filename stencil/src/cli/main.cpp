@@ -101,9 +101,9 @@ int run_cli(int argc, char** argv) {
     if (i < argc && argv[i][0] != '-') config = taihu::stencil::Config::parse_file(argv[i++]);
     for (; i < argc; ++i) {
       const std::string arg = argv[i];
-      if (arg == "--png") { config.set("output.png", "true"); continue; }
-      if (arg == "--no-png") { config.set("output.png", "false"); continue; }
-      if (arg == "--free-surface") { config.set("simulation.free_surface", "true"); continue; }
+      if (arg == "--png") { config.set("output.png", "true", arg); continue; }
+      if (arg == "--no-png") { config.set("output.png", "false", arg); continue; }
+      if (arg == "--free-surface") { config.set("simulation.free_surface", "true", arg); continue; }
       if (arg == "--help" || arg == "-h") { usage(stdout); return 0; }
       if (arg.rfind("--", 0) != 0 || i + 1 >= argc)
         throw taihu::Error("taihu-seismic: expected '--flag value', got '" + arg + "'" + (i + 1 >= argc ? " without a value" : ""));
@@ -111,12 +111,12 @@ int run_cli(int argc, char** argv) {
       if (arg == "--set") {
         const auto eq = value.find('=');
         if (eq == std::string::npos) throw taihu::Error("taihu-seismic: --set needs section.key=value, got '" + value + "'");
-        config.set(value.substr(0, eq), value.substr(eq + 1));
+        config.set(value.substr(0, eq), value.substr(eq + 1), "--set " + value.substr(0, eq));
         continue;
       }
       const auto it = flag_keys().find(arg.substr(2));
       if (it == flag_keys().end()) throw taihu::Error("taihu-seismic: unknown flag '" + arg + "' (see --help)");
-      config.set(it->second, value);
+      config.set(it->second, value, arg);
     }
     const taihu::stencil::RunPlan plan = taihu::stencil::plan_from_config(config);
     return taihu::stencil::cli::run_plan(plan);

@@ -2,10 +2,12 @@
 #include "taihu/stencil/run_plan.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "taihu/arch/error.hpp"
 #include "taihu/stencil/raw_model.hpp"
+#include "taihu/stencil/segy.hpp"
 #include "taihu/stencil/wavelet.hpp"
 
 namespace taihu::stencil {
@@ -31,7 +33,7 @@ RawFieldSpec spec_for(const Config& c, const std::string& path) {
   s.path = c.resolve_path(path);
   s.shape = c.get_shape("model.shape");
   s.order = c.get_string("model.order", s.shape.size() == 3 ? "z,x,y" : "z,x");
-  s.spacing = c.get_doubles("model.spacing");
+  s.spacing = c.get_positive_doubles("model.spacing");
   const std::string endian = c.get_string("model.endian", "little");
   if (endian != "little" && endian != "big")
     throw Error("taihu: " + c.origin() + ": key 'model.endian' must be little or big, got '" + endian + "'");
@@ -66,19 +68,19 @@ RunPlan plan_from_config(const Config& c) {
     RawFieldSpec s;
     s.shape = c.has("model.shape") ? c.get_shape("model.shape") : std::vector<long>{401, 201};
     s.order = s.shape.size() == 3 ? "z,x,y" : "z,x";
-    s.spacing = c.has("model.spacing") ? c.get_doubles("model.spacing") : std::vector<double>{10.0};
+    s.spacing = c.has("model.spacing") ? c.get_positive_doubles("model.spacing") : std::vector<double>{10.0};
     s.path = "layered";
     const Grid g = grid_of(s);
     plan.model = layered_model(g);
     plan.model_description = "built-in layered model " + g.describe();
   } else if (vp.size() > 5 && (vp.substr(vp.size() - 5) == ".segy" || vp.substr(vp.size() - 4) == ".sgy")) {
-    const auto h = c.get_doubles("model.spacing");
-    plan.model = read_segy_model(c.resolve_path(vp), h.at(0), c.get_double("model.segy_dz", h.at(0)),
-                                 c.get_double("model.scale", 1.0));
+    const auto h = c.get_positive_doubles("model.spacing");
+    plan.model = read_segy_model(c.resolve_path(vp), h.at(0), c.get_positive("model.segy_dz", h.at(0)),
+                                 c.get_positive("model.scale", 1.0));
     plan.model_description = vp + " " + plan.model.grid.describe();
   } else {
     RawFieldSpec s = spec_for(c, vp);
-    s.scale = c.get_double("model.scale", 1.0);
+    s.scale = c.get_positive("model.scale", 1.0);
     plan.model = read_raw_model(s);
     plan.model_description = vp + " " + plan.model.grid.describe();
   }
@@ -93,7 +95,7 @@ RunPlan plan_from_config(const Config& c) {
     m.theta = field_or_constant(c, "model.theta", m.grid, M_PI / 180.0);
     if (c.has("model.phi")) m.phi = field_or_constant(c, "model.phi", m.grid, M_PI / 180.0);
   }
-  validate(m);
+  validate(m);  // values finite and in a physical range, named by cell
   const double vmin = m.vp_min(), vmax = m.vp_max();
   if (vmax > 0 && vmax < 20) {
     if (c.has("model.scale"))
@@ -105,8 +107,11 @@ RunPlan plan_from_config(const Config& c) {
   // Simulation.
   Options& o = plan.options;
   o.space_order = static_cast<int>(c.get_long("simulation.space_order", 8));
-  o.f0 = c.get_double("simulation.f0", 10.0);
-  o.dt = c.get_double("simulation.dt", 0.0);
+  o.f0 = c.get_positive("simulation.f0", 10.0);
+  // simulation.dt absent or "auto": 0.6 x the stable limit (Options::dt = 0); a number
+  // must be > 0 (a negative dt once meant "auto" silently).
+  const bool auto_dt = !c.has("simulation.dt") || c.get_string("simulation.dt") == "auto";
+  o.dt = auto_dt ? 0.0 : c.get_positive("simulation.dt");
   o.kernel = parse_kernel(c.get_string("simulation.kernel", "optimized"));
   o.coefficients = parse_coefficient_precision(
       c.get_string("simulation.coefficients", coefficient_precision_name(Options{}.coefficients)));
@@ -114,15 +119,36 @@ RunPlan plan_from_config(const Config& c) {
   o.boundary.width = static_cast<int>(c.get_long("simulation.width", 20));
   o.boundary.free_surface = c.get_bool("simulation.free_surface", false);
   o = resolved(m, o);  // fills dt, checks the CFL condition
-  const double tmax = c.get_double("simulation.tmax", 1.0);
-  if (!(tmax > 0)) throw Error("taihu: " + c.origin() + ": key 'simulation.tmax' must be > 0 seconds");
+  const double tmax = c.get_positive("simulation.tmax", 1.0);
+  // Every sample goes into one SEG-Y trace: refuse here, before the wavelet, the gathers
+  // and the simulation, what the file could not hold (and any step count an int cannot).
+  {
+    char dt_text[160], tmax_text[160];
+    if (auto_dt)
+      std::snprintf(dt_text, sizeof dt_text, "dt = %g s (automatic: 0.6 x the stable limit, max vp %g m/s)", o.dt,
+                    m.max_speed());
+    else
+      std::snprintf(dt_text, sizeof dt_text, "dt = %g s (%s)", o.dt, c.where("simulation.dt").c_str());
+    std::snprintf(tmax_text, sizeof tmax_text, "tmax = %g s (%s)", tmax,
+                  c.has("simulation.tmax") ? c.where("simulation.tmax").c_str() : "default");
+    const double steps = tmax / o.dt + 1;
+    std::string why = segy_sampling_problem(o.dt, 1);
+    if (why.empty() && !(steps < double(kSegyMaxSamples) + 0.5)) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "%.4g time steps; a SEG-Y trace holds at most %ld samples", steps,
+                    kSegyMaxSamples);
+      why = buf;
+    }
+    if (!why.empty())
+      throw Error("taihu: " + std::string(tmax_text) + " at " + dt_text + ": " + why);
+  }
   o.nt = static_cast<int>(std::lround(tmax / o.dt)) + 1;
   std::vector<float> wavelet;
   const std::string wv = c.get_string("simulation.wavelet", "ricker");
   if (wv == "ricker") {
     wavelet = ricker(o.f0, o.dt, o.nt);
   } else {
-    wavelet = resample_wavelet(read_wavelet_text(c.resolve_path(wv)), c.get_double("simulation.wavelet_dt"), o.dt, o.nt);
+    wavelet = resample_wavelet(read_wavelet_text(c.resolve_path(wv)), c.get_positive("simulation.wavelet_dt"), o.dt, o.nt);
   }
   // Acquisition.
   const Grid& g = m.grid;

@@ -63,7 +63,7 @@ Config Config::parse_text(const std::string& text, const std::string& origin) {
     const std::string full = section.empty() ? key : section + "." + key;
     if (c.values_.count(full))
       throw Error("taihu: " + where + ": key '" + full + "' already set on line " + std::to_string(c.values_[full].line));
-    c.values_[full] = {trim(line.substr(eq + 1)), lineno};
+    c.values_[full] = {trim(line.substr(eq + 1)), lineno, ""};
   }
   return c;
 }
@@ -90,12 +90,12 @@ const Config::Entry& Config::entry(const std::string& key) const {
 
 std::string Config::where(const std::string& key) const {
   const Entry& e = entry(key);
-  std::string out = origin_;
+  std::string out;
   if (e.line > 0) {
-    out += ':';
-    out += std::to_string(e.line);
+    out = origin_ + ':' + std::to_string(e.line);
   } else {
-    out += " (command line)";
+    out = "command line";
+    if (!e.flag.empty()) out += ' ' + e.flag;
   }
   out += ": key '";
   out += key;
@@ -115,7 +115,7 @@ std::string Config::get_string(const std::string& key, const std::string& fallba
 double Config::get_double(const std::string& key) const {
   double v;
   if (!parse_number(entry(key).value, v))
-    throw Error("taihu: " + where(key) + ": expected a number, got '" + entry(key).value + "'");
+    throw Error("taihu: " + where(key) + ": expected a finite number, got '" + entry(key).value + "'");
   return v;
 }
 double Config::get_double(const std::string& key, double fallback) const { return has(key) ? get_double(key) : fallback; }
@@ -173,7 +173,25 @@ std::vector<double> Config::get_range(const std::string& key) const {
   return out;
 }
 
-void Config::set(const std::string& key, const std::string& value) { values_[key] = {trim(value), 0}; }
+double Config::get_positive(const std::string& key) const {
+  const double v = get_double(key);
+  if (!(v > 0)) throw Error("taihu: " + where(key) + ": must be > 0, got '" + entry(key).value + "'");
+  return v;
+}
+double Config::get_positive(const std::string& key, double fallback) const {
+  return has(key) ? get_positive(key) : fallback;
+}
+
+std::vector<double> Config::get_positive_doubles(const std::string& key) const {
+  std::vector<double> out = get_doubles(key);
+  for (double v : out)
+    if (!(v > 0)) throw Error("taihu: " + where(key) + ": every value must be > 0, got '" + entry(key).value + "'");
+  return out;
+}
+
+void Config::set(const std::string& key, const std::string& value, const std::string& flag) {
+  values_[key] = {trim(value), 0, flag};
+}
 
 void Config::check_known(const std::set<std::string>& known) const {
   for (const auto& [key, e] : values_)
@@ -183,7 +201,7 @@ void Config::check_known(const std::set<std::string>& known) const {
         where += ':';
         where += std::to_string(e.line);
       }
-      throw Error("taihu: " + where + ": unknown key '" + key + "'");
+      throw Error("taihu: " + where + ": unknown key '" + key + "'" + (e.flag.empty() ? "" : " (" + e.flag + ")"));
     }
 }
 

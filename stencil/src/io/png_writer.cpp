@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <csetjmp>
-#include <functional>
 #include <cstdio>
+#include <cstring>
+#include <functional>
 
 #include "io/atomic_file.hpp"
 #include "io/bitmap_font.hpp"
@@ -59,19 +61,58 @@ std::string tick_label(double v, double step) {
   return buf;
 }
 
+// libpng's own writer and error handler lose errno (png_error prints "Write Error" to
+// stderr and longjmps): these keep the OS's reason for the message.
+struct PngSink {
+  FILE* file = nullptr;
+  int error = 0;         // errno of the failed fwrite/fflush
+  const char* libpng_message = nullptr;
+};
+
+void png_sink_write(png_structp png, png_bytep data, png_size_t length) {
+  auto* sink = static_cast<PngSink*>(png_get_io_ptr(png));
+  errno = 0;
+  if (std::fwrite(data, 1, length, sink->file) != length) {
+    sink->error = errno ? errno : EIO;
+    png_error(png, "write failed");
+  }
+}
+
+void png_sink_flush(png_structp png) {
+  auto* sink = static_cast<PngSink*>(png_get_io_ptr(png));
+  errno = 0;
+  if (std::fflush(sink->file) != 0) {
+    sink->error = errno ? errno : EIO;
+    png_error(png, "flush failed");
+  }
+}
+
+void png_sink_error(png_structp png, png_const_charp message) {
+  auto* sink = static_cast<PngSink*>(png_get_error_ptr(png));
+  if (!sink->libpng_message) sink->libpng_message = message;
+  png_longjmp(png, 1);
+}
+
+void png_sink_warning(png_structp, png_const_charp) {}
+
 void write_canvas(const std::string& path, const Canvas& c) {
   const std::string tmp = io::temp_path_for(path);
+  errno = 0;
   FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw Error("taihu: cannot create PNG '" + path + "'");
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  if (!f) throw Error("taihu: cannot create PNG '" + path + "': " + std::strerror(errno ? errno : EIO));
+  PngSink sink;
+  sink.file = f;
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, png_sink_error, png_sink_warning);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (!png || !info || setjmp(png_jmpbuf(png))) {
     png_destroy_write_struct(&png, &info);
     std::fclose(f);
     io::discard_temp(tmp);
-    throw Error("taihu: libpng failed writing '" + path + "'");
+    if (sink.error) throw Error("taihu: cannot write PNG '" + path + "': " + std::strerror(sink.error));
+    throw Error("taihu: libpng failed writing '" + path + "'" +
+                (sink.libpng_message ? std::string(": ") + sink.libpng_message : std::string()));
   }
-  png_init_io(png, f);
+  png_set_write_fn(png, &sink, png_sink_write, png_sink_flush);
   png_set_IHDR(png, info, static_cast<png_uint_32>(c.width), static_cast<png_uint_32>(c.height), 8, PNG_COLOR_TYPE_RGB,
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
@@ -79,9 +120,15 @@ void write_canvas(const std::string& path, const Canvas& c) {
     png_write_row(png, reinterpret_cast<png_const_bytep>(c.pixels.data() + y * c.width * 3));
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
-  if (std::fclose(f) != 0) {
+  // The last buffered bytes reach the file here: a full disk often shows up only now.
+  int err = 0;
+  errno = 0;
+  if (std::fflush(f) != 0) err = errno ? errno : EIO;
+  errno = 0;
+  if (std::fclose(f) != 0 && err == 0) err = errno ? errno : EIO;
+  if (err != 0) {
     io::discard_temp(tmp);
-    throw Error("taihu: error closing PNG '" + path + "'");
+    throw Error("taihu: cannot write PNG '" + path + "': " + std::strerror(err));
   }
   io::commit_temp(tmp, path);
 }

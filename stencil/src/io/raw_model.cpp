@@ -110,21 +110,35 @@ std::vector<float> read_raw_field(const RawFieldSpec& spec) {
 void write_raw_field(const std::string& path, const std::vector<float>& values) {
   const std::string tmp = io::temp_path_for(path);
   {
+    errno = 0;
     std::ofstream out(tmp, std::ios::binary);
     out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
+    out.close();  // the last buffered bytes reach the file here: check them too
     if (!out) {
+      const int err = errno ? errno : EIO;
       io::discard_temp(tmp);
-      throw Error("taihu: cannot write '" + path + "'");
+      throw Error("taihu: cannot write '" + path + "': " + std::strerror(err));
     }
   }
   io::commit_temp(tmp, path);
 }
 
+namespace {
+// validate(), with the file named (a cell's value is only useful with its file).
+void validate_from(const Model& m, const std::string& path) {
+  try {
+    validate(m);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + " in '" + path + "'");
+  }
+}
+}  // namespace
+
 Model read_raw_model(const RawFieldSpec& spec) {
   Model m;
   m.grid = grid_of(spec);
   m.vp = read_raw_field(spec);
-  validate(m);
+  validate_from(m, spec.path);
   return m;
 }
 
@@ -137,7 +151,7 @@ Model read_segy_model(const std::string& path, double dx, double dz, double scal
   validate(m.grid);
   m.vp.resize(t.data.size());
   for (std::size_t i = 0; i < t.data.size(); ++i) m.vp[i] = static_cast<float>(t.data[i] * scale);
-  validate(m);
+  validate_from(m, path);
   return m;
 }
 

@@ -1,7 +1,10 @@
 // SEG-Y shot gathers through segyio (see segy.hpp).
 #include <segyio/segy.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "io/atomic_file.hpp"
@@ -20,6 +23,19 @@ void check(int rc, const std::string& path, const char* what) {
   if (rc != SEGY_OK) throw Error("taihu: SEG-Y '" + path + "': " + what + " failed (segyio error " + std::to_string(rc) + ")");
 }
 
+// A segyio call that writes: segyio reports a failed fopen/fseek/fwrite/fflush as a bare
+// code, and errno at that moment holds the reason (ENOSPC, EFBIG, EIO, ...).
+template <class Call>
+void write_call(Call&& call, const std::string& path, const char* what) {
+  errno = 0;
+  const int rc = call();
+  const int err = errno;
+  if (rc == SEGY_OK) return;
+  if (err != 0 && rc >= SEGY_FOPEN_ERROR && rc <= SEGY_FWRITE_ERROR)
+    throw Error("taihu: cannot write SEG-Y '" + path + "' (" + what + "): " + std::strerror(err));
+  check(rc, path, what);
+}
+
 constexpr int kCoordScalar = -100;  // stored value / 100 = metres
 
 std::int32_t scaled(double metres) { return static_cast<std::int32_t>(std::lround(metres * 100.0)); }
@@ -31,32 +47,48 @@ double unscale(std::int32_t v, std::int32_t scalar) {
 
 }  // namespace
 
+std::string segy_sampling_problem(double dt, long samples) {
+  char buf[256];
+  if (samples < 1 || samples > kSegyMaxSamples) {
+    std::snprintf(buf, sizeof buf, "a SEG-Y trace holds 1..%ld samples, the run has %ld", kSegyMaxSamples, samples);
+    return buf;
+  }
+  const double us = dt * 1e6;
+  if (!(us >= 0.5 && us < double(kSegyMaxIntervalUs) + 0.5)) {
+    std::snprintf(buf, sizeof buf,
+                  "the SEG-Y sample interval is whole microseconds, 1..%ld us (%g..%g s): dt = %g s does not fit",
+                  kSegyMaxIntervalUs, 1e-6, double(kSegyMaxIntervalUs) * 1e-6, dt);
+    return buf;
+  }
+  return "";
+}
+
 void write_segy(const std::string& path, const std::vector<ShotRecord>& shots) {
   if (shots.empty()) throw Error("taihu: write_segy: no shots to write to '" + path + "'");
   const int ns = shots[0].nt;
   const double dt = shots[0].dt;
-  if (ns < 1 || ns > 65535) throw Error("taihu: SEG-Y holds 1..65535 samples per trace, the run has " + std::to_string(ns));
+  if (const std::string why = segy_sampling_problem(dt, ns); !why.empty())
+    throw Error("taihu: SEG-Y '" + path + "': " + why);
   const auto dt_us = static_cast<std::int32_t>(std::lround(dt * 1e6));
-  if (dt_us < 1 || dt_us > 65535)
-    throw Error("taihu: SEG-Y sample interval must be 1..65535 us, dt is " + std::to_string(dt) + " s (resample first)");
   const std::string tmp = io::temp_path_for(path);
   try {
+    errno = 0;
     SegyPtr fp(segy_open(tmp.c_str(), "w+b"));
-    if (!fp) throw Error("taihu: cannot create SEG-Y file '" + path + "'");
+    if (!fp) throw Error("taihu: cannot create SEG-Y file '" + path + "': " + std::strerror(errno ? errno : EIO));
     check(segy_set_format(fp.get(), static_cast<int>(SEGY_IEEE_FLOAT_4_BYTE) | static_cast<int>(SEGY_MSB)), path, "set format");
     std::string text(3200, ' ');
     const char* lines[] = {"C 1 SYNTHETIC SHOT GATHERS WRITTEN BY TAIHU-SEISMIC",
                            "C 2 SAMPLES IEEE FLOAT32, COORDINATES IN METRES WITH SCALAR -100",
                            "C 3 DEPTHS: SOURCE DEPTH (49), RECEIVER ELEVATION = -DEPTH (41), SCALAR -100"};
     for (int i = 0; i < 3; ++i) text.replace(std::size_t(i) * 80, std::string(lines[i]).size(), lines[i]);
-    check(segy_write_textheader(fp.get(), 0, text.c_str()), path, "text header");
+    write_call([&] { return segy_write_textheader(fp.get(), 0, text.c_str()); }, path, "text header");
     char bin[SEGY_BINARY_HEADER_SIZE] = {};
     segy_set_bfield(bin, SEGY_BIN_INTERVAL, dt_us);
     segy_set_bfield(bin, SEGY_BIN_SAMPLES, ns);
     segy_set_bfield(bin, SEGY_BIN_FORMAT, SEGY_IEEE_FLOAT_4_BYTE);
     segy_set_bfield(bin, SEGY_BIN_SEGY_REVISION, 0x0100);
     segy_set_bfield(bin, SEGY_BIN_TRACE_FLAG, 1);
-    check(segy_write_binheader(fp.get(), bin), path, "binary header");
+    write_call([&] { return segy_write_binheader(fp.get(), bin); }, path, "binary header");
     const long trace0 = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
     const int bsize = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, ns);
     std::vector<float> buf(static_cast<std::size_t>(ns));
@@ -88,14 +120,15 @@ void write_segy(const std::string& path, const std::vector<ShotRecord>& shots) {
         segy_set_field(th, SEGY_TR_COORD_UNITS, 1);
         segy_set_field(th, SEGY_TR_SAMPLE_COUNT, ns);
         segy_set_field(th, SEGY_TR_SAMPLE_INTER, dt_us);
-        check(segy_write_traceheader(fp.get(), traceno, th, trace0, bsize), path, "trace header");
+        write_call([&] { return segy_write_traceheader(fp.get(), traceno, th, trace0, bsize); }, path, "trace header");
         const float* t = rec.trace(r);
         std::copy(t, t + ns, buf.begin());
         check(segy_from_native(SEGY_IEEE_FLOAT_4_BYTE, ns, buf.data()), path, "sample conversion");
-        check(segy_writetrace(fp.get(), traceno, buf.data(), trace0, bsize), path, "trace");
+        write_call([&] { return segy_writetrace(fp.get(), traceno, buf.data(), trace0, bsize); }, path, "trace");
       }
     }
-    check(segy_flush(fp.get(), false), path, "flush");
+    write_call([&] { return segy_flush(fp.get(), false); }, path, "flush");
+    // segy_close flushes again but ignores fclose's result; everything is written by now.
   } catch (...) {
     io::discard_temp(tmp);
     throw;

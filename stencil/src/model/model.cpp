@@ -1,6 +1,7 @@
 // Model validation and the built-in models.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "taihu/arch/error.hpp"
 #include "taihu/stencil/model.hpp"
@@ -39,29 +40,48 @@ double Model::max_speed() const {
 }
 
 namespace {
-void check_field(const std::vector<float>& f, std::size_t n, const char* name, bool positive) {
+// "(z 3, x 7)" or "(z 3, x 7, y 1)" for a point index (z fastest).
+std::string cell_name(const Grid& g, std::size_t i) {
+  const auto n0 = static_cast<std::size_t>(g.n[0]), n1 = static_cast<std::size_t>(g.n[1]);
+  std::string s = "(z " + std::to_string(i % n0) + ", x " + std::to_string(i / n0 % n1);
+  if (g.dim == 3) s += ", y " + std::to_string(i / n0 / n1);
+  return s + ")";
+}
+
+void check_field(const std::vector<float>& f, const Grid& g, const char* name, bool positive, double max = 0,
+                 const char* unit = "") {
+  const auto n = static_cast<std::size_t>(g.points());
   if (f.size() != n)
     throw Error(std::string("taihu: model field '") + name + "' has " + std::to_string(f.size()) +
                 " values, the grid has " + std::to_string(n) + " points");
-  for (std::size_t i = 0; i < n; ++i)
-    if (!std::isfinite(f[i]) || (positive && !(f[i] > 0)))
-      throw Error(std::string("taihu: model field '") + name + "' has value " + std::to_string(f[i]) +
-                  " at point " + std::to_string(i) + (positive ? " (must be positive)" : " (not finite)"));
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool bad = !std::isfinite(f[i]) || (positive && !(f[i] > 0)) || (max > 0 && f[i] > max);
+    if (!bad) continue;
+    char value[48], range[64] = "not finite";
+    std::snprintf(value, sizeof value, "%g%s", double(f[i]), unit);
+    if (max > 0)
+      std::snprintf(range, sizeof range, "must be > 0 and <= %g%s", max, unit);
+    else if (positive)
+      std::snprintf(range, sizeof range, "must be positive");
+    throw Error(std::string("taihu: model field '") + name + "' has value " + value + " at cell " + cell_name(g, i) +
+                " (" + range + ")");
+  }
 }
 }  // namespace
 
 void validate(const Model& model) {
   validate(model.grid);
   const auto n = static_cast<std::size_t>(model.grid.points());
-  check_field(model.vp, n, "vp", true);
-  if (model.physics == Physics::acoustic_density) check_field(model.rho, n, "rho", true);
+  const Grid& g = model.grid;
+  check_field(model.vp, g, "vp", true, kMaxVelocity, " m/s");
+  if (model.physics == Physics::acoustic_density) check_field(model.rho, g, "rho", true);
   if (model.physics == Physics::tti) {
-    check_field(model.theta, n, "theta", false);
-    if (!model.phi.empty()) check_field(model.phi, n, "phi", false);
+    check_field(model.theta, g, "theta", false);
+    if (!model.phi.empty()) check_field(model.phi, g, "phi", false);
   }
   if (model.physics == Physics::vti || model.physics == Physics::tti) {
-    check_field(model.epsilon, n, "epsilon", false);
-    check_field(model.delta, n, "delta", false);
+    check_field(model.epsilon, g, "epsilon", false);
+    check_field(model.delta, g, "delta", false);
     for (std::size_t i = 0; i < n; ++i) {
       if (model.epsilon[i] < model.delta[i])
         throw Error("taihu: VTI model has epsilon < delta at point " + std::to_string(i) +

@@ -49,7 +49,12 @@ Options resolved(const Model& model, const Options& options) {
   validate(model);
   check_space_order(options.space_order);
   Options o = options;
-  if (o.dt <= 0) o.dt = 0.6 * stable_dt(model, o.space_order);
+  if (!(o.dt >= 0) || !std::isfinite(o.dt)) {  // only 0 means automatic
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "taihu: dt must be 0 (automatic) or a positive number of seconds, got %g", o.dt);
+    throw Error(buf);
+  }
+  if (o.dt == 0) o.dt = 0.6 * stable_dt(model, o.space_order);
   check_cfl(model, o.space_order, o.dt);
   check_boundary_fits(model.grid, o.boundary);
   if (o.nt < 0) throw Error("taihu: the number of time steps must be >= 0");

@@ -38,9 +38,17 @@ class Config {
   // "0:12000:500" -> 0, 500, ..., 12000; "100,200" -> {100, 200}; "300" -> {300}
   std::vector<double> get_range(const std::string& key) const;
   std::vector<double> get_doubles(const std::string& key) const;
+  // Finite and > 0 (times, spacings, frequencies, scales): "... must be > 0, got '-1'".
+  double get_positive(const std::string& key) const;
+  double get_positive(const std::string& key, double fallback) const;
+  std::vector<double> get_positive_doubles(const std::string& key) const;
 
-  // Sets or overrides a value (command-line overrides): "section.key".
-  void set(const std::string& key, const std::string& value);
+  // Sets or overrides a value (command-line overrides): "section.key". `flag` is the
+  // command-line option that set it ("--dt"), named in errors about the value.
+  void set(const std::string& key, const std::string& value, const std::string& flag = "");
+  // Where a key's value came from, for messages: "run.ini:12: key 'simulation.dt'" or
+  // "command line --dt: key 'simulation.dt'".
+  std::string where(const std::string& key) const;
   // Throws naming file:line for any key not in `known` (catches typos).
   void check_known(const std::set<std::string>& known) const;
   const std::string& origin() const { return origin_; }
@@ -51,9 +59,9 @@ class Config {
   struct Entry {
     std::string value;
     int line = 0;
+    std::string flag;
   };
   const Entry& entry(const std::string& key) const;
-  std::string where(const std::string& key) const;
   std::string origin_;
   std::map<std::string, Entry> values_;
 };

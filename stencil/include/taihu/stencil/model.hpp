@@ -34,8 +34,13 @@ struct Model {
   double max_speed() const;
 };
 
+// Velocities above this (m/s) are no rock or fluid: a corrupt or mis-scaled model,
+// whose stable dt would be vanishingly small.
+inline constexpr double kMaxVelocity = 1e5;
+
 // Throws taihu::Error when sizes disagree with the grid, values are non-positive or
-// not finite, or VTI has epsilon < delta (the pseudo-acoustic system is then unstable).
+// not finite, vp exceeds kMaxVelocity, or VTI has epsilon < delta (the pseudo-acoustic
+// system is then unstable). Errors name the field, the value and the cell (z, x[, y]).
 void validate(const Model& model);
 
 Model homogeneous_model(const Grid& grid, float vp);

@@ -45,7 +45,7 @@ CoefficientPrecision parse_coefficient_precision(const std::string& text);  // "
 
 struct Options {
   int space_order = 8;
-  double dt = 0;   // seconds; <= 0: 0.6 x the stable limit
+  double dt = 0;   // seconds; 0: 0.6 x the stable limit (negative or non-finite: an error)
   int nt = 0;      // time steps
   double f0 = 10;  // dominant frequency (Hz): the CPML's alpha profile uses pi f0
   BoundaryOptions boundary;

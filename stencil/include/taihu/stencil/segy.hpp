@@ -10,7 +10,16 @@
 
 namespace taihu::stencil {
 
-// Writes every shot's traces into one file, atomically (temp file + rename).
+// SEG-Y stores the sample interval in whole microseconds and the sample count in 16-bit
+// header fields that segyio (and most readers) read as signed: 1..32767 each.
+inline constexpr long kSegyMaxSamples = 32767;
+inline constexpr long kSegyMaxIntervalUs = 32767;
+// Why `samples` samples at `dt` seconds do not fit a SEG-Y trace ("" when they do), so
+// a run can refuse before it computes what it could not write.
+std::string segy_sampling_problem(double dt, long samples);
+
+// Writes every shot's traces into one file, atomically (temp file + rename). OS errors
+// (a full disk, a file size limit) are reported with the OS's reason.
 void write_segy(const std::string& path, const std::vector<ShotRecord>& shots);
 
 struct SegyTraces {

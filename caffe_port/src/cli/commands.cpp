@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "taihu/arch/error.hpp"
@@ -37,6 +38,54 @@ long Args::get_int(const std::string& name, long fallback) const {
   } catch (const std::exception&) {
   }
   throw Error("--" + name + "=" + it->second + ": not an integer");
+}
+
+long Args::get_int(const std::string& name, long fallback, long lo, long hi) const {
+  if (!has(name)) return fallback;  // the command's own default
+  const long v = get_int(name, fallback);
+  if (v < lo || v > hi) {
+    throw Error("--" + name + "=" + get(name) + ": must be " +
+                (hi == std::numeric_limits<long>::max() ? ">= " + std::to_string(lo)
+                                                        : "in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]"));
+  }
+  return v;
+}
+
+namespace {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+void Args::allow(const char* command, std::initializer_list<const char*> known, bool takes_positional) const {
+  for (const auto& [name, value] : flags) {
+    if (std::any_of(known.begin(), known.end(), [&](const char* k) { return name == k; })) continue;
+    std::string msg = "unknown command line flag '" + name + "'";
+    const char* nearest = nullptr;
+    std::size_t best = 3;  // a hint only for a likely typo
+    for (const char* k : known) {
+      const std::size_t d = edit_distance(name, k);
+      if (d < best) best = d, nearest = k;
+    }
+    if (nearest) msg += " (did you mean --" + std::string(nearest) + "?)";
+    throw Error(msg + "; `taihu-caffe help` lists the flags of " + command);
+  }
+  if (!takes_positional && !positional.empty()) {
+    throw Error(std::string(command) + " takes no positional arguments (got '" + positional.front() + "')");
+  }
 }
 
 Args parse_args(int argc, char** argv, int first) {
@@ -75,10 +124,12 @@ std::string fmt(double v) {
 }  // namespace
 
 int train(const Args& a) {
+  a.allow("train", {"solver", "snapshot", "weights", "iterations", "compress", "bucket_mb", "allreduce"});
   require_flag(a, "solver", "train");
   if (a.has("snapshot") && a.has("weights")) throw Error("give --snapshot or --weights, not both");
+  const long max_iter = a.get_int("iterations", 0, 1, std::numeric_limits<int>::max());
   proto::SolverParameter sp = read_solver_param(a.get("solver"));
-  if (a.has("iterations")) sp.set_max_iter(static_cast<int>(a.get_int("iterations", sp.max_iter())));
+  if (a.has("iterations")) sp.set_max_iter(static_cast<int>(max_iter));
   log_info("Using " + std::to_string(arch::num_threads()) + " CPU thread(s) (TAIHU_NUM_THREADS)");
   int mpi_ranks = 1;
 #if TAIHU_CAFFE_PARALLEL
@@ -88,8 +139,7 @@ int train(const Args& a) {
   DataParallelOptions dp_options;
   if (mpi_ranks > 1) {
     dp_options.compression = parse_compression(a.get("compress", "none"), "--compress");
-    const long mb = a.get_int("bucket_mb", 25);
-    if (mb < 1) throw Error("--bucket_mb must be >= 1 (got " + std::to_string(mb) + ")");
+    const long mb = a.get_int("bucket_mb", 25, 1, 1L << 20);
     dp_options.bucket_bytes = static_cast<std::size_t>(mb) << 20;
     if (a.has("allreduce")) dp_options.comm.algorithm = comm::parse_algorithm(a.get("allreduce"), "--allreduce");
     prepare_data_parallel(MPI_COMM_WORLD, &sp);
@@ -117,13 +167,17 @@ int train(const Args& a) {
 }
 
 int test(const Args& a) {
+  a.allow("test", {"model", "weights", "iterations"});
   require_flag(a, "model", "test");
   require_flag(a, "weights", "test");
-  const long iters = a.get_int("iterations", 50);
+  // Caffe: CHECK_GT(FLAGS_iterations, 0); the means below divide by it.
+  const long iters = a.get_int("iterations", 50, 1, std::numeric_limits<int>::max());
   Net net(read_net_param(a.get("model")), proto::TEST);
   net.copy_trained_layers_from(a.get("weights"));
   log_info("Running for " + std::to_string(iters) + " iterations.");
-  std::vector<double> scores;
+  std::size_t outputs = 0;
+  for (const Blob* b : net.output_blobs()) outputs += static_cast<std::size_t>(b->count());
+  std::vector<double> scores(outputs, 0.0);  // sized once: a reshaping net cannot index past it
   double loss = 0;
   for (long i = 0; i < iters; ++i) {
     loss += net.forward();
@@ -131,8 +185,7 @@ int test(const Args& a) {
     for (std::size_t j = 0; j < net.output_blobs().size(); ++j) {
       const Blob* b = net.output_blobs()[j];
       const std::string& name = net.blob_names()[static_cast<std::size_t>(net.output_blob_indices()[j])];
-      for (std::int64_t e = 0; e < b->count(); ++e, ++k) {
-        if (scores.size() <= k) scores.push_back(0);
+      for (std::int64_t e = 0; e < b->count() && k < scores.size(); ++e, ++k) {
         scores[k] += b->data()[e];
         log_info("Batch " + std::to_string(i) + ", " + name + " = " + fmt(b->data()[e]));
       }
@@ -143,7 +196,7 @@ int test(const Args& a) {
   for (std::size_t j = 0; j < net.output_blobs().size(); ++j) {
     const std::string& name = net.blob_names()[static_cast<std::size_t>(net.output_blob_indices()[j])];
     const float w = net.output_loss_weight(static_cast<int>(j));
-    for (std::int64_t e = 0; e < net.output_blobs()[j]->count(); ++e, ++k) {
+    for (std::int64_t e = 0; e < net.output_blobs()[j]->count() && k < scores.size(); ++e, ++k) {
       const double mean = scores[k] / static_cast<double>(iters);
       std::string line = name + " = " + fmt(mean);
       if (w != 0.f) line += " (* " + fmt(w) + " = " + fmt(w * mean) + " loss)";
@@ -154,9 +207,12 @@ int test(const Args& a) {
 }
 
 int time(const Args& a) {
+  a.allow("time", {"model", "iterations", "phase"});
   require_flag(a, "model", "time");
-  const long iters = a.get_int("iterations", 50);
-  const proto::Phase phase = a.get("phase", "TRAIN") == "TEST" ? proto::TEST : proto::TRAIN;
+  const long iters = a.get_int("iterations", 50, 1, std::numeric_limits<int>::max());
+  const std::string phase_name = a.get("phase", "TRAIN");
+  if (phase_name != "TRAIN" && phase_name != "TEST") throw Error("--phase=" + phase_name + ": must be TRAIN or TEST");
+  const proto::Phase phase = phase_name == "TEST" ? proto::TEST : proto::TRAIN;
   Net net(read_net_param(a.get("model")), phase);
   // Inputs of deploy nets hold random values so every layer does real work.
   for (int i = 0; i < net.num_layers(); ++i) {
@@ -210,12 +266,14 @@ int time(const Args& a) {
 }
 
 int convert_mnist(const Args& a) {
+  a.allow("convert_mnist", {"first", "count", "backend"}, true);
   if (a.positional.size() != 3) throw Error("convert_mnist needs IMAGES LABELS DB (got " + std::to_string(a.positional.size()) + " arguments)");
   if (a.has("backend") && a.get("backend") != "lmdb") throw Error("--backend=" + a.get("backend") + ": only lmdb is supported");
   const ImageSet set = read_idx(a.positional[0], a.positional[1]);
-  const auto first = static_cast<std::size_t>(a.get_int("first", 0));
+  const auto first = static_cast<std::size_t>(a.get_int("first", 0, 0, std::numeric_limits<long>::max()));
   if (first > set.count()) throw Error("--first=" + std::to_string(first) + " is past the " + std::to_string(set.count()) + " images");
-  const auto count = static_cast<std::size_t>(a.get_int("count", static_cast<long>(set.count() - first)));
+  const auto count = static_cast<std::size_t>(
+      a.get_int("count", static_cast<long>(set.count() - first), 0, static_cast<long>(set.count() - first)));
   log_info("A total of " + std::to_string(set.count()) + " items.");
   log_info("Rows: " + std::to_string(set.height) + " Cols: " + std::to_string(set.width));
   write_lmdb(set, first, count, a.positional[2]);
@@ -224,9 +282,9 @@ int convert_mnist(const Args& a) {
 }
 
 int make_digits(const Args& a) {
+  a.allow("make_digits", {"count", "seed"}, true);
   if (a.positional.size() != 2) throw Error("make_digits needs IMAGES LABELS output paths (.gz for gzip)");
-  const long count = a.get_int("count", 10000);
-  if (count <= 0) throw Error("--count must be > 0");
+  const long count = a.get_int("count", 10000, 1, std::numeric_limits<std::uint32_t>::max());
   const ImageSet set = synthetic_digits(static_cast<std::size_t>(count), static_cast<std::uint64_t>(a.get_int("seed", 1)));
   write_idx_images(a.positional[0], set);
   write_idx_labels(a.positional[1], set);
@@ -234,7 +292,8 @@ int make_digits(const Args& a) {
   return 0;
 }
 
-int device_query(const Args&) {
+int device_query(const Args& a) {
+  a.allow("device_query", {});
   log_info("CPU threads: " + std::to_string(arch::num_threads()) + " (TAIHU_NUM_THREADS)");
   const arch::GpuQuery q = arch::query_gpus();
   log_info("CUDA: " + q.status);

@@ -1,8 +1,12 @@
 // Blob storage, reshaping, sharing and BlobProto conversion. See taihu/caffe/blob.hpp.
 #include "taihu/caffe/blob.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <new>
 #include <sstream>
 
 #include "taihu/arch/error.hpp"
@@ -10,7 +14,44 @@
 
 namespace taihu::caffe {
 
-Blob::Storage::Storage(std::size_t n) : buf(n == 0 ? 1 : n) {
+namespace {
+
+std::string join(const std::vector<int>& s) {
+  std::string r;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i) r += ' ';
+    r += std::to_string(s[i]);
+  }
+  return r;
+}
+
+arch::AlignedBuffer<float> allocate(std::size_t n) {
+  const std::size_t bytes = n * sizeof(float);
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  const double ram = pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0;
+  // data and diff: two buffers of this size.
+  if (ram > 0 && 2.0 * static_cast<double>(bytes) > ram) {
+    throw Error("blob of " + std::to_string(n) + " values needs " + std::to_string(2 * bytes >> 20) +
+                " MiB (data and diff), more than this machine's " + std::to_string(static_cast<long long>(ram) >> 20) + " MiB");
+  }
+  try {
+    return arch::AlignedBuffer<float>(n == 0 ? 1 : n);
+  } catch (const std::bad_alloc&) {
+    throw Error("blob of " + std::to_string(n) + " values: cannot allocate " + std::to_string(bytes >> 20) + " MiB");
+  }
+}
+
+}  // namespace
+
+int blob_dim(std::int64_t d, const std::string& what) {
+  if (d < 0 || d > std::numeric_limits<int>::max()) {
+    throw Error(what + " = " + std::to_string(d) + " does not fit a blob dimension (0 to " +
+                std::to_string(std::numeric_limits<int>::max()) + ")");
+  }
+  return static_cast<int>(d);
+}
+
+Blob::Storage::Storage(std::size_t n) : buf(allocate(n)) {
   std::memset(buf.data(), 0, buf.size() * sizeof(float));
 }
 
@@ -19,6 +60,12 @@ void Blob::reshape(const std::vector<int>& shape) {
   std::int64_t count = 1;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] < 0) throw Error("blob: dim " + std::to_string(i) + " is " + std::to_string(shape[i]));
+    // Caffe's limit ("blob size exceeds INT_MAX"); it also keeps every count a layer
+    // narrows to int exact.
+    if (count != 0 && shape[i] > std::numeric_limits<int>::max() / count) {
+      throw Error("blob: shape (" + join(shape) + ") has more than " + std::to_string(std::numeric_limits<int>::max()) +
+                  " values");
+    }
     count *= shape[i];
   }
   shape_ = shape;
@@ -98,20 +145,11 @@ void Blob::to_proto(proto::BlobProto* out, bool write_diff) const {
 std::vector<int> shape_of(const proto::BlobProto& in) {
   std::vector<int> shape;
   if (in.has_shape()) {
-    for (auto d : in.shape().dim()) shape.push_back(static_cast<int>(d));
+    for (auto d : in.shape().dim()) shape.push_back(blob_dim(d, "BlobProto dim " + std::to_string(shape.size())));
   } else if (in.has_num() || in.has_channels() || in.has_height() || in.has_width()) {
     shape = {in.num(), in.channels(), in.height(), in.width()};
   }
   return shape;
-}
-
-static std::string join(const std::vector<int>& s) {
-  std::string r;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (i) r += ' ';
-    r += std::to_string(s[i]);
-  }
-  return r;
 }
 
 void Blob::from_proto(const proto::BlobProto& in, bool reshape_to, const std::string& what) {

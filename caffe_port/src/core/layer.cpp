@@ -1,6 +1,10 @@
 // Layer base: blob-count checks, loss weights, parameter serialisation.
 #include "taihu/caffe/layer.hpp"
 
+#include <new>
+#include <stdexcept>
+#include <string>
+
 #include "taihu/arch/error.hpp"
 
 namespace taihu::caffe {
@@ -31,8 +35,18 @@ void Layer::check_blob_counts(const BlobVec& bottom, const BlobVec& top) const {
 
 void Layer::setup(const BlobVec& bottom, const BlobVec& top) {
   check_blob_counts(bottom, top);
-  layer_setup(bottom, top);
-  reshape(bottom, top);
+  // Errors from blobs and allocation ("blob: ...") get the layer's name.
+  try {
+    layer_setup(bottom, top);
+    reshape(bottom, top);
+  } catch (const Error& e) {
+    if (std::string(e.what()).rfind(where(), 0) == 0) throw;
+    throw Error(where() + e.what());
+  } catch (const std::bad_alloc&) {
+    throw Error(where() + "out of memory while setting up its blobs");
+  } catch (const std::length_error& e) {
+    throw Error(where() + "a size is too large (" + e.what() + ")");
+  }
   loss_weights_.assign(top.size(), 0.f);
   if (param_.loss_weight_size() > 0) {
     require(static_cast<std::size_t>(param_.loss_weight_size()) == top.size(),

@@ -366,11 +366,14 @@ Layer* Net::layer_by_name(const std::string& name) const {
   return nullptr;
 }
 
-void Net::copy_trained_layers_from(const proto::NetParameter& trained) {
+int Net::copy_trained_layers_from(const proto::NetParameter& trained) {
+  int copied = 0;
   for (const auto& src : trained.layer()) {
     Layer* dst = layer_by_name(src.name());
     if (!dst) {
-      log_info("Ignoring source layer " + src.name());
+      // Caffe logs this at INFO; a layer that carries weights nobody takes deserves a warning.
+      if (src.blobs_size() > 0) log_warning("Ignoring source layer " + src.name() + " (no layer of that name in the net; its weights are unused)");
+      else log_info("Ignoring source layer " + src.name());
       continue;
     }
     if (src.blobs_size() == 0) continue;
@@ -382,16 +385,50 @@ void Net::copy_trained_layers_from(const proto::NetParameter& trained) {
       dst->blobs()[static_cast<std::size_t>(j)]->from_proto(src.blobs(j), false, "layer " + src.name() + " blob " + std::to_string(j));
     }
     log_info("Copying source layer " + src.name());
+    ++copied;
   }
+  return copied;
 }
 
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
 void Net::copy_trained_layers_from(const std::string& path) {
+  const std::string bytes = read_file(path);
   proto::NetParameter p;
-  read_binary(path, "caffemodel (NetParameter)", &p);
+  const bool is_net = !bytes.empty() && p.ParseFromString(bytes) && p.layer_size() > 0;
+  // A .solverstate holds the solver's history and names its weights (learned_net);
+  // read as weights it would leave the net at its random initial values.
+  proto::SolverState state;
+  if (!is_net && (ends_with(path, ".solverstate") || (state.ParseFromString(bytes) && state.has_iter()))) {
+    state.Clear();
+    const bool has_net = state.ParseFromString(bytes) && state.has_learned_net();
+    throw Error(path + ": a solver state, not weights: resume training with --snapshot=" + path +
+                (has_net ? ", or give its weights " + state.learned_net() + " as --weights" : ""));
+  }
+  if (!is_net && (bytes.empty() || !p.ParseFromString(bytes))) {
+    throw Error(path + ": not a valid caffemodel (NetParameter) (corrupt or truncated file, " +
+                std::to_string(bytes.size()) + " bytes)");
+  }
+  int copied = 0;
   try {
-    copy_trained_layers_from(p);
+    copied = copy_trained_layers_from(p);
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
+  }
+  const bool net_has_weights = std::any_of(layers_.begin(), layers_.end(), [](const auto& l) { return !l->blobs().empty(); });
+  if (copied == 0 && net_has_weights) {
+    std::string names;
+    for (const auto& l : p.layer()) {
+      if (l.blobs_size() > 0) names += (names.empty() ? "" : ", ") + l.name();
+    }
+    throw Error(path + ": no layer of these weights matches a layer of net " + name_ + " (weights for: " +
+                (names.empty() ? "none" : names) + ")");
   }
 }
 

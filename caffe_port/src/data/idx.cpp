@@ -1,7 +1,15 @@
 // MNIST IDX reading and writing through zlib (gzip or plain files alike).
+// A header's count is never trusted beyond the file: a plain file must hold the bytes
+// it claims before anything is allocated; a gzip file is checked against deflate's
+// best ratio, then read in chunks so memory grows only with the data really there.
+#include <sys/stat.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <memory>
 
 #include "taihu/arch/error.hpp"
@@ -12,21 +20,73 @@ namespace {
 
 struct GzFile {
   explicit GzFile(const std::string& path, const char* mode) : path_(path), f_(gzopen(path.c_str(), mode)) {
-    if (!f_) throw Error(path + ": cannot open");
+    if (!f_) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
   }
   ~GzFile() {
     if (f_) gzclose(f_);
   }
   GzFile(const GzFile&) = delete;
   GzFile& operator=(const GzFile&) = delete;
+  // gzread/gzwrite take an unsigned length and return an int: at most this per call.
+  static constexpr std::size_t kChunk = std::size_t{1} << 30;
+  // Reads up to n bytes; returns how many arrived (fewer only at the end of the file).
+  std::size_t read_some(void* dst, std::size_t n) {
+    std::size_t done = 0;
+    while (done < n) {
+      const int got = gzread(f_, static_cast<char*>(dst) + done, static_cast<unsigned>(std::min(kChunk, n - done)));
+      if (got < 0) {
+        int zerr = 0;
+        const char* msg = gzerror(f_, &zerr);
+        throw Error(path_ + ": corrupt IDX file (" + (zerr == Z_ERRNO ? std::strerror(errno) : msg) + ")");
+      }
+      if (got == 0) break;
+      done += static_cast<std::size_t>(got);
+    }
+    return done;
+  }
   void read(void* dst, std::size_t n, const char* what) {
-    const int got = gzread(f_, dst, static_cast<unsigned>(n));
-    if (got < 0 || static_cast<std::size_t>(got) != n) {
-      throw Error(path_ + ": truncated or corrupt IDX file (reading " + what + ")");
+    if (read_some(dst, n) != n) throw Error(path_ + ": truncated or corrupt IDX file (reading " + what + ")");
+  }
+  // The largest payload the file can hold after `header` bytes: exact for a plain
+  // file, deflate's maximum ratio (1032:1) times the file size for gzip.
+  std::uint64_t payload_bound(std::uint64_t header) const {
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0) throw Error(path_ + ": cannot stat (" + std::strerror(errno) + ")");
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (gzdirect(f_)) return size > header ? size - header : 0;
+    return size * 1032 + 1024;
+  }
+  // Reads exactly n payload bytes into out, growing it as data arrives.
+  void read_payload(std::vector<std::uint8_t>* out, std::uint64_t n, const std::string& claim) {
+    const std::uint64_t bound = payload_bound(gzdirect(f_) ? static_cast<std::uint64_t>(gztell(f_)) : 0);
+    if (n > bound || n > out->max_size()) {
+      throw Error(path_ + ": truncated IDX file: the header claims " + claim + " (" + std::to_string(n) +
+                  " bytes), more than the file can hold (" + (gzdirect(f_) ? "" : "gzip, at most ") +
+                  std::to_string(bound) + " bytes)");
+    }
+    out->clear();
+    if (gzdirect(f_)) out->reserve(static_cast<std::size_t>(n));
+    constexpr std::size_t kGrow = std::size_t{64} << 20;
+    while (out->size() < n) {
+      const std::size_t have = out->size(), want = static_cast<std::size_t>(std::min<std::uint64_t>(kGrow, n - have));
+      out->resize(have + want);
+      const std::size_t got = read_some(out->data() + have, want);
+      if (got != want) {
+        throw Error(path_ + ": truncated IDX file: the header claims " + claim + " (" + std::to_string(n) +
+                    " bytes), the file ends after " + std::to_string(have + got));
+      }
     }
   }
   void write(const void* src, std::size_t n) {
-    if (gzwrite(f_, src, static_cast<unsigned>(n)) != static_cast<int>(n)) throw Error(path_ + ": write failed");
+    for (std::size_t done = 0; done < n;) {
+      const auto len = static_cast<unsigned>(std::min(kChunk, n - done));
+      if (gzwrite(f_, static_cast<const char*>(src) + done, len) != static_cast<int>(len)) {
+        int zerr = 0;
+        const char* msg = gzerror(f_, &zerr);
+        throw Error(path_ + ": write failed (" + (zerr == Z_ERRNO ? std::strerror(errno) : msg) + ")");
+      }
+      done += len;
+    }
   }
   void close() {
     if (gzclose(f_) != Z_OK) {
@@ -65,9 +125,9 @@ ImageSet read_idx(const std::string& image_path, const std::string& label_path) 
   set.channels = 1;
   set.height = static_cast<int>(rows);
   set.width = static_cast<int>(cols);
-  set.pixels.resize(static_cast<std::size_t>(n) * rows * cols);
-  img.read(set.pixels.data(), set.pixels.size(), "pixels");
-  set.labels.assign(n, 0);
+  // n < 2^32 and rows, cols <= 4096: the product fits 64 bits.
+  const std::uint64_t bytes = std::uint64_t{n} * rows * cols;
+  img.read_payload(&set.pixels, bytes, std::to_string(n) + " images of " + std::to_string(rows) + "x" + std::to_string(cols));
   if (!label_path.empty()) {
     GzFile lab(label_path, "rb");
     unsigned char lh[8];
@@ -78,9 +138,12 @@ ImageSet read_idx(const std::string& image_path, const std::string& label_path) 
     if (be32(lh + 4) != n) {
       throw Error(label_path + ": " + std::to_string(be32(lh + 4)) + " labels for " + std::to_string(n) + " images in " + image_path);
     }
-    std::vector<unsigned char> l(n);
-    lab.read(l.data(), n, "labels");
+    std::vector<std::uint8_t> l;
+    lab.read_payload(&l, n, std::to_string(n) + " labels");
+    set.labels.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) set.labels[i] = l[i];
+  } else {
+    set.labels.assign(n, 0);
   }
   return set;
 }

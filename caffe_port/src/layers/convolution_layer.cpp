@@ -61,6 +61,7 @@ class ConvolutionLayer : public Layer {
     pick(cp.pad(), cp.has_pad_h() || cp.has_pad_w(), cp.pad_h(), cp.pad_w(), 0, "pad", &ph, &pw);
     pick(cp.dilation(), false, 0, 0, 1, "dilation", &dh, &dw);
     require(cp.num_output() > 0, "num_output must be > 0");
+    blob_dim(cp.num_output(), where() + "num_output");
     desc_.k = cp.num_output();
     desc_.kh = kh; desc_.kw = kw;
     desc_.stride_h = sh; desc_.stride_w = sw;

@@ -19,7 +19,7 @@ class InnerProductLayer : public Layer {
     require(ip.num_output() > 0, "num_output must be > 0");
     axis_ = bottom[0]->canonical_axis(ip.axis());
     const auto k = static_cast<int>(bottom[0]->count(axis_));
-    const auto n = static_cast<int>(ip.num_output());
+    const int n = blob_dim(ip.num_output(), where() + "num_output");
     if (blobs_.empty()) {
       blobs_.push_back(std::make_shared<Blob>(ip.transpose() ? std::vector<int>{k, n} : std::vector<int>{n, k}));
       fill(ip.weight_filler(), blobs_[0].get());

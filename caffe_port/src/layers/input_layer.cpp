@@ -18,7 +18,9 @@ class InputLayer : public Layer {
             "input_param needs one shape, or one per top (" + std::to_string(top.size()) + "), got " + std::to_string(n));
     for (std::size_t i = 0; i < top.size(); ++i) {
       std::vector<int> shape;
-      for (auto d : ip.shape(n == 1 ? 0 : static_cast<int>(i)).dim()) shape.push_back(static_cast<int>(d));
+      for (auto d : ip.shape(n == 1 ? 0 : static_cast<int>(i)).dim()) {
+        shape.push_back(blob_dim(d, where() + "input_param.shape dim " + std::to_string(shape.size())));
+      }
       top[i]->reshape(shape);
     }
   }

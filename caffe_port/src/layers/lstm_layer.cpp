@@ -9,6 +9,7 @@
 // gradient is the sum over steps of those inputs' gradients.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "layers/builtin_layers.hpp"
@@ -37,7 +38,8 @@ class LSTMLayer : public Layer {
       require(bottom[2]->num_axes() >= 2 && bottom[2]->shape(0) == bottom[0]->shape(1),
               "x_static must be N x ... with N = " + std::to_string(bottom[0]->shape(1)) + ", got " + bottom[2]->shape_string());
     }
-    const int h = static_cast<int>(rp.num_output());
+    const int h = blob_dim(rp.num_output(), where() + "recurrent_param.num_output");
+    require(h <= std::numeric_limits<int>::max() / 4, "recurrent_param.num_output " + std::to_string(h) + " is too large (4 gates of it must fit an int)");
     const auto i = static_cast<int>(bottom[0]->count(2));
     if (blobs_.empty()) {
       blobs_.push_back(std::make_shared<Blob>(std::vector<int>{4 * h, i}));

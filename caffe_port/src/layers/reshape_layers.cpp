@@ -1,4 +1,5 @@
 // Flatten and Reshape: views of the bottom (the top shares its data and diff).
+#include <limits>
 #include <vector>
 
 #include "layers/builtin_layers.hpp"
@@ -56,7 +57,11 @@ class ReshapeLayer : public ViewLayer {
     int infer = -1;
     std::int64_t known = 1;
     for (int i = 0; i < rp.shape().dim_size(); ++i) {
-      auto d = static_cast<int>(rp.shape().dim(i));
+      const std::int64_t d64 = rp.shape().dim(i);
+      require(d64 >= -1 && d64 <= std::numeric_limits<int>::max(),
+              "reshape_param.shape dim " + std::to_string(i) + " = " + std::to_string(d64) + " must be -1, 0 or a size up to " +
+                  std::to_string(std::numeric_limits<int>::max()));
+      auto d = static_cast<int>(d64);
       if (d == 0) {
         require(start + i < n, "dim " + std::to_string(i) + " = 0 copies an axis the bottom lacks");
         d = b.shape(start + i);

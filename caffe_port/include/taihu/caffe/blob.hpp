@@ -22,7 +22,8 @@ class Blob {
   Blob() = default;
   explicit Blob(const std::vector<int>& shape) { reshape(shape); }
 
-  // Throws taihu::Error for a negative dimension or more than 32 axes.
+  // Throws taihu::Error for a negative dimension, more than 32 axes, more than INT_MAX
+  // values (Caffe's limit), or storage that cannot be allocated (naming its size).
   void reshape(const std::vector<int>& shape);
   void reshape_like(const Blob& other) { reshape(other.shape()); }
 
@@ -70,6 +71,10 @@ class Blob {
   std::int64_t count_ = 0;
   std::shared_ptr<Storage> data_, diff_;
 };
+
+// A dimension from a proto (int64/uint32 fields) as a blob's int; throws taihu::Error
+// "<what> = D does not fit a blob dimension" when negative or above INT_MAX.
+int blob_dim(std::int64_t d, const std::string& what);
 
 // Shape of a BlobProto (its `shape` field, or the legacy 4-D fields).
 std::vector<int> shape_of(const proto::BlobProto& proto);

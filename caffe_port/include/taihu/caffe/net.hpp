@@ -63,7 +63,11 @@ class Net {
 
   // Weights: by layer name, as Caffe's CopyTrainedLayersFrom (layers missing from
   // `trained` keep their values; a blob shape mismatch throws naming the layer).
-  void copy_trained_layers_from(const proto::NetParameter& trained);
+  // Returns the number of layers copied; a source layer with weights that matches no
+  // layer of the net logs a warning.
+  int copy_trained_layers_from(const proto::NetParameter& trained);
+  // As above from a .caffemodel; also throws when the file is a .solverstate (use
+  // --snapshot) or when no layer of it matches the net's layers with parameters.
   void copy_trained_layers_from(const std::string& caffemodel_path);
   // Test nets share the train net's parameter storage (Caffe's ShareTrainedLayersWith).
   void share_trained_layers_with(const Net& other);

@@ -26,3 +26,4 @@ else()
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/taihu.pc.in ${PROJECT_BINARY_DIR}/taihu.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/taihu.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+include(TaihuPackage)  # cpack -G DEB

@@ -3,8 +3,10 @@
 # hand with pkg-config's flags. Both programs must run and print "consumer: OK".
 # Everything installed runs in a clean environment (env -i, no LD_LIBRARY_PATH): the
 # libraries and tools must find each other through their $ORIGIN runpaths (issue 23).
+# With -DPACKAGE=DEB the prefix is instead the .deb that `cpack -G DEB` makes, unpacked
+# (dpkg-deb -x) into WORK_DIR/root, and its Depends: must be packages this Debian has.
 # Run with -DBUILD_DIR -DWORK_DIR -DCONSUMER_DIR -DGENERATOR -DCXX_COMPILER
-# -DPKG_CONFIG -P check_install.cmake.
+# -DPKG_CONFIG -DLIBDIR [-DPACKAGE=DEB] -P check_install.cmake.
 set(prefix ${WORK_DIR}/prefix)
 file(REMOVE_RECURSE ${WORK_DIR})
 
@@ -30,8 +32,37 @@ function(expect_ok what)
   message(STATUS "${what}: ${last_output}")
 endfunction()
 
-# 1. Install into a prefix other than the configured one.
-run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+# 1. Install into a prefix other than the configured one (or unpack the .deb there).
+if(PACKAGE STREQUAL "DEB")
+  run("cpack -G DEB" ${CMAKE_CPACK_COMMAND} -G DEB --config ${BUILD_DIR}/CPackConfig.cmake -B ${WORK_DIR}/deb)
+  file(GLOB debs ${WORK_DIR}/deb/*.deb)
+  list(LENGTH debs n)
+  if(NOT n EQUAL 1)
+    message(FATAL_ERROR "cpack -G DEB made ${n} packages in ${WORK_DIR}/deb: ${debs}")
+  endif()
+  run("dpkg-deb -x" dpkg-deb -x ${debs} ${WORK_DIR}/root)
+  set(prefix ${WORK_DIR}/root/usr)
+  run("dpkg-deb -f Depends" dpkg-deb -f ${debs} Depends)
+  string(REGEX REPLACE "\\([^)]*\\)" "" depends "${last_output}")
+  string(REGEX REPLACE "[ \n]" "" depends "${depends}")
+  string(REPLACE "," ";" depends "${depends}")
+  foreach(alternatives IN LISTS depends)
+    string(REPLACE "|" ";" alternatives "${alternatives}")
+    set(found FALSE)
+    foreach(pkg IN LISTS alternatives)
+      execute_process(COMMAND dpkg-query -W -f=\${Status} ${pkg} OUTPUT_VARIABLE status ERROR_QUIET)
+      if(status MATCHES "install ok installed")
+        set(found TRUE)
+      endif()
+    endforeach()
+    if(NOT found)
+      message(FATAL_ERROR "the .deb depends on '${alternatives}', which this system does not have")
+    endif()
+  endforeach()
+  message(STATUS "taihu .deb: ${debs}; Depends: ${depends}")
+else()
+  run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+endif()
 
 # 1b. Every installed library resolves the other taihu libraries it needs from where it
 # lies, and every installed tool starts, in a clean environment. (A program's own

@@ -1,0 +1,16 @@
+# cpack -G DEB (run in the build tree): a Debian package of exactly what `cmake
+# --install` puts in a prefix (libraries, tools, headers, the CMake package and
+# taihu.pc), under /usr. The libraries and tools find each other through their $ORIGIN
+# runpaths (taihu_set_install_rpath), and dpkg-shlibdeps derives Depends: from what they
+# link (hwloc, protobuf, libpng, ...), so the package installs on a fresh Debian 12.
+set(CPACK_PACKAGE_NAME taihu)
+set(CPACK_PACKAGE_VENDOR taihu)
+set(CPACK_PACKAGE_CONTACT "taihu maintainers <taihu@invalid>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+include(CPack)

@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "cli/signal_actions.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/gpu.hpp"
 #include "taihu/arch/threads.hpp"
@@ -124,10 +125,13 @@ std::string fmt(double v) {
 }  // namespace
 
 int train(const Args& a) {
-  a.allow("train", {"solver", "snapshot", "weights", "iterations", "compress", "bucket_mb", "allreduce"});
+  a.allow("train", {"solver", "snapshot", "weights", "iterations", "compress", "bucket_mb", "allreduce", "sigint_effect",
+                    "sighup_effect"});
   require_flag(a, "solver", "train");
   if (a.has("snapshot") && a.has("weights")) throw Error("give --snapshot or --weights, not both");
   const long max_iter = a.get_int("iterations", 0, 1, std::numeric_limits<int>::max());
+  const SolverAction sigint_effect = parse_signal_effect(a.get("sigint_effect", "stop"), "sigint_effect");
+  const SolverAction sighup_effect = parse_signal_effect(a.get("sighup_effect", "snapshot"), "sighup_effect");
   proto::SolverParameter sp = read_solver_param(a.get("solver"));
   if (a.has("iterations")) sp.set_max_iter(static_cast<int>(max_iter));
   log_info("Using " + std::to_string(arch::num_threads()) + " CPU thread(s) (TAIHU_NUM_THREADS)");
@@ -162,7 +166,26 @@ int train(const Args& a) {
   std::unique_ptr<DataParallel> parallel;
   if (mpi_ranks > 1) parallel = std::make_unique<DataParallel>(*solver, MPI_COMM_WORLD, dp_options);
 #endif
+  SignalActions signals(sigint_effect, sighup_effect);
+  std::function<SolverAction()> action = [&signals] { return signals.take(); };
+#if TAIHU_CAFFE_PARALLEL
+  // Every rank must take the same action at the same iteration: the strongest request
+  // of any rank wins, agreed on a communicator of its own (the gradients use WORLD).
+  MPI_Comm action_comm = MPI_COMM_NULL;
+  if (mpi_ranks > 1) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &action_comm);
+    action = [&signals, action_comm] {
+      int request = static_cast<int>(signals.take());
+      MPI_Allreduce(MPI_IN_PLACE, &request, 1, MPI_INT, MPI_MAX, action_comm);
+      return static_cast<SolverAction>(request);
+    };
+  }
+#endif
+  solver->set_action_function(action);
   solver->solve(a.get("snapshot"));
+#if TAIHU_CAFFE_PARALLEL
+  if (action_comm != MPI_COMM_NULL) MPI_Comm_free(&action_comm);
+#endif
   return 0;
 }
 

@@ -13,14 +13,17 @@ namespace {
 const char* kUsage =
     "usage: taihu-caffe <command> [flags]\n"
     "commands:\n"
-    "  train --solver=S [--snapshot=X.solverstate | --weights=W.caffemodel]\n"
+    "  train --solver=S [--snapshot=X.solverstate | --weights=W.caffemodel] [--iterations=N]\n"
+    "        [--sigint_effect=stop|snapshot|none (stop)] [--sighup_effect=stop|snapshot|none (snapshot)]\n"
+    "        (stop: end after this iteration and write the final snapshot)\n"
     "        under mpirun -np P: data-parallel (batch_size per rank) [--compress=topk:0.01|threshold:T]\n"
     "        [--bucket_mb=25] [--allreduce=auto|ring|rabenseifner|shm|hierarchical|mpi]\n"
     "  test --model=M --weights=W [--iterations=50]\n"
-    "  time --model=M [--iterations=50] [--phase=TRAIN]   per-layer forward/backward ms\n"
+    "  time --model=M [--iterations=50] [--phase=TRAIN|TEST]   per-layer forward/backward ms\n"
     "  convert_mnist IMAGES LABELS DB [--first=0] [--count=all]   IDX (gzip ok) to LMDB\n"
     "  make_digits IMAGES LABELS [--count=10000] [--seed=1]   synthetic digits as IDX\n"
     "  device_query   CPU threads and CUDA devices\n"
+    "unknown flags are errors, as with Caffe's gflags\n"
     "environment: TAIHU_NUM_THREADS (threads), TAIHU_ISA, TAIHU_VERBOSE=1\n";
 
 int run_command(const std::string& cmd, int argc, char** argv) {

@@ -107,6 +107,10 @@ void Solver::solve(const std::string& resume_file) {
   }
   step(param_.max_iter() - iter_);
   if (param_.snapshot_after_train() && (param_.snapshot() == 0 || iter_ % param_.snapshot() != 0)) snapshot_if_root();
+  if (requested_early_exit_) {
+    log_info("Optimization stopped early.");
+    return;
+  }
   if (root_ && param_.display() && iter_ % param_.display() == 0) {
     const float loss = net_->forward();
     log_info("Iteration " + std::to_string(iter_) + ", loss = " + fmt(loss));
@@ -130,6 +134,7 @@ void Solver::update_smoothed_loss(float loss, int start_iter, int average_loss) 
 
 void Solver::step(int iters) {
   ensure_history();
+  requested_early_exit_ = false;
   const int start_iter = iter_, stop_iter = iter_ + iters;
   losses_window_.clear();
   smoothed_loss_ = 0;
@@ -189,7 +194,18 @@ void Solver::step(int iters) {
     ++iter_;
     if (iteration_callback_) iteration_callback_(iter_, loss);
     if (show_bar) bar.update(iter_, "loss " + fmt(smoothed_loss_));
-    if (param_.snapshot() && iter_ % param_.snapshot() == 0) snapshot_if_root();
+    const bool snapshotted = param_.snapshot() && iter_ % param_.snapshot() == 0;
+    if (snapshotted) snapshot_if_root();
+    const SolverAction request = action_ ? action_() : SolverAction::none;
+    if (request == SolverAction::snapshot && !snapshotted) {
+      if (param_.has_snapshot_prefix()) snapshot_if_root();
+      else log_warning("a snapshot was requested, but the solver has no snapshot_prefix: none written");
+    }
+    if (request == SolverAction::stop) {
+      requested_early_exit_ = true;
+      log_info("Stop requested at iteration " + std::to_string(iter_));
+      break;
+    }
   }
   bar.finish();
 }

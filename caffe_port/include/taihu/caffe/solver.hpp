@@ -19,6 +19,10 @@
 
 namespace taihu::caffe {
 
+// What a signal asks of a running solver (Caffe's SolverAction). Ordered: across
+// data-parallel ranks the strongest request wins.
+enum class SolverAction { none = 0, snapshot = 1, stop = 2 };
+
 struct CurvePoints {
   std::vector<float> iter, loss;            // smoothed train loss at display points
   std::vector<float> test_iter, test_value; // first test net's first non-loss output
@@ -36,7 +40,8 @@ class Solver {
   virtual const char* type() const = 0;
 
   // Restores from `resume_file` (a .solverstate) when non-empty, then trains up to
-  // max_iter, snapshots at the end, and logs "Optimization Done.".
+  // max_iter, snapshots at the end, and logs "Optimization Done." (or, after a stop
+  // request, "Optimization stopped early." once the final snapshot is written).
   void solve(const std::string& resume_file = "");
   void step(int iters);
   // Runs every test net once (test_iter batches); returns their mean outputs.
@@ -76,6 +81,11 @@ class Solver {
   void set_root(bool root) { root_ = root; }
   bool root() const { return root_; }
   void set_before_snapshot(std::function<void(int)> hook) { before_snapshot_ = std::move(hook); }
+  // Asked once per iteration, after the update and the periodic snapshot, on every
+  // rank (so a data-parallel caller must agree the answer across ranks): snapshot
+  // writes one now; stop ends step() there. Caffe's GetRequestedAction.
+  void set_action_function(std::function<SolverAction()> f) { action_ = std::move(f); }
+  bool requested_early_exit() const { return requested_early_exit_; }
   // Shows a progress bar on a terminal (the CLI turns it on).
   void set_progress(bool on) { progress_ = on; }
 
@@ -126,6 +136,8 @@ class Solver {
   GradientListener* gradient_listener_ = nullptr;
   bool root_ = true;
   std::function<void(int)> before_snapshot_;
+  std::function<SolverAction()> action_;
+  bool requested_early_exit_ = false;
   void snapshot_if_root();
 };
 

@@ -5,12 +5,14 @@ writes the snapshot and curve; the weight check runs at each snapshot; the paral
 run reaches a low loss; resuming from a snapshot under mpiexec ends with the same
 weights as the uninterrupted run; --compress=topk:0.05 also trains; a bad --compress value
 fails on every rank with a clear message (no hang); a plain run (no mpiexec) still
-works. Usage: cli_mpi_check.py <taihu-caffe> <mpiexec> [mpiexec flags...]"""
+works; SIGHUP / SIGINT sent to one rank snapshot / stop all ranks at the same iteration. Usage: cli_mpi_check.py <taihu-caffe> <mpiexec> [mpiexec flags...]"""
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 tool, mpiexec, flags = sys.argv[1], sys.argv[2], sys.argv[3:]
 
@@ -118,4 +120,45 @@ with tempfile.TemporaryDirectory() as d:
     rc, log = run([tool, "train", "--solver=plain.prototxt", "--iterations=20"], d)
     if rc != 0 or "Data parallel" in log or "Optimization Done." not in log:
         fail("plain run (rc %d)" % rc, log)
+
+    # Signals to one rank (here the last child of mpiexec) act on all ranks at the same
+    # iteration: SIGHUP snapshots and training goes on, SIGINT stops with the final
+    # snapshot and every rank exits 0 (no rank left waiting in a collective).
+    with open(os.path.join(d, "sig.prototxt"), "w") as f:
+        f.write(SOLVER.format(prefix="snap/sig").replace("max_iter: 120", "max_iter: 100000000")
+                .replace("snapshot: 60", "snapshot: 0").replace("display: 20", "display: 1"))
+    p = subprocess.Popen(mpi + [tool, "train", "--solver=sig.prototxt"], cwd=d, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    lines = []
+
+    def wait_for(pattern):
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = p.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            m = re.search(pattern, line)
+            if m:
+                return m
+        p.kill()
+        fail("signals under mpiexec: no line matching %r" % pattern, "".join(lines))
+
+    wait_for(r"Iteration 3 ")
+    ranks = [int(x) for x in subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()]
+    if len(ranks) != 2:
+        p.kill()
+        fail("expected 2 ranks under mpiexec pid %d, found %s" % (p.pid, ranks))
+    os.kill(ranks[-1], signal.SIGHUP)
+    hup = int(wait_for(r"Snapshotting solver state to binary proto file snap/sig_iter_(\d+)\.solverstate").group(1))
+    wait_for(r"Iteration %d " % (hup + 2))
+    os.kill(ranks[-1], signal.SIGINT)
+    out, _ = p.communicate(timeout=60)
+    log = "".join(lines) + out
+    stop = re.search(r"Stop requested at iteration (\d+)", log)
+    if p.returncode != 0 or "Optimization stopped early." not in log or not stop:
+        fail("SIGINT under mpiexec (rc %d)" % p.returncode, log)
+    for it in (hup, int(stop.group(1))):
+        if not os.path.exists(os.path.join(d, "snap", "sig_iter_%d.caffemodel" % it)):
+            fail("no snapshot at iteration %d" % it, log)
 print("OK: test accuracy after 120 iterations: dense %.3f, top-k 5%% %.3f" % (acc_dp, acc_topk))

@@ -188,7 +188,8 @@ TEST(Cli, BadNumbersNameTheFlagAndTheValue) {
            {"--tmax -1", {"--tmax", "'-1'"}},
            {"--tmax 1e9", {"tmax = 1e+09 s", "--tmax", "dt = 0.000", "automatic", "time steps", "32767"}},
            {"--tmax 0.1 --spacing -10", {"--spacing", "'-10'"}},
-           {"--tmax 0.1 --f0 nan", {"--f0", "'nan'"}}}) {
+           {"--tmax 0.1 --f0 nan", {"--f0", "'nan'"}},
+           {"--tmax 0.1 --dt 0.00012345", {"--dt", "0.00012345 s", "whole number of microseconds"}}}) {
     std::string err;
     EXPECT_EQ(run(base + c.args, &err), 1) << c.args;
     for (const auto& part : c.expect) EXPECT_TRUE(contains(err, part)) << c.args << ": " << err;

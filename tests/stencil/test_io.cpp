@@ -209,6 +209,11 @@ TEST(Segy, SamplingThatDoesNotFitIsRefusedAndTheLimitsRoundTrip) {
     EXPECT_FALSE(fs::exists(path));
   }
   EXPECT_NE(error_of([&] { write_segy(path, {record(4, 4e-7)}); }).find("dt = 4e-07 s"), std::string::npos);
+  // 1.5 us used to be written as 2 us: the file's times were a third off.
+  const std::string frac = error_of([&] { write_segy(path, {record(4, 1.5e-6)}); });
+  EXPECT_NE(frac.find("not a whole number of microseconds"), std::string::npos) << frac;
+  EXPECT_NE(frac.find("use 1e-06 or 2e-06 s"), std::string::npos) << frac;
+  EXPECT_FALSE(fs::exists(path));
   write_segy(path, {record(kSegyMaxSamples, double(kSegyMaxIntervalUs) * 1e-6)});
   const SegyTraces t = read_segy(path);
   EXPECT_EQ(t.samples, 32767);
@@ -236,7 +241,11 @@ TEST(Config, NonPositiveTimesAndSpacingsNameTheOption) {
   flags.set("simulation.tmax", "0.05", "--tmax");
   flags.set("model.shape", "60x40", "--shape");
   flags.set("simulation.width", "10", "--width");
-  EXPECT_GT(plan_from_config(flags).options.dt, 0.0);
+  const double auto_dt = plan_from_config(flags).options.dt;
+  EXPECT_GT(auto_dt, 0.0);
+  // The automatic dt is whole microseconds, so the SEG-Y header states it exactly.
+  EXPECT_NEAR(auto_dt * 1e6, std::round(auto_dt * 1e6), 1e-6);
+  EXPECT_EQ(segy_sampling_problem(auto_dt, 10), "");
 
   Grid g;
   g.dim = 2;

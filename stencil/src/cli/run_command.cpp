@@ -63,8 +63,12 @@ int run_plan(const RunPlan& plan) {
   }
 #endif
   const bool root = rank == 0;
-  if (root) fs::create_directories(plan.output.dir);
   const Options& o = plan.options;
+  // plan_from_config already refused this; a plan made another way must not find out
+  // only after the whole simulation that its gathers cannot be written.
+  if (const std::string why = segy_sampling_problem(o.dt, o.nt); !why.empty())
+    throw Error("taihu-seismic: " + plan.output.dir + "/" + plan.output.segy + ": " + why);
+  if (root) fs::create_directories(plan.output.dir);
   if (root && ranks > 1)
     std::fprintf(stderr, "taihu-seismic: %d MPI ranks, each shot decomposed along the slow axis\n", ranks);
   if (root) std::fprintf(stderr, "taihu-seismic: %s, %s, order %d, dt %.3g ms, %d steps (%.3f s), %s boundary%s, %s coefficients, %zu shot(s)\n",

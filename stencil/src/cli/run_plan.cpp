@@ -119,6 +119,9 @@ RunPlan plan_from_config(const Config& c) {
   o.boundary.width = static_cast<int>(c.get_long("simulation.width", 20));
   o.boundary.free_surface = c.get_bool("simulation.free_surface", false);
   o = resolved(m, o);  // fills dt, checks the CFL condition
+  // SEG-Y stores whole microseconds: an automatic dt is rounded down to one (still
+  // stable), so the file's sample interval is the one the run used.
+  if (auto_dt && o.dt >= 1e-6) o.dt = std::floor(o.dt * 1e6 + 1e-9) * 1e-6;
   const double tmax = c.get_positive("simulation.tmax", 1.0);
   // Every sample goes into one SEG-Y trace: refuse here, before the wavelet, the gathers
   // and the simulation, what the file could not hold (and any step count an int cannot).
@@ -131,16 +134,15 @@ RunPlan plan_from_config(const Config& c) {
       std::snprintf(dt_text, sizeof dt_text, "dt = %g s (%s)", o.dt, c.where("simulation.dt").c_str());
     std::snprintf(tmax_text, sizeof tmax_text, "tmax = %g s (%s)", tmax,
                   c.has("simulation.tmax") ? c.where("simulation.tmax").c_str() : "default");
+    if (const std::string why = segy_sampling_problem(o.dt, 1); !why.empty())
+      throw Error("taihu: " + std::string(dt_text) + ": " + why);
     const double steps = tmax / o.dt + 1;
-    std::string why = segy_sampling_problem(o.dt, 1);
-    if (why.empty() && !(steps < double(kSegyMaxSamples) + 0.5)) {
+    if (!(steps < double(kSegyMaxSamples) + 0.5)) {
       char buf[200];
       std::snprintf(buf, sizeof buf, "%.4g time steps; a SEG-Y trace holds at most %ld samples", steps,
                     kSegyMaxSamples);
-      why = buf;
+      throw Error("taihu: " + std::string(tmax_text) + " at " + dt_text + " is " + buf);
     }
-    if (!why.empty())
-      throw Error("taihu: " + std::string(tmax_text) + " at " + dt_text + ": " + why);
   }
   o.nt = static_cast<int>(std::lround(tmax / o.dt)) + 1;
   std::vector<float> wavelet;

@@ -60,6 +60,12 @@ std::string segy_sampling_problem(double dt, long samples) {
                   kSegyMaxIntervalUs, 1e-6, double(kSegyMaxIntervalUs) * 1e-6, dt);
     return buf;
   }
+  if (std::abs(us - std::round(us)) > 1e-6) {  // the header would say a different dt
+    std::snprintf(buf, sizeof buf,
+                  "dt = %g s is not a whole number of microseconds, which is all SEG-Y stores (use %g or %g s)", dt,
+                  std::floor(us) * 1e-6, std::ceil(us) * 1e-6);
+    return buf;
+  }
   return "";
 }
 

@@ -15,7 +15,8 @@ namespace taihu::stencil {
 inline constexpr long kSegyMaxSamples = 32767;
 inline constexpr long kSegyMaxIntervalUs = 32767;
 // Why `samples` samples at `dt` seconds do not fit a SEG-Y trace ("" when they do), so
-// a run can refuse before it computes what it could not write.
+// a run can refuse before it computes what it could not write. dt must be a whole
+// number of microseconds: anything else would be written as a different dt.
 std::string segy_sampling_problem(double dt, long samples);
 
 // Writes every shot's traces into one file, atomically (temp file + rename). OS errors

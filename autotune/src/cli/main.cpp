@@ -84,17 +84,20 @@ Args parse_args(int argc, char** argv) {
   return a;
 }
 
+// A positive, finite duration: 0, a negative or a NaN budget would silently remove
+// the time limit (TuneOptions::budget_s <= 0 means none).
 double parse_budget(const std::string& s) {
+  double v = 0, mul = -1;
   try {
     std::size_t used = 0;
-    double v = std::stod(s, &used);
-    std::string unit = s.substr(used);
-    double mul = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
-    if (mul < 0 || v < 0) throw std::invalid_argument("");
-    return v * mul;
+    v = std::stod(s, &used);
+    const std::string unit = s.substr(used);
+    mul = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
   } catch (const std::exception&) {
-    throw Error("--budget: '" + s + "' is not a duration (e.g. 90s, 2m, 1h)");
   }
+  if (mul < 0) throw Error("--budget: '" + s + "' is not a duration (e.g. 90s, 2m, 1h)");
+  if (!(v > 0) || !std::isfinite(v * mul)) throw Error("--budget: '" + s + "' must be a positive, finite duration (e.g. 90s, 2m, 1h)");
+  return v * mul;
 }
 
 long parse_int(const std::string& opt, const std::string& s, long min) {

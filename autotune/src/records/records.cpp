@@ -5,10 +5,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
-#include <unistd.h>
+#include <iterator>
 
 #include "taihu/arch/error.hpp"
 
@@ -88,26 +94,87 @@ Record from_json_line(const std::string& line, const std::string& where) {
   }
 }
 
-std::vector<Record> load_log(const std::string& path) {
+std::vector<Record> load_log(const std::string& path, std::vector<std::string>* skipped) {
   std::vector<Record> out;
-  std::ifstream in(path);
-  if (!in) return out;
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (errno == ENOENT) return out;  // no log yet
+    throw Error("cannot read log '" + path + "': " + std::strerror(errno));
+  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw Error("cannot read log '" + path + "': " + std::strerror(errno));
+  // Records are independent measurements: a bad line (torn by a crash or a full disk,
+  // glued by an old appender, written by a newer version) costs that one record, not
+  // the log. A file in which nothing but bad lines stands is not a log at all.
+  std::vector<std::string> bad;
+  std::size_t others = 0;  // bad lines other than a torn last line
+  std::size_t start = 0;
+  for (int n = 1; start < text.size(); ++n) {
+    std::size_t end = text.find('\n', start);
+    const bool torn = end == std::string::npos;
+    if (torn) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
     if (line.empty() || line[0] == '#') continue;
-    out.push_back(from_json_line(line, path + ":" + std::to_string(n)));
+    const std::string where = path + ":" + std::to_string(n);
+    try {
+      out.push_back(from_json_line(line, where));
+    } catch (const Error& e) {
+      bad.push_back(torn ? where + ": torn last line (no newline at the end: an interrupted write?)" : e.what());
+      if (!torn) ++others;
+    }
+  }
+  if (out.empty() && others > 0) throw Error(path + ": not a taihu-tune log (" + bad.front() + ")");
+  if (skipped) {
+    skipped->insert(skipped->end(), bad.begin(), bad.end());
+  } else {
+    for (std::size_t i = 0; i < bad.size() && i < 5; ++i) std::fprintf(stderr, "taihu-tune: warning: %s; line skipped\n", bad[i].c_str());
+    if (bad.size() > 5) std::fprintf(stderr, "taihu-tune: warning: %s: %zu more bad lines skipped\n", path.c_str(), bad.size() - 5);
   }
   return out;
 }
 
+namespace {
+// Writes all of `data` to fd; false with errno set on failure.
+bool write_all(int fd, const std::string& data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+}  // namespace
+
 void append_record(const std::string& path, const Record& r) {
-  std::ofstream out(path, std::ios::app);
-  if (!out) throw Error("cannot append to log '" + path + "'");
-  out << to_json_line(r) << '\n';
-  out.flush();
-  if (!out) throw Error("write to log '" + path + "' failed");
+  std::string line = to_json_line(r) + '\n';
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error("cannot append to log '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  char last = '\n';
+  if (::fstat(fd, &st) != 0 || (st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) != 1)) {
+    const int err = errno;
+    ::close(fd);
+    throw Error("cannot append to log '" + path + "': " + std::strerror(err));
+  }
+  // A log torn by an interrupted write ends mid-line: start a new line, or this
+  // record would be glued onto the fragment and lost with it.
+  if (last != '\n') line.insert(line.begin(), '\n');
+  if (!write_all(fd, line)) {
+    const int err = errno;
+    // Leave no fragment of this record behind (unless another writer appended since).
+    struct stat now {};
+    if (::fstat(fd, &now) == 0 && now.st_size > st.st_size && now.st_size <= st.st_size + static_cast<off_t>(line.size()))
+      if (::ftruncate(fd, st.st_size) != 0) { /* the reader skips a torn line */ }
+    ::close(fd);
+    throw Error("write to log '" + path + "' failed: " + std::strerror(err));
+  }
+  if (::close(fd) != 0) throw Error("write to log '" + path + "' failed: " + std::strerror(errno));
 }
 
 std::vector<Record> best_records(const std::vector<Record>& all) {
@@ -128,16 +195,23 @@ std::vector<Record> best_records(const std::vector<Record>& all) {
 
 void write_lines_atomic(const std::string& path, const std::vector<std::string>& lines) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw Error("cannot write '" + tmp + "'");
-    for (const auto& l : lines) out << l << '\n';
-    out.flush();
-    if (!out) throw Error("write to '" + tmp + "' failed");
+  std::string data;
+  for (const auto& l : lines) data += l + '\n';
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error("cannot write '" + path + "': cannot create '" + tmp + "': " + std::strerror(errno));
+  bool ok = write_all(fd, data);
+  int err = errno;
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    err = errno;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error("cannot rename '" + tmp + "' to '" + path + "'");
+  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    ::unlink(tmp.c_str());  // a failed write leaves no temp file behind
+    throw Error("cannot write '" + path + "': " + std::strerror(err));
   }
 }
 

@@ -46,13 +46,19 @@ std::string to_json_line(const Record& r);
 // Throws taihu::Error "where: ..." for malformed JSON, a missing field or an unknown format.
 Record from_json_line(const std::string& line, const std::string& where);
 
-// All records of a log ("path:line" in errors); a missing file is an empty log.
-std::vector<Record> load_log(const std::string& path);
-// Appends one line and flushes.
+// All records of a log; a missing file is an empty log. A bad line (a torn last line
+// without its newline, invalid JSON, a missing field, another format version) is
+// skipped: its "path:line: why" goes to *skipped, or without `skipped` to stderr as a
+// warning (at most 5). Throws taihu::Error when the file cannot be read (strerror) or
+// holds bad lines and no record at all (not a log).
+std::vector<Record> load_log(const std::string& path, std::vector<std::string>* skipped = nullptr);
+// Appends one line (after a '\n' when the file does not end with one); taihu::Error
+// with strerror when the write fails, which leaves no fragment of the line behind.
 void append_record(const std::string& path, const Record& r);
 // The fastest successful record per key, in first-seen key order.
 std::vector<Record> best_records(const std::vector<Record>& all);
-// Writes lines atomically (temp file + rename).
+// Writes lines atomically (PATH.tmp.PID + rename); a failed write removes the temp
+// file and throws taihu::Error with strerror.
 void write_lines_atomic(const std::string& path, const std::vector<std::string>& lines);
 
 std::string spec_hash(const std::string& text);

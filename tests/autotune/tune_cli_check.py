@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""taihu-tune as a user runs it on hostile input (one CASE per ctest entry):
+
+  tune_cli_check.py CASE TAIHU_TUNE DSL_DIR
+
+  deep_expr    10,000 nested parentheses: file:line:column error, exit 2 (was SIGSEGV);
+               a flat sum of 20,000 terms tunes.
+  huge_shape   --shape M=N=K=2^32: error naming the tensor and --shape, exit 2, no log
+               record (was exit 0 and "ok" at 3.35e26 GFLOP/s).
+  torn_log     a log whose last line lacks its newline is resumed and then read by
+               `best`; a torn last line is skipped with a warning naming file:line.
+  emit_full    `emit` under a 1 KiB file-size limit: exit 2, the OS's reason, no
+               *.tmp.PID left (SIGXFSZ ignored, so the write fails with EFBIG).
+  budget       --budget 0s / nan / -5m / inf: rejected naming the flag and value.
+"""
+import os
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+
+
+def run(args, **kw):
+    p = subprocess.run(args, capture_output=True, text=True, timeout=300, **kw)
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect(cond, what, out=""):
+    if not cond:
+        sys.exit(f"FAIL: {what}\n{out}")
+
+
+def records(path):
+    with open(path) as f:
+        return [l for l in f.read().split("\n") if l.strip()]
+
+
+def case_deep_expr(tune, dsl, tmp):
+    head = "operator deep\ndim N\ninput A : f32[N]\noutput O : f32[N]\ncompute {\n  O[i] = "
+    deep = os.path.join(tmp, "deep.tdsl")
+    with open(deep, "w") as f:
+        f.write(head + "(" * 10000 + "A[i]" + ")" * 10000 + "\n}\n")
+    rc, out, err = run([tune, "run", deep, "--shape", "N=16", "--trials", "1"])
+    expect(rc == 2, f"deep: exit {rc}, want 2", err)
+    expect(f"{deep}:6:266: expression nested deeper than 256" in err, "deep: no positioned error", err)
+    flat = os.path.join(tmp, "flat.tdsl")
+    with open(flat, "w") as f:
+        f.write(head + "A[i]" + "".join((" + " if k % 2 else " - ") + str(k) for k in range(1, 20000)) + "\n}\n")
+    rc, out, err = run([tune, "run", flat, "--shape", "N=64", "--trials", "1", "--budget", "60s", "--backend", "cpp"])
+    expect(rc == 0 and "best " in out, f"flat sum: exit {rc}", out + err)
+
+
+def case_huge_shape(tune, dsl, tmp):
+    log = os.path.join(tmp, "big.jsonl")
+    rc, out, err = run([tune, "run", os.path.join(dsl, "gemm.tdsl"), "--shape", "M=4294967296,N=4294967296,K=4294967296",
+                        "--trials", "2", "--log", log])
+    expect(rc == 2, f"huge: exit {rc}, want 2", out + err)
+    expect("tensor 'A' of 4294967296 x 4294967296 f32 elements is larger than 2^63 bytes (--shape M=4294967296" in err,
+           "huge: no error naming the tensor and --shape", err)
+    expect(not os.path.exists(log) or not records(log), "huge: a record was logged")
+    rc, out, err = run([tune, "run", os.path.join(dsl, "gemm.tdsl"), "--shape", "M=16777216,N=16777216,K=16777216", "--trials", "1"])
+    expect(rc == 2 and "--shape M=16777216,N=16777216,K=16777216: the tensors need" in err and "GiB of memory is available" in err,
+           f"beyond memory: exit {rc}", err)
+
+
+def case_torn_log(tune, dsl, tmp):
+    log = os.path.join(tmp, "t.jsonl")
+    gemm = os.path.join(dsl, "gemm.tdsl")
+    cmd = [tune, "run", gemm, "--shape", "M=16,N=16,K=16", "--trials", "1", "--budget", "60s", "--log", log]
+    rc, out, err = run(cmd)
+    expect(rc == 0 and len(records(log)) == 1, f"first run: exit {rc}", out + err)
+    with open(log, "rb+") as f:  # a whole record without its final newline
+        f.truncate(os.path.getsize(log) - 1)
+    rc, out, err = run(cmd)
+    expect(rc == 0 and "1 resumed from the log" in out, f"resume: exit {rc}", out + err)
+    with open(log) as f:
+        text = f.read()
+    expect(text.count("\n") == 2 and text.endswith("\n") and len(records(log)) == 2, "resume glued the record onto the last line", text)
+    rc, out, err = run([tune, "best", log])
+    expect(rc == 0 and "GFLOP/s" in out and "warning" not in err, f"best: exit {rc}", out + err)
+    with open(log, "rb+") as f:  # torn mid-record, as a full disk leaves it
+        f.truncate(os.path.getsize(log) - 30)
+    rc, out, err = run([tune, "best", log])
+    expect(rc == 0 and "GFLOP/s" in out, f"best on a torn log: exit {rc}", out + err)
+    expect(f"warning: {log}:2: torn last line" in err, "best: no warning naming file:line", err)
+
+
+def case_emit_full(tune, dsl, tmp):
+    out_dir = os.path.join(tmp, "emit")
+    os.mkdir(out_dir)
+    target = os.path.join(out_dir, "g.cpp")
+
+    def small_disk():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+    rc, out, err = run([tune, "emit", os.path.join(dsl, "gemm.tdsl"), "--shape", "M=64,N=64,K=64", "--format=cpp", "--out", target],
+                       preexec_fn=small_disk)
+    expect(rc == 2, f"emit: exit {rc}, want 2", out + err)
+    expect(f"cannot write '{target}': File too large" in err, "emit: no strerror", err)
+    expect(os.listdir(out_dir) == [], f"emit left {os.listdir(out_dir)}")
+    rc, out, err = run([tune, "emit", os.path.join(dsl, "gemm.tdsl"), "--shape", "M=64,N=64,K=64", "--format=cpp", "--out", target])
+    expect(rc == 0 and os.listdir(out_dir) == ["g.cpp"], f"emit without a limit: exit {rc}", out + err)
+
+
+def case_budget(tune, dsl, tmp):
+    for bad in ["0s", "nan", "-5m", "inf", "0"]:
+        rc, out, err = run([tune, "run", os.path.join(dsl, "gemm.tdsl"), "--shape", "M=8,N=8,K=8", "--budget", bad])
+        expect(rc == 2 and f"--budget: '{bad}' must be a positive, finite duration" in err, f"--budget {bad}: exit {rc}", err)
+
+
+def main():
+    case, tune, dsl = sys.argv[1:4]
+    with tempfile.TemporaryDirectory(prefix="taihu-tune-cli-") as tmp:
+        globals()["case_" + case](tune, dsl, tmp)
+    print(f"{case}: ok")
+
+
+if __name__ == "__main__":
+    main()

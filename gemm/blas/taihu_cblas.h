@@ -133,6 +133,23 @@ TAIHU_BLAS_LEVEL3(float, s)
 TAIHU_BLAS_LEVEL3(double, d)
 #undef TAIHU_BLAS_LEVEL3
 
+/* Batched GEMM with MKL's signatures (OpenBLAS 0.3.29+ has the same): one problem over
+ * strided matrices, and group_count groups of group_size[g] problems each (parameters
+ * at index g, pointers consecutive over the groups). */
+#define TAIHU_BLAS_BATCH(T, P)                                                                \
+  TAIHU_BLAS_EXPORT void cblas_##P##gemm_batch_strided(                                       \
+      enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE trans_a, enum CBLAS_TRANSPOSE trans_b,     \
+      int m, int n, int k, T alpha, const T* a, int lda, int stride_a, const T* b, int ldb,   \
+      int stride_b, T beta, T* c, int ldc, int stride_c, int batch_size);                     \
+  TAIHU_BLAS_EXPORT void cblas_##P##gemm_batch(                                               \
+      enum CBLAS_ORDER order, const enum CBLAS_TRANSPOSE* trans_a,                            \
+      const enum CBLAS_TRANSPOSE* trans_b, const int* m, const int* n, const int* k,          \
+      const T* alpha, const T** a, const int* lda, const T** b, const int* ldb,               \
+      const T* beta, T** c, const int* ldc, int group_count, const int* group_size);
+TAIHU_BLAS_BATCH(float, s)
+TAIHU_BLAS_BATCH(double, d)
+#undef TAIHU_BLAS_BATCH
+
 /* Error handlers: weak defaults, replaced by a program's own definitions. */
 TAIHU_BLAS_EXPORT void xerbla_(const char* srname, const int* info, size_t srname_len);
 TAIHU_BLAS_EXPORT void cblas_xerbla(int info, const char* rout, const char* form, ...)

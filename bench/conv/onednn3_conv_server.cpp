@@ -40,6 +40,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "onednn_conv_shape.hpp"
 #include "taihu/dnn/conv.hpp"
 
 namespace {
@@ -100,15 +101,11 @@ class Server {
     if (algo != "auto" && algo != "direct") return "error algorithm '" + algo + "'";
     const dnnl::algorithm a =
         algo == "direct" ? dnnl::algorithm::convolution_direct : dnnl::algorithm::convolution_auto;
-    const memory::dims src{d.n, d.c, d.h, d.w}, dst{d.n, d.k, d.out_h(), d.out_w()}, bias{d.k};
-    const memory::dims wei = d.groups > 1
-                                 ? memory::dims{d.groups, d.k / d.groups, d.c / d.groups, d.kh, d.kw}
-                                 : memory::dims{d.k, d.c, d.kh, d.kw};
-    const tag wtag = d.groups > 1 ? tag::goihw : tag::oihw;
-    const memory::dims strides{d.stride_h, d.stride_w}, dil{d.dil_h - 1, d.dil_w - 1},
-        pad_l{d.pad_h, d.pad_w},
-        pad_r{(d.out_h() - 1) * d.stride_h + (d.kh - 1) * d.dil_h + 1 - d.h - d.pad_h,
-              (d.out_w() - 1) * d.stride_w + (d.kw - 1) * d.dil_w + 1 - d.w - d.pad_w};
+    const taihu::bench::OnednnConvShape shape = taihu::bench::onednn_conv_shape(d);
+    const memory::dims &src = shape.src, &dst = shape.dst, &bias = shape.bias, &wei = shape.wei,
+                       &strides = shape.strides, &dil = shape.dilation, &pad_l = shape.pad_l,
+                       &pad_r = shape.pad_r;
+    const tag wtag = shape.grouped ? tag::goihw : tag::oihw;
     const memory::desc src_any(src, dt::f32, tag::any), dst_any(dst, dt::f32, tag::any),
         wei_any(wei, dt::f32, tag::any), bias_md(bias, dt::f32, tag::x);
     const memory::desc src_user(src, dt::f32, tag::nchw), dst_user(dst, dt::f32, tag::nchw),

@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "anchor_registry.hpp"
+#include "bench_common.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/arch/timer.hpp"
@@ -492,6 +493,7 @@ int main(int argc, char** argv) {
                                taihu::bench::missing_anchor("Halide 21 (halide)", "Halide 14's autoschedulers only"));
       }
     }
+    std::printf("machine: %s, %d threads\n\n", taihu::bench::machine_description().c_str(), opt.threads);
     std::printf("| spec | shape | tuned | TVM | Halide 21 best | default | Mullapudi2016 | Li2018 | Adams2019 | hand kernel | tuned vs TVM | "
                 "tuned vs Halide 21 | tuned vs best Halide 14 auto | tuned vs hand | fastest other | trials | tuning s | TVM trials | TVM tuning s |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

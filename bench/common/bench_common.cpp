@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "taihu/arch/cpu_features.hpp"
+#include "taihu/arch/isa.hpp"
 #include "taihu/arch/roofline.hpp"
 #include "taihu/arch/timer.hpp"
 
@@ -30,7 +32,20 @@ double ceiling(Ceiling kind, int threads) {
   return value;
 }
 
+std::string machine_description() {
+  const arch::CpuFeatures& cpu = arch::cpu_features();
+  return cpu.model_name + " (" + cpu.vendor + " family " + std::to_string(cpu.family) + " model " +
+         std::to_string(cpu.model) + "), dispatch " + arch::isa_name(arch::active_isa());
+}
+
 namespace {
+// Google Benchmark keeps custom context in a map it allocates on first use, so adding
+// the line from a static initializer is safe; it is printed with the run's header.
+[[maybe_unused]] const bool machine_context_added = [] {
+  benchmark::AddCustomContext("machine", machine_description());
+  return true;
+}();
+
 // TAIHU_BENCH_STAT=best: fastest call (and thread CPU time at 1 thread); else median.
 bool best_of_calls() {
   static const bool best = [] {

@@ -46,6 +46,13 @@ struct Anchor {
 void compare(benchmark::State& state, const Work& work, Ceiling kind, int threads,
              const std::function<void()>& taihu, const std::vector<Anchor>& anchors);
 
+// The machine every figure belongs to, in one line: CPU brand string, vendor, family and
+// model, and the ISA level dispatch picked, e.g. "Intel(R) Xeon(R) Processor
+// (GenuineIntel family 6 model 167), dispatch avx512". Every Google Benchmark binary
+// linking this library prints it as the context line `machine` (added at start-up);
+// the table-printing benchmarks print it themselves.
+std::string machine_description();
+
 // For benchmarks that time themselves (e.g. across MPI ranks): seconds per call.
 void report(benchmark::State& state, const Work& work, Ceiling kind, int threads,
             double taihu_seconds, double anchor_seconds);

@@ -41,6 +41,7 @@
 
 #include "onednn3_conv_client.hpp"
 #include "onednn_conv_anchor.hpp"
+#include "bench_common.hpp"
 #include "conv_case.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/arch/timer.hpp"
@@ -268,6 +269,7 @@ int run_main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
+    std::printf("machine: %s\n", taihu::bench::machine_description().c_str());
     return run_main(argc, argv);
   } catch (const std::exception& e) {  // a bad problem string or option value: say which, no abort
     std::fprintf(stderr, "conv_cputime: %s\n", e.what());

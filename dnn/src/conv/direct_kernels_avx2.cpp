@@ -118,8 +118,10 @@ inline __attribute__((always_inline)) void transpose8(__m256 r[8]);
 template <int N>
 inline __attribute__((always_inline)) void add_part(float* p, __m128 v) {
   if constexpr (N >= 2) {
-    const __m128 old = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
-    _mm_store_sd(reinterpret_cast<double*>(p), _mm_castps_pd(_mm_add_ps(old, v)));
+    // 8-byte loads/stores through the unaligned __m128i_u forms: p is only float-aligned,
+    // and a double access there is undefined behaviour (UBSan reports it).
+    const __m128 old = _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_castps_si128(_mm_add_ps(old, v)));
   }
   if constexpr (N == 1 || N == 3) {
     const __m128 last = N == 3 ? _mm_movehl_ps(v, v) : v;

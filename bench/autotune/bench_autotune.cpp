@@ -213,12 +213,13 @@ struct PeerResult {
 
 // Runs bench/autotune/anchors/SCRIPT for the case in a child (the venv's Python) and
 // reads the one JSON object it prints (its last line starting with '{').
-PeerResult run_peer(const std::string& script, const Case& c, std::vector<std::string> args) {
+PeerResult run_peer(const std::string& script, const Case& c, int threads, std::vector<std::string> args) {
   PeerResult r;
   r.ran = true;
   args.insert(args.begin(), {c.spec, "--shape", c.shape});
   std::fflush(stdout);
-  const auto child = taihu::bench::run_anchor_python(taihu::bench::bench_source_dir() + "/autotune/anchors/" + script, args);
+  const auto child =
+      taihu::bench::run_anchor_python(taihu::bench::bench_source_dir() + "/autotune/anchors/" + script, args, threads);
   std::string obj;
   for (std::size_t b = 0; b < child.out.size();) {
     std::size_t e = child.out.find('\n', b);
@@ -526,12 +527,12 @@ int main(int argc, char** argv) {
       if (run_tvm) {
         char budget[32];
         std::snprintf(budget, sizeof budget, "%.0f", opt.budget);
-        tvm = run_peer("tvm_metaschedule.py", c, {"--budget", budget, "--threads", std::to_string(opt.threads), "--per-iter",
+        tvm = run_peer("tvm_metaschedule.py", c, opt.threads, {"--budget", budget, "--threads", std::to_string(opt.threads), "--per-iter",
                                                   std::to_string(opt.tvm_per_iter), "--rounds", std::to_string(opt.rounds),
                                                   "--seed", std::to_string(opt.seed)});
       }
       if (run_h21)
-        h21 = run_peer("halide21_autoschedule.py", c, {"--scheduler", halide_schedulers(opt.anchors), "--threads", std::to_string(opt.threads),
+        h21 = run_peer("halide21_autoschedule.py", c, opt.threads, {"--scheduler", halide_schedulers(opt.anchors), "--threads", std::to_string(opt.threads),
                                                        "--rounds", std::to_string(opt.rounds)});
       auto ratio = [&](double other) {
         char b[32] = "-";

@@ -24,9 +24,6 @@
 // vs_caffe_style (peer time / taihu time: > 1 means taihu-caffe is faster), vs_anchor
 // and anchor_gflops against the fastest peer. Without the anchors venv the PyTorch
 // counters are absent and the Caffe-style anchor is the only peer.
-#include <omp.h>
-#include <pthread.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
@@ -198,25 +195,13 @@ std::vector<double> json_numbers(const std::string& json, const std::string& key
   return out;
 }
 
-// Runs the PyTorch child for `iters` timed steps with this thread's affinity widened to
-// every OpenMP place (OMP_PROC_BIND narrowed it to one core, and the child inherits
-// it); returns its JSON output, "" when it failed.
+// Runs the PyTorch child for `iters` timed steps on `threads` CPUs; returns its JSON
+// output, "" when it failed.
 std::string run_torch_child(const std::string& net, int batch, int threads, int iters) {
-  cpu_set_t saved;
-  CPU_ZERO(&saved);
-  const bool have_saved = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
-  cpu_set_t all;
-  CPU_ZERO(&all);
-  for (int place = 0; place < omp_get_num_places(); ++place) {
-    std::vector<int> ids(static_cast<std::size_t>(omp_get_place_num_procs(place)));
-    omp_get_place_proc_ids(place, ids.data());
-    for (int id : ids) CPU_SET(id, &all);
-  }
-  const bool widened = have_saved && CPU_COUNT(&all) > 0 && pthread_setaffinity_np(pthread_self(), sizeof all, &all) == 0;
   const auto r = taihu::bench::run_anchor_python(taihu::bench::bench_source_dir() + "/caffe_port/anchors/torch_train.py",
                                                  {net, std::to_string(batch), std::to_string(threads), "5",
-                                                  std::to_string(iters)});
-  if (widened) pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
+                                                  std::to_string(iters)},
+                                                 threads);
   if (r.exit_status != 0) {
     std::fprintf(stderr, "bench_caffe: PyTorch anchor (torch_train.py %s) exited with status %d\n", net.c_str(),
                  r.exit_status);

@@ -1,6 +1,7 @@
 // anchors.env lookup and the child-process runner for Python anchors.
 #include "anchor_registry.hpp"
 
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,8 @@
 #include <map>
 #include <mutex>
 #include <set>
+
+#include <omp.h>
 
 namespace taihu::bench {
 namespace {
@@ -73,7 +76,37 @@ std::string anchor_python() {
 
 std::string bench_source_dir() { return TAIHU_BENCH_SOURCE_DIR; }
 
-ChildResult run_anchor_python(const std::string& script, const std::vector<std::string>& args) {
+void enter_anchor_child(int threads) {
+  // The CPUs of the OpenMP places (what this process's threads run on), else every
+  // online CPU; the first `threads` of them.
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  for (int place = 0; place < omp_get_num_places(); ++place) {
+    std::vector<int> ids(static_cast<std::size_t>(omp_get_place_num_procs(place)));
+    omp_get_place_proc_ids(place, ids.data());
+    for (int id : ids) CPU_SET(id, &all);
+  }
+  if (CPU_COUNT(&all) == 0)
+    for (long c = 0, online = sysconf(_SC_NPROCESSORS_ONLN); c < online && c < CPU_SETSIZE; ++c)
+      CPU_SET(static_cast<int>(c), &all);
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  for (int c = 0, taken = 0; c < CPU_SETSIZE && (threads <= 0 || taken < threads); ++c)
+    if (CPU_ISSET(c, &all)) {
+      CPU_SET(c, &mask);
+      ++taken;
+    }
+  sched_setaffinity(0, sizeof mask, &mask);  // inherited by every thread the child starts
+  const std::string lib = anchor_setting("TAIHU_ANCHORS_LIB");
+  if (!lib.empty()) {
+    const char* old = std::getenv("LD_LIBRARY_PATH");
+    setenv("LD_LIBRARY_PATH", (old != nullptr && *old != 0 ? lib + ":" + old : lib).c_str(), 1);
+  }
+  const std::string icd = anchor_setting("TAIHU_ANCHOR_OPENCL_ICD");
+  if (!icd.empty()) setenv("OCL_ICD_FILENAMES", icd.c_str(), 1);
+}
+
+ChildResult run_anchor_python(const std::string& script, const std::vector<std::string>& args, int threads) {
   ChildResult result;
   const std::string py = anchor_python();
   if (py.empty()) return result;
@@ -89,12 +122,7 @@ ChildResult run_anchor_python(const std::string& script, const std::vector<std::
     dup2(fds[1], STDOUT_FILENO);
     close(fds[0]);
     close(fds[1]);
-    const std::string lib = anchor_setting("TAIHU_ANCHORS_LIB");
-    if (!lib.empty()) {
-      const char* old = std::getenv("LD_LIBRARY_PATH");
-      const std::string path = old != nullptr && *old != 0 ? lib + ":" + old : lib;
-      setenv("LD_LIBRARY_PATH", path.c_str(), 1);
-    }
+    enter_anchor_child(threads);
     std::vector<std::string> argv_s{py, script};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     std::vector<char*> argv;

@@ -24,8 +24,15 @@ bool missing_anchor(const std::string& what, const std::string& fallback);
 // The anchors' Python (build/anchors/venv/bin/python), or "" when not installed.
 std::string anchor_python();
 
-// Runs `python script args...` from the anchors' venv in a child process with the
-// venv's lib/ on LD_LIBRARY_PATH, and returns its standard output (stderr passes
+// Call in a forked anchor child before exec: gives it the first `threads` CPUs this
+// process may run on (0: all of them) and the anchors' environment (the venv's lib/
+// first on LD_LIBRARY_PATH, OCL_ICD_FILENAMES for oneDNN's SYCL build). A child would
+// otherwise inherit the calling thread's mask, and OMP_PROC_BIND=true pins the initial
+// thread to one CPU: a peer asked for 2 threads would run them on one core.
+void enter_anchor_child(int threads);
+
+// Runs `python script args...` from the anchors' venv in a child process set up by
+// enter_anchor_child(threads), and returns its standard output (stderr passes
 // through, so the child's progress shows). exit_status is the child's status, or
 // -1 when it could not be started. Used for the Python peers (PyTorch, Devito, TVM,
 // Halide 21), which are timed in their own process.
@@ -33,7 +40,7 @@ struct ChildResult {
   int exit_status = -1;
   std::string out;
 };
-ChildResult run_anchor_python(const std::string& script, const std::vector<std::string>& args);
+ChildResult run_anchor_python(const std::string& script, const std::vector<std::string>& args, int threads);
 
 // The source tree's bench/ folder (where the anchor scripts live), compiled in.
 std::string bench_source_dir();

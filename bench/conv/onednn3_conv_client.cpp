@@ -2,7 +2,6 @@
 // onednn3_conv_client.hpp).
 #include "onednn3_conv_client.hpp"
 
-#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,27 +28,6 @@ std::string server_path() {
   std::string path(exe.data(), static_cast<std::size_t>(n));
   path = path.substr(0, path.rfind('/') + 1) + "onednn3_conv_server";
   return access(path.c_str(), X_OK) == 0 ? path : std::string();
-}
-
-// The first `threads` CPUs this process may use. The calling thread may already be
-// pinned to one CPU (OMP_PROC_BIND=true pins the initial thread), so when its mask is
-// too small take the online CPUs in order.
-cpu_set_t server_cpus(int threads) {
-  cpu_set_t mine;
-  CPU_ZERO(&mine);
-  if (sched_getaffinity(0, sizeof mine, &mine) != 0 || CPU_COUNT(&mine) < threads) {
-    CPU_ZERO(&mine);
-    const long online = sysconf(_SC_NPROCESSORS_ONLN);
-    for (long c = 0; c < online && c < CPU_SETSIZE; ++c) CPU_SET(static_cast<int>(c), &mine);
-  }
-  cpu_set_t out;
-  CPU_ZERO(&out);
-  for (int c = 0, taken = 0; c < CPU_SETSIZE && taken < threads; ++c)
-    if (CPU_ISSET(c, &mine)) {
-      CPU_SET(c, &out);
-      ++taken;
-    }
-  return out;
 }
 
 const char* direction_word(dnn::ConvDirection dir) {
@@ -83,8 +61,6 @@ class Onednn3Server {
       close(to_child[1]);
       return;
     }
-    const cpu_set_t cpus = server_cpus(threads);
-    const std::string lib = anchor_setting("TAIHU_ANCHORS_LIB"), icd = anchor_setting("TAIHU_ANCHOR_OPENCL_ICD");
     pid_ = fork();
     if (pid_ == 0) {
       dup2(to_child[0], STDIN_FILENO);
@@ -93,12 +69,7 @@ class Onednn3Server {
       close(to_child[1]);
       close(from_child[0]);
       close(from_child[1]);
-      sched_setaffinity(0, sizeof cpus, &cpus);  // inherited by every thread it starts
-      if (!lib.empty()) {
-        const char* old = std::getenv("LD_LIBRARY_PATH");
-        setenv("LD_LIBRARY_PATH", (old != nullptr && *old != 0 ? lib + ":" + old : lib).c_str(), 1);
-      }
-      if (!icd.empty()) setenv("OCL_ICD_FILENAMES", icd.c_str(), 1);
+      enter_anchor_child(threads);
       execl(exe.c_str(), exe.c_str(), cpu_clock ? "--clock=cpu" : "--clock=wall", static_cast<char*>(nullptr));
       _exit(127);
     }

@@ -231,7 +231,8 @@ double devito_seconds_per_step(const Case& c, int threads) {
   if (const auto it = tuned.find(key); it != tuned.end() && !it->second.empty())
     args.insert(args.end(), {"--tuned", it->second});
   const auto child =
-      taihu::bench::run_anchor_python(taihu::bench::bench_source_dir() + "/stencil/anchors/devito_stencil.py", args);
+      taihu::bench::run_anchor_python(taihu::bench::bench_source_dir() + "/stencil/anchors/devito_stencil.py", args,
+                                      threads);
   // The same statistic as taihu's side: median of the child's runs, or its best run.
   const char* field = best_of_calls() ? "best_seconds_per_step" : "seconds_per_step";
   const double seconds = child.exit_status == 0 ? json_number(child.out, field) : 0.0;

@@ -35,14 +35,22 @@
 //   bench_autotune [--budget 2m] [--specs gemm,conv2d,...] [--threads 2] [--log FILE] [--seed S] [--rounds 12]
 //                  [--anchors default,Mullapudi2016,Li2018,Adams2019,tvm,halide21]   (Adams2019 takes minutes on stencils)
 //                  [--final child|in-process] [--tvm-per-iter 8]
+//   bench_autotune --check-child-cpus [--threads N]
+//     (launches a comparison child the way the table does and checks it may run on N
+//      CPUs -- the OpenMP places' CPUs, not the calling thread's mask, which
+//      OMP_PROC_BIND=true narrows to one; exit status 1 when it may not)
 //   bench_autotune --compare SPEC --schedule RECORD.jsonl [--threads N] [--seed S] [--rounds R] [--anchors ...|none]
 //     (the child: times the contenders for SPEC, the tuned schedule read from the first
 //      line of RECORD.jsonl -- further lines are contenders tuned#2, tuned#3, ..., for
-//      A/B runs of several schedules in one process -- and prints "time NAME SECONDS" /
-//      "hand NAME" / "note TEXT")
+//      A/B runs of several schedules in one process -- and prints "cpus N" / "time NAME
+//      SECONDS" / "hand NAME" / "note TEXT")
+#include <omp.h>
+#include <sched.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -351,6 +359,46 @@ Comparison compare(const ta::Problem& p, const ta::Space& space, const std::vect
   return res;
 }
 
+// The CPUs a comparison child gets: the first `threads` CPUs of the OpenMP places (the
+// CPUs this process's threads run on), else of the process's mask. Not the calling
+// thread's mask: OMP_PROC_BIND=true narrows the main thread to one CPU, and a child
+// inheriting it ran both of its threads (OpenMP's and Halide's) on one core.
+cpu_set_t child_cpus(int threads) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  for (int place = 0; place < omp_get_num_places(); ++place) {
+    std::vector<int> ids(static_cast<std::size_t>(omp_get_place_num_procs(place)));
+    omp_get_place_proc_ids(place, ids.data());
+    for (int id : ids) CPU_SET(id, &all);
+  }
+  if (CPU_COUNT(&all) == 0 && sched_getaffinity(0, sizeof all, &all) != 0) CPU_ZERO(&all);
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  for (int c = 0, taken = 0; c < CPU_SETSIZE && (threads <= 0 || taken < threads); ++c)
+    if (CPU_ISSET(c, &all)) {
+      CPU_SET(c, &mask);
+      ++taken;
+    }
+  return mask;
+}
+
+// Gives the calling (main) thread every CPU of the OpenMP places. With OMP_PROC_BIND the
+// OpenMP runtime binds the initial thread to the first place when the program starts,
+// and the threads Halide's runtime and this program start later inherit that one-CPU
+// mask: Halide's workers, the tuned kernel's, would share one core (OpenMP's own
+// workers keep their places).
+void widen_main_thread() {
+  const cpu_set_t all = child_cpus(0);
+  if (CPU_COUNT(&all) > 0) sched_setaffinity(0, sizeof all, &all);
+}
+
+// The CPUs this process may run on (its main thread's mask, which its threads inherit).
+int allowed_cpu_count() {
+  cpu_set_t s;
+  CPU_ZERO(&s);
+  return sched_getaffinity(0, sizeof s, &s) == 0 ? CPU_COUNT(&s) : 0;
+}
+
 // The child: reads the tuned schedule from the first record of opt.schedule_file (and
 // more contenders from its further records) and prints the comparison as lines the
 // parent parses.
@@ -367,6 +415,7 @@ int run_child(const Options& opt) {
     if (records.empty()) throw taihu::Error(opt.schedule_file + ": no record");
     for (const auto& rec : records) tuned.push_back(space.from_map(rec.schedule));
   }
+  std::printf("cpus %d\n", allowed_cpu_count());  // (the parent checks the child got its CPUs)
   const Comparison r = compare(p, space, tuned, opt);
   for (const auto& [name, t] : r.score) std::printf("time %s %.9g\n", name.c_str(), t);
   std::printf("hand %s\n", r.hand_name.c_str());
@@ -379,22 +428,61 @@ int run_child(const Options& opt) {
   return 0;
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char ch : s) {
-    if (ch == '\'') q += "'\\''";
-    else q += ch;
+// Runs this program with `args` in a fresh process on child_cpus(threads) and returns
+// its standard output (its stderr passes through); *status: its wait status, or -1 when
+// it could not be started. fork + sched_setaffinity + execv, not popen: a popen'ed
+// shell inherits the calling thread's (possibly one-CPU) mask.
+std::string run_self(const std::vector<std::string>& args, int threads, int* status) {
+  *status = -1;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const cpu_set_t mask = child_cpus(threads);
+  std::vector<std::string> argv_s{self};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int fds[2];
+  if (pipe(fds) != 0) return "";
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return "";
   }
-  return q + "'";
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    close(fds[0]);
+    close(fds[1]);
+    if (CPU_COUNT(&mask) > 0) sched_setaffinity(0, sizeof mask, &mask);  // inherited by every thread it starts
+    execv(self.c_str(), argv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  close(fds[0]);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  *status = st;
+  return out;
 }
 
 // The parent: runs this program with --compare in a fresh process and parses its lines.
 Comparison compare_in_child(const Case& c, const ta::Problem& p, const ta::Space& space, const ta::Point& tuned, double tuned_s, const Options& opt) {
   Comparison res;
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  std::string cmd = shell_quote(self) + " --compare " + c.spec + " --threads " + std::to_string(opt.threads) + " --seed " +
-                    std::to_string(opt.seed) + " --rounds " + std::to_string(opt.rounds) + " --anchors " +
-                    shell_quote(opt.anchors.size() > 2 ? opt.anchors.substr(1, opt.anchors.size() - 2) : "none");
+  std::vector<std::string> args{"--compare", c.spec, "--threads", std::to_string(opt.threads), "--seed", std::to_string(opt.seed),
+                                "--rounds", std::to_string(opt.rounds), "--anchors",
+                                opt.anchors.size() > 2 ? opt.anchors.substr(1, opt.anchors.size() - 2) : "none"};
   std::string file;
   if (!tuned.empty()) {
     file = (std::filesystem::temp_directory_path() / ("bench_autotune_" + std::to_string(getpid()) + "_" + c.spec + ".jsonl")).string();
@@ -405,15 +493,16 @@ Comparison compare_in_child(const Case& c, const ta::Problem& p, const ta::Space
     rec.schedule = space.to_map(tuned);
     rec.median_s = std::isfinite(tuned_s) && tuned_s > 0 ? tuned_s : 1;  // (a record's median must be > 0)
     ta::write_lines_atomic(file, {ta::to_json_line(rec)});
-    cmd += " --schedule " + shell_quote(file);
+    args.insert(args.end(), {"--schedule", file});
   }
-  std::fflush(stdout);
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) throw taihu::Error("cannot start the comparison process: " + cmd);
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) {
-    std::string line(buf);
-    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+  int status = -1;
+  const std::string out = run_self(args, opt.threads, &status);
+  for (std::size_t b = 0; b < out.size();) {
+    std::size_t e = out.find('\n', b);
+    if (e == std::string::npos) e = out.size();
+    std::string line = out.substr(b, e - b);
+    b = e + 1;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
     const auto sp = line.find(' ');
     const std::string tag = line.substr(0, sp), rest = sp == std::string::npos ? "" : line.substr(sp + 1);
     if (tag == "time") {
@@ -423,9 +512,13 @@ Comparison compare_in_child(const Case& c, const ta::Problem& p, const ta::Space
       res.hand_name = rest;
     } else if (tag == "note") {
       res.notes.push_back(rest);
+    } else if (tag == "cpus") {
+      const int cpus = std::atoi(rest.c_str());
+      const cpu_set_t want = child_cpus(opt.threads);
+      if (cpus < CPU_COUNT(&want))
+        res.notes.push_back("the comparison process ran on " + rest + " CPU(s) for " + std::to_string(opt.threads) + " threads");
     }
   }
-  const int status = pclose(pipe);
   if (!file.empty()) std::filesystem::remove(file);
   if (status != 0) res.notes.push_back("the comparison process failed (status " + std::to_string(status) + "); its error is above");
   return res;
@@ -451,6 +544,23 @@ int main(int argc, char** argv) {
             "their own child processes when scripts/anchors installed them.\n");
         return 0;
       }
+    }
+    widen_main_thread();
+    if (argc == 2 && std::string(argv[1]) == "--report-cpus") {  // (the child of --check-child-cpus)
+      std::printf("cpus %d\n", allowed_cpu_count());
+      return 0;
+    }
+    if (argc >= 2 && std::string(argv[1]) == "--check-child-cpus") {
+      // Does a comparison child get `--threads` CPUs (all of the OpenMP places' CPUs when
+      // fewer), whatever this thread's mask (OMP_PROC_BIND=true narrows it to one)?
+      const int threads = argc >= 4 && std::string(argv[2]) == "--threads" ? std::stoi(argv[3]) : taihu::arch::num_threads();
+      int status = -1;
+      const std::string out = run_self({"--report-cpus"}, threads, &status);
+      const int got = out.rfind("cpus ", 0) == 0 ? std::atoi(out.c_str() + 5) : -1;
+      const cpu_set_t want = child_cpus(threads);
+      std::printf("parent thread: %d CPU(s); comparison child: %d CPU(s) of %d wanted for %d threads\n", allowed_cpu_count(), got,
+                  CPU_COUNT(&want), threads);
+      return status == 0 && got >= CPU_COUNT(&want) && got >= 1 ? 0 : 1;
     }
     if (argc % 2 == 0) throw taihu::Error("options come in pairs (--name value); see --help");
     for (int i = 1; i + 1 < argc; i += 2) {

@@ -16,14 +16,28 @@ namespace {
 
 struct PointwiseKernels {
   PwFwdKernel fwd;
+  int pixels;  // fwd's strip width (its most pixels per call)
+  int lanes;   // fwd's vector width: strips end on whole vectors
+  // Backward-weights' tile (dW = dY X^T: "pixels" are input channels there) and its
+  // strip width; `bwdw_blocks` 4-channel output blocks per call (its register tile).
+  // AVX-512 keeps AVX2's: its 8 x 32 tile measured no faster there (ResNet-50 1x1
+  // 256 -> 64, 1 and 2 threads: 64 vs 68 and 107 vs 113 GFLOP/s).
+  PwFwdKernel bwdw;
+  int bwdw_pixels;
+  int bwdw_blocks;
   PwTransposeKernel transpose;
   PwPack4Kernel pack4;
 };
 
 const PointwiseKernels& kernels() {
   static const arch::ImplementationList<PointwiseKernels> list(
-      "pointwise conv kernels", {{"avx2_4x24", arch::Isa::avx2, {&pw_fwd_avx2, &pw_transpose_avx2, &pw_pack4_avx2}},
-                                 {"generic", arch::Isa::generic, {&pw_fwd_generic, &pw_transpose_generic, &pw_pack4_generic}}});
+      "pointwise conv kernels",
+      {{"avx512_8x32", arch::Isa::avx512,
+        {&pw_fwd_avx512, kPwPixelsAvx512, 16, &pw_fwd_avx2, kPwPixels, 1, &pw_transpose_avx2, &pw_pack4_avx2}},
+       {"avx2_4x24", arch::Isa::avx2,
+        {&pw_fwd_avx2, kPwPixels, 8, &pw_fwd_avx2, kPwPixels, 1, &pw_transpose_avx2, &pw_pack4_avx2}},
+       {"generic", arch::Isa::generic,
+        {&pw_fwd_generic, kPwPixels, 8, &pw_fwd_generic, kPwPixels, 1, &pw_transpose_generic, &pw_pack4_generic}}});
   return list.chosen().impl;
 }
 
@@ -49,13 +63,13 @@ constexpr index_t kBwdChunk = 128, kBwdStrips = 11;
 // `pixels` (<= kPwPixels) pixels of `channels` channel planes (x at the first) to
 // dst[channel][kPwPixels], zero-padded: for strips no earlier tile prefetched (the
 // copy's loads are independent, so more of their misses overlap than an FMA tile's).
-void copy_strip(const float* x, index_t plane, index_t channels, int pixels, float* dst) {
-  for (index_t c = 0; c < channels; ++c, x += plane, dst += kPwPixels) {
-    if (pixels == kPwPixels) {
-      std::memcpy(dst, x, sizeof(float) * kPwPixels);
+void copy_strip(const float* x, index_t plane, index_t channels, int pixels, int width, float* dst) {
+  for (index_t c = 0; c < channels; ++c, x += plane, dst += width) {
+    if (pixels == width) {
+      std::memcpy(dst, x, sizeof(float) * static_cast<std::size_t>(width));
     } else {
       std::memcpy(dst, x, sizeof(float) * static_cast<std::size_t>(pixels));
-      std::fill(dst + pixels, dst + kPwPixels, 0.0f);
+      std::fill(dst + pixels, dst + width, 0.0f);
     }
   }
 }
@@ -67,7 +81,7 @@ bool pointwise_shape(const ConvDesc& d) {
 }
 
 PointwiseConv::PointwiseConv(const ConvDesc& d)
-    : d_(d), kg_(d.k / d.groups), cg_(d.c / d.groups), plane_(d.h * d.w) {
+    : d_(d), kg_(d.k / d.groups), cg_(d.c / d.groups), plane_(d.h * d.w), px_(kernels().pixels) {
   cblocks_ = ceil_div(cg_, kStripChannels);
   cblock_ = ceil_div(cg_, cblocks_);
   kblocks_ = ceil_div(kg_, kPwRows);
@@ -75,17 +89,19 @@ PointwiseConv::PointwiseConv(const ConvDesc& d)
   // Strips: 3 vectors of 8 pixels each, but a plane whose vector count leaves one
   // vector over ends in two 2-vector strips (a 1-vector tile has 4 accumulators: half
   // the FMA throughput, FMA latency-bound).
-  const index_t vectors = ceil_div(plane_, 8);
-  strips_ = ceil_div(vectors, 3);
-  split_tail_ = strips_ >= 2 && vectors % 3 == 1;
+  const index_t lanes = kernels().lanes, per_strip = px_ / lanes;
+  const index_t vectors = ceil_div(plane_, lanes);
+  strips_ = ceil_div(vectors, per_strip);
+  split_tail_ = per_strip == 3 && strips_ >= 2 && vectors % 3 == 1;
+  tail_ = 2 * lanes;
 }
 
 index_t PointwiseConv::strip_begin(index_t s) const {
-  return split_tail_ && s == strips_ - 1 ? kPwPixels * (s - 1) + 16 : kPwPixels * s;
+  return split_tail_ && s == strips_ - 1 ? px_ * (s - 1) + tail_ : px_ * s;
 }
 
 int PointwiseConv::strip_pixels(index_t s) const {
-  const index_t end = split_tail_ && s == strips_ - 2 ? strip_begin(s) + 16 : std::min(plane_, strip_begin(s) + kPwPixels);
+  const index_t end = split_tail_ && s == strips_ - 2 ? strip_begin(s) + tail_ : std::min(plane_, strip_begin(s) + px_);
   return static_cast<int>(end - strip_begin(s));
 }
 
@@ -118,7 +134,7 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
   const index_t ksplit = base >= want ? 1 : std::clamp<index_t>(ceil_div(want, base), 1, std::max<index_t>(1, kblocks_ / 4));
   const index_t krange = ceil_div(kblocks_, ksplit);
   const index_t items = base * ksplit;
-  const auto buf_floats = static_cast<std::size_t>(chunk * cblock_ * kPwPixels);
+  const auto buf_floats = static_cast<std::size_t>(chunk * cblock_ * px_);
   if (strip_.size() < static_cast<std::size_t>(nt) * buf_floats)
     strip_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(nt) * buf_floats);
   const auto wblock = static_cast<std::size_t>(cblock_ * kPwRows);
@@ -146,7 +162,7 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
           const index_t p = strip_begin(s);
           a.pixels = strip_pixels(s);
           // (One slot reused when a single pass covers the item's output channels.)
-          float* const strip_buf = buf + (kb1 - kb0 > mblock_ ? (s - s0) * cblock_ * kPwPixels : 0);
+          float* const strip_buf = buf + (kb1 - kb0 > mblock_ ? (s - s0) * cblock_ * px_ : 0);
           // The first output-channel block copies the strip; while its tiles run they
           // prefetch the rows of the strip kAhead on (spread over the tiles: x's rows
           // lie a plane apart, too many streams for the hardware) and, on the first
@@ -156,7 +172,7 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
           // A strip the tiles of kAhead strips back prefetched is copied by its first
           // tile; one they did not (an item's first strips) by copy_strip.
           const bool inline_copy = first_pass && s >= s0 + kAhead;
-          if (first_pass && !inline_copy) copy_strip(xc + p, plane_, a.channels, a.pixels, strip_buf);
+          if (first_pass && !inline_copy) copy_strip(xc + p, plane_, a.channels, a.pixels, static_cast<int>(px_), strip_buf);
           if (first_pass) {
             next = s + kAhead < strips_;
             if (next) ahead = xc + strip_begin(s + kAhead);
@@ -206,7 +222,7 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
             a.prefetch_l2 = true;
           }
           a.x = inline_copy ? xc + p : strip_buf;
-          a.x_cstride = inline_copy ? plane_ : kPwPixels;
+          a.x_cstride = inline_copy ? plane_ : px_;
           a.x_copy = inline_copy ? strip_buf : nullptr;
           a.y_prefetch_ahead = yahead;
           kernel(a);
@@ -218,6 +234,7 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
 
 void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw, float* dbias, bool accumulate) {
   const PointwiseKernels& kn = kernels();
+  const index_t px = kn.bwdw_pixels;
   const int nt = arch::threads_for_call();
   const index_t total = d_.n * plane_;  // reduction length: pixels of every image
   bias_gradient(d_, dy, dbias, accumulate);
@@ -226,7 +243,7 @@ void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw,
   // output-channel range is split first (each item transposes its input strips
   // itself, so a range of >= 8 blocks keeps that copy small next to the FLOPs),
   // except as below.
-  const index_t cstrips = ceil_div(cg_, kPwPixels);
+  const index_t cstrips = ceil_div(cg_, px);
   const index_t want = nt == 1 ? 1 : 3 * nt;
   const index_t per_group = ceil_div(want, d_.groups);
   // Threads split the input channels (X^T strips) when X is the larger operand and one
@@ -261,7 +278,7 @@ void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw,
   const index_t chunk = std::min(total, wide ? kBwdChunk : std::clamp<index_t>(64 * 1024 / kpad / 8 * 8, 8, 256));
   const index_t block_strips = wide ? std::min(kBwdStrips, crange) : 1;
   const auto dyt_floats = static_cast<std::size_t>(chunk * kpad);
-  const auto per_thread = dyt_floats + static_cast<std::size_t>(block_strips * chunk * kPwPixels);
+  const auto per_thread = dyt_floats + static_cast<std::size_t>(block_strips * chunk * px);
   if (bwd_buf_.size() < static_cast<std::size_t>(nt) * per_thread) {
     bwd_buf_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(nt) * per_thread);
     std::fill(bwd_buf_.data(), bwd_buf_.data() + bwd_buf_.size(), 0.0f);
@@ -277,7 +294,7 @@ void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw,
     if (kb0 >= kb1 || cs0 >= cs1) continue;
     const index_t k_lo = kb0 * kPwRows, k_n = std::min(kg_, kb1 * kPwRows) - k_lo;
     PwFwdArgs a{};
-    a.x_cstride = kPwPixels;
+    a.x_cstride = px;
     a.w_cstride = kPwRows;
     a.y_kstride = cg_;
     LinePrefetch ahead;
@@ -302,13 +319,13 @@ void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw,
       for (index_t b0 = cs0; b0 < cs1; b0 += block_strips) {
         const index_t b1 = std::min(cs1, b0 + block_strips);
         for (index_t cs = b0; cs < b1; ++cs) {
-          const index_t c0 = cs * kPwPixels, cn = std::min<index_t>(kPwPixels, cg_ - c0);
-          float* xs = xt + (cs - b0) * len_r * kPwPixels;
+          const index_t c0 = cs * px, cn = std::min<index_t>(px, cg_ - c0);
+          float* xs = xt + (cs - b0) * len_r * px;
           for_segments([&](index_t n, index_t p, index_t len, index_t off) {
-            kn.transpose(x + (n * d_.c + g * cg_ + c0) * plane_ + p, plane_, cn, len, xs + off * kPwPixels, kPwPixels);
+            kn.transpose(x + (n * d_.c + g * cg_ + c0) * plane_ + p, plane_, cn, len, xs + off * px, px);
           });
-          if (cn < kPwPixels)  // the strip's missing channels read as zero
-            for (index_t r = 0; r < len_r; ++r) std::fill(xs + r * kPwPixels + cn, xs + (r + 1) * kPwPixels, 0.0f);
+          if (cn < px)  // the strip's missing channels read as zero
+            for (index_t r = 0; r < len_r; ++r) std::fill(xs + r * px + cn, xs + (r + 1) * px, 0.0f);
         }
         // The rows of X the next block of strips transposes (the next block of this
         // chunk, or this item's first block of the next chunk), pulled into L2 a few
@@ -319,23 +336,27 @@ void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw,
           const index_t nr0 = b1 < cs1 ? r0 : r1, nr1 = std::min(total, nr0 + chunk);
           for (index_t r = nr0; r < nr1;) {
             const index_t n = r / plane_, p = r % plane_, len = std::min(plane_ - p, nr1 - r);
-            for (index_t c = nb0 * kPwPixels; c < std::min(cg_, nb1 * kPwPixels); ++c)
+            for (index_t c = nb0 * px; c < std::min(cg_, nb1 * px); ++c)
               ahead.add(x + (n * d_.c + g * cg_ + c) * plane_ + p, len);
             r += len;
           }
         }
         const index_t per_tile = ceil_div(ahead.lines(), (kb1 - kb0) * (b1 - b0));
-        for (index_t kb = kb0; kb < kb1; ++kb) {
-          const index_t k0 = kb * kPwRows;
-          a.rows = static_cast<int>(std::min<index_t>(kPwRows, kg_ - k0));
+        // kn.bwdw_blocks output blocks per call: the kernel's whole register tile (their
+        // dY^T blocks lie chunk x 4 apart).
+        a.w_tile_stride = chunk * kPwRows;
+        for (index_t kb = kb0; kb < kb1; kb += kn.bwdw_blocks) {
+          const index_t k0 = kb * kPwRows, tiles = std::min<index_t>(kn.bwdw_blocks, kb1 - kb);
+          a.tiles = static_cast<int>(tiles);
+          a.rows = static_cast<int>(std::min<index_t>(kPwRows, kg_ - (kb + tiles - 1) * kPwRows));
           a.w = dyt + (k0 - k_lo) * chunk;
           for (index_t cs = b0; cs < b1; ++cs) {
-            const index_t c0 = cs * kPwPixels;
-            a.x = xt + (cs - b0) * len_r * kPwPixels;
-            a.pixels = static_cast<int>(std::min<index_t>(kPwPixels, cg_ - c0));
+            const index_t c0 = cs * px;
+            a.x = xt + (cs - b0) * len_r * px;
+            a.pixels = static_cast<int>(std::min<index_t>(px, cg_ - c0));
             a.y = dw + (g * kg_ + k0) * cg_ + c0;
-            ahead.issue(per_tile);
-            kn.fwd(a);
+            ahead.issue(per_tile * tiles);
+            kn.bwdw(a);
           }
         }
       }

@@ -2,8 +2,9 @@
 // for such layers; pointwise_kernels.hpp has the register tiles).
 //   forward: Y = W X per image and group with W packed once per weight version
 //     ([group][256-channel block][4-channel output block][channel][4]: a block's tiles
-//     read one contiguous run). X is consumed in strips of 24 pixels (the plane's last
-//     vectors split 2 + 2 rather than 3 + 1): the first 4-channel output tile of a
+//     read one contiguous run). X is consumed in strips of the kernel set's width
+//     (24 pixels on AVX2, the plane's last vectors split 2 + 2 rather than 3 + 1; 32
+//     on AVX-512, whose tile pairs two 4-channel blocks): the first 4-channel output tile of a
 //     strip of a channel block reads it in place and stores it to a contiguous
 //     per-thread buffer (<= 24 KiB, L1; the rows of X lie a plane apart and would share
 //     a few L1 sets; no separate copy pass; an item's first strips, which nothing
@@ -49,6 +50,8 @@ class PointwiseConv {
 
   ConvDesc d_;
   index_t kg_, cg_, plane_;
+  index_t px_;                        // the kernel set's strip width (pixels per tile)
+  index_t tail_ = 16;                 // pixels of each of the split last two strips
   index_t cblock_ = 0, cblocks_ = 0;  // input channels per reduction block, blocks
   index_t kblocks_ = 0, mblock_ = 0;  // 4-channel output blocks; per L2 weight block
   index_t strips_ = 0;                // pixel strips per plane

@@ -20,7 +20,10 @@
 
 namespace taihu::dnn::conv {
 
-constexpr int kPwRows = 4, kPwPixels = 24;  // tile: output channels x pixels
+constexpr int kPwRows = 4, kPwPixels = 24;  // tile: output channels x pixels (AVX2, generic)
+// AVX-512's strips: 2 vectors of 16 (kernels/pointwise_tile.hpp); the driver takes the
+// strip width from the kernel set, so `kPwPixels` below means that width.
+constexpr int kPwPixelsAvx512 = 32;
 
 struct PwFwdArgs {
   const float* x;            // input at (first channel of the block, first pixel)
@@ -57,6 +60,7 @@ using PwFwdKernel = void (*)(const PwFwdArgs&);
 
 void pw_fwd_generic(const PwFwdArgs& a);
 void pw_fwd_avx2(const PwFwdArgs& a);
+void pw_fwd_avx512(const PwFwdArgs& a);
 
 // dst[j * dst_stride + i] = src[i * src_stride + j] for i < rows, j < cols.
 using PwTransposeKernel = void (*)(const float* src, std::int64_t src_stride, std::int64_t rows,

@@ -14,6 +14,7 @@
 
 #include "conv_pointwise.hpp"
 #include "conv_test_support.hpp"
+#include "pointwise_kernel_check.hpp"
 #include "pointwise_kernels.hpp"
 #include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/isa.hpp"
@@ -61,7 +62,7 @@ TEST_P(PointwiseTest, ForwardMatchesNaiveLoopAtOneAndTwoThreads) {
   for (int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
     taihu::arch::set_num_threads(threads);
-    Convolution conv(d, ConvAlgo::direct);
+    Convolution conv(d, ConvAlgo::pointwise);
     std::vector<float> y(static_cast<std::size_t>(conv_test::y_size(d)), 7.0f);
     conv.forward(x.data(), w.data(), b.data(), y.data(), WeightsHint::changed);
     EXPECT_LT(conv_test::max_rel_error(
@@ -91,7 +92,7 @@ TEST_P(PointwiseTest, BackwardDataMatchesNaiveLoopAtOneAndTwoThreads) {
   for (int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
     taihu::arch::set_num_threads(threads);
-    Convolution conv(d, ConvAlgo::direct);
+    Convolution conv(d, ConvAlgo::pointwise);
     std::vector<float> dx(static_cast<std::size_t>(conv_test::x_size(d)), 7.0f);
     conv.backward_data(dy.data(), w.data(), dx.data(), WeightsHint::changed);
     EXPECT_LT(conv_test::max_rel_error(dx, ref), kTol);
@@ -181,78 +182,33 @@ TEST(PointwisePack4, EveryKernelMatchesTheDefinition) {
 // 4-channel output blocks on one strip), the last tile partial, weights a padded tile
 // stride apart, the first tile copying the strip (the later ones then read the copy),
 // bias or accumulation, and prefetch rows running on across tiles: every output
-// against a double loop, nothing written past the valid rows, the copy exact.
+// against a double loop, nothing written past the valid rows, the copy exact. Every
+// kernel this CPU runs (AVX-512's with its 32-pixel strips and 8-row tile pairs: odd
+// tile counts end on a single 4-row tile); pointwise_kernel_check.hpp has the check,
+// which test_conv_avx512_emulated.cpp also runs through SIMDe.
 TEST(PointwiseKernel, SeveralTilesPerCallMatchTheDefinition) {
-  using taihu::dnn::conv::kPwPixels;
-  using taihu::dnn::conv::kPwRows;
   using taihu::dnn::conv::PwFwdKernel;
-  std::vector<std::pair<const char*, PwFwdKernel>> kernels{{"generic", &taihu::dnn::conv::pw_fwd_generic}};
+  struct Kernel {
+    const char* name;
+    PwFwdKernel fn;
+    int width, lanes;
+  };
+  std::vector<Kernel> kernels{{"generic", &taihu::dnn::conv::pw_fwd_generic, taihu::dnn::conv::kPwPixels, 8}};
   if (taihu::arch::isa_supported(taihu::arch::Isa::avx2, taihu::arch::cpu_features()))
-    kernels.emplace_back("avx2", &taihu::dnn::conv::pw_fwd_avx2);
-  const index_t channels = 37, x_cstride = 50, y_kstride = 40, tiles = 3, w_tstride = channels * kPwRows + 8;
-  const auto x = conv_test::random_vector(static_cast<std::size_t>(channels * x_cstride), 51);
-  const auto w = conv_test::random_vector(static_cast<std::size_t>(tiles * w_tstride), 52);
-  const auto bias = conv_test::random_vector(static_cast<std::size_t>(tiles * kPwRows), 53);
-  const auto y0 = conv_test::random_vector(static_cast<std::size_t>(tiles * kPwRows * y_kstride), 54);
-  for (const auto& [name, kernel] : kernels)
-    for (int pixels : {24, 19, 8, 5})
-      for (int rows_last : {1, 4})
-        for (bool accumulate : {false, true}) {
-          SCOPED_TRACE(std::string(name) + " pixels " + std::to_string(pixels) + " rows_last " +
-                       std::to_string(rows_last) + (accumulate ? " accumulate" : " bias"));
-          std::vector<float> y = y0, copy(static_cast<std::size_t>(channels * kPwPixels), -7.0f);
-          taihu::dnn::conv::PwFwdArgs a{};
-          a.x = x.data();
-          a.x_cstride = x_cstride;
-          a.x_copy = copy.data();
-          a.channels = channels;
-          a.w = w.data();
-          a.w_cstride = kPwRows;
-          a.w_tile_stride = w_tstride;
-          a.y = y.data();
-          a.y_kstride = y_kstride;
-          a.rows = rows_last;
-          a.pixels = pixels;
-          a.bias = accumulate ? nullptr : bias.data();
-          a.accumulate = accumulate;
-          a.prefetch = x.data();
-          a.prefetch_rows = 6;
-          a.prefetch_stride = x_cstride;
-          a.tiles = static_cast<int>(tiles);
-          a.y_prefetch_ahead = 8;
-          kernel(a);
-          for (index_t t = 0; t < tiles; ++t)
-            for (index_t m = 0; m < kPwRows; ++m)
-              for (index_t p = 0; p < y_kstride; ++p) {
-                const auto at = static_cast<std::size_t>((t * kPwRows + m) * y_kstride + p);
-                const bool valid = p < pixels && (t < tiles - 1 || m < rows_last);
-                if (!valid) {
-                  EXPECT_EQ(y[at], y0[at]) << "tile " << t << " row " << m << " pixel " << p << " written";
-                  continue;
-                }
-                double want = accumulate ? y0[at] : bias[static_cast<std::size_t>(t * kPwRows + m)];
-                for (index_t c = 0; c < channels; ++c)
-                  want += double(w[static_cast<std::size_t>(t * w_tstride + c * kPwRows + m)]) *
-                          x[static_cast<std::size_t>(c * x_cstride + p)];
-                EXPECT_NEAR(y[at], want, 1e-4) << "tile " << t << " row " << m << " pixel " << p;
-              }
-          for (index_t c = 0; c < channels; ++c)
-            for (index_t p = 0; p < kPwPixels; ++p) {
-              const float got = copy[static_cast<std::size_t>(c * kPwPixels + p)];
-              if (p < pixels) {
-                EXPECT_EQ(got, x[static_cast<std::size_t>(c * x_cstride + p)]) << "copy channel " << c << " pixel " << p;
-              } else if (p < (pixels + 7) / 8 * 8) {
-                EXPECT_EQ(got, 0.0f) << "copy channel " << c << " pixel " << p << " past the strip";
-              }
-            }
-        }
+    kernels.push_back({"avx2", &taihu::dnn::conv::pw_fwd_avx2, taihu::dnn::conv::kPwPixels, 8});
+  if (taihu::arch::isa_supported(taihu::arch::Isa::avx512, taihu::arch::cpu_features()))
+    kernels.push_back({"avx512", &taihu::dnn::conv::pw_fwd_avx512, taihu::dnn::conv::kPwPixelsAvx512, 16});
+  for (const auto& k : kernels) {
+    SCOPED_TRACE(k.name);
+    pointwise_kernel_check::several_tiles_match_definition(k.fn, k.width, k.lanes);
+  }
 }
 
 class PointwiseChoice : public conv_test::ConvTest {};
 
-TEST_F(PointwiseChoice, OneByOneStrideOneLayersTakeTheDirectAlgorithm) {
+TEST_F(PointwiseChoice, OneByOneStrideOneLayersTakeThePointwiseEntry) {
   // The path under test is the one the automatic choice runs for ResNet's 1x1 layers.
-  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic1024ih14oc256oh14kh1")).algorithm(), ConvAlgo::direct);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic1024ih14oc256oh14kh1")).algorithm(), ConvAlgo::pointwise);
 }
 
 INSTANTIATE_TEST_SUITE_P(

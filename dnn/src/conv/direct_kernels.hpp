@@ -146,6 +146,7 @@ void direct_ocv_store_generic(const DirectOcvStoreArgs& a);
 void direct_ocv_store_avx2(const DirectOcvStoreArgs& a);
 void direct_bwdw_generic(const DirectBwdwArgs& a);
 void direct_bwdw_avx2(const DirectBwdwArgs& a);
+void direct_bwdw_avx512(const DirectBwdwArgs& a);
 void transpose_generic(const float* src, std::int64_t lds, std::int64_t rows, std::int64_t cols, float* dst,
                        std::int64_t ldd);
 void transpose_avx2(const float* src, std::int64_t lds, std::int64_t rows, std::int64_t cols, float* dst,

@@ -47,7 +47,8 @@ def expect_error(tool, args, cwd, *needles, limit=False, seconds=10.0):
     rc, out, secs = run(tool, args, cwd, limit)
     what = 'taihu-caffe ' + ' '.join(args)
     assert rc == 1, '%s: exit %d (expected 1; negative = killed by a signal)\n%s' % (what, rc, out[-2000:])
-    errors = [l for l in out.splitlines() if ': error: ' in l]
+    # taihu's "taihu-caffe CMD: error: ..." or, for flag errors, gflags' "ERROR: ...".
+    errors = [l for l in out.splitlines() if ': error: ' in l or l.startswith('ERROR: ')]
     assert len(errors) == 1, '%s: expected one error line\n%s' % (what, out[-2000:])
     for n in needles:
         assert n in errors[0], '%s: %r not in %r' % (what, n, errors[0])
@@ -124,11 +125,12 @@ def main():
         expect_error(tool, ['train', '--solver=solver.prototxt', '--snapshto=snap/bad_iter_4.solverstate'], d,
                      "unknown command line flag 'snapshto'", '--snapshot?')
         expect_error(tool, ['train', '--solver=solver.prototxt', '--iterations=-5'], d, '--iterations=-5')
-        expect_error(tool, ['train', '--solver=solver.prototxt', '--iterations=3000000000'], d, '--iterations=3000000000')
-        expect_error(tool, ['time', '--model=net.prototxt', '--phase=BOGUS'], d, '--phase=BOGUS', 'TRAIN or TEST')
+        expect_error(tool, ['train', '--solver=solver.prototxt', '--iterations=3000000000'], d,
+                     "illegal value '3000000000' specified for int32 flag 'iterations'")
+        expect_error(tool, ['time', '--model=net.prototxt', '--phase=BOGUS'], d, '--phase=BOGUS', '"TRAIN" or "TEST"')
         expect_error(tool, ['time', '--model=net.prototxt', '--iterations=0'], d, '--iterations=0')
-        expect_error(tool, ['test', '--model=net.prototxt', '--weights=snap/bad_iter_4.caffemodel', '--gpu=0'], d,
-                     "unknown command line flag 'gpu'")
+        expect_error(tool, ['test', '--model=net.prototxt', '--weights=snap/bad_iter_4.caffemodel', '--allreduce=ring'], d,
+                     "unknown command line flag 'allreduce'")
         expect_error(tool, ['train', '--solver=solver.prototxt', 'stray'], d, "no positional arguments (got 'stray')")
 
         # 6. A .solverstate as weights ran with random weights; weights matching no layer too.

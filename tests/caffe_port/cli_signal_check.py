@@ -114,7 +114,7 @@ def main():
 
         r = subprocess.run([tool, 'train', '--solver=solver.prototxt', '--sigint_effect=later'], cwd=d,
                            capture_output=True, text=True, timeout=60)
-        assert r.returncode == 1 and '--sigint_effect=later: must be stop, snapshot or none' in r.stderr, r.stderr
+        assert r.returncode == 1 and '--sigint_effect=later: Invalid signal effect "later" was specified (stop, snapshot or none)' in r.stderr, r.stderr
     print('taihu-caffe signal checks passed')
 
 

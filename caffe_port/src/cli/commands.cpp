@@ -14,6 +14,7 @@
 #include "taihu/caffe/data_sources.hpp"
 #include "taihu/caffe/log.hpp"
 #include "taihu/caffe/net.hpp"
+#include "taihu/caffe/proto.hpp"
 #include "taihu/caffe/rng.hpp"
 #include "taihu/caffe/solver.hpp"
 #if TAIHU_CAFFE_PARALLEL
@@ -24,96 +25,78 @@
 
 namespace taihu::caffe::cli {
 
-std::string Args::get(const std::string& name, const std::string& fallback) const {
-  auto it = flags.find(name);
-  return it == flags.end() ? fallback : it->second;
+namespace {
+
+// Caffe's CHECK_GT(FLAGS_x.size(), 0) << message.
+void require_flag(const Args& a, const char* name, const char* caffe_message) {
+  if (a.get(name).empty()) throw Error(std::string(caffe_message) + " (--" + name + "=...)");
 }
 
-long Args::get_int(const std::string& name, long fallback) const {
-  auto it = flags.find(name);
-  if (it == flags.end()) return fallback;
-  try {
+// Caffe's get_gpus(): "all" or device ids separated by ','. An id that is not a
+// non-negative integer is an error naming it (Caffe's boost::lexical_cast threw).
+std::vector<int> parse_gpus(const std::string& flag, const arch::GpuQuery& q) {
+  std::vector<int> ids;
+  if (flag == "all") {
+    for (const auto& d : q.devices) ids.push_back(d.index);
+    return ids;
+  }
+  std::stringstream list(flag);
+  std::string item;
+  while (std::getline(list, item, ',')) {
     std::size_t used = 0;
-    const long v = std::stol(it->second, &used);
-    if (used == it->second.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw Error("--" + name + "=" + it->second + ": not an integer");
-}
-
-long Args::get_int(const std::string& name, long fallback, long lo, long hi) const {
-  if (!has(name)) return fallback;  // the command's own default
-  const long v = get_int(name, fallback);
-  if (v < lo || v > hi) {
-    throw Error("--" + name + "=" + get(name) + ": must be " +
-                (hi == std::numeric_limits<long>::max() ? ">= " + std::to_string(lo)
-                                                        : "in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]"));
-  }
-  return v;
-}
-
-namespace {
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
+    long id = -1;
+    try {
+      id = std::stol(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
     }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
-
-void Args::allow(const char* command, std::initializer_list<const char*> known, bool takes_positional) const {
-  for (const auto& [name, value] : flags) {
-    if (std::any_of(known.begin(), known.end(), [&](const char* k) { return name == k; })) continue;
-    std::string msg = "unknown command line flag '" + name + "'";
-    const char* nearest = nullptr;
-    std::size_t best = 3;  // a hint only for a likely typo
-    for (const char* k : known) {
-      const std::size_t d = edit_distance(name, k);
-      if (d < best) best = d, nearest = k;
+    if (used == 0 || used != item.size() || id < 0 || id > std::numeric_limits<int>::max()) {
+      throw Error("--gpu=" + flag + ": '" + item + "' is not a device id (give N, a list N,M,... or all)");
     }
-    if (nearest) msg += " (did you mean --" + std::string(nearest) + "?)";
-    throw Error(msg + "; `taihu-caffe help` lists the flags of " + command);
+    ids.push_back(static_cast<int>(id));
   }
-  if (!takes_positional && !positional.empty()) {
-    throw Error(std::string(command) + " takes no positional arguments (got '" + positional.front() + "')");
-  }
+  if (ids.empty()) throw Error("--gpu=" + flag + ": no device id (give N, a list N,M,... or all)");
+  return ids;
 }
 
-Args parse_args(int argc, char** argv, int first) {
-  Args a;
-  for (int i = first; i < argc; ++i) {
-    std::string s = argv[i];
-    if (s.size() > 1 && s[0] == '-') {
-      s = s.substr(s[1] == '-' ? 2 : 1);
-      const auto eq = s.find('=');
-      if (eq != std::string::npos) {
-        a.flags[s.substr(0, eq)] = s.substr(eq + 1);
-      } else if (i + 1 < argc && argv[i + 1][0] != '-') {
-        a.flags[s] = argv[++i];
-      } else {
-        a.flags[s] = "true";
-      }
-    } else {
-      a.positional.push_back(s);
-    }
+// taihu-caffe runs on the CPU: a --gpu request is checked like Caffe's, then one
+// warning says the run falls back to the CPU. Returns true when --gpu was given.
+bool gpu_falls_back_to_cpu(const Args& a, const char* command) {
+  const std::string flag = a.get("gpu");
+  if (flag.empty()) {
+    log_info("Use CPU.");
+    return false;
   }
-  return a;
+  const arch::GpuQuery q = arch::query_gpus();
+  parse_gpus(flag, q);
+  log_warning("--gpu=" + flag + ": " +
+              (q.devices.empty() ? "no GPU is usable (" + q.status + ")"
+                                 : std::string("taihu-caffe ") + command + " has no CUDA path (" + q.status + ")") +
+              "; running on the CPU");
+  log_info("Use CPU.");
+  return true;
 }
 
-namespace {
+// The NetState a net is built with: phase, --level, --stage (Caffe's Net(file, phase, level, &stages)).
+proto::NetState net_state(const Args& a, proto::Phase phase) {
+  proto::NetState state;
+  state.set_phase(phase);
+  state.set_level(static_cast<int>(a.get_int("level", 0)));
+  for (const std::string& s : split_list(a.get("stage"))) state.add_stage(s);
+  return state;
+}
 
-void require_flag(const Args& a, const char* name, const char* command) {
-  if (!a.has(name)) throw Error(std::string(command) + " needs --" + name + "=...");
+// Caffe's CopyLayers: each comma-separated .caffemodel in order into the train net and
+// every test net (a test net may have layers with weights the train net lacks).
+void copy_layers(Solver* solver, const std::string& model_list) {
+  for (const std::string& w : split_list(model_list)) {
+    log_info("Finetuning from " + w);
+    solver->net().copy_trained_layers_from(w);
+    if (solver->test_nets().empty()) continue;
+    proto::NetParameter weights;
+    read_binary(w, "caffemodel (NetParameter)", &weights);
+    for (const auto& test_net : solver->test_nets()) test_net->copy_trained_layers_from(weights);
+  }
 }
 
 std::string fmt(double v) {
@@ -125,15 +108,24 @@ std::string fmt(double v) {
 }  // namespace
 
 int train(const Args& a) {
-  a.allow("train", {"solver", "snapshot", "weights", "iterations", "compress", "bucket_mb", "allreduce", "sigint_effect",
-                    "sighup_effect"});
-  require_flag(a, "solver", "train");
-  if (a.has("snapshot") && a.has("weights")) throw Error("give --snapshot or --weights, not both");
+  a.allow("train", {"solver", "snapshot", "weights", "iterations", "gpu", "level", "stage", "sigint_effect",
+                    "sighup_effect", "compress", "bucket_mb", "allreduce"});
+  require_flag(a, "solver", "Need a solver definition to train.");
+  if (!a.get("snapshot").empty() && !a.get("weights").empty()) {
+    throw Error("Give a snapshot to resume training or weights to finetune but not both.");
+  }
   const long max_iter = a.get_int("iterations", 0, 1, std::numeric_limits<int>::max());
   const SolverAction sigint_effect = parse_signal_effect(a.get("sigint_effect", "stop"), "sigint_effect");
   const SolverAction sighup_effect = parse_signal_effect(a.get("sighup_effect", "snapshot"), "sighup_effect");
+  if (!a.get("gpu").empty() && a.get("gpu") != "all") parse_gpus(a.get("gpu"), {});  // bad ids before any file is read
   proto::SolverParameter sp = read_solver_param(a.get("solver"));
   if (a.has("iterations")) sp.set_max_iter(static_cast<int>(max_iter));
+  // Caffe adds --stage to the solver's train_state and sets its level from --level
+  // (here only when --level is given, so a train_state level in the solver stays).
+  if (a.has("level")) sp.mutable_train_state()->set_level(static_cast<int>(a.get_int("level", 0)));
+  for (const std::string& stage : split_list(a.get("stage"))) sp.mutable_train_state()->add_stage(stage);
+  // One warning for a GPU request: --gpu's here, or the solver's for solver_mode: GPU.
+  if (gpu_falls_back_to_cpu(a, "train")) sp.set_solver_mode(proto::SolverParameter::CPU);
   log_info("Using " + std::to_string(arch::num_threads()) + " CPU thread(s) (TAIHU_NUM_THREADS)");
   int mpi_ranks = 1;
 #if TAIHU_CAFFE_PARALLEL
@@ -154,14 +146,7 @@ int train(const Args& a) {
   }
   auto solver = create_solver(sp);
   solver->set_progress(true);
-  if (a.has("weights")) {
-    std::stringstream list(a.get("weights"));
-    std::string w;
-    while (std::getline(list, w, ',')) {
-      log_info("Finetuning from " + w);
-      solver->net().copy_trained_layers_from(w);
-    }
-  }
+  if (!a.get("weights").empty()) copy_layers(solver.get(), a.get("weights"));
 #if TAIHU_CAFFE_PARALLEL
   std::unique_ptr<DataParallel> parallel;
   if (mpi_ranks > 1) parallel = std::make_unique<DataParallel>(*solver, MPI_COMM_WORLD, dp_options);
@@ -182,6 +167,8 @@ int train(const Args& a) {
   }
 #endif
   solver->set_action_function(action);
+  if (!a.get("snapshot").empty()) log_info("Resuming from " + a.get("snapshot"));
+  log_info("Starting Optimization");
   solver->solve(a.get("snapshot"));
 #if TAIHU_CAFFE_PARALLEL
   if (action_comm != MPI_COMM_NULL) MPI_Comm_free(&action_comm);
@@ -190,12 +177,13 @@ int train(const Args& a) {
 }
 
 int test(const Args& a) {
-  a.allow("test", {"model", "weights", "iterations"});
-  require_flag(a, "model", "test");
-  require_flag(a, "weights", "test");
+  a.allow("test", {"model", "weights", "iterations", "gpu", "level", "stage"});
+  require_flag(a, "model", "Need a model definition to score.");
+  require_flag(a, "weights", "Need model weights to score.");
   // Caffe: CHECK_GT(FLAGS_iterations, 0); the means below divide by it.
   const long iters = a.get_int("iterations", 50, 1, std::numeric_limits<int>::max());
-  Net net(read_net_param(a.get("model")), proto::TEST);
+  gpu_falls_back_to_cpu(a, "test");
+  Net net(read_net_param(a.get("model")), net_state(a, proto::TEST));
   net.copy_trained_layers_from(a.get("weights"));
   log_info("Running for " + std::to_string(iters) + " iterations.");
   std::size_t outputs = 0;
@@ -230,13 +218,16 @@ int test(const Args& a) {
 }
 
 int time(const Args& a) {
-  a.allow("time", {"model", "iterations", "phase"});
-  require_flag(a, "model", "time");
+  a.allow("time", {"model", "iterations", "phase", "gpu", "level", "stage"});
+  require_flag(a, "model", "Need a model definition to time.");
   const long iters = a.get_int("iterations", 50, 1, std::numeric_limits<int>::max());
   const std::string phase_name = a.get("phase", "TRAIN");
-  if (phase_name != "TRAIN" && phase_name != "TEST") throw Error("--phase=" + phase_name + ": must be TRAIN or TEST");
+  if (phase_name != "TRAIN" && phase_name != "TEST") {
+    throw Error("--phase=" + phase_name + ": phase must be \"TRAIN\" or \"TEST\"");
+  }
   const proto::Phase phase = phase_name == "TEST" ? proto::TEST : proto::TRAIN;
-  Net net(read_net_param(a.get("model")), phase);
+  gpu_falls_back_to_cpu(a, "time");
+  Net net(read_net_param(a.get("model")), net_state(a, phase));
   // Inputs of deploy nets hold random values so every layer does real work.
   for (int i = 0; i < net.num_layers(); ++i) {
     if (std::string(net.layers()[static_cast<std::size_t>(i)]->type()) != "Input") continue;
@@ -315,18 +306,47 @@ int make_digits(const Args& a) {
   return 0;
 }
 
+// Caffe's device_query: "Querying GPUs <--gpu>", then Caffe::DeviceQuery()'s lines for
+// each device. Without --gpu Caffe prints nothing more (taihu adds what it runs on); a
+// device that cannot be used is an error, as in Caffe (CPU-only build: NO_GPU).
 int device_query(const Args& a) {
-  a.allow("device_query", {});
-  log_info("CPU threads: " + std::to_string(arch::num_threads()) + " (TAIHU_NUM_THREADS)");
+  a.allow("device_query", {"gpu"});
+  const std::string flag = a.get("gpu");
+  log_info("Querying GPUs " + flag);
   const arch::GpuQuery q = arch::query_gpus();
-  log_info("CUDA: " + q.status);
-  for (const auto& d : q.devices) {
+  if (flag.empty()) {
+    log_info("No device given (--gpu=N, N,M,... or all). CUDA: " + q.status + "; taihu-caffe runs on " +
+             std::to_string(arch::num_threads()) + " CPU thread(s) (TAIHU_NUM_THREADS)");
+    return 0;
+  }
+  const std::vector<int> ids = parse_gpus(flag, q);
+  if (q.devices.empty()) {
+    throw Error("--gpu=" + flag + ": Cannot use GPU in CPU-only Caffe: check mode. (CUDA: " + q.status +
+                "; taihu-caffe runs on the CPU)");
+  }
+  for (int id : ids) {
+    const auto it = std::find_if(q.devices.begin(), q.devices.end(), [id](const arch::GpuInfo& d) { return d.index == id; });
+    if (it == q.devices.end()) throw Error("--gpu=" + flag + ": invalid device ordinal " + std::to_string(id) + " (" + q.status + ")");
+    const arch::GpuInfo& d = *it;
+    auto dims = [](const int (&v)[3]) { return std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]); };
     log_info("Device id:                     " + std::to_string(d.index));
-    log_info("Name:                          " + d.name);
     log_info("Major revision number:         " + std::to_string(d.compute_major));
     log_info("Minor revision number:         " + std::to_string(d.compute_minor));
+    log_info("Name:                          " + d.name);
     log_info("Total global memory:           " + std::to_string(d.memory_bytes));
+    log_info("Total shared memory per block: " + std::to_string(d.shared_memory_per_block));
+    log_info("Total registers per block:     " + std::to_string(d.registers_per_block));
+    log_info("Warp size:                     " + std::to_string(d.warp_size));
+    log_info("Maximum memory pitch:          " + std::to_string(d.memory_pitch));
+    log_info("Maximum threads per block:     " + std::to_string(d.max_threads_per_block));
+    log_info("Maximum dimension of block:    " + dims(d.max_block_dim));
+    log_info("Maximum dimension of grid:     " + dims(d.max_grid_dim));
+    log_info("Clock rate:                    " + std::to_string(d.clock_rate_khz));
+    log_info("Total constant memory:         " + std::to_string(d.constant_memory));
+    log_info("Texture alignment:             " + std::to_string(d.texture_alignment));
+    log_info(std::string("Concurrent copy and execution: ") + (d.copy_compute_overlap ? "Yes" : "No"));
     log_info("Number of multiprocessors:     " + std::to_string(d.multiprocessors));
+    log_info(std::string("Kernel execution timeout:      ") + (d.kernel_timeout ? "Yes" : "No"));
   }
   return 0;
 }

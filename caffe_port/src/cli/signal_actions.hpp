@@ -17,7 +17,8 @@ inline SolverAction parse_signal_effect(const std::string& value, const std::str
   if (value == "stop") return SolverAction::stop;
   if (value == "snapshot") return SolverAction::snapshot;
   if (value == "none") return SolverAction::none;
-  throw Error("--" + flag + "=" + value + ": must be stop, snapshot or none");
+  // Caffe's GetRequestedAction message, with the flag and the choices.
+  throw Error("--" + flag + "=" + value + ": Invalid signal effect \"" + value + "\" was specified (stop, snapshot or none)");
 }
 
 namespace signal_detail {

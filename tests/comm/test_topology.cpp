@@ -81,3 +81,39 @@ TEST(CommTopology, PhysicalNodesAndCompleteTiers) {
   const auto odd = tc::make_layout({0, 1, 2}, spec);
   EXPECT_FALSE(odd.complete_tiers());
 }
+
+TEST(CommTopology, MembersPlaceRoundRobinRanksGroupByGroup) {
+  // 8 hosts in 2 supernodes, ranks dealt round-robin over them (h0 h4 h1 h5 ...): the
+  // layout numbers the nodes supernode by supernode, whatever the rank order.
+  const auto spec = tc::parse_topology_file_text(
+      "node 1\nsupernode 4 bandwidth=0.125 oversubscription=40\n"
+      "members supernode h0 h1 h2 h3\nmembers supernode h4 h5 h6 h7\n",
+      "c.topo");
+  ASSERT_EQ(spec.tiers.size(), 2u);
+  ASSERT_EQ(spec.tiers[1].members.size(), 2u);
+  const std::vector<std::string> hosts = {"h0", "h4", "h1", "h5", "h2", "h6", "h3", "h7"};
+  const auto layout = tc::make_layout({0, 1, 2, 3, 4, 5, 6, 7}, spec, hosts);
+  ASSERT_EQ(layout.nodes(), 8);
+  // Supernode 0 (h0..h3 = ranks 0,2,4,6) takes node indices 0..3.
+  EXPECT_EQ(layout.node_of_rank, (std::vector<int>{0, 4, 1, 5, 2, 6, 3, 7}));
+  EXPECT_TRUE(layout.complete_tiers());
+  // Without members the same ranks would be grouped by rank order.
+  const auto plain = tc::make_layout({0, 1, 2, 3, 4, 5, 6, 7}, tc::parse_topology_string("supernode=4", "T"));
+  EXPECT_EQ(plain.node_of_rank, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+TEST(CommTopology, MembersErrorsNameTheHostOrLine) {
+  const auto spec = tc::parse_topology_file_text("supernode 2\nmembers supernode a b\nmembers supernode c d\n", "m.topo");
+  EXPECT_NE(error_of([&] { tc::make_layout({0, 1, 2, 3}, spec, {"a", "b", "c", "x"}); }).find("host 'x' (rank 3) is in no 'members supernode' group"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { tc::make_layout({0, 1, 2}, spec, {"a", "b", "c"}); }).find("groups hold different numbers of this job's nodes (2 and 1 in the group of c)"),
+            std::string::npos);
+  // Half of each group: the tier size follows the job.
+  EXPECT_EQ(tc::make_layout({0, 1}, spec, {"c", "a"}).tier_sizes, (std::vector<int>{1}));
+  EXPECT_NE(error_of([] { tc::parse_topology_file_text("members rack a b\n", "n.topo"); }).find("n.topo:1:9: 'rack' is not a tier"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { tc::parse_topology_file_text("supernode 2\nmembers supernode a a\n", "d.topo"); }).find("d.topo:2:21: host 'a' is listed twice"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { tc::parse_topology_file_text("supernode 2\nmembers supernode a b\nmembers supernode b c\n", "e.topo"); }).find("e.topo:3:19: host 'b' is already in a supernode group"),
+            std::string::npos);
+}

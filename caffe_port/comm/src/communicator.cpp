@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -86,7 +87,18 @@ void Communicator::Impl::build_communicators() {
   int bad = error.empty() ? 0 : 1, any_bad = 0;
   MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, world);
   if (any_bad) throw Error(error.empty() ? "taihu::comm: another rank rejected the topology" : error);
-  layout = make_layout(phys_of, spec);
+  // Hostnames place nodes in the groups a topology file lists by name (real hosts).
+  std::vector<std::string> hosts;
+  if (std::any_of(spec.tiers.begin(), spec.tiers.end(), [](const Tier& t) { return !t.members.empty(); })) {
+    constexpr int kName = 256;
+    char mine[kName] = {0};
+    gethostname(mine, kName - 1);
+    std::vector<char> all(static_cast<std::size_t>(kName) * size);
+    MPI_Allgather(mine, kName, MPI_CHAR, all.data(), kName, MPI_CHAR, world);
+    for (int r = 0; r < size; ++r) hosts.emplace_back(all.data() + static_cast<std::size_t>(r) * kName);
+  }
+  // Every rank sees the same names and spec, so a bad file throws on every rank alike.
+  layout = make_layout(phys_of, spec, hosts);
 
   const int my_node = layout.node_of_rank[rank];
   const int my_local = layout.local_rank[rank];

@@ -86,7 +86,7 @@ TopologySpec parse_topology_string(std::string_view text, std::string_view what)
   if (spec.tiers.empty()) throw Error(w + " is empty; expected e.g. node=2,supernode=4");
   if (spec.tiers[0].name != "node") {
     // Only outer tiers given: the node tier is detected.
-    spec.tiers.insert(spec.tiers.begin(), Tier{"node", 0, 0, 0, 1});
+    spec.tiers.insert(spec.tiers.begin(), Tier{"node", 0, 0, 0, 1, {}});
   }
   check_tiers(spec, w);
   return spec;
@@ -114,6 +114,27 @@ TopologySpec parse_topology_file_text(std::string_view text, const std::string& 
     const auto where = [&](int column) {
       return path + ":" + std::to_string(line_no) + ":" + std::to_string(column);
     };
+    if (tokens[0].first == "members") {
+      if (tokens.size() < 3)
+        throw Error(where(tokens[0].second) + ": expected 'members <tier> <host> <host>...'");
+      auto tier = std::find_if(spec.tiers.begin(), spec.tiers.end(),
+                               [&](const Tier& x) { return x.name == tokens[1].first; });
+      if (tier == spec.tiers.end() || tier == spec.tiers.begin())
+        throw Error(where(tokens[1].second) + ": '" + tokens[1].first +
+                    "' is not a tier above node declared before this line");
+      std::vector<std::string> group;
+      for (std::size_t k = 2; k < tokens.size(); ++k) {
+        for (const auto& g : tier->members)
+          if (std::find(g.begin(), g.end(), tokens[k].first) != g.end())
+            throw Error(where(tokens[k].second) + ": host '" + tokens[k].first + "' is already in a " +
+                        tier->name + " group");
+        if (std::find(group.begin(), group.end(), tokens[k].first) != group.end())
+          throw Error(where(tokens[k].second) + ": host '" + tokens[k].first + "' is listed twice");
+        group.push_back(tokens[k].first);
+      }
+      tier->members.push_back(std::move(group));
+      continue;
+    }
     Tier t;
     t.name = tokens[0].first;
     if (!valid_name(t.name)) throw Error(where(tokens[0].second) + ": bad tier name '" + t.name + "'");
@@ -132,7 +153,7 @@ TopologySpec parse_topology_file_text(std::string_view text, const std::string& 
       else if (key == "oversubscription") t.oversubscription = v;
       else throw Error(where(col) + ": unknown key '" + key + "' (bandwidth, latency, oversubscription)");
     }
-    if (spec.tiers.empty() && t.name != "node") spec.tiers.push_back(Tier{"node", 0, 0, 0, 1});
+    if (spec.tiers.empty() && t.name != "node") spec.tiers.push_back(Tier{"node", 0, 0, 0, 1, {}});
     if (!spec.tiers.empty() && t.name == "node")
       throw Error(where(tokens[0].second) + ": 'node' must be the first tier");
     spec.tiers.push_back(t);
@@ -157,7 +178,7 @@ TopologySpec topology_from_environment(const std::string& explicit_text) {
   if (const char* file = std::getenv("TAIHU_TOPOLOGY_FILE"); file && *file)
     return load_topology_file(file);
   TopologySpec spec;
-  spec.tiers.push_back(Tier{"node", 0, 0, 0, 1});
+  spec.tiers.push_back(Tier{"node", 0, 0, 0, 1, {}});
   spec.source = "detected";
   return spec;
 }
@@ -173,7 +194,39 @@ bool RankLayout::complete_tiers() const {
   return nodes() % product == 0;
 }
 
-RankLayout make_layout(const std::vector<int>& physical_node_of_rank, const TopologySpec& spec) {
+namespace {
+
+// Per rank: the group index in every tier with members, outer tier first (empty when no
+// tier has members).
+std::vector<std::vector<int>> member_keys(const TopologySpec& spec, const std::vector<std::string>& host_of_rank,
+                                          int ranks) {
+  std::vector<std::vector<int>> keys(ranks);
+  bool any = false;
+  for (const Tier& t : spec.tiers) any = any || !t.members.empty();
+  if (!any) return keys;
+  if (static_cast<int>(host_of_rank.size()) != ranks)
+    throw Error("topology from " + spec.source + " lists members by hostname, but the hostnames of the ranks are unknown");
+  for (std::size_t ti = spec.tiers.size(); ti-- > 1;) {
+    const Tier& t = spec.tiers[ti];
+    if (t.members.empty()) continue;
+    for (int r = 0; r < ranks; ++r) {
+      int found = -1;
+      for (std::size_t g = 0; g < t.members.size() && found < 0; ++g)
+        if (std::find(t.members[g].begin(), t.members[g].end(), host_of_rank[r]) != t.members[g].end())
+          found = static_cast<int>(g);
+      if (found < 0)
+        throw Error("topology from " + spec.source + ": host '" + host_of_rank[r] + "' (rank " + std::to_string(r) +
+                    ") is in no 'members " + t.name + "' group");
+      keys[r].push_back(found);
+    }
+  }
+  return keys;
+}
+
+}  // namespace
+
+RankLayout make_layout(const std::vector<int>& physical_node_of_rank, const TopologySpec& spec,
+                       const std::vector<std::string>& host_of_rank) {
   RankLayout layout;
   const int p = static_cast<int>(physical_node_of_rank.size());
   layout.world_size = p;
@@ -187,12 +240,43 @@ RankLayout make_layout(const std::vector<int>& physical_node_of_rank, const Topo
     const int k = seen_in_physical[phys]++;
     key_of_rank[r] = {phys, node_size > 0 ? k / node_size : 0};
   }
-  // Node indices in order of the first rank of each node.
+  // Node indices in order of the first rank of each node, group by group when tiers
+  // list their members.
+  const auto groups = member_keys(spec, host_of_rank, p);
+  std::vector<int> first_rank_of_node;
   for (int r = 0; r < p; ++r)
     if (!node_index.count(key_of_rank[r])) {
-      const int idx = static_cast<int>(node_index.size());
-      node_index[key_of_rank[r]] = idx;
+      node_index[key_of_rank[r]] = 0;
+      first_rank_of_node.push_back(r);
     }
+  std::stable_sort(first_rank_of_node.begin(), first_rank_of_node.end(),
+                   [&](int a, int b) { return groups[a] < groups[b]; });
+  for (std::size_t i = 0; i < first_rank_of_node.size(); ++i)
+    node_index[key_of_rank[first_rank_of_node[i]]] = static_cast<int>(i);
+  for (std::size_t t = 1; t < spec.tiers.size(); ++t) layout.tier_sizes.push_back(spec.tiers[t].size);
+  // With members, the groups of the innermost listed tier must hold equally many of this
+  // job's nodes, or the per-tier communicators would straddle groups. A job on part of
+  // each group (4 of 8 hosts) uses the number it has.
+  for (std::size_t ti = 1; ti < spec.tiers.size(); ++ti) {
+    if (spec.tiers[ti].members.empty()) continue;
+    const std::size_t depth = groups[0].size() - 1;
+    std::map<std::vector<int>, int> nodes_in;
+    for (int r : first_rank_of_node) ++nodes_in[groups[r]];
+    const int have = nodes_in.begin()->second;
+    for (const auto& [g, n] : nodes_in)
+      if (n != have)
+        throw Error("topology from " + spec.source + ": the '" + spec.tiers[ti].name + "' groups hold different " +
+                    "numbers of this job's nodes (" + std::to_string(have) + " and " + std::to_string(n) +
+                    " in the group of " + spec.tiers[ti].members[static_cast<std::size_t>(g[depth])].front() +
+                    "); run on whole groups or equal parts of them");
+    long long below = 1;
+    for (std::size_t k = 1; k < ti; ++k) below *= spec.tiers[k].size;
+    if (have % below != 0)
+      throw Error("topology from " + spec.source + ": a '" + spec.tiers[ti].name + "' group holds " +
+                  std::to_string(have) + " node(s), not a multiple of the tiers below it");
+    layout.tier_sizes[ti - 1] = static_cast<int>(have / below);
+    break;  // the innermost listed tier decides
+  }
   layout.ranks_per_node.assign(node_index.size(), 0);
   layout.node_of_rank.resize(p);
   layout.local_rank.resize(p);
@@ -201,7 +285,6 @@ RankLayout make_layout(const std::vector<int>& physical_node_of_rank, const Topo
     layout.node_of_rank[r] = node;
     layout.local_rank[r] = layout.ranks_per_node[node]++;
   }
-  for (std::size_t t = 1; t < spec.tiers.size(); ++t) layout.tier_sizes.push_back(spec.tiers[t].size);
   return layout;
 }
 

@@ -12,6 +12,11 @@
 //   <tier-name> <size> [bandwidth=<GB/s>] [latency=<us>] [oversubscription=<x>]
 // e.g. "node 1 bandwidth=8 latency=1" / "supernode 256 bandwidth=8 latency=1.5
 // oversubscription=4". Errors name file:line:column.
+// Across real hosts, which nodes form a group is given by hostname (each line one group
+// of a tier declared above it; scripts/cluster writes these):
+//   members supernode taihu-h0 taihu-h1 taihu-h2 taihu-h3
+// Nodes are then ordered group by group, whatever the job's rank order (ranks dealt
+// round-robin over the groups still get topology-ordered algorithms).
 #pragma once
 #include <string>
 #include <string_view>
@@ -25,6 +30,9 @@ struct Tier {
   double bandwidth_gbs = 0;    // per link and direction; 0 = unknown (probe)
   double latency_us = 0;       // 0 = unknown (probe)
   double oversubscription = 1; // links leaving one group of this tier share 1/x bandwidth
+  // Groups of this tier by the hostnames of their nodes ("members" lines); empty: groups
+  // are runs of consecutive nodes in rank order.
+  std::vector<std::vector<std::string>> members;
 };
 
 struct TopologySpec {
@@ -60,8 +68,13 @@ struct RankLayout {
 
 // Builds the layout from each rank's physical-node id (ranks sharing memory have the
 // same id, ids in first-appearance order) and the spec. A user node size splits each
-// physical node's ranks into consecutive fake nodes of that size.
-RankLayout make_layout(const std::vector<int>& physical_node_of_rank, const TopologySpec& spec);
+// physical node's ranks into consecutive fake nodes of that size. When a tier lists
+// members, `host_of_rank` (each rank's hostname) places every node in its group and
+// nodes are numbered group by group (outer tiers first), keeping first-appearance order
+// inside a group; a host in no group, or a group whose node count is not the tier's
+// size, is an error naming it.
+RankLayout make_layout(const std::vector<int>& physical_node_of_rank, const TopologySpec& spec,
+                       const std::vector<std::string>& host_of_rank = {});
 
 std::string describe(const RankLayout& layout);
 

@@ -142,6 +142,7 @@ void direct_fwd_generic(const DirectFwdArgs& a);
 void direct_fwd_avx2(const DirectFwdArgs& a);
 void direct_ocv_generic(const DirectOcvArgs& a);
 void direct_ocv_avx2(const DirectOcvArgs& a);
+void direct_ocv_avx512(const DirectOcvArgs& a);
 void direct_ocv_store_generic(const DirectOcvStoreArgs& a);
 void direct_ocv_store_avx2(const DirectOcvStoreArgs& a);
 void direct_bwdw_generic(const DirectBwdwArgs& a);

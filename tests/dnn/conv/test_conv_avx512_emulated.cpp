@@ -26,7 +26,17 @@ static inline void emulated_mask_storeu_ps(void* p, simde__mmask16 m, simde__m51
   for (int i = 0; i < 16; ++i)
     if ((m >> i) & 1) static_cast<float*>(p)[i] = r[i];
 }
+static inline simde__m512 emulated_mask_loadu_ps(simde__m512 src, simde__mmask16 m, const void* p) {
+  float r[16];
+  std::memcpy(r, &src, 64);
+  for (int i = 0; i < 16; ++i)
+    if ((m >> i) & 1) r[i] = static_cast<const float*>(p)[i];
+  simde__m512 out;
+  std::memcpy(&out, r, 64);
+  return out;
+}
 #define _mm512_maskz_loadu_ps emulated_maskz_loadu_ps
+#define _mm512_mask_loadu_ps emulated_mask_loadu_ps
 #define _mm512_mask_storeu_ps emulated_mask_storeu_ps
 
 #include <cmath>
@@ -36,6 +46,7 @@ static inline void emulated_mask_storeu_ps(void* p, simde__mmask16 m, simde__m51
 
 #include "conv/kernels/avx512/vec_avx512.hpp"
 #include "conv/kernels/direct_bwdw_tile.hpp"
+#include "conv/kernels/direct_ocv_tile.hpp"
 #include "conv/kernels/pointwise_tile.hpp"
 #include "pointwise_kernel_check.hpp"
 
@@ -99,6 +110,84 @@ TEST(DnnConvAvx512Emulated, DirectBackwardWeightsTileMatchesTheDefinition) {
             EXPECT_NEAR(dw[at], want, 1e-4) << "dw " << m << "," << j;
           }
       }
+}
+
+// The first-layer forward tile (DirectOcvArgs, nb 4: 32 channels) over whole groups of
+// 6 and 12 pixels, kernel rows unrolled (3x3, 7x7) or per tap (dilated), with and
+// without row spans, from zero, the bias or the scratch (accumulate): the scratch slots
+// of the groups it reports done against the double sum, the slots of the tiles left to
+// the caller untouched.
+template <int NP>
+void check_ocv32(int kw, bool dilated, bool spans, int mode) {
+  using taihu::dnn::conv::DirectOcvArgs;
+  const std::int64_t row = 40, cs = 40 * 30, channels = 2, taps = kw * kw, tiles = 9, pixels = tiles * 3;
+  std::vector<std::int64_t> tap_off(static_cast<std::size_t>(taps)), x_off(static_cast<std::size_t>(pixels));
+  for (int r = 0; r < kw; ++r)
+    for (int c = 0; c < kw; ++c) tap_off[static_cast<std::size_t>(r * kw + c)] = (dilated ? 2 : 1) * (r * row + c);
+  for (std::int64_t p = 0; p < pixels; ++p) x_off[static_cast<std::size_t>(p)] = (p / 7) * 2 * row + (p % 7) * 2 + 1;
+  std::vector<std::int16_t> span(static_cast<std::size_t>(2 * pixels));
+  for (std::int64_t p = 0; p < pixels; ++p) {  // rows [p % 3, kw) inside: the rest multiply zero
+    span[static_cast<std::size_t>(2 * p)] = static_cast<std::int16_t>(p % 3 < kw ? p % 3 : 0);
+    span[static_cast<std::size_t>(2 * p + 1)] = static_cast<std::int16_t>(kw);
+  }
+  auto x = pointwise_kernel_check::random_floats(static_cast<std::size_t>(channels * cs), 71);
+  if (spans)  // rows outside a pixel's span read zero, as the padding does
+    for (std::int64_t c = 0; c < channels; ++c)
+      for (std::int64_t p = 0; p < pixels; ++p)
+        for (int r = 0; r < span[static_cast<std::size_t>(2 * p)]; ++r)
+          for (int s = 0; s < kw; ++s)
+            x[static_cast<std::size_t>(c * cs + tap_off[static_cast<std::size_t>(r * kw + s)] +
+                                       x_off[static_cast<std::size_t>(p)])] = 0.0f;
+  const auto w = pointwise_kernel_check::random_floats(static_cast<std::size_t>(channels * taps * 32), 72);
+  const auto bias = pointwise_kernel_check::random_floats(32, 73);
+  const std::int64_t bstride = pixels * 8 + 16;
+  const auto acc0 = pointwise_kernel_check::random_floats(static_cast<std::size_t>(4 * bstride), 74);
+  std::vector<float> acc = acc0;
+  DirectOcvArgs a{};
+  a.x = x.data();
+  a.channels = channels;
+  a.chan_stride = cs;
+  a.tap_off = tap_off.data();
+  a.taps = taps;
+  a.kw_run = dilated ? 0 : kw;
+  a.w = w.data();
+  a.acc = acc.data();
+  a.acc_bstride = bstride;
+  a.nb = 4;
+  a.x_off = x_off.data();
+  a.row_span = spans ? span.data() : nullptr;
+  a.tiles = static_cast<int>(tiles);
+  a.accumulate = mode == 2;
+  a.bias_init = mode == 1 ? bias.data() : nullptr;
+  const int done = taihu::dnn::conv::kernels::ocv32<taihu::dnn::conv::kernels::VecAvx512, NP>(a);
+  ASSERT_EQ(done, static_cast<int>(tiles) / (NP / 3) * (NP / 3));
+  for (int b = 0; b < 4; ++b)
+    for (std::int64_t p = 0; p < pixels; ++p)
+      for (int l = 0; l < 8; ++l) {
+        const auto at = static_cast<std::size_t>(b * bstride + p * 8 + l);
+        if (p >= done * 3) {
+          EXPECT_EQ(acc[at], acc0[at]) << "pixel " << p << " past the groups written";
+          continue;
+        }
+        double want = mode == 2 ? acc0[at] : mode == 1 ? bias[static_cast<std::size_t>(b * 8 + l)] : 0.0;
+        for (std::int64_t c = 0; c < channels; ++c)
+          for (std::int64_t t = 0; t < taps; ++t)
+            want += double(w[static_cast<std::size_t>((c * taps + t) * 32 + b * 8 + l)]) *
+                    x[static_cast<std::size_t>(c * cs + tap_off[static_cast<std::size_t>(t)] +
+                                               x_off[static_cast<std::size_t>(p)])];
+        EXPECT_NEAR(acc[at], want, 1e-4) << "block " << b << " pixel " << p << " lane " << l;
+      }
+}
+
+TEST(DnnConvAvx512Emulated, FirstLayerTileMatchesTheDefinition) {
+  for (int mode = 0; mode < 3; ++mode) {
+    SCOPED_TRACE("mode " + std::to_string(mode));
+    check_ocv32<6>(3, false, false, mode);
+    check_ocv32<6>(3, false, true, mode);
+    check_ocv32<6>(3, true, false, mode);
+    check_ocv32<12>(7, false, true, mode);
+    check_ocv32<12>(7, false, false, mode);
+  }
 }
 
 }  // namespace

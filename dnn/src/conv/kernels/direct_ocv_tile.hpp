@@ -1,0 +1,156 @@
+// Width-generic first-layer forward tile of the direct convolution (the contract is
+// direct_kernels.hpp's DirectOcvArgs with nb == 4: 32 output channels), instantiated
+// per ISA with its vector traits V in that ISA's translation unit. The 32 channels are
+// 32 / V::W weight vectors per tap; NP output pixels (NP / 3 of the contract's 3-pixel
+// tiles, consecutive, so their scratch slots are too) are broadcast from the input, so
+// per tap: 32 / W weight loads and NP broadcasts for NP * 32 / W FMAs.
+//   AVX-512: 2 weight vectors x 6 pixels = 12 accumulators (2 zmm loads + 6 broadcasts
+//   per 12 FMAs of 16 lanes: FMA-bound; AVX2's 4 x 3 tile does 12 FMAs of 8 lanes), or
+//   x 12 pixels = 24 accumulators for wide kernels.
+// A vector of 16 lanes is two 8-channel blocks of the scratch (V::load_blocks).
+// Kernel rows of KW taps (> 0: dilation 1) are unrolled; a pixel group runs the union of
+// its pixels' row spans (rows outside a pixel's span read zero padding, as the
+// contract's 4 x 3 tile does on its own union).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#include "conv/direct_kernels.hpp"
+
+namespace taihu::dnn::conv::kernels {
+namespace {
+
+template <class V, int NP, int KW>
+inline __attribute__((always_inline)) void ocv32_group(const DirectOcvArgs& a, const std::int64_t* x_off,
+                                                       const std::int16_t* span, float* out) {
+  using Reg = typename V::Reg;
+  constexpr int W = V::W, NWV = 32 / W, BPV = W / 8, CH = 32;
+  const std::int64_t bs = a.acc_bstride;
+  Reg acc[NWV][NP];
+#pragma GCC unroll 4
+  for (int q = 0; q < NWV; ++q)
+#pragma GCC unroll 12
+    for (int p = 0; p < NP; ++p) {
+      float* lo = out + q * BPV * bs + p * 8;
+      acc[q][p] = a.accumulate  ? V::load_blocks(lo, lo + (BPV - 1) * bs)
+                  : a.bias_init ? V::loadu(a.bias_init + q * W)
+                                : V::zero();
+    }
+  const std::int64_t taps = a.taps;
+  std::int64_t t_begin = 0, t_end = taps;
+  if (KW > 0 && span) {
+    std::int16_t lo = span[0], hi = span[1];
+    for (int p = 1; p < NP; ++p) {
+      lo = std::min(lo, span[2 * p]);
+      hi = std::max(hi, span[2 * p + 1]);
+    }
+    t_begin = KW * lo;
+    t_end = KW * hi;
+  }
+  auto tap = [&](const float* const* px, const float* wt, int j) __attribute__((always_inline)) {
+    Reg wv[NWV];
+#pragma GCC unroll 4
+    for (int q = 0; q < NWV; ++q) wv[q] = V::loadu(wt + q * W);
+#pragma GCC unroll 12
+    for (int p = 0; p < NP; ++p) {
+      const Reg xb = V::bcast(px[p] + j);
+#pragma GCC unroll 4
+      for (int q = 0; q < NWV; ++q) acc[q][p] = V::fma(wv[q], xb, acc[q][p]);
+    }
+  };
+  for (std::int64_t c = 0; c < a.channels; ++c) {
+    const float* xc = a.x + c * a.chan_stride;
+    const float* wc = a.w + c * taps * CH;
+    if constexpr (KW > 0) {
+      for (std::int64_t t = t_begin; t < t_end; t += KW) {
+        const float* px[NP];
+#pragma GCC unroll 12
+        for (int p = 0; p < NP; ++p) px[p] = xc + a.tap_off[t] + x_off[p];
+        const float* wt = wc + t * CH;
+#pragma GCC unroll 16
+        for (int j = 0; j < KW; ++j) tap(px, wt + j * CH, j);
+      }
+    } else {
+      for (std::int64_t t = 0; t < taps; ++t) {
+        const float* px[NP];
+#pragma GCC unroll 12
+        for (int p = 0; p < NP; ++p) px[p] = xc + a.tap_off[t] + x_off[p];
+        tap(px, wc + t * CH, 0);
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int q = 0; q < NWV; ++q)
+#pragma GCC unroll 12
+    for (int p = 0; p < NP; ++p) {
+      float* lo = out + q * BPV * bs + p * 8;
+      V::store_blocks(lo, lo + (BPV - 1) * bs, acc[q][p]);
+    }
+}
+
+// DirectOcvArgs::y_prefetch's lines (the NCHW output the next store writes), pulled
+// into L2 a few per group, so the store's write-allocate misses overlap the FMAs. Not
+// for an output written in place (y_prefetch == acc): a hint, skipped there.
+class OcvOutputPrefetch {
+ public:
+  OcvOutputPrefetch(const DirectOcvArgs& a, int groups)
+      : y_(a.y_prefetch != a.acc ? a.y_prefetch : nullptr), kstride_(a.y_kstride), pixels_(a.y_pixels),
+        rows_(y_ ? a.y_rows : 0) {
+    std::int64_t total = 0;
+    for (std::int64_t r = 0; r < rows_; ++r) total += lines_of_row(r);
+    per_group_ = groups > 0 ? (total + groups - 1) / groups : 0;
+    left_ = total;
+    if (rows_ > 0) row_lines_ = lines_of_row(0);
+  }
+  void step() {
+    for (std::int64_t j = 0; j < per_group_ && left_ > 0; ++j, --left_) {
+      const auto first = reinterpret_cast<std::uintptr_t>(y_ + row_ * kstride_) & ~std::uintptr_t{63};
+      _mm_prefetch(reinterpret_cast<const char*>(first + 64 * static_cast<std::uintptr_t>(line_)), _MM_HINT_T1);
+      if (++line_ == row_lines_) {
+        line_ = 0;
+        if (++row_ < rows_) row_lines_ = lines_of_row(row_);
+      }
+    }
+  }
+
+ private:
+  // Exactly the lines row r's pixels touch (a line past them may be another thread's).
+  std::int64_t lines_of_row(std::int64_t r) const {
+    const auto begin = reinterpret_cast<std::uintptr_t>(y_ + r * kstride_);
+    const auto end = reinterpret_cast<std::uintptr_t>(y_ + r * kstride_ + pixels_);
+    return static_cast<std::int64_t>((end - 1) / 64 - begin / 64 + 1);
+  }
+
+  const float* y_;
+  std::int64_t kstride_, pixels_, rows_, per_group_ = 0, left_ = 0, row_ = 0, line_ = 0, row_lines_ = 0;
+};
+
+// Every whole group of NP / 3 tiles of the call; returns the tiles done (the caller
+// runs the rest).
+template <class V, int NP, int KW>
+int ocv32_groups(const DirectOcvArgs& a) {
+  constexpr int TG = NP / 3;
+  const int groups = a.tiles / TG;
+  OcvOutputPrefetch pf(a, groups);
+  for (int g = 0; g < groups; ++g) {
+    pf.step();
+    const std::int64_t p0 = static_cast<std::int64_t>(g) * NP;
+    ocv32_group<V, NP, KW>(a, a.x_off + p0, a.row_span ? a.row_span + 2 * p0 : nullptr, a.acc + p0 * 8);
+  }
+  return groups * TG;
+}
+
+// Unrolled kernel-row widths (the first layers' kernel widths), else per tap.
+template <class V, int NP>
+int ocv32(const DirectOcvArgs& a) {
+  switch (a.kw_run) {
+    case 3: return ocv32_groups<V, NP, 3>(a);
+    case 5: return ocv32_groups<V, NP, 5>(a);
+    case 7: return ocv32_groups<V, NP, 7>(a);
+    case 11: return ocv32_groups<V, NP, 11>(a);
+    default: return a.row_span ? 0 : ocv32_groups<V, NP, 0>(a);
+  }
+}
+
+}  // namespace
+}  // namespace taihu::dnn::conv::kernels

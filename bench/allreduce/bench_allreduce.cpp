@@ -348,7 +348,7 @@ std::string format_text(Format f, const std::vector<Row>& rows, int p, const Arg
 }
 
 void print_header(const Args& a, int p, bool have_b) {
-  const char* ta = a.pmpi ? "preload_us" : "taihu_us";
+  const char* ta = a.pmpi ? (have_b ? "preload_us" : "mpi_us") : "taihu_us";
   const char* tb = a.pmpi ? "plain_us" : "mpi_us";
   std::printf("bench_allreduce: %d ranks, %s sum, %s\n", p, a.use_double ? "double" : "float",
               a.pmpi ? (have_b ? "MPI_Allreduce through libtaihu_allreduce_pmpi.so (preload) vs with it switched off "

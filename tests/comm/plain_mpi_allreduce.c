@@ -1,6 +1,6 @@
 /* plain_mpi_allreduce: an ordinary MPI program that knows nothing of taihu, for testing
  * libtaihu_allreduce_pmpi.so (run_pmpi_preload.sh runs it with and without LD_PRELOAD).
- *   mpirun -np P plain_mpi_allreduce [--thread-multiple]
+ *   mpirun -np P plain_mpi_allreduce [--thread-multiple | --mismatched-counts]
  * Cases: float and double MPI_SUM (counts 0, 1, 7, 1009, 65537, 1048579; out of place and
  * MPI_IN_PLACE) on MPI_COMM_WORLD, on a split communicator (freed afterwards) and on a
  * duplicate; MPI_MAX on floats, MPI_INT sums and a user op on a derived datatype, which the
@@ -174,16 +174,34 @@ static void pass_through_cases(void) {
   finish_case(MPI_COMM_WORLD, "world/float/isum", n, fout, sizeof fout, wrong);
 }
 
+/* An erroneous call (counts differ across ranks) under MPI_ERRORS_RETURN: prints each
+ * rank's return code. Only meaningful with the preload, whose shared-memory path
+ * detects the mismatch; plain MPI may hang or fail in its own way. */
+static int mismatch_case(void) {
+  int me = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  float data[64] = {0};
+  const int rc = MPI_Allreduce(MPI_IN_PLACE, data, 32 + me, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  int error_class = MPI_SUCCESS;
+  MPI_Error_class(rc, &error_class);
+  printf("mismatch rank %d: %s\n", me, error_class == MPI_ERR_OTHER ? "MPI_ERR_OTHER" : rc == MPI_SUCCESS ? "MPI_SUCCESS" : "other error");
+  MPI_Finalize();
+  return 0;
+}
+
 int main(int argc, char** argv) {
-  int want = MPI_THREAD_SINGLE, provided = 0;
+  int want = MPI_THREAD_SINGLE, provided = 0, mismatch = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--thread-multiple") == 0) want = MPI_THREAD_MULTIPLE;
+    else if (strcmp(argv[i], "--mismatched-counts") == 0) mismatch = 1;
     else {
-      fprintf(stderr, "plain_mpi_allreduce: unknown argument '%s' (--thread-multiple)\n", argv[i]);
+      fprintf(stderr, "plain_mpi_allreduce: unknown argument '%s' (--thread-multiple --mismatched-counts)\n", argv[i]);
       return 2;
     }
   }
   MPI_Init_thread(&argc, &argv, want, &provided);
+  if (mismatch) return mismatch_case();
   int me = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   if (me == 0 && want == MPI_THREAD_MULTIPLE && provided == MPI_THREAD_MULTIPLE) printf("provided MPI_THREAD_MULTIPLE\n");

@@ -6,7 +6,8 @@
 #  - TAIHU_VERBOSE shows the preload taking float/double sums ("-> taihu <algorithm>") and
 #    passing MPI_MAX, MPI_INT, the derived datatype and MPI_Iallreduce to MPI;
 #  - TAIHU_PMPI_DISABLE=1 takes nothing over; a bad TAIHU_PMPI_MIN_BYTES fails the job
-#    with a message naming it; MPI_THREAD_MULTIPLE passes through.
+#    with a message naming it; MPI_THREAD_MULTIPLE passes through; counts that differ
+#    across ranks come back as MPI_ERR_OTHER under MPI_ERRORS_RETURN.
 # Usage: run_pmpi_preload.sh <mpiexec> <np> <program> <preload.so> [extra mpiexec flags...]
 # Extra environment for the ranks (e.g. TAIHU_ALLREDUCE=ring) is passed with -x by the caller.
 set -u
@@ -62,4 +63,13 @@ if $launch -x LD_PRELOAD="$preload" -x TAIHU_PMPI_MIN_BYTES=lots "$program" >"$w
   fail "a bad TAIHU_PMPI_MIN_BYTES did not fail the job"
 fi
 grep -q "TAIHU_PMPI_MIN_BYTES='lots'" "$work/bad.err" || fail "the error does not name TAIHU_PMPI_MIN_BYTES"
+# An erroneous call (counts differ) under MPI_ERRORS_RETURN: every rank gets MPI_ERR_OTHER and
+# a message naming the counts (detected by the shared-memory path, the default on one host).
+if [ -z "${TAIHU_ALLREDUCE:-}${TAIHU_TOPOLOGY:-}" ]; then
+  # shellcheck disable=SC2086
+  $launch -x LD_PRELOAD="$preload" "$program" --mismatched-counts >"$work/mismatch.out" 2>"$work/mismatch.err" ||
+    fail "the mismatched-count run failed"
+  [ "$(grep -c ': MPI_ERR_OTHER$' "$work/mismatch.out")" -eq "$np" ] || fail "not every rank got MPI_ERR_OTHER"
+  grep -q 'taihu-pmpi (rank 0): .*counts differ across ranks' "$work/mismatch.err" || fail "no message names the counts"
+fi
 echo "pmpi preload: $(grep -c '^exact ' "$work/preload.out") cases identical with and without the preload at $np ranks"

@@ -14,6 +14,7 @@
 #include "shm_allreduce.hpp"
 #include "taihu/arch/log.hpp"
 #include "taihu/comm/calibration.hpp"
+#include "taihu/comm/simulator.hpp"
 
 namespace taihu::comm {
 
@@ -52,6 +53,12 @@ Communicator::Impl::Impl(MPI_Comm comm, Options opts) : options(std::move(opts))
     if (const char* env = std::getenv("TAIHU_ALLREDUCE"); env && *env)
       forced = parse_algorithm(env, "TAIHU_ALLREDUCE");
   check_counts = options.check_counts || env_flag("TAIHU_COMM_CHECK");
+  if (const char* env = std::getenv("TAIHU_COMM_PIPELINE"); env && *env) {
+    char* end = nullptr;
+    const long long v = std::strtoll(env, &end, 10);
+    if (*end != '\0' || v < 0) throw Error(std::string("TAIHU_COMM_PIPELINE='") + env + "': use a chunk size in bytes (0: off)");
+    pipeline_override = v;
+  }
   build_communicators();
   load_or_probe();
 }
@@ -215,6 +222,14 @@ void Communicator::Impl::run_flat(MPI_Comm comm, const LinkCost& link, T* data, 
   }
 }
 
+// Chunk of the pipelined top exchange (hierarchical.cpp): the simulator's rule (1/16 of
+// the vector, at least 1 MiB, so per-chunk latency stays small), so that its
+// predictions model what runs; TAIHU_COMM_PIPELINE=<bytes> overrides (0: off).
+std::size_t Communicator::Impl::pipeline_bytes(std::size_t bytes) const {
+  if (pipeline_override >= 0) return static_cast<std::size_t>(pipeline_override);
+  return static_cast<std::size_t>(sim::hierarchical_pipeline_chunk(static_cast<double>(bytes)));
+}
+
 Choice Communicator::Impl::resolve(std::size_t bytes, Algorithm requested) const {
   if (requested == Algorithm::automatic) requested = forced;
   Choice c = model.choose(layout, bytes);
@@ -274,7 +289,8 @@ void Communicator::Impl::run(T* data, std::size_t count, Op op, Algorithm reques
       break;
     case Algorithm::hierarchical:
       if (layout.uniform_nodes())
-        detail::hierarchical_allreduce(*shm, rail_levels, data, count, scratch, tier_runner);
+        detail::hierarchical_allreduce(*shm, rail_levels, data, count, scratch, tier_runner,
+                                       pipeline_bytes(count * sizeof(T)) / sizeof(T));
       else
         detail::leader_allreduce(*shm, leaders, data, count, tier_runner);
       break;

@@ -25,6 +25,7 @@ struct Communicator::Impl {
   detail::Scratch scratch;
   Algorithm forced = Algorithm::automatic;
   bool check_counts = false;
+  long long pipeline_override = -1;  // TAIHU_COMM_PIPELINE bytes; -1 = the default rule
   std::map<int, Algorithm> logged;   // log2(bytes) -> last logged choice
 
   Impl(MPI_Comm comm, Options opts);
@@ -36,6 +37,7 @@ struct Communicator::Impl {
                                    Algorithm algorithm, std::size_t segment_bytes);
   void check_global_counts(std::uint64_t count);
   Choice resolve(std::size_t bytes, Algorithm requested) const;
+  std::size_t pipeline_bytes(std::size_t bytes) const;
 };
 
 }  // namespace taihu::comm

@@ -14,10 +14,13 @@ using FlatRunner = std::function<void(MPI_Comm comm, int tier, T* data, std::siz
 
 // Uniform nodes: `levels` are communicators over this rank's rail (same local rank on
 // every node), inner tier first; the last one runs the flat allreduce, the others a
-// ring reduce-scatter before and an allgather after the next level.
+// ring reduce-scatter before and an allgather after the next level. pipeline_elems > 0:
+// a top level of two groups runs chunks of that many elements pipelined with the level
+// below it (0: one chunk).
 template <class T>
 void hierarchical_allreduce(ShmNode& node, const std::vector<MPI_Comm>& levels, T* data,
-                            std::size_t count, Scratch& scratch, const FlatRunner<T>& flat);
+                            std::size_t count, Scratch& scratch, const FlatRunner<T>& flat,
+                            std::size_t pipeline_elems = 0);
 
 // Nodes of different sizes: node allreduce through shm, node leaders allreduce across
 // nodes (`leaders` is MPI_COMM_NULL on non-leaders), leaders broadcast in the node.

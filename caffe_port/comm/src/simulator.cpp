@@ -197,6 +197,8 @@ double predict_ranks(const System& system, SimAlgorithm algorithm, double bytes)
       const Evaluator ev(system, true);
       double t = 0, block = bytes;
       long long stride = 1, remaining = p;
+      long long last_g = 0, last_stride = 1;
+      double last_block = 0, last_rs_ag = 0;
       for (std::size_t tier = 0; tier + 1 < system.tiers.size(); ++tier) {
         const long long g = std::min<long long>(remaining, std::max(1, system.tiers[tier].group));
         if (g >= remaining) break;
@@ -204,9 +206,22 @@ double predict_ranks(const System& system, SimAlgorithm algorithm, double bytes)
         // a Rabenseifner allreduce each way; the lanes are the concurrent groups.
         const double rs_ag = rabenseifner(ev, g, block, system.gamma, stride, stride);
         t += rs_ag;
+        last_g = g, last_stride = stride, last_block = block, last_rs_ag = rs_ag;
         block /= static_cast<double>(g);
         stride *= g;
         remaining /= g;
+      }
+      const double chunk = hierarchical_pipeline_chunk(bytes);
+      if (remaining == 2 && last_g > 1 && last_block >= 2 * chunk) {
+        // Two groups at the top: taihu pipelines chunks (hierarchical.cpp) - chunk c's
+        // whole-block exchange across the top overlaps the inner reduce-scatter of
+        // chunk c+1 and allgather of chunk c-1: fill + drain of one chunk's inner phases
+        // plus, per chunk, the slower of its exchange and its inner phases.
+        const double k = std::ceil(last_block / chunk), piece = last_block / k;
+        const double inner = rabenseifner(ev, last_g, piece, system.gamma, last_stride, last_stride);
+        const double mine = piece / static_cast<double>(last_g);
+        const double across = ev.step(Pattern::xor_distance, 1, 2, mine, stride, stride) + mine * system.gamma;
+        return t - last_rs_ag + inner + k * std::max(across, inner);
       }
       if (remaining > 1) {
         // All nodes take part at the top: `stride` lanes of `remaining` ranks each.
@@ -223,6 +238,8 @@ double predict_ranks(const System& system, SimAlgorithm algorithm, double bytes)
 }
 
 }  // namespace
+
+double hierarchical_pipeline_chunk(double bytes) { return std::max(double(1 << 20), bytes / 16); }
 
 double predict(const System& system, SimAlgorithm algorithm, double bytes) {
   return predict_ranks(rank_level(system), algorithm, bytes);

@@ -24,6 +24,7 @@ void register_builtin_layers(LayerRegistry& r) {
   register_accuracy_layer(r);
   register_euclidean_loss_layer(r);
   register_lstm_layer(r);
+  register_python_layer(r);
 }
 
 }  // namespace taihu::caffe

@@ -27,6 +27,7 @@ void register_softmax_loss_layer(LayerRegistry& r);
 void register_accuracy_layer(LayerRegistry& r);
 void register_euclidean_loss_layer(LayerRegistry& r);
 void register_lstm_layer(LayerRegistry& r);
+void register_python_layer(LayerRegistry& r);       // python_layer.cpp: a plugin's factory
 
 // Registers a layer class constructed from its LayerParameter.
 template <class L>

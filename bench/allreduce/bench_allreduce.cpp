@@ -347,25 +347,27 @@ std::string format_text(Format f, const std::vector<Row>& rows, int p, const Arg
   return f == Format::json ? json_text(rows, p, a, argv0) : csv_text(rows, p, a);
 }
 
+// Columns 1-6 are the pre-nccl-tests table's (benchmark, taihu_us, mpi_us, vs_mpi, algbw,
+// busbw: in place), so scripts that read them by position keep working.
 void print_header(const Args& a, int p, bool have_b) {
   const char* ta = a.pmpi ? (have_b ? "preload_us" : "mpi_us") : "taihu_us";
   const char* tb = a.pmpi ? "plain_us" : "mpi_us";
+  const char* vs = a.pmpi ? "vs_plain" : "vs_mpi";
   std::printf("bench_allreduce: %d ranks, %s sum, %s\n", p, a.use_double ? "double" : "float",
               a.pmpi ? (have_b ? "MPI_Allreduce through libtaihu_allreduce_pmpi.so (preload) vs with it switched off "
                                  "(plain), same run"
                                : "MPI_Allreduce as an unmodified program calls it (no preload loaded)")
                      : "taihu vs MPI_Allreduce (same run)");
   std::printf("machine: %s\n", taihu::bench::machine_description().c_str());
-  std::printf("%-22s %9s | %-61s | %-61s | %s\n", "", "", "in-place", "out-of-place", "");
-  for (int i = 0; i < 2; ++i) {
-    if (i == 0) std::printf("%-22s %9s", "benchmark", "count");
-    std::printf(" | %10s %10s %7s %10s %10s %9s", ta, tb, "vs", "algbw_GB/s", "busbw_GB/s", "#wrong");
-  }
-  std::printf(" | %s\n", a.pmpi ? "path" : "algorithm");
+  std::printf("%-22s %-62s | %-62s |\n", "", " in-place", " out-of-place");
+  std::printf("%-22s", "benchmark");
+  for (int i = 0; i < 2; ++i)
+    std::printf("%s%10s %10s %8s %10s %10s %9s", i ? " | " : " ", ta, tb, vs, "algbw_GB/s", "busbw_GB/s", "#wrong");
+  std::printf(" | %9s  %s\n", "count", a.pmpi ? "path" : "algorithm");
 }
 
 void print_row(const Row& r, int p) {
-  std::printf("%-22s %9zu", ("allreduce/" + std::to_string(p) + "/" + human(r.bytes)).c_str(), r.count);
+  std::printf("%-22s", ("allreduce/" + std::to_string(p) + "/" + human(r.bytes)).c_str());
   for (int oop = 0; oop < 2; ++oop) {
     const Timing& t = oop ? r.t_oop : r.t_in;
     const Timing& m = oop ? r.m_oop : r.m_in;
@@ -375,10 +377,10 @@ void print_row(const Row& r, int p) {
       std::snprintf(vs, sizeof vs, "%.2fx", ratio(t, m));
     }
     const std::string wrong = std::to_string(t.wrong) + "/" + (m.seconds > 0 ? std::to_string(m.wrong) : "-");
-    std::printf(" | %10.2f %10s %7s %10.3f %10.3f %9s", t.seconds * 1e6, mpi_us, vs, algbw(r, t), busbw(r, t, p),
-                wrong.c_str());
+    std::printf("%s%10.2f %10s %8s %10.3f %10.3f %9s", oop ? " | " : " ", t.seconds * 1e6, mpi_us, vs, algbw(r, t),
+                busbw(r, t, p), wrong.c_str());
   }
-  std::printf(" | %s\n", r.algorithm.c_str());
+  std::printf(" | %9zu  %s\n", r.count, r.algorithm.c_str());
   std::fflush(stdout);
 }
 

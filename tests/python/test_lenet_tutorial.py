@@ -9,62 +9,30 @@ caffe.SGDSolver -> the notebook's checks of blob and parameter shapes -> solver.
     ../shared/data/mnist (or $TAIHU_SHARED_DATA/mnist) split 8000 train / 2000 test as
     examples/caffe/run_lenet.sh does, 1500 iterations, accuracy >= 0.98 on all 2000
     test images; skipped without the data.
-The LMDBs are written by `taihu-caffe convert_mnist` (the notebook's create_mnist.sh
-step); the tool is found through $TAIHU_CAFFE, next to the package (build/bin) or on
-PATH.
+The net, solver and accuracy count are examples/caffe/learning_lenet.py's (the script the
+README shows). The LMDBs are written by `taihu-caffe convert_mnist` (the notebook's
+create_mnist.sh step); the tool is found through $TAIHU_CAFFE, next to the package
+(build/bin) or on PATH.
 """
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
+import sys
+
 import numpy as np
 import pytest
 
 import caffe
-from caffe import layers as L
-from caffe import params as P
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / 'examples' / 'caffe'))
+from learning_lenet import SOLVER, lenet, notebook_accuracy  # noqa: E402  (the notebook's net, solver, count)
 SHARED = Path(os.environ.get('TAIHU_SHARED_DATA', ROOT.parent / 'shared' / 'data'))
 
 pytestmark = pytest.mark.skipif(not hasattr(caffe, 'SGDSolver'),
                                 reason='caffe.SGDSolver is not in this build of the caffe package')
-
-
-def lenet(lmdb, batch_size):
-    """The notebook's lenet()."""
-    n = caffe.NetSpec()
-    n.data, n.label = L.Data(batch_size=batch_size, backend=P.Data.LMDB, source=lmdb,
-                             transform_param=dict(scale=1. / 255), ntop=2)
-    n.conv1 = L.Convolution(n.data, kernel_size=5, num_output=20, weight_filler=dict(type='xavier'))
-    n.pool1 = L.Pooling(n.conv1, kernel_size=2, stride=2, pool=P.Pooling.MAX)
-    n.conv2 = L.Convolution(n.pool1, kernel_size=5, num_output=50, weight_filler=dict(type='xavier'))
-    n.pool2 = L.Pooling(n.conv2, kernel_size=2, stride=2, pool=P.Pooling.MAX)
-    n.fc1 = L.InnerProduct(n.pool2, num_output=500, weight_filler=dict(type='xavier'))
-    n.relu1 = L.ReLU(n.fc1, in_place=True)
-    n.score = L.InnerProduct(n.relu1, num_output=10, weight_filler=dict(type='xavier'))
-    n.loss = L.SoftmaxWithLoss(n.score, n.label)
-    return n.to_proto()
-
-
-# The notebook's mnist/lenet_auto_solver.prototxt (random_seed added: a reproducible test).
-SOLVER = """train_net: "{train}"
-test_net: "{test}"
-test_iter: 100
-test_interval: 500
-base_lr: 0.01
-momentum: 0.9
-weight_decay: 0.0005
-lr_policy: "inv"
-gamma: 0.0001
-power: 0.75
-display: 100
-max_iter: 10000
-snapshot: 5000
-snapshot_prefix: "{prefix}"
-random_seed: 1
-"""
 
 
 def taihu_caffe():
@@ -113,14 +81,6 @@ def run_tutorial(work, train_lmdb, test_lmdb, niter, test_batches):
     assert solver.iter == 1
     assert np.abs(solver.net.params['conv1'][0].diff).sum() > 0  # gradients reached the first layer
 
-    def accuracy():
-        correct = 0
-        net = solver.test_nets[0]
-        for _ in range(test_batches):
-            net.forward()
-            correct += int(np.sum(net.blobs['score'].data.argmax(1) == net.blobs['label'].data))
-        return correct / (100.0 * test_batches)
-
     train_loss = np.zeros(niter)
     output = np.zeros((niter, 8, 10))
     for it in range(niter):
@@ -130,7 +90,7 @@ def run_tutorial(work, train_lmdb, test_lmdb, niter, test_batches):
         output[it] = solver.test_nets[0].blobs['score'].data[:8]
     assert solver.iter == niter + 1
     assert np.isfinite(train_loss).all() and np.isfinite(output).all()
-    return train_loss, accuracy()
+    return train_loss, notebook_accuracy(solver.test_nets[0], test_batches)
 
 
 def test_tutorial_synthetic_digits(tmp_path):

@@ -226,7 +226,8 @@ Propagator::Propagator(const Model& model, const Options& options, const Subdoma
       fill_coefficient(s.C, s.box, [&](std::size_t i) { return float(double(model.vp[i]) * model.vp[i] * dt2); });
       break;
   }
-  s.absorber = std::make_unique<Absorber>(s.box, s.opt.boundary, s.fd, s.opt.dt, model.max_speed(), s.opt.f0);
+  const double design_speed = s.opt.boundary.design_speed > 0 ? s.opt.boundary.design_speed : model.max_speed();
+  s.absorber = std::make_unique<Absorber>(s.box, s.opt.boundary, s.fd, s.opt.dt, design_speed, s.opt.f0);
   switch (s.opt.kernel) {
     case KernelKind::reference:
       s.step_fn = &kernels::reference_step;
@@ -275,6 +276,7 @@ Field& Propagator::current() { return s_->p[s_->cur]; }
 Field& Propagator::previous() { return s_->p[1 - s_->cur]; }
 const Grid& Propagator::grid() const { return s_->model->grid; }
 double Propagator::dt() const { return s_->opt.dt; }
+const Field& Propagator::velocity_term() const { return s_->A; }
 const char* Propagator::kernel_in_use() const { return s_->kernel_label.c_str(); }
 int Propagator::coefficient_bytes_per_point() const { return s_->compressed.bytes; }
 
@@ -285,6 +287,44 @@ std::vector<Field*> Propagator::current_fields() {
 }
 
 void Propagator::step(const PointStencil* source, float amplitude, HaloExchange* halo) {
+  step_impl(source, amplitude, nullptr, halo);
+}
+
+void Propagator::step(const std::function<void(Field& next)>& inject, HaloExchange* halo) {
+  step_impl(nullptr, 0.f, &inject, halo);
+}
+
+std::size_t Propagator::state_floats() const {
+  std::size_t n = 0;
+  for (const Field* f : {&s_->p[0], &s_->p[1], &s_->q[0], &s_->q[1]})
+    if (!f->empty()) n += std::size_t(f->layout().total);
+  for (const auto* v : s_->absorber->state_arrays()) n += v->size();
+  return n;
+}
+
+// Levels are saved as (current, previous), so a state loads whatever `cur` is now.
+void Propagator::save_state(float* out) const {
+  const State& s = *s_;
+  for (const Field* f : {&s.p[s.cur], &s.p[1 - s.cur], &s.q[s.cur], &s.q[1 - s.cur]})
+    if (!f->empty()) out = std::copy(f->data(), f->data() + f->layout().total, out);
+  for (const auto* v : s.absorber->state_arrays()) out = std::copy(v->begin(), v->end(), out);
+}
+
+void Propagator::load_state(const float* in) {
+  State& s = *s_;
+  for (Field* f : {&s.p[s.cur], &s.p[1 - s.cur], &s.q[s.cur], &s.q[1 - s.cur]})
+    if (!f->empty()) {
+      std::copy(in, in + f->layout().total, f->data());
+      in += f->layout().total;
+    }
+  for (auto* v : s.absorber->state_arrays()) {
+    std::copy(in, in + v->size(), v->begin());
+    in += v->size();
+  }
+}
+
+void Propagator::step_impl(const PointStencil* source, float amplitude,
+                           const std::function<void(Field& next)>* inject, HaloExchange* halo) {
   State& s = *s_;
   FlushDenormals ftz;
   const int c = s.cur, nx = 1 - c;
@@ -358,6 +398,7 @@ void Propagator::step(const PointStencil* source, float amplitude, HaloExchange*
           if (vti) s.q[nx].data()[i] += scale * w;
         }
   }
+  if (inject) (*inject)(s.p[nx]);
   for (Field* f : {&s.p[nx], &s.p[c], &s.q[nx], &s.q[c]}) {
     if (f->empty()) continue;
     s.absorber->apply_sponge(f->data());

@@ -99,6 +99,14 @@ Absorber::Absorber(const LocalBox& box, const BoundaryOptions& opt, const kernel
   }
 }
 
+std::vector<std::vector<float>*> Absorber::state_arrays() {
+  std::vector<std::vector<float>*> out;
+  for (int a = 0; a < 3; ++a)
+    for (auto* v : {&psi_[a], &zeta_[a]})
+      if (!v->empty()) out.push_back(v);
+  return out;
+}
+
 std::array<long, 2> Absorber::left_slab(int a) const {
   if (a >= box_.global.dim || opt_.kind == BoundaryKind::none) return {0, 0};
   if (a == 0 && opt_.free_surface) return {0, 0};

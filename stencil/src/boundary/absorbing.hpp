@@ -42,6 +42,9 @@ class Absorber {
 
   BoundaryKind kind() const { return opt_.kind; }
   bool free_surface() const { return opt_.free_surface; }
+  // The CPML's auxiliary fields (psi, zeta per axis; empty vectors for other kinds):
+  // the absorber's part of the time-stepping state (Propagator::save_state).
+  std::vector<std::vector<float>*> state_arrays();
   // Half-open global index range of each absorbing slab of axis a (empty if none).
   std::array<long, 2> left_slab(int a) const;
   std::array<long, 2> right_slab(int a) const;

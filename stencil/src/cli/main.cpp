@@ -5,6 +5,9 @@
 //       --scale 1000 --f0 10 --tmax 3 --shots 0:12000:500 --out shots.segy --png
 //   taihu-seismic run                                  the built-in layered model
 //
+//   taihu-seismic migrate config.ini [--data observed.segy] [--smooth 100]
+//       [--checkpoint-memory MiB]                      reverse-time migration
+//
 // Writes <dir>/shots.segy (all shots), <dir>/model.png, <dir>/shot_NNN.png and optional
 // wavefield snapshots; prints progress. Exit status 1 with a one-line error on bad input.
 #include <cstdio>
@@ -13,6 +16,7 @@
 #include <map>
 #include <string>
 
+#include "cli/migrate_command.hpp"
 #include "cli/run_command.hpp"
 #include "taihu/arch/build_config.hpp"
 #if TAIHU_HAVE_MPI
@@ -36,15 +40,22 @@ const std::map<std::string, std::string>& flag_keys() {
       {"wavelet-dt", "simulation.wavelet_dt"}, {"shots", "acquisition.shots"},
       {"source-depth", "acquisition.source_depth"}, {"receivers", "acquisition.receivers"},
       {"receiver-depth", "acquisition.receiver_depth"}, {"dir", "output.dir"}, {"out", "output.segy"},
-      {"snapshot-every", "output.snapshot_every"}};
+      {"snapshot-every", "output.snapshot_every"}, {"snapshot-shots", "output.snapshot_shots"},
+      {"mpi", "simulation.mpi"},
+      {"data", "migration.data"}, {"smooth", "migration.smooth"},
+      {"checkpoint-memory", "migration.checkpoint_memory"}};
   return m;
 }
 
 void usage(FILE* f) {
   std::fprintf(f,
                "usage: taihu-seismic run [config.ini] [--flag value ...]\n"
-               "  Seismic forward modelling (acoustic, variable density, VTI; CPML/sponge; SEG-Y + PNG).\n"
-               "  Without a config or --vp it runs the built-in layered model.\n"
+               "       taihu-seismic migrate [config.ini] [--flag value ...]\n"
+               "  run: seismic forward modelling (acoustic, variable density, VTI; CPML/sponge; SEG-Y + PNG + .npy).\n"
+               "  migrate: reverse-time migration in the model smoothed by --smooth metres (default 100) of\n"
+               "  --data observed.segy, or of data modelled in the true minus the smoothed model; the source\n"
+               "  wavefield within --checkpoint-memory MiB (default: all snapshots kept).\n"
+               "  Without a config or --vp they use the built-in layered model.\n"
                "flags (each sets the config key shown; a config file's values are overridden):\n");
   for (const auto& [flag, key] : flag_keys()) std::fprintf(f, "  --%-15s %s\n", flag.c_str(), key.c_str());
   std::fprintf(f,
@@ -90,7 +101,8 @@ int run_cli(int argc, char** argv) {
       usage(argc < 2 ? stderr : stdout);
       return argc < 2 ? 1 : 0;
     }
-    if (std::strcmp(argv[1], "run") != 0) {
+    const bool migrate = !std::strcmp(argv[1], "migrate");
+    if (std::strcmp(argv[1], "run") != 0 && !migrate) {
       std::fprintf(stderr, "taihu-seismic: unknown command '%s'\n", argv[1]);
       usage(stderr);
       return 1;
@@ -118,7 +130,8 @@ int run_cli(int argc, char** argv) {
       if (it == flag_keys().end()) throw taihu::Error("taihu-seismic: unknown flag '" + arg + "' (see --help)");
       config.set(it->second, value, arg);
     }
-    const taihu::stencil::RunPlan plan = taihu::stencil::plan_from_config(config);
+    taihu::stencil::RunPlan plan = taihu::stencil::plan_from_config(config);
+    if (migrate) return taihu::stencil::cli::migrate(config, std::move(plan));
     return taihu::stencil::cli::run_plan(plan);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());

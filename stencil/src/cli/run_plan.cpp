@@ -19,10 +19,11 @@ const std::vector<std::string>& known_config_keys() {
       "simulation.space_order", "simulation.dt", "simulation.tmax", "simulation.f0", "simulation.kernel",
       "simulation.coefficients",
       "simulation.boundary", "simulation.width", "simulation.free_surface", "simulation.wavelet",
-      "simulation.wavelet_dt",
+      "simulation.wavelet_dt", "simulation.mpi",
       "acquisition.shots", "acquisition.source_depth", "acquisition.source_y", "acquisition.receivers",
       "acquisition.receiver_depth", "acquisition.receiver_y",
-      "output.dir", "output.segy", "output.png", "output.snapshot_every"};
+      "output.dir", "output.segy", "output.png", "output.snapshot_every", "output.snapshot_shots",
+      "migration.data", "migration.smooth", "migration.checkpoint_memory"};
   return keys;
 }
 
@@ -180,6 +181,26 @@ RunPlan plan_from_config(const Config& c) {
   plan.output.segy = c.get_string("output.segy", "shots.segy");
   plan.output.png = c.get_bool("output.png", true);
   plan.output.snapshot_every = static_cast<int>(c.get_long("output.snapshot_every", 0));
+  if (plan.output.snapshot_every < 0)
+    throw Error("taihu: " + c.where("output.snapshot_every") + " must be >= 0 (0: no snapshots)");
+  if (c.has("output.snapshot_shots")) {
+    plan.output.snapshot_shots.clear();
+    if (c.get_string("output.snapshot_shots") == "all") {
+      for (std::size_t s = 0; s < plan.shots.size(); ++s) plan.output.snapshot_shots.push_back(int(s + 1));
+    } else {
+      for (double v : c.get_range("output.snapshot_shots")) {
+        if (v != std::floor(v) || v < 1 || v > double(plan.shots.size()))
+          throw Error("taihu: " + c.where("output.snapshot_shots") + ": shot " + std::to_string(v) +
+                      " is not one of the run's shots 1.." + std::to_string(plan.shots.size()) + " (or 'all')");
+        plan.output.snapshot_shots.push_back(int(v));
+      }
+    }
+  }
+  const std::string mpi = c.get_string("simulation.mpi", "shots");
+  if (mpi != "shots" && mpi != "domain")
+    throw Error("taihu: " + c.where("simulation.mpi") + " must be 'shots' (whole shots per rank) or 'domain' (each "
+                "shot decomposed over the ranks), got '" + mpi + "'");
+  plan.mpi = mpi == "shots" ? MpiMode::shots : MpiMode::domain;
   return plan;
 }
 

@@ -239,6 +239,14 @@ Picture wavefield_picture(const Field& field, const Grid& grid, const std::strin
   return p;
 }
 
+Picture image_picture(const Grid& g, const std::vector<float>& values, const std::string& title) {
+  if (values.size() != static_cast<std::size_t>(g.points())) throw Error("taihu: image_picture: the values do not match the grid");
+  const long ymid = g.n[2] / 2;
+  Picture p = slice_picture(g, [&](long z, long x) { return values[static_cast<std::size_t>((ymid * g.n[1] + x) * g.n[0] + z)]; });
+  p.title = title;
+  return p;
+}
+
 Picture model_picture(const Model& model, const std::string& title) {
   const Grid& g = model.grid;
   const long ymid = g.n[2] / 2;

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -69,7 +70,39 @@ std::string segy_sampling_problem(double dt, long samples) {
   return "";
 }
 
+namespace {
+void write_traces(const std::string& path, const std::vector<ShotRecord>& shots, const std::vector<std::string>& lines);
+}  // namespace
+
 void write_segy(const std::string& path, const std::vector<ShotRecord>& shots) {
+  write_traces(path, shots,
+               {"C 1 SYNTHETIC SHOT GATHERS WRITTEN BY TAIHU-SEISMIC",
+                "C 2 SAMPLES IEEE FLOAT32, COORDINATES IN METRES WITH SCALAR -100",
+                "C 3 DEPTHS: SOURCE DEPTH (49), RECEIVER ELEVATION = -DEPTH (41), SCALAR -100"});
+}
+
+void write_segy_image(const std::string& path, const Grid& grid, const std::vector<float>& image) {
+  if (image.size() != std::size_t(grid.points())) throw Error("taihu: write_segy_image: the image does not match the grid");
+  std::vector<ShotRecord> columns(1);
+  ShotRecord& r = columns[0];
+  r.nt = int(grid.n[0]);
+  r.dt = grid.h[0] * 1e-3;  // depth step in millimetres where the header says microseconds
+  r.data = image;           // z fastest: one trace per (x, y) column
+  for (long y = 0; y < grid.n[2]; ++y)
+    for (long x = 0; x < grid.n[1]; ++x)
+      r.receivers.push_back({0.0, double(x) * grid.h[1], grid.dim == 3 ? double(y) * grid.h[2] : 0.0});
+  r.source = r.receivers.front();
+  if (const std::string why = segy_sampling_problem(r.dt, r.nt); !why.empty())
+    throw Error("taihu: SEG-Y image '" + path + "' (depth step " + std::to_string(grid.h[0]) +
+                " m stored in mm): " + why);
+  write_traces(path, columns,
+               {"C 1 DEPTH IMAGE (REVERSE-TIME MIGRATION) WRITTEN BY TAIHU-SEISMIC",
+                "C 2 ONE TRACE PER COLUMN AT GROUP X/Y (METRES, SCALAR -100), SAMPLES IEEE FLOAT32",
+                "C 3 SAMPLE INTERVAL FIELDS HOLD THE DEPTH STEP IN MILLIMETRES, FIRST SAMPLE AT Z = 0"});
+}
+
+namespace {
+void write_traces(const std::string& path, const std::vector<ShotRecord>& shots, const std::vector<std::string>& lines) {
   if (shots.empty()) throw Error("taihu: write_segy: no shots to write to '" + path + "'");
   const int ns = shots[0].nt;
   const double dt = shots[0].dt;
@@ -83,10 +116,7 @@ void write_segy(const std::string& path, const std::vector<ShotRecord>& shots) {
     if (!fp) throw Error("taihu: cannot create SEG-Y file '" + path + "': " + std::strerror(errno ? errno : EIO));
     check(segy_set_format(fp.get(), static_cast<int>(SEGY_IEEE_FLOAT_4_BYTE) | static_cast<int>(SEGY_MSB)), path, "set format");
     std::string text(3200, ' ');
-    const char* lines[] = {"C 1 SYNTHETIC SHOT GATHERS WRITTEN BY TAIHU-SEISMIC",
-                           "C 2 SAMPLES IEEE FLOAT32, COORDINATES IN METRES WITH SCALAR -100",
-                           "C 3 DEPTHS: SOURCE DEPTH (49), RECEIVER ELEVATION = -DEPTH (41), SCALAR -100"};
-    for (int i = 0; i < 3; ++i) text.replace(std::size_t(i) * 80, std::string(lines[i]).size(), lines[i]);
+    for (std::size_t i = 0; i < lines.size() && i < 40; ++i) text.replace(i * 80, std::min<std::size_t>(80, lines[i].size()), lines[i]);
     write_call([&] { return segy_write_textheader(fp.get(), 0, text.c_str()); }, path, "text header");
     char bin[SEGY_BINARY_HEADER_SIZE] = {};
     segy_set_bfield(bin, SEGY_BIN_INTERVAL, dt_us);
@@ -141,6 +171,7 @@ void write_segy(const std::string& path, const std::vector<ShotRecord>& shots) {
   }
   io::commit_temp(tmp, path);
 }
+}  // namespace
 
 SegyTraces read_segy(const std::string& path) {
   SegyPtr fp(segy_open(path.c_str(), "rb"));

@@ -21,6 +21,9 @@ struct BoundaryOptions {
   int width = 20;              // layer thickness in grid points (inside the model)
   bool free_surface = false;   // z = 0 is a free surface (no absorbing layer on top)
   double reflection = 1e-4;    // CPML's theoretical reflection coefficient R
+  // Speed (m/s) the CPML damping profile is designed for; 0: the model's largest. Runs
+  // whose difference is taken (observed minus direct wave in two models) must share it.
+  double design_speed = 0;
 };
 
 // Throws taihu::Error when the absorbing layers do not fit `grid`: a width < 1, or the

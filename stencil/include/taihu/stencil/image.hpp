@@ -34,6 +34,9 @@ void write_png(const std::string& path, const Picture& picture);
 Picture wavefield_picture(const Field& field, const Grid& grid, const std::string& title);
 // A shot gather: receivers across (by index or x in metres), time down in seconds.
 Picture gather_picture(const ShotRecord& record, const std::string& title);
+// Values over the grid's points (z fastest, like Model::vp; the middle y slice in 3D):
+// a migrated image.
+Picture image_picture(const Grid& grid, const std::vector<float>& values, const std::string& title);
 // A model's vp (2D, or the middle y slice in 3D).
 Picture model_picture(const Model& model, const std::string& title);
 

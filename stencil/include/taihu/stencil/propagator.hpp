@@ -111,6 +111,18 @@ class Propagator {
   // (nullptr: no source). Afterwards current() is u(n+1).
   void step(const PointStencil* source, float amplitude, HaloExchange* halo = nullptr);
 
+  // One step whose injection is `inject(next)`: it adds to u(n+1) where step() adds its
+  // source (after the kernel and the CPML, before the sponge and the free surface), so
+  // an adjoint propagation can inject many receivers with per-point weights.
+  void step(const std::function<void(Field& next)>& inject, HaloExchange* halo = nullptr);
+
+  // The whole time-stepping state (both time levels of every wavefield and the CPML's
+  // auxiliary fields) as state_floats() floats, for checkpointing: load_state() of a
+  // saved state makes the following steps repeat bit for bit.
+  std::size_t state_floats() const;
+  void save_state(float* out) const;
+  void load_state(const float* in);
+
   // Two steps at once with temporal blocking (a wavefront along y keeps both time
   // levels in cache): same result as two step() calls without a source. Only for 3D
   // constant-density acoustic with boundary none and no free surface on the CPU
@@ -141,12 +153,17 @@ class Propagator {
   double energy() const;
 
   const Grid& grid() const;
+  // A = v^2 dt^2 per point as the kernel multiplies by it (after any half rounding);
+  // for VTI/TTI v^2 (1 + 2 epsilon) dt^2.
+  const Field& velocity_term() const;
   double dt() const;
   const char* kernel_in_use() const;
   // Bytes of coefficients the kernel in use reads per point (e.g. 4 acoustic float32, 2 half).
   int coefficient_bytes_per_point() const;
 
  private:
+  void step_impl(const PointStencil* source, float amplitude, const std::function<void(Field& next)>* inject,
+                 HaloExchange* halo);
   struct State;
   std::unique_ptr<State> s_;
 };

@@ -14,14 +14,21 @@ struct OutputPlan {
   std::string dir = "seismic_out";
   std::string segy = "shots.segy";  // relative to dir
   bool png = true;                  // model, one gather per shot, snapshots
-  int snapshot_every = 0;           // steps between wavefield PNGs of the first shot (0: none)
+  int snapshot_every = 0;           // steps between wavefield snapshots (0: none): .npy, and .png with png
+  std::vector<int> snapshot_shots{1};  // 1-based shot numbers that write snapshots
 };
+
+// How mpirun's ranks share a survey: whole shots dealt round-robin (each rank runs its
+// shots alone; resumable, bit-identical for any rank count), or every shot decomposed
+// over all ranks along the slow axis (for shots too big for one process).
+enum class MpiMode { shots, domain };
 
 struct RunPlan {
   Model model;
   Options options;
   std::vector<Shot> shots;
   OutputPlan output;
+  MpiMode mpi = MpiMode::shots;
   std::string model_description;
 };
 

@@ -23,6 +23,11 @@ std::string segy_sampling_problem(double dt, long samples);
 // (a full disk, a file size limit) are reported with the OS's reason.
 void write_segy(const std::string& path, const std::vector<ShotRecord>& shots);
 
+// A depth image over `grid` (z fastest, like Model::vp) as SEG-Y: one trace per x (and
+// y) column at group x/y, the depth step in millimetres in the sample-interval fields
+// (which say microseconds for time data), atomically.
+void write_segy_image(const std::string& path, const Grid& grid, const std::vector<float>& image);
+
 struct SegyTraces {
   int samples = 0;
   double dt = 0;  // seconds

@@ -1,0 +1,36 @@
+// The source wavefield u(n) of one shot, readable backwards in time (private; see
+// migration.hpp for the checkpoint scheme). The constructor runs the forward pass.
+#pragma once
+#include <vector>
+
+#include "taihu/stencil/migration.hpp"
+
+namespace taihu::stencil {
+
+class SourceWavefield {
+ public:
+  SourceWavefield(const Model& model, const Shot& shot, const Options& options, double budget_bytes);
+  // u(n) over the grid's points (z fastest), the field run_shot samples at step n.
+  // Fastest when called with n decreasing; valid until the next call.
+  const float* at(int n);
+  const CheckpointPlan& plan() const { return plan_; }
+  long forward_steps() const { return steps_; }  // steps run so far (first pass + replays)
+
+ private:
+  void copy_interior(const Field& f, float* out) const;
+  void replay(int segment);  // fills buffer_ with the segment's snapshots
+
+  const Model& model_;
+  const Shot& shot_;
+  Options opt_;
+  CheckpointPlan plan_;
+  Propagator prop_;
+  PointStencil src_;
+  std::size_t points_ = 0;
+  std::vector<float> checkpoints_;  // plan_.checkpoints states (store_all: none)
+  std::vector<float> buffer_;       // snapshots of buffered_segment_ (store_all: all nt)
+  int buffered_segment_ = -1;
+  long steps_ = 0;
+};
+
+}  // namespace taihu::stencil

@@ -1,0 +1,220 @@
+// Reverse-time migration (issue 22): the adjoint propagation is the transpose of the
+// forward map (dot-product test), checkpointing reproduces the stored source wavefield
+// bit for bit, a too-small budget is refused, a flat reflector images at its depth and
+// a point diffractor focuses at its position.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "taihu/arch/error.hpp"
+#include "taihu/stencil/migration.hpp"
+#include "taihu/stencil/wavelet.hpp"
+
+namespace ts = taihu::stencil;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+ts::Grid grid2d(long nz, long nx, double h) {
+  ts::Grid g;
+  g.dim = 2;
+  g.n = {nz, nx, 1};
+  g.h = {h, h, 1.0};
+  return g;
+}
+
+ts::Options options(ts::BoundaryKind kind, int nt, double f0 = 15) {
+  ts::Options o;
+  o.space_order = 8;
+  o.nt = nt;
+  o.f0 = f0;
+  o.boundary.kind = kind;
+  o.boundary.width = 15;
+  o.coefficients = ts::CoefficientPrecision::float32;
+  o.boundary.design_speed = 3000;  // the same absorber in the true and the background model
+  return o;
+}
+
+std::vector<ts::Position> receiver_line(double z, double x0, double x1, double dx) {
+  std::vector<ts::Position> r;
+  for (double x = x0; x <= x1 + 1e-9; x += dx) r.push_back({z, x, 0});
+  return r;
+}
+
+// <F f, d> against <f, F^T d> for random f and d, F = run_shot's wavelet -> receivers.
+double dot_test_mismatch(const ts::Model& m, ts::BoundaryKind kind) {
+  const int nt = 300;
+  ts::Options o = options(kind, nt);
+  o = ts::resolved(m, o);
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal;
+  ts::Shot shot;
+  shot.source = {203.0, 317.0, 0};  // off the grid nodes: sinc stencils
+  shot.receivers = receiver_line(97.0, 41.0, 560.0, 23.0);
+  shot.wavelet.resize(nt);
+  for (auto& v : shot.wavelet) v = normal(rng);
+  std::vector<float> d(shot.receivers.size() * nt);
+  for (auto& v : d) v = normal(rng);
+  const ts::ShotRecord fwd = ts::run_shot(m, shot, o);
+  const std::vector<double> adj = ts::adjoint_source_wavelet(m, shot.source, shot.receivers, d, o);
+  double lhs = 0, rhs = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) lhs += double(fwd.data[i]) * d[i];
+  for (int n = 0; n < nt; ++n) rhs += double(shot.wavelet[n]) * adj[n];
+  EXPECT_NE(lhs, 0.0);
+  const double mismatch = std::abs(lhs - rhs) / std::max(std::abs(lhs), std::abs(rhs));
+  std::printf("dot-product test (%s): <F f, d> = %.9e, <f, F^T d> = %.9e, relative mismatch %.2e\n",
+              ts::boundary_name(kind), lhs, rhs, mismatch);
+  return mismatch;
+}
+
+ts::Model heterogeneous(const ts::Grid& g) {
+  ts::Model m = ts::homogeneous_model(g, 2000.f);
+  for (long x = 0; x < g.n[1]; ++x)
+    for (long z = 0; z < g.n[0]; ++z) m.vp[x * g.n[0] + z] = float(1800 + 6 * z + 2 * x + (z > 40 ? 500 : 0));
+  return m;
+}
+
+}  // namespace
+
+// Float32 kernels, 300 steps: the rounding of both runs enters the two sides
+// independently, about sqrt(steps) x 6e-8 relative per value, so 1e-5 leaves a margin
+// while any wrong weight, scale or time shift gives O(1e-2) or worse (see WrongAdjointFails).
+TEST(MigrationAdjoint, DotProductTestNoBoundary) {
+  const ts::Model m = heterogeneous(grid2d(64, 72, 10.0));
+  EXPECT_LT(dot_test_mismatch(m, ts::BoundaryKind::none), 1e-5);
+}
+
+TEST(MigrationAdjoint, DotProductTestSponge) {
+  const ts::Model m = heterogeneous(grid2d(64, 72, 10.0));
+  EXPECT_LT(dot_test_mismatch(m, ts::BoundaryKind::sponge), 1e-5);
+}
+
+// The test can fail: shifting the adjoint by one step (a classic off-by-one) is caught.
+TEST(MigrationAdjoint, WrongAdjointFails) {
+  const ts::Model m = heterogeneous(grid2d(64, 72, 10.0));
+  const int nt = 300;
+  ts::Options o = ts::resolved(m, options(ts::BoundaryKind::none, nt));
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal;
+  ts::Shot shot{{203.0, 317.0, 0}, receiver_line(97.0, 41.0, 560.0, 23.0), std::vector<float>(nt)};
+  for (auto& v : shot.wavelet) v = normal(rng);
+  std::vector<float> d(shot.receivers.size() * nt);
+  for (auto& v : d) v = normal(rng);
+  const ts::ShotRecord fwd = ts::run_shot(m, shot, o);
+  const std::vector<double> adj = ts::adjoint_source_wavelet(m, shot.source, shot.receivers, d, o);
+  double lhs = 0, rhs = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) lhs += double(fwd.data[i]) * d[i];
+  for (int n = 0; n + 1 < nt; ++n) rhs += double(shot.wavelet[n]) * adj[n + 1];
+  EXPECT_GT(std::abs(lhs - rhs) / std::abs(lhs), 1e-3);
+}
+
+TEST(MigrationCheckpoints, PlanFitsBudgetAndRefusesTooSmall) {
+  const double snap = 1e6, state = 2.5e6;
+  const ts::CheckpointPlan all = ts::plan_checkpoints(1000, snap, state, kInf);
+  EXPECT_TRUE(all.store_all);
+  EXPECT_DOUBLE_EQ(all.recompute_factor(), 1.0);
+  const ts::CheckpointPlan p = ts::plan_checkpoints(1000, snap, state, 200e6);
+  EXPECT_FALSE(p.store_all);
+  EXPECT_LE(p.memory_bytes, 200e6);
+  EXPECT_GT(p.recompute_factor(), 1.0);
+  EXPECT_LT(p.recompute_factor(), 2.0);
+  // The smallest memory over K is about 2 sqrt(nt snap state) = 100 MB here.
+  try {
+    ts::plan_checkpoints(1000, snap, state, 50e6);
+    FAIL() << "a 50 MB budget was accepted";
+  } catch (const taihu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("too small"), std::string::npos) << e.what();
+  }
+}
+
+ts::ShotRecord reflections(const ts::Model& truth, const ts::Model& background, const ts::Shot& shot,
+                           const ts::Options& o) {
+  ts::ShotRecord d = ts::run_shot(truth, shot, o);
+  const ts::ShotRecord direct = ts::run_shot(background, shot, o);
+  for (std::size_t i = 0; i < d.data.size(); ++i) d.data[i] -= direct.data[i];
+  return d;
+}
+
+// Checkpointed (tight budget, CPML state included) == stored, bit for bit.
+TEST(MigrationCheckpoints, CheckpointedImageEqualsStoredImage) {
+  const ts::Grid g = grid2d(60, 70, 10.0);
+  const ts::Model truth = heterogeneous(g);
+  const ts::Model bg = ts::smoothed_model(truth, 60.0);
+  ts::Options o = ts::resolved(bg, options(ts::BoundaryKind::cpml, 400));
+  ts::Shot shot{{20.0, 350.0, 0}, receiver_line(20.0, 0.0, 690.0, 10.0), {}};
+  shot.wavelet = ts::ricker(o.f0, o.dt, o.nt);
+  const ts::ShotRecord d = reflections(truth, bg, shot, o);
+  const ts::ShotImage stored = ts::migrate_shot(bg, shot, d, o, kInf);
+  const double snap = double(g.points()) * 4;
+  const ts::ShotImage ckpt = ts::migrate_shot(bg, shot, d, o, 0.6 * o.nt * snap);
+  ASSERT_FALSE(ckpt.plan.store_all);
+  EXPECT_GT(ckpt.plan.recompute_factor(), 1.0);
+  EXPECT_LE(ckpt.plan.memory_bytes, 0.6 * o.nt * snap);
+  EXPECT_EQ(stored.image, ckpt.image);
+  EXPECT_EQ(stored.illumination, ckpt.illumination);
+}
+
+// A flat reflector between depth indices 59 and 60 (vp 2000 above, 2600 from index 60
+// on). The image approximates the velocity perturbation band-limited in depth (a step
+// across the interface: one lobe above, one of the other sign below, the zero crossing
+// at the interface); its vertical derivative, the reflectivity, peaks at the interface
+// within one cell in every column of the well-illuminated middle.
+TEST(MigrationImaging, FlatReflectorAtItsDepth) {
+  const ts::Grid g = grid2d(100, 120, 10.0);
+  const long zr = 60;
+  ts::Model truth = ts::homogeneous_model(g, 2000.f);
+  for (long x = 0; x < g.n[1]; ++x)
+    for (long z = zr; z < g.n[0]; ++z) truth.vp[x * g.n[0] + z] = 2600.f;
+  const ts::Model bg = ts::homogeneous_model(g, 2000.f);
+  ts::Options o = ts::resolved(truth, options(ts::BoundaryKind::cpml, 0, 15));
+  o.nt = int(0.9 / o.dt);
+  ts::Shot shot{{160.0, 600.0, 0}, receiver_line(160.0, 0.0, 1190.0, 10.0), ts::ricker(o.f0, o.dt, o.nt)};
+  const ts::ShotRecord d = reflections(truth, bg, shot, o);
+  const ts::ShotImage im = ts::migrate_shot(bg, shot, d, o, kInf);
+  const auto filtered = ts::laplacian_filtered(g, ts::illumination_compensated(im.image, im.illumination));
+  for (long x = 45; x <= 75; x += 5) {
+    const float* col = filtered.data() + x * g.n[0];
+    long best = 25;  // reflectivity between z and z + 1, below the acquisition
+    for (long z = 25; z + 1 < g.n[0] - 16; ++z)
+      if (std::abs(col[z + 1] - col[z]) > std::abs(col[best + 1] - col[best])) best = z;
+    EXPECT_NEAR(double(best) + 0.5, double(zr) - 0.5, 1.0) << "column " << x;
+    // The two lobes: the largest |value| above and below the interface have opposite signs.
+    long up = zr - 6, down = zr;
+    for (long z = zr - 6; z < zr; ++z) up = std::abs(col[z]) > std::abs(col[up]) ? z : up;
+    for (long z = zr; z < zr + 6; ++z) down = std::abs(col[z]) > std::abs(col[down]) ? z : down;
+    EXPECT_LT(col[up] * col[down], 0.f) << "column " << x;
+  }
+}
+
+// A small fast square (2x2 cells at z 49-50, x 59-60) seen by three shots: the image's
+// largest |value| below the acquisition (z = 16) lies within two cells of it.
+TEST(MigrationImaging, PointDiffractorFocuses) {
+  const ts::Grid g = grid2d(90, 120, 10.0);
+  ts::Model truth = ts::homogeneous_model(g, 2000.f);
+  for (long x = 59; x <= 60; ++x)
+    for (long z = 49; z <= 50; ++z) truth.vp[x * g.n[0] + z] = 3000.f;
+  const ts::Model bg = ts::homogeneous_model(g, 2000.f);
+  ts::Options o = ts::resolved(truth, options(ts::BoundaryKind::cpml, 0, 20));
+  o.nt = int(0.8 / o.dt);
+  std::vector<float> image(g.points(), 0.f), illum(g.points(), 0.f);
+  for (double sx : {300.0, 600.0, 900.0}) {
+    ts::Shot shot{{160.0, sx, 0}, receiver_line(160.0, 0.0, 1190.0, 10.0), ts::ricker(o.f0, o.dt, o.nt)};
+    const ts::ShotImage im = ts::migrate_shot(bg, shot, reflections(truth, bg, shot, o), o, kInf);
+    for (std::size_t i = 0; i < image.size(); ++i) {
+      image[i] += im.image[i];
+      illum[i] += im.illumination[i];
+    }
+  }
+  const auto filtered = ts::laplacian_filtered(g, ts::illumination_compensated(image, illum));
+  long bz = 25, bx = 16;
+  for (long x = 16; x < g.n[1] - 16; ++x)
+    for (long z = 25; z < g.n[0] - 16; ++z)
+      if (std::abs(filtered[x * g.n[0] + z]) > std::abs(filtered[bx * g.n[0] + bz])) bz = z, bx = x;
+  EXPECT_NEAR(double(bz), 49.5, 2.0);
+  EXPECT_NEAR(double(bx), 59.5, 2.0);
+}

@@ -277,6 +277,9 @@ def check_rejections(tool, d):
     assert any('--solver is not used by time' in w for w in warnings(out)), out
     # gflags syntax: -flag value, --flag=value, hex ints, "--" ends the flags.
     ok(tool, ['time', '-model', 'net.prototxt', '-iterations', '0x1'], d)
+    out = ok(tool, ['--model', 'net.prototxt', '-iterations=1', 'time'], d)  # flags before the command
+    assert 'Average Forward-Backward' in out, out[-2000:]
+    fails(tool, ['--iterations=1'], d, r'taihu-caffe: no command given')
     fails(tool, ['time', '--model=net.prototxt', '--', '--iterations=1'], d,
           r"taihu-caffe time: error: time takes no positional arguments \(got '--iterations=1'\)")
 

@@ -28,13 +28,8 @@ const char* kUsage =
     "unknown flags and bad flag values are errors, as with Caffe's gflags\n"
     "environment: TAIHU_NUM_THREADS (threads), TAIHU_ISA, TAIHU_VERBOSE=1\n";
 
-int run_command(const std::string& cmd, int argc, char** argv) {
+int run_command(const std::string& cmd, const taihu::caffe::cli::Args& a) {
   using namespace taihu::caffe::cli;
-  const Args a = parse_args(argc, argv, 2);
-  if (a.has("help")) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
   if (cmd == "train") return train(a);
   if (cmd == "test") return test(a);
   if (cmd == "time") return time(a);
@@ -55,7 +50,25 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 1 : 0;
   }
-  const std::string cmd = argv[1];
+  // As gflags, flags may come before or after the command: the command is the first
+  // argument that is neither a flag nor a flag's value.
+  Args args;
+  try {
+    args = parse_args(argc, argv, 1);
+  } catch (const FlagError& e) {
+    std::fprintf(stderr, "ERROR: %s\n", e.what());  // gflags' own words and exit status
+    return 1;
+  }
+  if (args.has("help")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (args.positional.empty()) {
+    std::fprintf(stderr, "taihu-caffe: no command given\n%s", kUsage);
+    return 1;
+  }
+  const std::string cmd = args.positional.front();
+  args.positional.erase(args.positional.begin());
   std::string who;
   try {
     MpiSession mpi(&argc, &argv);
@@ -63,9 +76,9 @@ int main(int argc, char** argv) {
     int rc = 1;
     try {
       taihu::arch::check_environment();  // the library would warn and go on; a tool rejects
-      rc = run_command(cmd, argc, argv);
+      rc = run_command(cmd, args);
     } catch (const FlagError& e) {
-      std::fprintf(stderr, "ERROR: %s\n", e.what());  // gflags' own words and exit status
+      std::fprintf(stderr, "ERROR: %s\n", e.what());
       rc = 1;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "taihu-caffe %s%s: error: %s\n", cmd.c_str(), who.c_str(), e.what());

@@ -244,15 +244,14 @@ def load_image(filename, color=True):
         elif im.mode in ('LA', '1'):
             im = im.convert('L')
         arr = np.array(im)
-    if arr.dtype == np.uint8:
+    kind, size = arr.dtype.kind, arr.dtype.itemsize
+    if kind == 'u' and size == 1:
         img = arr.astype(np.float32) / 255.0
-    elif arr.dtype == np.uint16:
+    elif kind == 'u' and size == 2:  # 16-bit, either byte order ('I;16', 'I;16B')
         img = arr.astype(np.float32) / 65535.0
-    elif arr.dtype == np.int32:  # Pillow's 'I' mode: 16-bit PNGs and 32-bit images
+    elif kind == 'i':  # Pillow's 'I' mode: 16-bit PNGs and 32-bit images
         img = arr.astype(np.float32) / (65535.0 if arr.max(initial=0) <= 65535 else 2147483647.0)
-    elif arr.dtype == np.bool_:
-        img = arr.astype(np.float32)
-    else:
+    else:  # bool (0/1) and float ('F') images are already in their range
         img = arr.astype(np.float32)
     if img.ndim == 2:
         img = img[:, :, np.newaxis]

@@ -120,7 +120,8 @@ void PointwiseConv::pack_weights(const float* w) {
       }
 }
 
-void PointwiseConv::forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) {
+void PointwiseConv::forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint,
+                            PwPostOps post) {
   if (hint == WeightsHint::changed || wpack_.empty()) pack_weights(w);
   const PwFwdKernel kernel = kernels().fwd;
   const int nt = arch::threads_for_call();
@@ -153,7 +154,8 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
     for (index_t cb = 0; cb < cblocks_; ++cb) {
       const index_t c0 = cb * cblock_;
       a.channels = std::min(cblock_, cg_ - c0);
-      a.accumulate = cb > 0;
+      a.accumulate = cb > 0 || post.sum;
+      a.relu = post.relu && cb == cblocks_ - 1;  // once the reduction is complete
       const float* xc = x + (n * d_.c + g * cg_ + c0) * plane_;
       for (index_t m0 = kb0; m0 < kb1; m0 += mblock_) {
         const index_t m1 = std::min(kb1, m0 + mblock_);

@@ -38,8 +38,10 @@ struct PwFwdArgs {
   std::int64_t y_kstride;    // distance between output channels
   int rows;                  // valid output channels, 1..kPwRows
   int pixels;                // pixels in the strip, 1..kPwPixels
-  const float* bias;         // `rows` values added when !accumulate, or null
-  bool accumulate;           // y += tile instead of y = tile (+ bias)
+  const float* bias;         // `rows` values added, or null
+  bool accumulate;           // y = y + tile (+ bias) instead of y = tile (+ bias)
+  bool relu = false;         // then y = max(y, 0): a fused ReLU post-op (the caller sets
+                             //   it on the call that completes the reduction)
   const float* prefetch;     // rows to pull into L1 meanwhile (2 lines each, one row per
   std::int64_t prefetch_rows;   // 8 channels), prefetch_stride apart; 0 rows: none
   std::int64_t prefetch_stride;

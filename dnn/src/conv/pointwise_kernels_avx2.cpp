@@ -29,7 +29,7 @@ struct PrefetchCursor {
 template <int NV, bool MASKED, bool COPY>
 inline void fwd_tile(const float* xp, std::int64_t stride, float* cp, const float* wp, std::int64_t wstride,
                      std::int64_t channels, __m256i mask, float* y, std::int64_t y_kstride, int rows,
-                     const float* bias, bool accumulate, PrefetchCursor& pc) {
+                     const float* bias, bool accumulate, bool relu, PrefetchCursor& pc) {
   __m256 acc[kPwRows][NV];
 #pragma GCC unroll 4
   for (int m = 0; m < kPwRows; ++m)
@@ -86,8 +86,8 @@ inline void fwd_tile(const float* xp, std::int64_t stride, float* cp, const floa
       __m256 val = acc[m][v];
       if (accumulate)
         val = _mm256_add_ps(val, part ? _mm256_maskload_ps(yr + 8 * v, mask) : _mm256_loadu_ps(yr + 8 * v));
-      else
-        val = _mm256_add_ps(val, b);
+      if (bias) val = _mm256_add_ps(val, b);
+      if (relu) val = _mm256_max_ps(_mm256_setzero_ps(), val);  // (a NaN passes)
       if (part)
         _mm256_maskstore_ps(yr + 8 * v, mask, val);
       else
@@ -114,13 +114,13 @@ void fwd_tiles(const PwFwdArgs& a) {
       }
     if (a.x_copy && t == 0)
       fwd_tile<NV, MASKED, true>(a.x, a.x_cstride, a.x_copy, w, a.w_cstride, a.channels, mask, y, a.y_kstride, rows,
-                                 bias, a.accumulate, pc);
+                                 bias, a.accumulate, a.relu, pc);
     else if (a.x_copy)
       fwd_tile<NV, MASKED, false>(a.x_copy, kPwPixels, nullptr, w, a.w_cstride, a.channels, mask, y, a.y_kstride,
-                                  rows, bias, a.accumulate, pc);
+                                  rows, bias, a.accumulate, a.relu, pc);
     else
       fwd_tile<NV, MASKED, false>(a.x, a.x_cstride, nullptr, w, a.w_cstride, a.channels, mask, y, a.y_kstride, rows,
-                                  bias, a.accumulate, pc);
+                                  bias, a.accumulate, a.relu, pc);
   }
 }
 

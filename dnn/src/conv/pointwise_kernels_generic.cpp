@@ -24,7 +24,11 @@ void pw_fwd_generic(const PwFwdArgs& a) {
     for (int m = 0; m < rows; ++m) {
       float* yr = y + m * a.y_kstride;
       const float b = a.bias ? a.bias[t * kPwRows + m] : 0.0f;
-      for (int p = 0; p < a.pixels; ++p) yr[p] = a.accumulate ? yr[p] + acc[m][p] : acc[m][p] + b;
+      for (int p = 0; p < a.pixels; ++p) {
+        float v = a.accumulate ? yr[p] + acc[m][p] : acc[m][p];
+        if (a.bias) v += b;
+        yr[p] = a.relu && v < 0.0f ? 0.0f : v;
+      }
     }
   }
 }

@@ -2,7 +2,8 @@
 // against a double loop: several 4-channel tiles per call (odd and even counts, so
 // kernels that pair tiles end on a single one too), the last tile partial, weights a
 // padded tile stride apart, the first tile copying the strip (the later ones reading
-// the copy), bias or accumulation, prefetch rows running on across tiles; nothing
+// the copy), bias, accumulation, both, and the fused ReLU, prefetch rows running on
+// across tiles; nothing
 // written past the valid rows and pixels, the copy exact and zero up to the last
 // vector. Header-only: test_pointwise.cpp runs it on the real kernels,
 // test_conv_avx512_emulated.cpp on the AVX-512 tile through SIMDe.
@@ -43,9 +44,12 @@ void several_tiles_match_definition(Kernel kernel, int width, int lanes) {
   for (index_t tiles : {index_t{1}, index_t{2}, index_t{3}, index_t{4}, index_t{5}})
     for (int pixels : pixel_counts)
       for (int rows_last : {1, 3, 4})
-        for (bool accumulate : {false, true}) {
+        for (int mode = 0; mode < 4; ++mode) {
+          // 0: y = tile + bias; 1: y += tile; 2: y += tile + bias, ReLU (the fused sum and
+          // ReLU post-ops); 3: y = tile, ReLU.
+          const bool accumulate = mode == 1 || mode == 2, use_bias = mode == 0 || mode == 2, relu = mode >= 2;
           SCOPED_TRACE("tiles " + std::to_string(tiles) + " pixels " + std::to_string(pixels) + " rows_last " +
-                       std::to_string(rows_last) + (accumulate ? " accumulate" : " bias"));
+                       std::to_string(rows_last) + " mode " + std::to_string(mode));
           std::vector<float> y = y0, copy(static_cast<std::size_t>(channels * width), -7.0f);
           taihu::dnn::conv::PwFwdArgs a{};
           a.x = x.data();
@@ -59,8 +63,9 @@ void several_tiles_match_definition(Kernel kernel, int width, int lanes) {
           a.y_kstride = y_kstride;
           a.rows = rows_last;
           a.pixels = pixels;
-          a.bias = accumulate ? nullptr : bias.data();
+          a.bias = use_bias ? bias.data() : nullptr;
           a.accumulate = accumulate;
+          a.relu = relu;
           a.prefetch = x.data();
           a.prefetch_rows = 6;
           a.prefetch_stride = x_cstride;
@@ -78,10 +83,11 @@ void several_tiles_match_definition(Kernel kernel, int width, int lanes) {
                     ADD_FAILURE() << "tile " << t << " row " << m << " pixel " << p << " written";
                   continue;
                 }
-                double want = accumulate ? y0[at] : bias[static_cast<std::size_t>(t * kPwRows + m)];
+                double want = (accumulate ? y0[at] : 0.0) + (use_bias ? bias[static_cast<std::size_t>(t * kPwRows + m)] : 0.0);
                 for (index_t c = 0; c < channels; ++c)
                   want += double(w[static_cast<std::size_t>(t * w_tstride + c * kPwRows + m)]) *
                           x[static_cast<std::size_t>(c * x_cstride + p)];
+                if (relu && want < 0) want = 0;
                 if (std::abs(y[at] - want) > 1e-4 && bad++ < 5)
                   ADD_FAILURE() << "tile " << t << " row " << m << " pixel " << p << ": " << y[at] << " vs " << want;
               }

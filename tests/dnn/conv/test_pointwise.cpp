@@ -9,6 +9,7 @@
 // and repacked (changed).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -62,7 +63,7 @@ TEST_P(PointwiseTest, ForwardMatchesNaiveLoopAtOneAndTwoThreads) {
   for (int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
     taihu::arch::set_num_threads(threads);
-    Convolution conv(d, ConvAlgo::pointwise);
+    Convolution conv(d, ConvAlgo::direct);
     std::vector<float> y(static_cast<std::size_t>(conv_test::y_size(d)), 7.0f);
     conv.forward(x.data(), w.data(), b.data(), y.data(), WeightsHint::changed);
     EXPECT_LT(conv_test::max_rel_error(
@@ -92,7 +93,7 @@ TEST_P(PointwiseTest, BackwardDataMatchesNaiveLoopAtOneAndTwoThreads) {
   for (int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
     taihu::arch::set_num_threads(threads);
-    Convolution conv(d, ConvAlgo::pointwise);
+    Convolution conv(d, ConvAlgo::direct);
     std::vector<float> dx(static_cast<std::size_t>(conv_test::x_size(d)), 7.0f);
     conv.backward_data(dy.data(), w.data(), dx.data(), WeightsHint::changed);
     EXPECT_LT(conv_test::max_rel_error(dx, ref), kTol);
@@ -204,11 +205,71 @@ TEST(PointwiseKernel, SeveralTilesPerCallMatchTheDefinition) {
   }
 }
 
+// Fused post-ops (PwPostOps: + bias, sum with the y held on entry, ReLU, applied in the
+// kernels' output tiles) against the unfused sequence in float: the forward pass with
+// bias, then y + residual, then max(y, 0). Without sum the operations and their order
+// are the same, so the results are bitwise equal; with sum the residual enters the
+// accumulation at its start instead of after the bias (and the channel blocks' partial
+// sums T_i are added to it), so each output may differ by the roundings of those few
+// additions, at most 3 on either side: |fused - unfused| <= 8 * 2^-24 * (sum |w||x| +
+// |bias| + |residual|).
+// Shapes with one and two input-channel blocks (the ReLU waits for the last), 1 and 2
+// threads; both also against the double reference.
+TEST(PointwisePostOps, FusedMatchesUnfusedWithinFloatRounding) {
+  for (const char* problem : {"mb2ic64ih9oc20kh1", "mb1ic300ih7oc42kh1", "mb1ic16ih30oc24kh1"}) {
+    SCOPED_TRACE(problem);
+    const ConvDesc d = ConvDesc::parse(problem);
+    const auto x = conv_test::random_vector(static_cast<std::size_t>(conv_test::x_size(d)), 81);
+    const auto w = conv_test::random_vector(static_cast<std::size_t>(conv_test::w_size(d)), 82);
+    const auto b = conv_test::random_vector(static_cast<std::size_t>(d.k), 83);
+    const auto res = conv_test::random_vector(static_cast<std::size_t>(conv_test::y_size(d)), 84);
+    const auto ref = conv_test::conv_forward_double(d, conv_test::to_double(x), conv_test::to_double(w),
+                                                    conv_test::to_double(b));
+    auto abs_of = [](std::vector<float> v) {
+      for (auto& e : v) e = std::abs(e);
+      return conv_test::to_double(v);
+    };
+    const auto ref_abs = conv_test::conv_forward_double(d, abs_of(x), abs_of(w), {});
+    const auto plane = static_cast<std::size_t>(d.out_h() * d.out_w());
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("threads " + std::to_string(threads));
+      taihu::arch::set_num_threads(threads);
+      taihu::dnn::conv::PointwiseConv pw(d);
+      std::vector<float> unfused(res.size()), y(res.size(), 3.0f);
+      pw.forward(x.data(), w.data(), b.data(), unfused.data(), WeightsHint::changed);
+      // bias + ReLU: bitwise the unfused ReLU of the biased output.
+      pw.forward(x.data(), w.data(), b.data(), y.data(), WeightsHint::unchanged, {false, true});
+      int relu_zeros = 0;
+      for (std::size_t i = 0; i < y.size(); ++i) {
+        const float want = unfused[i] > 0.0f ? unfused[i] : 0.0f;
+        relu_zeros += want == 0.0f;
+        ASSERT_EQ(y[i], want) << "bias + ReLU, element " << i;
+        ASSERT_NEAR(y[i], ref[i] > 0 ? ref[i] : 0.0, kTol * (1 + std::abs(ref[i]))) << "element " << i;
+      }
+      EXPECT_GT(relu_zeros, 0);  // the ReLU had something to do
+      EXPECT_LT(relu_zeros, static_cast<int>(y.size()));
+      // bias + sum + ReLU, y holding the residual on entry.
+      y = res;
+      pw.forward(x.data(), w.data(), b.data(), y.data(), WeightsHint::unchanged, {true, true});
+      for (std::size_t i = 0; i < y.size(); ++i) {
+        const float sum = unfused[i] + res[i];
+        const float want = sum > 0.0f ? sum : 0.0f;
+        const double bias_i = b[i / plane % static_cast<std::size_t>(d.k)];
+        const double bound = 8.0 * std::ldexp(1.0, -24) * (ref_abs[i] + std::abs(bias_i) + std::abs(res[i]));
+        ASSERT_LE(std::abs(double(y[i]) - want), bound) << "bias + sum + ReLU, element " << i;
+        const double exact = ref[i] + res[i];
+        ASSERT_NEAR(y[i], exact > 0 ? exact : 0.0, kTol * (1 + std::abs(exact))) << "element " << i;
+      }
+    }
+  }
+  taihu::arch::set_num_threads(0);
+}
+
 class PointwiseChoice : public conv_test::ConvTest {};
 
-TEST_F(PointwiseChoice, OneByOneStrideOneLayersTakeThePointwiseEntry) {
+TEST_F(PointwiseChoice, OneByOneStrideOneLayersTakeTheDirectAlgorithm) {
   // The path under test is the one the automatic choice runs for ResNet's 1x1 layers.
-  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic1024ih14oc256oh14kh1")).algorithm(), ConvAlgo::pointwise);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic1024ih14oc256oh14kh1")).algorithm(), ConvAlgo::direct);
 }
 
 INSTANTIATE_TEST_SUITE_P(

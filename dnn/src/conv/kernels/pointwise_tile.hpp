@@ -32,7 +32,7 @@ inline __attribute__((always_inline)) void pw_tile(const float* xp, std::int64_t
                                                    const float* wp, std::int64_t wstride, std::int64_t w_tile_stride,
                                                    std::int64_t channels, typename V::Mask mask, float* y,
                                                    std::int64_t y_kstride, int rows, const float* bias,
-                                                   bool accumulate, PwPrefetchCursor& pc) {
+                                                   bool accumulate, bool relu, PwPrefetchCursor& pc) {
   using Reg = typename V::Reg;
   constexpr int W = V::W, MR = MT * kPwRows;
   Reg acc[MR][NV];
@@ -96,10 +96,9 @@ inline __attribute__((always_inline)) void pw_tile(const float* xp, std::int64_t
     for (int v = 0; v < NV; ++v) {
       const bool part = MASKED && v == NV - 1;
       Reg val = acc[m][v];
-      if (accumulate)
-        val = V::add(val, part ? V::load_first(yr + W * v, mask) : V::loadu(yr + W * v));
-      else
-        val = V::add(val, b);
+      if (accumulate) val = V::add(val, part ? V::load_first(yr + W * v, mask) : V::loadu(yr + W * v));
+      if (bias) val = V::add(val, b);
+      if (relu) val = V::max(V::zero(), val);  // (a NaN passes, as std::max(x, 0) lets it)
       if (part)
         V::store_first(yr + W * v, mask, val);
       else
@@ -131,7 +130,7 @@ void pw_tiles(const PwFwdArgs& a) {
     auto run = [&](auto mt_c, auto copy_c) __attribute__((always_inline)) {
       pw_tile<V, decltype(mt_c)::value, NV, MASKED, decltype(copy_c)::value, PX>(
           x, xs, a.x_copy, w, a.w_cstride, a.w_tile_stride, a.channels, mask, y, a.y_kstride, rows, bias,
-          a.accumulate, pc);
+          a.accumulate, a.relu, pc);
     };
     using One = std::integral_constant<int, 1>;
     using Two = std::integral_constant<int, MT>;

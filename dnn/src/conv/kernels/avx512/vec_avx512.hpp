@@ -21,7 +21,9 @@ struct VecAvx512 {
   static inline Reg set1(float v) { return _mm512_set1_ps(v); }
   static inline Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
   static inline Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
-  static inline Reg max(Reg a, Reg b) { return _mm512_max_ps(a, b); }
+  // (The zero-masking form: GCC 12 flags the plain one's undefined pass-through as
+  // maybe-uninitialized.)
+  static inline Reg max(Reg a, Reg b) { return _mm512_maskz_max_ps(0xFFFF, a, b); }
   static inline Mask first(int n) { return static_cast<Mask>((1u << n) - 1u); }
   static inline Reg load_first(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
   static inline void store_first(float* p, Mask m, Reg v) { _mm512_mask_storeu_ps(p, m, v); }

@@ -14,6 +14,7 @@
 
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/isa.hpp"
+#include "taihu/arch/log.hpp"
 #include "taihu/arch/timer.hpp"
 #include "taihu/autotune/backend.hpp"
 #include "taihu/autotune/interpreter.hpp"
@@ -151,14 +152,22 @@ std::string schedule_key(const Schedule& s) {
 // round medians, as before, kept that bias. The median over interleaved rounds is
 // what a user's repeated calls see, and it is the statistic bench_autotune's final
 // comparison uses, so the tuner's figure predicts it.
+//
+// The winner is appended to the log as a "confirmed" record (median of its round
+// medians, their IQR / median, lowest and highest round): `taihu-tune best` reports
+// that figure, which a fresh process re-timing the schedule reproduces, rather than the
+// lowest search median. Its candidates include the last confirmed pick and the fastest
+// logged points of a resumed run, so a later run's confirmation supersedes an earlier one.
 void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, Checker& checker, TuneResult& res,
-                  const arch::Stopwatch& clock, double deadline_s) {
-  std::vector<std::pair<double, Point>> ranked;
+                  const arch::Stopwatch& clock, double deadline_s, const Record& base,
+                  std::vector<std::pair<double, Point>> ranked, const Point& last_confirmed) {
   std::set<std::string> keys;
   for (std::size_t i = 0; i < res.records.size(); ++i)
     if (res.records[i].ok) ranked.emplace_back(res.records[i].median_s, res.measured[i]);
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::pair<Point, std::unique_ptr<Kernel>>> top;
+  std::map<Point, double> search_s;  // (for TAIHU_VERBOSE)
+  for (auto it = ranked.rbegin(); it != ranked.rend(); ++it) search_s[it->second] = it->first;
   auto add = [&](const Point& pt) {
     const Schedule s = space.schedule(pt);
     if (!keys.insert(schedule_key(s)).second) return;
@@ -168,6 +177,7 @@ void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, 
       // measured fine before; leave it out
     }
   };
+  if (!last_confirmed.empty()) add(last_confirmed);
   for (const auto& [t, pt] : ranked) {
     if (static_cast<int>(top.size()) >= opt.confirm_top || clock.seconds() >= deadline_s) break;
     add(pt);
@@ -190,13 +200,36 @@ void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, 
   mo.warmup_s = 0.01;
   std::vector<std::function<void()>> runs;
   for (auto& t : top) runs.push_back([&checker, k = t.second.get()] { checker.run(*k); });
-  const auto rounds = interleaved_round_medians(runs, mo, 5, 30, [&] { return clock.seconds() < deadline_s; });
+  const auto rounds = interleaved_rounds(runs, mo, 5, 30, [&] { return clock.seconds() < deadline_s; });
+  std::vector<RoundSummary> sum;
   std::vector<double> score;
-  for (const auto& r : rounds) score.push_back(median_of(r));
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    sum.push_back(summarize_rounds(rounds[i]));
+    score.push_back(sum.back().median_s);
+    const auto found = search_s.find(top[i].first);
+    arch::log_verbose("taihu-tune: confirm %zu: search %.4f ms, confirmed %.4f ms (%d rounds, %d contended left out, %.4f-%.4f, IQR %.1f%%): %s\n",
+                      i, found == search_s.end() ? 0.0 : found->second * 1e3, score.back() * 1e3, sum.back().rounds, sum.back().contended,
+                      sum.back().min_s * 1e3, sum.back().max_s * 1e3, 100 * sum.back().spread, space.describe(top[i].first).c_str());
+  }
   const std::size_t w = static_cast<std::size_t>(std::min_element(score.begin(), score.end()) - score.begin());
   if (!(score[w] > 0) || !std::isfinite(score[w])) return;  // keep the search's best
   res.best = top[w].first;
   res.best_s = score[w];
+  Record r = base;
+  r.schedule = space.to_map(res.best);
+  r.stat = "confirmed";
+  r.median_s = score[w];
+  r.spread = sum[w].spread;
+  r.min_s = sum[w].min_s;
+  r.max_s = sum[w].max_s;
+  r.repeats = sum[w].rounds;
+  const Schedule s = space.schedule(res.best);
+  r.gflops = (p.algorithm_count() > 1 ? p.flops(s.algorithm) : p.flops(0)) / r.median_s * 1e-9;
+  r.trial = res.resumed + res.trials;
+  r.time = utc_timestamp();
+  if (!opt.log_path.empty()) append_record(opt.log_path, r);
+  res.records.push_back(r);
+  res.measured.push_back(res.best);
 }
 
 }  // namespace
@@ -231,6 +264,8 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
   Progress prog;
   arch::Stopwatch clock;
   // Resume: logged points of the same key teach the searcher and are not measured again.
+  std::vector<std::pair<double, Point>> logged;  // (search median, point): confirmation candidates
+  Point last_confirmed;
   if (!opt.log_path.empty()) {
     for (const auto& r : load_log(opt.log_path)) {
       if (r.key() != base.key()) continue;
@@ -240,6 +275,11 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
       } catch (const Error&) {
         continue;
       }
+      if (r.ok && r.stat == "confirmed") {  // a re-measurement, not a trial
+        last_confirmed = pt;
+        continue;
+      }
+      if (r.ok) logged.emplace_back(r.median_s, pt);
       searcher.observe(pt, r.ok ? r.median_s : std::numeric_limits<double>::infinity());
       ++res.resumed;
       if (r.ok && r.median_s < res.best_s) {
@@ -292,6 +332,8 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
             seconds = hit->second.median_s;
             r.median_s = seconds;
             r.spread = hit->second.spread;
+            r.min_s = hit->second.min_s;
+            r.max_s = hit->second.max_s;
             r.repeats = hit->second.repeats;
           } else {
             Record& memo = same_schedule[key];
@@ -309,6 +351,8 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
                 Measurement m = measure([&] { checker->run(*k); }, opt.measure);
                 seconds = m.median_s;
                 r.spread = m.spread;
+                r.min_s = m.min_s;
+                r.max_s = m.max_s;
                 r.repeats = m.repeats;
               }
               check_plausible(seconds, alg_flops, opt.threads);
@@ -320,6 +364,8 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
             memo.ok = true;
             memo.median_s = seconds;
             memo.spread = r.spread;
+            memo.min_s = r.min_s;
+            memo.max_s = r.max_s;
             memo.repeats = r.repeats;
           }
         }
@@ -349,7 +395,7 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
       }
     }
   }
-  if (confirm) confirm_best(p, space, opt, *checker, res, clock, opt.budget_s);
+  if (confirm) confirm_best(p, space, opt, *checker, res, clock, opt.budget_s, base, std::move(logged), last_confirmed);
   return res;
 }
 

@@ -9,7 +9,8 @@
 // thread pool and one OpenMP pool that nothing else has used. Contenders are timed in
 // 12 interleaved rounds (each round starts at the next contender, so none always
 // follows the same one) of ~0.06 s (at most 50 calls) each; a contender's score is the
-// median of its 12 block medians -- the statistic the tuner's confirmation ranks by
+// median of its block medians, less the rounds during which another process held a
+// core (ta::summarize_rounds) -- the statistic the tuner's confirmation ranks by
 // (the lowest block would be each contender's luckiest moment on a machine whose core
 // speed changes 2-3x from one block to the next; see autotune/README.md). Each block of
 // calls starts after a 100 ms pause and at least 3 untimed calls lasting 20 ms, so no
@@ -339,19 +340,21 @@ Comparison compare(const ta::Problem& p, const ta::Space& space, const std::vect
   auto hand = hand_kernel(p, &res.hand_name);
   if (hand) contenders.push_back({"hand", [&] { hand(ptrs, out.data()); }});
   // Interleaved rounds with a rotating start, timed by the tuner's confirmation's own
-  // routine. A contender's score is the median of its round medians (ta::median_of),
+  // routine. A contender's score is the median of its uncontended round medians
+  // (ta::summarize_rounds),
   // the statistic the tuner's confirmation ranks by: the core's speed changes 2-3x within
   // milliseconds to seconds here, and the lowest of 12 blocks would be each
   // contender's luckiest moment rather than what repeated calls see.
   std::vector<std::function<void()>> runs;
   for (const auto& k : contenders) runs.push_back(k.run);
-  const auto rounds = ta::interleaved_round_medians(runs, mo, opt.rounds, opt.rounds);
+  const auto rounds = ta::interleaved_rounds(runs, mo, opt.rounds, opt.rounds);
   for (std::size_t i = 0; i < contenders.size(); ++i) {
-    const double score = ta::median_of(rounds[i]);
+    const ta::RoundSummary sum = ta::summarize_rounds(rounds[i]);
+    const double score = sum.median_s;
     if (std::getenv("TAIHU_VERBOSE")) {
-      std::fprintf(stderr, "bench_autotune: %s round medians (ms):", contenders[i].name.c_str());
-      for (double t : rounds[i]) std::fprintf(stderr, " %.3f", t * 1e3);
-      std::fprintf(stderr, "\n");
+      std::fprintf(stderr, "bench_autotune: %s round medians (ms, cores used):", contenders[i].name.c_str());
+      for (const auto& m : rounds[i]) std::fprintf(stderr, " %.3f (%.2f)", m.median_s * 1e3, m.cores_used);
+      std::fprintf(stderr, "; %d contended left out\n", sum.contended);
     }
     auto [it, fresh] = res.score.emplace(contenders[i].name, score);
     if (!fresh) it->second = std::min(it->second, score);  // an anchor's best algorithm

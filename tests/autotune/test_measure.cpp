@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "taihu/arch/timer.hpp"
 #include "taihu/autotune/measure.hpp"
 
 namespace ta = taihu::autotune;
@@ -115,4 +116,49 @@ TEST(AutotuneMeasure, InterleavedRoundsRotateTheirStartAndStopAsAsked) {
   // max_rounds bounds it even when `more` always says yes
   order.clear();
   EXPECT_EQ(ta::interleaved_round_medians(runs, o, 1, 4, [] { return true; })[0].size(), 4u);
+}
+
+// summarize_rounds leaves out rounds whose cores_used is below 80% of the best round's
+// (another process held a core), unless fewer than 3 or a third would be left.
+TEST(AutotuneMeasure, ContendedRoundsAreLeftOut) {
+  auto round = [](double median, double cores) {
+    ta::Measurement m;
+    m.median_s = median;
+    m.cores_used = cores;
+    return m;
+  };
+  // 5 clean rounds near 1.0 at ~2 cores, 4 contended near 2.0 at ~1 core: the median of
+  // all 9 would be 1.1; of the clean ones it is 1.0
+  std::vector<ta::Measurement> r = {round(1.0, 1.95), round(2.0, 1.0), round(0.98, 2.0), round(2.1, 1.1), round(1.02, 1.9),
+                                    round(1.9, 0.9),  round(1.1, 1.85), round(2.0, 1.05), round(0.99, 1.97)};
+  ta::RoundSummary s = ta::summarize_rounds(r);
+  EXPECT_EQ(s.rounds, 5);
+  EXPECT_EQ(s.contended, 4);
+  EXPECT_DOUBLE_EQ(s.median_s, 1.0);
+  EXPECT_DOUBLE_EQ(s.min_s, 0.98);
+  EXPECT_DOUBLE_EQ(s.max_s, 1.1);
+  EXPECT_DOUBLE_EQ(s.spread, ta::relative_iqr({1.0, 0.98, 1.02, 1.1, 0.99}));
+  // only 2 clean rounds: every round counts
+  r = {round(1.0, 2.0), round(2.0, 1.0), round(2.1, 1.0), round(1.0, 2.0), round(1.9, 1.0)};
+  s = ta::summarize_rounds(r);
+  EXPECT_EQ(s.rounds, 5);
+  EXPECT_EQ(s.contended, 0);
+  EXPECT_DOUBLE_EQ(s.median_s, 1.9);
+}
+
+// cores_used is CPU time over wall time: up to 1 for a busy loop on one thread, ~0 for a sleep.
+TEST(AutotuneMeasure, CoresUsedIsCpuOverWallTime) {
+  ta::MeasureOptions o;
+  o.min_repeats = 5;
+  o.max_repeats = 5;
+  volatile double sink = 0;
+  const ta::Measurement busy = ta::measure([&] {
+    taihu::arch::Stopwatch w;
+    while (w.seconds() < 0.004) sink = sink + 1;
+  }, o);
+  const ta::Measurement idle = ta::measure([] { std::this_thread::sleep_for(std::chrono::milliseconds(4)); }, o);
+  EXPECT_GT(busy.cores_used, 2 * idle.cores_used);  // (a loaded host takes much of the busy loop's core away)
+  EXPECT_GT(busy.cores_used, 0.0);
+  EXPECT_LT(busy.cores_used, 1.2);
+  EXPECT_LT(idle.cores_used, 0.2);
 }

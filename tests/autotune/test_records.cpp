@@ -87,6 +87,41 @@ TEST(AutotuneRecords, BestPerKey) {
   EXPECT_EQ(best[1].threads, 1);
 }
 
+// The statistic and its spread survive the round trip; a line without "stat" is a
+// search record; an unknown stat is a bad line.
+TEST(AutotuneRecords, StatisticAndSpreadRoundTrip) {
+  ta::Record r = sample();
+  r.stat = "confirmed";
+  r.min_s = 1.1e-4;
+  r.max_s = 2.5e-4;
+  const ta::Record back = ta::from_json_line(ta::to_json_line(r), "x");
+  EXPECT_EQ(back.stat, "confirmed");
+  EXPECT_DOUBLE_EQ(back.min_s, 1.1e-4);
+  EXPECT_DOUBLE_EQ(back.max_s, 2.5e-4);
+  EXPECT_DOUBLE_EQ(back.spread, 0.03);
+  auto j = nlohmann::json::parse(ta::to_json_line(sample()));
+  j.erase("stat");
+  EXPECT_EQ(ta::from_json_line(j.dump(), "x").stat, "search");
+  j["stat"] = "luckiest";
+  EXPECT_THROW(ta::from_json_line(j.dump(), "f:3"), taihu::Error);
+}
+
+// A key's best is its last confirmed record (the confirmation re-measures the previous
+// pick beside its own candidates), not the lowest search median, which reads low.
+TEST(AutotuneRecords, BestPrefersTheLastConfirmation) {
+  ta::Record lucky = sample(), first = sample(), second = sample(), later_search = sample();
+  lucky.median_s = 0.8e-4;  // a search block's median: the luckiest of many draws
+  first.stat = second.stat = "confirmed";
+  first.median_s = 1.0e-4;
+  second.median_s = 1.1e-4;
+  later_search.median_s = 0.7e-4;
+  const auto best = ta::best_records({lucky, first, second, later_search});
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].stat, "confirmed");
+  EXPECT_DOUBLE_EQ(best[0].median_s, 1.1e-4);
+  EXPECT_DOUBLE_EQ(ta::best_records({lucky, later_search})[0].median_s, 0.7e-4);  // no confirmation: fastest search
+}
+
 TEST(AutotuneRecords, ResumeSkipsLoggedPoints) {
   ta::Problem p(ta::parse_spec_file(std::string(TAIHU_DSL_DIR) + "/gemm.tdsl"), ta::parse_shape("M=64,N=64,K=64"));
   ta::Space s(p);
@@ -125,11 +160,15 @@ TEST(AutotuneRecords, DnnConvLineMatchesConvDescFormat) {
   EXPECT_EQ(j["dir"], "forward");
   EXPECT_EQ(j["isa"], "avx2");
   EXPECT_EQ(j["threads"], 2);
+  EXPECT_EQ(j["format"], 2);  // dnn's writer: entry names
   r.shape = "N=2,C=3,H=10,W=12,KO=4,R=3,S=1,P=0";
   r.schedule = {{"algorithm", "direct"}};
   j = nlohmann::json::parse(ta::dnn_conv_line(r));
   EXPECT_EQ(j["key"], "mb2ic3ih10iw12oc4oh8ow12kh3kw1");
   EXPECT_EQ(j["algo"], "direct");
+  // A direct loop nest on a 1x1 layer: dnn's pointwise entry.
+  r.shape = "N=1,C=16,H=8,W=8,KO=8,R=1,S=1,P=0";
+  EXPECT_EQ(nlohmann::json::parse(ta::dnn_conv_line(r))["algo"], "pointwise");
   r.op = "gemm";
   EXPECT_EQ(ta::dnn_conv_line(r), "");
 }

@@ -1,10 +1,12 @@
 // The schedule space: knobs from the spec, enumeration, validity rules, mapping.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
 #include "taihu/arch/error.hpp"
+#include "taihu/arch/isa.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/autotune/parser.hpp"
 #include "taihu/autotune/space.hpp"
@@ -41,7 +43,7 @@ TEST(AutotuneSpace, AlgorithmKnobAndDimValues) {
   for (const auto& k : s.knobs())
     if (k.name() == "tile ow") ow = &k;
   ASSERT_NE(ow, nullptr);
-  EXPECT_EQ(ow->labels.back(), "12");  // "OW" resolved to the bound extent
+  EXPECT_EQ(ow->labels[3], "12");  // "OW" resolved to the bound extent (then the ISA's vectors)
 }
 
 TEST(AutotuneSpace, ValidityRules) {
@@ -163,6 +165,26 @@ TEST(AutotuneSpace, RfactorRules) {
   EXPECT_TRUE(bad("rfactor s : 1, 8").empty());
 }
 
+// The vectorized loop's vectorize and tile knobs offer 1-4 vectors of the dispatch ISA
+// (16, 32, 48, 64 lanes on AVX-512) on top of the spec's values, within the loop.
+TEST(AutotuneSpace, VectorKnobsOfferTheDispatchIsaWidth) {
+  const int L = ta::vector_lanes();
+  EXPECT_EQ(L, taihu::arch::active_isa() == taihu::arch::Isa::avx512 ? 16 : taihu::arch::active_isa() == taihu::arch::Isa::avx2 ? 8 : 4);
+  ta::Problem g = load("gemm", "M=512,N=512,K=512");
+  ta::Space gs(g);
+  for (const auto& k : gs.knobs()) {
+    if ((k.kind != "vectorize" && k.kind != "tile") || k.target != "n") continue;
+    for (int n = L; n <= 4 * L; n += L) EXPECT_NE(std::find(k.ints.begin(), k.ints.end(), n), k.ints.end()) << k.name() << " lacks " << n;
+  }
+  // not beyond the loop: softmax with 24 columns offers no 32-lane vector
+  ta::Problem sm = load("softmax", "ROWS=8,COLS=24");
+  ta::Space ss(sm);
+  for (const auto& k : ss.knobs()) {
+    if (k.kind != "vectorize") continue;
+    for (auto n : k.ints) EXPECT_LE(n, 24);  // (the spec lists 8 and 16)
+  }
+}
+
 TEST(AutotuneSpace, TemplatesAreValidDistinctAndStructured) {
   // contraction: a register tile (vector lanes x unrolled rows, reductions outside)
   ta::Problem g = load("gemm", "M=512,N=512,K=512");
@@ -176,8 +198,12 @@ TEST(AutotuneSpace, TemplatesAreValidDistinctAndStructured) {
   ASSERT_EQ(s.vectorize.count("n"), 1u);
   ASSERT_EQ(s.unroll.count("m"), 1u);
   const int lanes = s.vectorize.at("n"), rows = s.unroll.at("m");
-  EXPECT_GE((lanes + 7) / 8 * rows, 8);  // 8..12 vector accumulators
-  EXPECT_LE((lanes + 7) / 8 * rows, 12);
+  // whole vectors of the dispatch ISA; 8..12 accumulators of AVX2's 16 registers,
+  // 16..24 of AVX-512's 32
+  const int L = ta::vector_lanes(), regs = lanes / L * rows;
+  EXPECT_EQ(lanes % L, 0) << lanes;
+  EXPECT_GE(regs, ta::vector_registers() / 2);
+  EXPECT_LE(regs, ta::vector_registers() * 3 / 4);
   EXPECT_EQ(s.tile.at("n"), lanes);
   EXPECT_EQ(s.tile.at("m"), rows);
   EXPECT_EQ(s.order, (std::vector<std::string>{"k", "m", "n"}));

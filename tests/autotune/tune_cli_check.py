@@ -12,7 +12,13 @@
   emit_full    `emit` under a 1 KiB file-size limit: exit 2, the OS's reason, no
                *.tmp.PID left (SIGXFSZ ignored, so the write fails with EFBIG).
   budget       --budget 0s / nan / -5m / inf: rejected naming the flag and value.
+  reproduce    a short tuning run of gemm 256^3 on 2 threads, then `best` (which reports
+               the confirmed median with its IQR and range) and `time` (a fresh process
+               rebuilding that record and re-timing it, median of 12 rounds): the two
+               agree within 10%. Re-timed up to 3 times; the closest ratio counts (the
+               host's other load moves single runs).
 """
+import re
 import os
 import resource
 import signal
@@ -108,6 +114,29 @@ def case_budget(tune, dsl, tmp):
     for bad in ["0s", "nan", "-5m", "inf", "0"]:
         rc, out, err = run([tune, "run", os.path.join(dsl, "gemm.tdsl"), "--shape", "M=8,N=8,K=8", "--budget", bad])
         expect(rc == 2 and f"--budget: '{bad}' must be a positive, finite duration" in err, f"--budget {bad}: exit {rc}", err)
+
+
+def case_reproduce(tune, dsl, tmp):
+    log = os.path.join(tmp, "r.jsonl")
+    gemm = os.path.join(dsl, "gemm.tdsl")
+    shape = ["--shape", "M=256,N=256,K=256", "--threads", "2"]
+    rc, out, err = run([tune, "run", gemm] + shape + ["--budget", "12s", "--log", log])
+    expect(rc == 0 and "best " in out, f"run: exit {rc}", out + err)
+    rc, out, err = run([tune, "best", log])
+    m = re.search(r"halide ([0-9.]+) ms .*\(median of (\d+) rounds, IQR ([0-9.]+)%, ([0-9.]+)-([0-9.]+) ms\)", out)
+    expect(rc == 0 and m, f"best: exit {rc}, no confirmed median with its spread", out + err)
+    best_ms = float(m.group(1))
+    expect(float(m.group(4)) <= best_ms <= float(m.group(5)), "best: the median lies outside its range", out)
+    ratios = []
+    for _ in range(3):
+        rc, out, err = run([tune, "time", gemm] + shape + ["--log", log])
+        t = re.search(r"fresh +([0-9.]+) ms \(median of \d+ rounds", out)
+        expect(rc == 0 and t, f"time: exit {rc}", out + err)
+        ratios.append(float(t.group(1)) / best_ms)
+        if abs(ratios[-1] - 1) <= 0.10:
+            break
+    print(f"best {best_ms:.4f} ms; fresh-process / best: " + ", ".join(f"{r:.3f}" for r in ratios))
+    expect(min(abs(r - 1) for r in ratios) <= 0.10, "the fresh process does not reproduce best's time within 10%", out)
 
 
 def main():

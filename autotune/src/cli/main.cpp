@@ -5,10 +5,14 @@
 //   taihu-tune show SPEC [--shape ...]        the operator, its loops and its space
 //   taihu-tune show LOG.jsonl                 every record, one line each
 //   taihu-tune best LOG.jsonl [--out FILE] [--dnn-records FILE]
+//   taihu-tune time SPEC --shape ... --log LOG [--rounds 12] [--threads N]
+//       (re-times the record `best` reports for that key in this fresh process, with
+//        bench_autotune's statistic, and prints both figures)
 //   taihu-tune emit SPEC --shape ... --format=cpp|halide-aot [--log LOG] [--out PATH]
 //       [--name FUNCTION]   (the best logged schedule of that key, else the default point)
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -21,9 +25,12 @@
 #include "taihu/arch/environment.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/isa.hpp"
+#include "taihu/arch/log.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/autotune/backend.hpp"
 #include "taihu/autotune/cpp_emitter.hpp"
+#include "taihu/autotune/interpreter.hpp"
+#include "taihu/autotune/measure.hpp"
 #include "taihu/autotune/parser.hpp"
 #include "taihu/autotune/records.hpp"
 #include "taihu/autotune/tuner.hpp"
@@ -51,6 +58,7 @@ const char* kUsage =
     "                 [--no-cost-model] [--threads N] [--param name=value,...]\n"
     "  taihu-tune show SPEC [--shape ...] | show LOG.jsonl\n"
     "  taihu-tune best LOG.jsonl [--out FILE] [--dnn-records FILE]\n"
+    "  taihu-tune time SPEC --shape ... --log LOG [--rounds 12] [--threads N] [--param ...]\n"
     "  taihu-tune emit SPEC --shape ... --format=cpp|halide-aot [--log LOG] [--out PATH] [--name FN]\n";
 
 Args parse_args(int argc, char** argv) {
@@ -60,7 +68,7 @@ Args parse_args(int argc, char** argv) {
   static const std::map<std::string, bool> takes_value = {
       {"shape", true}, {"budget", true}, {"trials", true}, {"seed", true}, {"log", true}, {"backend", true},
       {"strategy", true}, {"no-cost-model", false}, {"threads", true}, {"param", true}, {"out", true},
-      {"dnn-records", true}, {"format", true}, {"name", true}, {"batch", true}};
+      {"dnn-records", true}, {"format", true}, {"name", true}, {"batch", true}, {"rounds", true}};
   for (int i = 2; i < argc; ++i) {
     std::string s = argv[i];
     if (s.rfind("--", 0) != 0) {
@@ -142,6 +150,19 @@ std::string ms(double s) {
   char buf[32];
   if (s <= 0 || !std::isfinite(s)) return "-";
   std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  return buf;
+}
+
+// What a record's time is, with its spread: "(median of 12 rounds, IQR 3.1%, 0.85-1.02
+// ms)" for a confirmed record, "(median of 50 calls in one search block, ...)" else.
+std::string statistic(const ta::Record& r) {
+  char buf[160];
+  const bool confirmed = r.stat == "confirmed";
+  int n = std::snprintf(buf, sizeof buf, "(median of %d %s, IQR %.1f%%", r.repeats, confirmed ? "rounds" : "calls in one search block",
+                        100 * r.spread);
+  if (r.min_s > 0 && r.max_s > 0 && n > 0 && static_cast<std::size_t>(n) < sizeof buf)
+    n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), ", %.3f-%.3f ms", r.min_s * 1e3, r.max_s * 1e3);
+  if (n > 0 && static_cast<std::size_t>(n) < sizeof buf) std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), ")");
   return buf;
 }
 
@@ -239,8 +260,8 @@ void show_log(const std::string& path) {
   for (const auto& r : all) {
     std::string sched;
     for (const auto& [k, v] : r.schedule) sched += (sched.empty() ? "" : " ") + k + "=" + v;
-    std::printf("%-5d %-14s %-22s %-6s %dT %-6s %-10s %7.1f GF/s  %s%s\n", r.trial, r.op.c_str(), r.shape.c_str(), r.isa.c_str(), r.threads,
-                r.backend.c_str(), r.ok ? ms(r.median_s).c_str() : "FAILED", r.gflops, sched.c_str(),
+    std::printf("%-5d %-14s %-22s %-6s %dT %-6s %-10s %7.1f GF/s %-9s %s%s\n", r.trial, r.op.c_str(), r.shape.c_str(), r.isa.c_str(), r.threads,
+                r.backend.c_str(), r.ok ? ms(r.median_s).c_str() : "FAILED", r.gflops, r.stat.c_str(), sched.c_str(),
                 r.ok ? "" : ("  (" + r.error.substr(0, 80) + ")").c_str());
   }
 }
@@ -254,8 +275,8 @@ int cmd_best(const Args& a) {
   for (const auto& r : best) {
     std::string sched;
     for (const auto& [k, v] : r.schedule) sched += (sched.empty() ? "" : " ") + k + "=" + v;
-    std::printf("%-14s %-26s %-6s %dT %-6s %s  %.1f GFLOP/s  %s\n", r.op.c_str(), r.shape.c_str(), r.isa.c_str(), r.threads, r.backend.c_str(),
-                ms(r.median_s).c_str(), r.gflops, sched.c_str());
+    std::printf("%-14s %-26s %-6s %dT %-6s %s  %.1f GFLOP/s  %s  %s\n", r.op.c_str(), r.shape.c_str(), r.isa.c_str(), r.threads,
+                r.backend.c_str(), ms(r.median_s).c_str(), r.gflops, statistic(r).c_str(), sched.c_str());
     lines.push_back(ta::to_json_line(r));
     if (auto l = ta::dnn_conv_line(r); !l.empty()) dnn.push_back(l);
   }
@@ -267,6 +288,62 @@ int cmd_best(const Args& a) {
   return 0;
 }
 
+// The record `best` reports for this problem's key in LOG, of any backend (the schedule
+// means the same to both; the one of `prefer_backend` first), or false.
+bool best_logged(const ta::Problem& p, const ta::TuneOptions& o, const std::string& log, ta::Record* out) {
+  const ta::Record key = ta::record_for(p, o);
+  const ta::Record* chosen = nullptr;
+  const auto best = ta::best_records(ta::load_log(log));
+  for (const auto& r : best) {
+    if (r.op != key.op || r.spec_hash != key.spec_hash || r.shape != key.shape || r.isa != key.isa || r.threads != key.threads) continue;
+    if (!chosen || (r.backend == o.backend) > (chosen->backend == o.backend) ||
+        ((r.backend == o.backend) == (chosen->backend == o.backend) && r.median_s < chosen->median_s))
+      chosen = &r;
+  }
+  if (chosen) *out = *chosen;
+  return chosen != nullptr;
+}
+
+// Re-times the best logged schedule of SPEC/--shape in this (fresh) process: built from
+// the record, checked against the interpreter, then timed like bench_autotune's final
+// comparison (blocks of ~0.06 s after a 0.1 s pause and 20 ms of untimed calls; the
+// median of the round medians).
+int cmd_time(const Args& a) {
+  ta::Problem p = load_problem(a);
+  ta::Space space(p);
+  ta::TuneOptions o = options_from(a);
+  if (!a.has("log")) throw Error("time: --log LOG is required (the record to re-time)");
+  ta::Record rec;
+  if (!best_logged(p, o, a.get("log"), &rec))
+    throw Error("time: '" + a.get("log") + "' has no successful record of " + p.spec().name + " " + p.shape_key() + " (" +
+                taihu::arch::isa_name(taihu::arch::active_isa()) + ", " + std::to_string(o.threads) + " threads)");
+  o.backend = rec.backend;
+  const int rounds = static_cast<int>(parse_int("rounds", a.get("rounds", "12"), 1));
+  const ta::Point pt = space.from_map(rec.schedule);
+  auto kernel = ta::build_checked(p, space.schedule(pt), o);
+  auto in = ta::random_inputs(p, 99);
+  std::vector<const float*> ptrs;
+  for (const auto& n : p.inputs()) ptrs.push_back(in[n].data());
+  std::vector<float> out(static_cast<std::size_t>(p.tensor(p.output()).size()));
+  ta::MeasureOptions mo;
+  mo.target_seconds = 0.06;
+  mo.min_repeats = 5;
+  mo.pause_s = 0.1;
+  mo.warmup = 3;
+  mo.warmup_s = 0.02;
+  const auto r = ta::interleaved_rounds({[&] { kernel->run(ptrs, out.data()); }}, mo, rounds, rounds).front();
+  for (std::size_t i = 0; i < r.size(); ++i)
+    taihu::arch::log_verbose("taihu-tune: round %zu: median %.4f ms (calls %.4f-%.4f, %d calls), %.2f cores used, %ld preemptions\n", i,
+                             r[i].median_s * 1e3, r[i].min_s * 1e3, r[i].max_s * 1e3, r[i].repeats, r[i].cores_used, r[i].preemptions);
+  const ta::RoundSummary sum = ta::summarize_rounds(r);
+  const double med = sum.median_s;
+  std::printf("logged %s %s\n", ms(rec.median_s).c_str(), statistic(rec).c_str());
+  std::printf("fresh  %s (median of %d rounds, IQR %.1f%%, %.3f-%.3f ms; %d contended rounds left out)\n", ms(med).c_str(), sum.rounds,
+              100 * sum.spread, sum.min_s * 1e3, sum.max_s * 1e3, sum.contended);
+  std::printf("fresh / logged %.3f\n", med / rec.median_s);
+  return 0;
+}
+
 int cmd_emit(const Args& a) {
   ta::Problem p = load_problem(a);
   ta::Space space(p);
@@ -275,20 +352,10 @@ int cmd_emit(const Args& a) {
   if (format != "cpp" && format != "halide-aot") throw Error("emit: --format must be cpp or halide-aot");
   ta::Point pt = space.default_point();
   std::string from = "the default point";
-  if (a.has("log")) {
-    ta::Record key = ta::record_for(p, o);
-    const ta::Record* chosen = nullptr;
-    auto all = ta::load_log(a.get("log"));
-    auto best = ta::best_records(all);
-    for (const auto& r : best) {  // any backend: the schedule means the same to both
-      if (r.op == key.op && r.spec_hash == key.spec_hash && r.shape == key.shape && r.isa == key.isa && r.threads == key.threads &&
-          (!chosen || r.median_s < chosen->median_s))
-        chosen = &r;
-    }
-    if (chosen) {
-      pt = space.from_map(chosen->schedule);
-      from = "the best logged schedule (" + ms(chosen->median_s) + ", " + chosen->backend + ")";
-    }
+  ta::Record chosen;
+  if (a.has("log") && best_logged(p, o, a.get("log"), &chosen)) {
+    pt = space.from_map(chosen.schedule);
+    from = "the best logged schedule (" + ms(chosen.median_s) + ", " + chosen.backend + ")";
   }
   const std::string why = space.why_invalid(pt);
   if (!why.empty()) throw Error("emit: schedule is invalid: " + why);
@@ -326,6 +393,7 @@ int main(int argc, char** argv) {
     }
     if (a.command == "best") return cmd_best(a);
     if (a.command == "emit") return cmd_emit(a);
+    if (a.command == "time") return cmd_time(a);
     if (a.command == "--help" || a.command == "-h" || a.command == "help") {
       std::printf("%s", kUsage);
       return 0;

@@ -27,28 +27,20 @@ class CppKernel final : public Kernel {
   void (*fn_)(const float* const*, float*);
 };
 
-std::string march_flag() {
-  switch (arch::active_isa()) {
-    case arch::Isa::generic: return "-march=x86-64";
-    case arch::Isa::avx2: return "-march=haswell -mtune=native";
-    default: return "-march=native";
-  }
-}
-
 }  // namespace
 
 std::unique_ptr<Kernel> make_cpp_kernel(const Problem& p, const Schedule& s, int threads, const std::string& workdir) {
   const std::string fn = "taihu_tuned";
   const std::string src = emit_cpp(p, s, fn, threads);
   std::filesystem::create_directories(workdir);
-  const std::string base = workdir + "/k" + spec_hash(src + march_flag()) + "_" + std::to_string(::getpid());
+  const std::string base = workdir + "/k" + spec_hash(src + cpp_march_flags()) + "_" + std::to_string(::getpid());
   {
     std::ofstream out(base + ".cpp");
     if (!out) throw Error("cannot write '" + base + ".cpp'");
     out << src;
   }
   const char* cxx = std::getenv("CXX");
-  const std::string cmd = std::string(cxx && *cxx ? cxx : "g++") + " -std=c++17 -O3 " + march_flag() +
+  const std::string cmd = std::string(cxx && *cxx ? cxx : "g++") + " -std=c++17 -O3 " + cpp_march_flags() +
                           " -fopenmp -fPIC -shared -o " + base + ".so " + base + ".cpp 2> " + base + ".log";
   arch::log_verbose("taihu-tune: %s\n", cmd.c_str());
   if (std::system(cmd.c_str()) != 0) {

@@ -7,9 +7,22 @@
 #include <thread>
 #include <vector>
 
+#include <sys/resource.h>
+#include <time.h>
+
 #include "taihu/arch/timer.hpp"
 
 namespace taihu::autotune {
+namespace {
+double process_cpu_seconds() {
+  timespec t{};
+  return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) == 0 ? static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec) : 0;
+}
+long involuntary_switches() {
+  rusage u{};
+  return getrusage(RUSAGE_SELF, &u) == 0 ? u.ru_nivcsw : 0;
+}
+}  // namespace
 
 Measurement measure(const std::function<void()>& run, const MeasureOptions& opt) {
   if (opt.pause_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(opt.pause_s));
@@ -24,18 +37,26 @@ Measurement measure(const std::function<void()>& run, const MeasureOptions& opt)
   if (first > 0) repeats = static_cast<int>(std::clamp(opt.target_seconds / first, double(opt.min_repeats), double(opt.max_repeats)));
   std::vector<double> t;
   t.reserve(static_cast<std::size_t>(repeats));
+  const long switches = involuntary_switches();
+  const double cpu0 = process_cpu_seconds();
+  arch::Stopwatch block;
   for (int i = 0; i < repeats; ++i) {
     arch::Stopwatch w;
     run();
     t.push_back(w.seconds());
   }
+  const double block_s = block.seconds(), cpu_s = process_cpu_seconds() - cpu0;
+  const long preemptions = involuntary_switches() - switches;
   std::sort(t.begin(), t.end());
   auto pct = [&](double q) { return t[static_cast<std::size_t>(std::lround(q * static_cast<double>(t.size() - 1)))]; };
   Measurement m;
   m.median_s = pct(0.5);
   m.min_s = t.front();
+  m.max_s = t.back();
   m.spread = m.median_s > 0 ? (pct(0.75) - pct(0.25)) / m.median_s : 0;
   m.repeats = repeats;
+  m.preemptions = preemptions;
+  m.cores_used = block_s > 0 ? cpu_s / block_s : 0;
   return m;
 }
 
@@ -46,17 +67,58 @@ double median_of(std::vector<double> v) {
   return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
+double relative_iqr(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  auto pct = [&](double q) { return v[static_cast<std::size_t>(std::lround(q * static_cast<double>(v.size() - 1)))]; };
+  const double med = median_of(v);
+  return med > 0 ? (pct(0.75) - pct(0.25)) / med : 0;
+}
+
 std::vector<std::vector<double>> interleaved_round_medians(const std::vector<std::function<void()>>& runs,
                                                            const MeasureOptions& opt, int min_rounds, int max_rounds,
                                                            const std::function<bool()>& more) {
+  std::vector<std::vector<double>> medians;
+  for (const auto& r : interleaved_rounds(runs, opt, min_rounds, max_rounds, more)) {
+    medians.emplace_back();
+    for (const auto& m : r) medians.back().push_back(m.median_s);
+  }
+  return medians;
+}
+
+std::vector<std::vector<Measurement>> interleaved_rounds(const std::vector<std::function<void()>>& runs, const MeasureOptions& opt,
+                                                         int min_rounds, int max_rounds, const std::function<bool()>& more) {
   const std::size_t n = runs.size();
-  std::vector<std::vector<double>> rounds(n);
+  std::vector<std::vector<Measurement>> rounds(n);
   for (int round = 0; round < max_rounds && (round < min_rounds || (more && more())); ++round)
     for (std::size_t j = 0; j < n; ++j) {
       const std::size_t i = (j + static_cast<std::size_t>(round)) % n;
-      rounds[i].push_back(measure(runs[i], opt).median_s);
+      rounds[i].push_back(measure(runs[i], opt));
     }
   return rounds;
+}
+
+RoundSummary summarize_rounds(const std::vector<Measurement>& rounds) {
+  RoundSummary s;
+  if (rounds.empty()) {
+    s.median_s = std::nan("");
+    return s;
+  }
+  double top = 0;
+  for (const auto& m : rounds) top = std::max(top, m.cores_used);
+  for (const auto& m : rounds)
+    if (m.cores_used >= 0.8 * top) s.medians.push_back(m.median_s);
+  if (s.medians.size() < 3 || 3 * s.medians.size() < rounds.size()) {
+    s.medians.clear();
+    for (const auto& m : rounds) s.medians.push_back(m.median_s);
+  }
+  s.rounds = static_cast<int>(s.medians.size());
+  s.contended = static_cast<int>(rounds.size()) - s.rounds;
+  s.median_s = median_of(s.medians);
+  s.spread = relative_iqr(s.medians);
+  s.min_s = *std::min_element(s.medians.begin(), s.medians.end());
+  s.max_s = *std::max_element(s.medians.begin(), s.medians.end());
+  return s;
 }
 
 }  // namespace taihu::autotune

@@ -40,7 +40,10 @@ std::string to_json_line(const Record& r) {
   if (!r.ok) j["error"] = r.error;
   j["median_s"] = r.median_s;
   j["spread"] = r.spread;
+  if (r.min_s > 0) j["min_s"] = r.min_s;
+  if (r.max_s > 0) j["max_s"] = r.max_s;
   j["repeats"] = r.repeats;
+  j["stat"] = r.stat;
   if (r.predicted_s >= 0) j["predicted_s"] = r.predicted_s;
   j["gflops"] = r.gflops;
   j["seed"] = r.seed;
@@ -73,7 +76,11 @@ Record from_json_line(const std::string& line, const std::string& where) {
     r.error = j.value("error", "");
     r.median_s = j.at("median_s").get<double>();
     r.spread = j.value("spread", 0.0);
+    r.min_s = j.value("min_s", 0.0);
+    r.max_s = j.value("max_s", 0.0);
     r.repeats = j.value("repeats", 0);
+    r.stat = j.value("stat", "search");
+    if (r.stat != "search" && r.stat != "confirmed") throw Error(where + ": unknown stat '" + r.stat + "' (search or confirmed)");
     r.predicted_s = j.value("predicted_s", -1.0);
     r.gflops = j.value("gflops", 0.0);
     r.seed = j.value("seed", std::uint64_t{0});
@@ -186,9 +193,11 @@ std::vector<Record> best_records(const std::vector<Record>& all) {
     if (it == at.end()) {
       at[r.key()] = best.size();
       best.push_back(r);
-    } else if (r.median_s < best[it->second].median_s) {
-      best[it->second] = r;
+      continue;
     }
+    Record& b = best[it->second];
+    const bool confirmed = r.stat == "confirmed";
+    if (confirmed || (b.stat != "confirmed" && r.median_s < b.median_s)) b = r;  // the last confirmation wins
   }
   return best;
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "taihu/arch/error.hpp"
+#include "taihu/arch/isa.hpp"
 
 namespace taihu::autotune {
 
@@ -29,6 +30,16 @@ bool is_loop_var_anywhere(const Problem& p, const std::string& v) {
   return false;
 }
 }  // namespace
+
+int vector_lanes() {
+  switch (arch::active_isa()) {
+    case arch::Isa::avx512: return 16;
+    case arch::Isa::avx2: return 8;
+    default: return 4;
+  }
+}
+
+int vector_registers() { return arch::active_isa() == arch::Isa::avx512 ? 32 : 16; }
 
 Space::Space(const Problem& p) : p_(p) {
   const Spec& s = p.spec();
@@ -127,6 +138,23 @@ Space::Space(const Problem& p) : p_(p) {
       k.ints.push_back(n);
     }
     knobs_.push_back(k);
+  }
+  // 1-4 whole vectors of the dispatch ISA for each vectorized loop (its vectorize knob
+  // and its tile knob), where the loop has that many elements: a spec written with
+  // AVX2's 8 lanes in mind still offers AVX-512's 16, 32, 48 and 64.
+  const int lanes = vector_lanes();
+  for (const auto& vk : std::vector<Knob>(knobs_)) {
+    if (vk.kind != "vectorize") continue;
+    std::int64_t extent = 0;
+    for (int a = 0; a < p.algorithm_count(); ++a) extent = std::max(extent, main_stmt(p, a).extent(vk.target));
+    for (auto& k : knobs_) {
+      if ((k.kind != "vectorize" && k.kind != "tile") || k.target != vk.target) continue;
+      for (std::int64_t n = lanes; n <= 4 * lanes && n <= extent; n += lanes)
+        if (std::find(k.ints.begin(), k.ints.end(), n) == k.ints.end()) {
+          k.ints.push_back(n);
+          k.labels.push_back(std::to_string(n));
+        }
+    }
   }
 }
 

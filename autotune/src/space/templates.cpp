@@ -3,9 +3,9 @@
 // A few schedules a performance engineer would try first, derived from the operator
 // and snapped to the values the spec's space offers:
 //   contraction (the output is reduced over large loops, e.g. gemm, conv2d): a register
-//     tile -- the unit-stride output loop vectorized (8..32 lanes), one more output loop
-//     unrolled (3..8 rows), the reductions outside both so the accumulator tile stays
-//     in registers -- inside cache blocks, the parallel loop over blocks, inputs read
+//     tile -- the unit-stride output loop vectorized in whole vectors of the dispatch
+//     ISA, one more output loop unrolled (3..8 rows), 8..12 AVX2 or 16..24 AVX-512
+//     accumulators, the reductions outside both so the accumulator tile stays in registers -- inside cache blocks, the parallel loop over blocks, inputs read
 //     directly or staged per block;
 //   window (the output is reduced over small loops, e.g. depthwise conv): the unit-stride
 //     loop vectorized, the window unrolled inside it, inputs staged (no boundary tests);
@@ -14,7 +14,7 @@
 //   stencil (time steps): slabs of 1/2 and 1/4 of the planes, then 3-D tiles (~8
 //     planes x 32 rows x the whole unit-stride loop, 16 lanes), then Mullapudi2016's
 //     16-plane slabs in 8 lanes, parallel over planes, steps fused per tile first;
-//   elementwise: the unit-stride loop vectorized, the outer loop parallel;
+//   elementwise: the unit-stride loop vectorized (1 or 2 vectors), the outer loop parallel;
 //     with temps (softmax), first with every temp computed per tile of rows and its
 //     reduction split into 16 vector lanes (rfactor);
 //   winograd (first: it does the fewest flops): F(4x4) and F(2x2) with GEMM register
@@ -203,12 +203,15 @@ std::vector<Point> Space::templates() const {
 
     if (!big_red.empty() && b.pure.size() >= 2) {
       // Register tile: `rows` of one more output loop x `lanes` of the vectorized one,
-      // 8..12 AVX2 vector accumulators, the most first.
+      // 8..12 vector accumulators of 16 registers (AVX2), 12..24 of AVX-512's 32 (BLIS's
+      // skx kernel holds 32 x 12 floats), the most first, then ~2 vectors wide.
       struct Shape {
         std::string row;
         std::int64_t lanes, rows;
       };
       std::vector<Shape> shapes;
+      const std::int64_t L = vector_lanes();
+      const std::int64_t max_regs = vector_registers() * 3 / 4, min_regs = max_regs * 2 / 3;  // 16..24 or 8..12
       {
         Builder probe(knobs_, base);
         const int vi = probe.find("vectorize", vec.name);
@@ -217,16 +220,17 @@ std::vector<Point> Space::templates() const {
           if (ui < 0 || probe.find("tile", it->name) < 0 || it->extent < 2) continue;
           for (std::int64_t lanes : knobs_[static_cast<std::size_t>(vi)].ints)
             for (std::int64_t rows : knobs_[static_cast<std::size_t>(ui)].ints) {
-              const std::int64_t regs = (lanes + 7) / 8 * rows;
-              if (regs >= 8 && regs <= 12 && rows <= it->extent) shapes.push_back({it->name, lanes, rows});
+              if (lanes % L != 0) continue;  // whole vectors only
+              const std::int64_t regs = lanes / L * rows;
+              if (regs >= min_regs && regs <= max_regs && rows <= it->extent) shapes.push_back({it->name, lanes, rows});
             }
         }
         if (vi >= 0 && shapes.empty())
           for (std::int64_t lanes : knobs_[static_cast<std::size_t>(vi)].ints) shapes.push_back({"", lanes, 1});
-        std::stable_sort(shapes.begin(), shapes.end(), [](const Shape& x, const Shape& y) {
-          const std::int64_t rx = (x.lanes + 7) / 8 * x.rows, ry = (y.lanes + 7) / 8 * y.rows;
+        std::stable_sort(shapes.begin(), shapes.end(), [&](const Shape& x, const Shape& y) {
+          const std::int64_t rx = (x.lanes + L - 1) / L * x.rows, ry = (y.lanes + L - 1) / L * y.rows;
           if (rx != ry) return rx > ry;
-          return std::abs(x.lanes - 16) < std::abs(y.lanes - 16);
+          return std::abs(x.lanes - 2 * L) < std::abs(y.lanes - 2 * L);
         });
       }
       // Parallel over blocks of the vectorized loop first (each thread packs its own
@@ -294,7 +298,7 @@ std::vector<Point> Space::templates() const {
       // loaded once serves up to R output rows) over a whole plane per block.
       if (!window.empty())
         for (int rows : {4, 1})
-        for (int lanes : {8, 16})
+        for (int lanes : {vector_lanes(), 2 * vector_lanes()})
           for (const std::string& par : par_choices.empty() ? std::vector<std::string>{""} : par_choices) {
             Builder t(knobs_, base);
             if (!t.set_near("vectorize", vec.name, lanes, [&](std::int64_t w) { return w == lanes; })) continue;
@@ -345,7 +349,7 @@ std::vector<Point> Space::templates() const {
             for (const auto& in : stage_choices(true)) t.set_label("layout", in, "staged");
             keep(t.point());
           }
-      for (int lanes : {8, 16}) {
+      for (int lanes : {vector_lanes(), 2 * vector_lanes()}) {
         for (double rows : {4.0, 1.0, 1e9}) {
           for (const std::string& par : par_choices.empty() ? std::vector<std::string>{""} : par_choices) {
             Builder t(knobs_, base);

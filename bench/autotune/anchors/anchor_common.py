@@ -103,24 +103,39 @@ def block_median(run, pause_s=0.1, warmup=3, warmup_s=0.02, target_s=0.06, min_r
         i += 1
     reps = min_rep if first <= 0 else int(min(max(target_s / first, min_rep), max_rep))
     t = []
+    cpu0, wall0 = time.process_time(), time.perf_counter()
     for _ in range(reps):
         w = time.perf_counter()
         run()
         t.append(time.perf_counter() - w)
+    cores_used = (time.process_time() - cpu0) / max(time.perf_counter() - wall0, 1e-12)
     t.sort()
-    return t[int(round(0.5 * (len(t) - 1)))]
+    return t[int(round(0.5 * (len(t) - 1)))], cores_used
+
+
+def summarize_rounds(rounds):
+    """rounds: [(block median, cores used)]. The median of the block medians, leaving out
+    the rounds another process held a core in (cores used below 80% of the contender's
+    highest round), unless fewer than 3 (or a third) would be left: as
+    ta::summarize_rounds does for taihu's contenders."""
+    top = max(c for _, c in rounds)
+    clean = [m for m, c in rounds if c >= 0.8 * top]
+    if len(clean) < 3 or 3 * len(clean) < len(rounds):
+        clean = [m for m, _ in rounds]
+    return statistics.median(clean)
 
 
 def interleaved_scores(runs, rounds=12):
     """runs: {name: callable}. Round r starts at contender r (mod n), as
-    ta::interleaved_round_medians does; returns {name: median of its block medians (s)}."""
+    ta::interleaved_rounds does; returns {name: median of its uncontended block medians
+    (s)} (summarize_rounds)."""
     names = list(runs)
     meds = {n: [] for n in names}
     for r in range(rounds):
         for j in range(len(names)):
             n = names[(j + r) % len(names)]
             meds[n].append(block_median(runs[n]))
-    return {n: statistics.median(v) for n, v in meds.items()}
+    return {n: summarize_rounds(v) for n, v in meds.items()}
 
 
 # ---- the specs' math in numpy (row-major, as the DSL declares the tensors) ----------

@@ -13,6 +13,11 @@
 
 namespace taihu::autotune {
 
+// The compiler flags that vectorize for the dispatch ISA (arch::active_isa): on
+// AVX-512 "-march=native -mprefer-vector-width=512", on AVX2 "-march=haswell ...", on
+// generic "-march=x86-64". The C++ backend compiles with them; the emitted file names them.
+std::string cpp_march_flags();
+
 // threads > 0 fixes the OpenMP team size in the code (num_threads clause).
 std::string emit_cpp(const Problem& p, const Schedule& s, const std::string& function, int threads = 0);
 

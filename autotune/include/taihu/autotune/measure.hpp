@@ -21,8 +21,17 @@ struct MeasureOptions {
 struct Measurement {
   double median_s = 0;
   double min_s = 0;
+  double max_s = 0;
   double spread = 0;  // (75th - 25th percentile) / median
   int repeats = 0;
+  // Involuntary context switches of this process's threads during the timed calls:
+  // another process took a core from the kernel (on a 2-core machine a 2-thread kernel
+  // then waits for its descheduled thread: its time doubles).
+  long preemptions = 0;
+  // This process's CPU time over the wall time of the timed calls: the cores its threads
+  // really ran on (~2 for a 2-thread kernel alone on 2 cores; ~1 when another process
+  // holds one of them).
+  double cores_used = 0;
 };
 
 Measurement measure(const std::function<void()>& run, const MeasureOptions& opt = {});
@@ -31,6 +40,8 @@ Measurement measure(const std::function<void()>& run, const MeasureOptions& opt 
 // How interleaved rounds are summarized, by the tuner's confirmation and by
 // bench_autotune's final comparison alike.
 double median_of(std::vector<double> v);
+// (75th - 25th percentile) / median of `v` (nearest-rank percentiles; 0 when empty).
+double relative_iqr(std::vector<double> v);
 
 // Times every one of `runs` once per round with measure(), in at least `min_rounds` and
 // at most `max_rounds` rounds (more while `more` says so); round r starts at run r
@@ -40,5 +51,25 @@ double median_of(std::vector<double> v);
 std::vector<std::vector<double>> interleaved_round_medians(const std::vector<std::function<void()>>& runs,
                                                            const MeasureOptions& opt, int min_rounds, int max_rounds,
                                                            const std::function<bool()>& more = {});
+
+// interleaved_round_medians' rounds, each round's whole Measurement.
+std::vector<std::vector<Measurement>> interleaved_rounds(const std::vector<std::function<void()>>& runs, const MeasureOptions& opt,
+                                                         int min_rounds, int max_rounds, const std::function<bool()>& more = {});
+
+// One contender's rounds summarised the way the tuner's confirmation, `taihu-tune time`
+// and bench_autotune's final comparison report them: the median of the round medians,
+// its spread (IQR / median, lowest and highest round), leaving out the rounds during
+// which another process held a core the kernel's threads wanted. Such a round is one
+// whose cores_used is below 80% of the highest of the contender's rounds (a 2-thread
+// kernel sharing a core with another process runs at ~half its speed: on this VM
+// round medians of one gemm read 0.75 and 1.5 ms within seconds). When fewer than 3
+// rounds (or fewer than a third) are left, every round counts.
+struct RoundSummary {
+  double median_s = 0, spread = 0, min_s = 0, max_s = 0;
+  int rounds = 0;     // rounds counted
+  int contended = 0;  // rounds left out
+  std::vector<double> medians;  // the counted rounds' medians
+};
+RoundSummary summarize_rounds(const std::vector<Measurement>& rounds);
 
 }  // namespace taihu::autotune

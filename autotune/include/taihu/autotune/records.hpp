@@ -1,8 +1,11 @@
 // The tuning log: JSON lines, one measurement per line, versioned ("format":
 // "taihu-tune/1"). A line carries its key (operator, spec hash, shape, ISA, threads,
-// backend), the schedule (knob -> value), median and spread, the seed and trial, and
-// the tool versions. Lines are appended as trials finish, so an interrupted run
-// loses nothing and a later run with the same --log resumes from it.
+// backend), the schedule (knob -> value), its statistic (median) with its spread
+// (interquartile range / median, and the lowest and highest sample), which statistic
+// it is ("stat": "search" -- the median of one block of repeats, as the search ranks
+// by; "confirmed" -- the median of the round medians of the final interleaved
+// re-measurement), the seed and trial, and the tool versions. Lines are appended as
+// trials finish, so an interrupted run loses nothing and a later run with the same --log resumes from it.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -30,8 +33,10 @@ struct Record {
   bool ok = true;
   std::string error;      // why a candidate failed (ok == false)
   double median_s = 0;
-  double spread = 0;
-  int repeats = 0;
+  double spread = 0;      // (75th - 25th percentile) / median of the samples
+  double min_s = 0, max_s = 0;  // the lowest and highest sample (0: not recorded)
+  int repeats = 0;        // samples: calls in one block (search) or rounds (confirmed)
+  std::string stat = "search";  // "search" | "confirmed" (see above)
   double predicted_s = -1;  // cost model prediction (-1: none)
   double gflops = 0;
   std::uint64_t seed = 0;
@@ -55,7 +60,10 @@ std::vector<Record> load_log(const std::string& path, std::vector<std::string>* 
 // Appends one line (after a '\n' when the file does not end with one); taihu::Error
 // with strerror when the write fails, which leaves no fragment of the line behind.
 void append_record(const std::string& path, const Record& r);
-// The fastest successful record per key, in first-seen key order.
+// The best successful record per key, in first-seen key order: the last "confirmed"
+// record of the key when it has one (each confirmation re-measures the previous one's
+// pick beside its own candidates), else the fastest "search" record -- the lowest of
+// many one-block medians, which reads low (see autotune/README.md).
 std::vector<Record> best_records(const std::vector<Record>& all);
 // Writes lines atomically (PATH.tmp.PID + rename); a failed write removes the temp
 // file and throws taihu::Error with strerror.

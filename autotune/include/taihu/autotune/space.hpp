@@ -3,6 +3,9 @@
 // index per knob; Space::schedule turns it into the Schedule the code generators read.
 // Contract: knob targets and values are checked when the Space is built (taihu::Error
 // with file:line:col); Space::why_invalid says why a Point cannot be generated.
+// The machine's vector width joins the spec's values: a `vectorize v` knob and the
+// `tile v` knob of the same loop also offer 1-4 vectors of vector_lanes() (16-lane
+// multiples on AVX-512), where the loop is that long.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -14,6 +17,13 @@
 namespace taihu::autotune {
 
 using Point = std::vector<int>;
+
+// f32 lanes of one vector register of the dispatch ISA (arch::active_isa): 16 on
+// AVX-512, 8 on AVX2, 4 on generic (SSE2) -- the unit of the vectorize and tile knobs.
+int vector_lanes();
+// Vector registers of the dispatch ISA (32 on AVX-512, 16 otherwise): how many
+// accumulators a register tile may hold.
+int vector_registers();
 
 struct Knob {
   std::string kind;    // algorithm | tile | block | vectorize | unroll | parallel | order | layout | timeblock | compute_at | rfactor | winograd

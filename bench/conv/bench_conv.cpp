@@ -18,9 +18,10 @@
 // scheduler: read ratios, not absolute times.
 //   OMP_PROC_BIND=true bench_conv --benchmark_filter='conv/mb1ic128.*forward'
 //   TAIHU_BENCH_CONV=mb1ic64ih56oc64oh56kh3ph1,mb1ic3ih32oc16kh5ph2 bench_conv
-//   bench_conv --tune=records.jsonl   time every candidate algorithm of every layer and
-//     direction at this process's thread count (TAIHU_NUM_THREADS) and write tuning
-//     records (taihu/dnn/tuning_records.hpp) that TAIHU_TUNING_RECORDS then reads.
+//   bench_conv --tune=records.jsonl   time every entry of dnn's implementation list that
+//     supports each layer and direction (the minibatch entry included) at this process's
+//     thread count (TAIHU_NUM_THREADS) and merge dnn's tuning records
+//     (taihu/dnn/tuning_records.hpp, written by dnn) that TAIHU_TUNING_RECORDS then reads.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -251,7 +252,7 @@ int tune(const std::string& path) {
         const double median = times[times.size() / 2];
         std::printf("%-32s %-17s %-14s %9.3f ms\n", d.str().c_str(), taihu::dnn::to_string(dir),
                     taihu::dnn::to_string(a), median * 1e3);
-        recs.add({"conv2d", d.str(), taihu::dnn::to_string(dir), isa, threads, taihu::dnn::to_string(a), median});
+        recs.add(taihu::dnn::conv_tuning_record(d, dir, isa, threads, a, median));
       }
     (void)name;
   }

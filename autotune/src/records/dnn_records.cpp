@@ -1,12 +1,12 @@
-// conv2d tuning results in dnn/'s record format (see records.hpp and
-// dnn/include/taihu/dnn/tuning_records.hpp). The key is rebuilt from the record's
-// shape exactly as dnn's ConvDesc::str() prints it (benchdnn-style, shortened).
-#include <nlohmann/json.hpp>
-
+// conv2d tuning results in dnn's record format (taihu/dnn/tuning_records.hpp): the
+// problem becomes a dnn::ConvDesc (so the key is ConvDesc::str()), the schedule's
+// algorithm a dnn entry, and dnn's format_tuning_record() writes the line.
 #include <map>
 
 #include "taihu/autotune/problem.hpp"
 #include "taihu/autotune/records.hpp"
+#include "taihu/dnn/conv.hpp"
+#include "taihu/dnn/tuning_records.hpp"
 
 namespace taihu::autotune {
 
@@ -14,38 +14,41 @@ std::string dnn_conv_line(const Record& r) {
   if (r.op != "conv2d" || !r.ok) return "";
   auto algo_it = r.schedule.find("algorithm");
   if (algo_it == r.schedule.end()) return "";
-  std::map<std::string, std::int64_t> d;
+  std::map<std::string, std::int64_t> s;
   try {
-    d = parse_shape(r.shape);
+    s = parse_shape(r.shape);
   } catch (const std::exception&) {
     return "";
   }
   for (const char* k : {"N", "C", "H", "W", "KO", "R", "S", "P"})
-    if (!d.count(k)) return "";
-  const std::int64_t oh = d["H"] + 2 * d["P"] - d["R"] + 1, ow = d["W"] + 2 * d["P"] - d["S"] + 1;
-  auto s = [](std::int64_t v) { return std::to_string(v); };
-  std::string key = "mb" + s(d["N"]) + "ic" + s(d["C"]) + "ih" + s(d["H"]);
-  if (d["W"] != d["H"]) key += "iw" + s(d["W"]);
-  key += "oc" + s(d["KO"]) + "oh" + s(oh);
-  if (ow != oh) key += "ow" + s(ow);
-  key += "kh" + s(d["R"]);
-  if (d["S"] != d["R"]) key += "kw" + s(d["S"]);
-  if (d["P"] != 0) key += "ph" + s(d["P"]);  // stride 1, dilation 1: omitted like ConvDesc::str()
-  nlohmann::json j;
-  j["op"] = "conv2d";
-  j["key"] = key;
-  j["dir"] = "forward";
-  j["isa"] = r.isa;
-  j["threads"] = r.threads;
+    if (!s.count(k)) return "";
+  // conv2d.tdsl: stride 1, dilation 1, one group, the same padding on both axes.
+  dnn::ConvDesc d;
+  d.n = s["N"];
+  d.c = s["C"];
+  d.h = s["H"];
+  d.w = s["W"];
+  d.k = s["KO"];
+  d.kh = s["R"];
+  d.kw = s["S"];
+  d.pad_h = d.pad_w = s["P"];
+  try {
+    d.validate();
+  } catch (const std::exception&) {
+    return "";
+  }
+  dnn::ConvAlgo algo;
   if (algo_it->second == "winograd") {  // conv2d.tdsl's derived winograd(direct): dnn's winograd_MxM
     auto m = r.schedule.find("winograd m");
-    const std::string tile = m == r.schedule.end() ? "4" : m->second;
-    j["algo"] = "winograd_" + tile + "x" + tile;
-  } else {
-    j["algo"] = algo_it->second == "im2col" ? "explicit_gemm" : "direct";
+    algo = m != r.schedule.end() && m->second == "2" ? dnn::ConvAlgo::winograd_2x2 : dnn::ConvAlgo::winograd_4x4;
+  } else if (algo_it->second == "im2col") {
+    algo = dnn::ConvAlgo::explicit_gemm;
+  } else {  // a direct loop nest: dnn's direct kernel for this shape
+    algo = dnn::conv_direct_family_entry(d, dnn::ConvDirection::forward);
   }
-  j["median_s"] = r.median_s;
-  return j.dump();
+  if (!dnn::conv_supports(algo, d, dnn::ConvDirection::forward)) return "";
+  return dnn::format_tuning_record(
+      dnn::conv_tuning_record(d, dnn::ConvDirection::forward, r.isa, r.threads, algo, r.median_s));
 }
 
 }  // namespace taihu::autotune

@@ -38,23 +38,29 @@ bool winograd_2x2_supports(const ConvDesc&, ConvDirection);
 std::unique_ptr<ConvAlgorithm> make_winograd_2x2(const ConvDesc&);
 bool winograd_4x4_supports(const ConvDesc&, ConvDirection);
 std::unique_ptr<ConvAlgorithm> make_winograd_4x4(const ConvDesc&);
-bool direct_supports(const ConvDesc&, ConvDirection);
-std::unique_ptr<ConvAlgorithm> make_direct(const ConvDesc&);
 
-// Native nChw8c kernels (conv_blocked.cpp): whether (d, dir) runs on tensors in
-// `layout` without reorders, and the object that runs them (its pointers are in
-// `layout`; weights OIHW). 1x1 stride-1 unpadded, groups 1, nChw8c -> nChw8c: every
-// direction (conv_pointwise_blocked.cpp); first layers (direct_first_layer), NCHW ->
-// nChw8c: forward and backward-weights (backward-data reorders dy).
-bool blocked_native(const ConvDesc& d, ConvDirection dir, ConvLayout layout);
-std::unique_ptr<ConvAlgorithm> make_blocked(const ConvDesc& d, ConvLayout layout);
+// The direct algorithm's kernels, each its own list entry (conv_direct.cpp):
+//   pixel              register tiles of 4 output channels x 3 pixel vectors ("direct")
+//   pointwise          1x1 stride-1 unpadded layers (conv_pointwise.hpp), every direction
+//   pointwise_strided  strided 1x1 unpadded layers, forward: pointwise on the subsampled x
+//   first_layer        <= 4 input channels per group (direct_first_layer), forward
+//                      vectorised along output channels; backward-data when the
+//                      transposed problem is such a layer
+// Backward-data of each is the forward pass of the transposed problem on the same kernel.
+enum class DirectKernel { pixel, pointwise, pointwise_strided, first_layer };
+bool direct_kernel_supports(DirectKernel kernel, const ConvDesc& d, ConvDirection dir);
+std::unique_ptr<ConvAlgorithm> make_direct_kernel(const ConvDesc& d, DirectKernel kernel);
 
-// The direct algorithm's first-layer forward (few input channels, vectorised along
-// output channels) runs d; make_direct_nchw8c_out's forward then writes y in nChw8c
-// (x NCHW) straight from the tiles, and its backward-weights reads dy in nChw8c
-// (groups 1).
+// The first-layer kernel's applicability (few input channels; strided, or enough output
+// channels to fill its 32-channel tiles), and its object whose forward writes y in
+// nChw8c (x NCHW) straight from the tiles and whose backward-weights reads dy in
+// nChw8c (groups 1).
 bool direct_first_layer(const ConvDesc& d);
 std::unique_ptr<ConvAlgorithm> make_direct_nchw8c_out(const ConvDesc& d);
+
+// The minibatch algorithm (conv_minibatch.cpp, Caffe's classic small-image nets): see
+// there.
+std::unique_ptr<ConvAlgorithm> make_minibatch(const ConvDesc& d);
 
 // y[n][k][:] += bias[k] (no-op for null bias).
 void add_bias(const ConvDesc& d, const float* bias, float* y);

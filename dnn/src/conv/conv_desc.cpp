@@ -132,6 +132,11 @@ const char* to_string(ConvAlgo algo) {
     case ConvAlgo::winograd_4x4: return "winograd_4x4";
     case ConvAlgo::direct: return "direct";
     case ConvAlgo::reference: return "reference";
+    case ConvAlgo::pointwise: return "pointwise";
+    case ConvAlgo::pointwise_blocked: return "pointwise_blocked";
+    case ConvAlgo::pointwise_strided: return "pointwise_strided";
+    case ConvAlgo::first_layer: return "first_layer";
+    case ConvAlgo::minibatch: return "minibatch";
   }
   return "?";
 }
@@ -147,13 +152,17 @@ const char* to_string(ConvDirection dir) {
 
 ConvAlgo parse_conv_algo(const std::string& name) {
   if (name == "automatic") return ConvAlgo::automatic;
+  if (name == "batch") return ConvAlgo::minibatch;  // caffe_port's snapshots before the move
+  std::string known;
   for (ConvAlgo a : {ConvAlgo::automatic, ConvAlgo::explicit_gemm, ConvAlgo::implicit_gemm,
                      ConvAlgo::winograd_2x2, ConvAlgo::winograd_4x4, ConvAlgo::direct,
-                     ConvAlgo::reference})
+                     ConvAlgo::reference, ConvAlgo::pointwise, ConvAlgo::pointwise_blocked,
+                     ConvAlgo::pointwise_strided, ConvAlgo::first_layer, ConvAlgo::minibatch}) {
     if (name == to_string(a)) return a;
-  throw Error("taihu: unknown convolution algorithm '" + name +
-              "' (expected auto, explicit_gemm, implicit_gemm, winograd_2x2, winograd_4x4, "
-              "direct or reference)");
+    known += known.empty() ? "" : ", ";
+    known += to_string(a);
+  }
+  throw Error("taihu: unknown convolution algorithm '" + name + "' (expected one of " + known + ")");
 }
 
 }  // namespace taihu::dnn

@@ -72,7 +72,7 @@ constexpr index_t kOcvChunkStep = 24;  // pixel chunks of the few-channel forwar
 const DirectKernels& kernels() {
   static const arch::ImplementationList<DirectKernels> list(
       "direct conv kernels",
-      {{"avx512_ocv32x12_bwdw16x6", arch::Isa::avx512, {&direct_fwd_avx2, &direct_bwdw_avx512, &transpose_avx2, &direct_ocv_avx512, &direct_ocv_store_avx2}},
+      {{"avx512_8x32_ocv32x12_bwdw16x6", arch::Isa::avx512, {&direct_fwd_avx512, &direct_bwdw_avx512, &transpose_avx2, &direct_ocv_avx512, &direct_ocv_store_avx2}},
        {"avx2_4x24_16x6", arch::Isa::avx2, {&direct_fwd_avx2, &direct_bwdw_avx2, &transpose_avx2, &direct_ocv_avx2, &direct_ocv_store_avx2}},
        {"generic", arch::Isa::generic,
         {&direct_fwd_generic, &direct_bwdw_generic, &transpose_generic, &direct_ocv_generic,
@@ -178,13 +178,25 @@ void fill_plane(const ConvDesc& d, const InputGeometry& g, const float* x, float
   }
 }
 
+// Backward-data runs the forward pass of the transposed problem on the same kernel.
+std::unique_ptr<ConvAlgorithm> make_pixel(const ConvDesc& d);
+std::unique_ptr<ConvAlgorithm> make_pointwise_kernel(const ConvDesc& d);
+std::unique_ptr<ConvAlgorithm> make_first_layer(const ConvDesc& d);
+MakeFn transposed_maker(DirectKernel kernel) {
+  switch (kernel) {
+    case DirectKernel::pointwise: return make_pointwise_kernel;
+    case DirectKernel::first_layer: return make_first_layer;
+    default: return make_pixel;
+  }
+}
+
 class Direct final : public ConvAlgorithm {
  public:
   // y_nchw8c: forward writes y, backward-weights reads dy, in nChw8c (first layers
   // only, groups 1).
-  explicit Direct(const ConvDesc& d, bool y_nchw8c = false)
-      : d_(d), kg_(d.k / d.groups), cg_(d.c / d.groups), taps_(d.kh * d.kw), y_nchw8c_(y_nchw8c),
-        geo_(make_geometry(d)), bwd_data_(d, make_direct) {
+  Direct(const ConvDesc& d, DirectKernel kernel, bool y_nchw8c = false)
+      : d_(d), kg_(d.k / d.groups), cg_(d.c / d.groups), taps_(d.kh * d.kw), kernel_(kernel), y_nchw8c_(y_nchw8c),
+        geo_(make_geometry(d)), bwd_data_(d, transposed_maker(kernel)) {
     // Channels per reduction block: one group's packed block <= 192 KiB (L2), and one
     // tile's input windows (3 slots x kh rows x ~a slot's span of lines) <= 16 KiB (L1).
     const index_t per_channel = ceil_div(kg_, kFwdRows) * kFwdRows * taps_;
@@ -194,8 +206,8 @@ class Direct final : public ConvAlgorithm {
     const index_t blocks = ceil_div(cg_, std::clamp<index_t>(cap, 1, cg_));
     cblock_ = ceil_div(cg_, blocks);
     spr_ = ceil_div(geo_.ow, 8);
-    if (pointwise_shape(d)) pointwise_ = std::make_unique<PointwiseConv>(d);
-    if (strided_pointwise(d)) {
+    if (kernel == DirectKernel::pointwise) pointwise_ = std::make_unique<PointwiseConv>(d);
+    if (kernel == DirectKernel::pointwise_strided) {
       // Strided 1x1: the pointwise kernel on the subsampled input (stride-1 problem on
       // the output's plane).
       ConvDesc sub = d;
@@ -208,10 +220,10 @@ class Direct final : public ConvAlgorithm {
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
     if (pointwise_) {
-      pointwise_->forward(strided_pointwise(d_) ? subsample(x) : x, w, bias, y, hint);
+      pointwise_->forward(kernel_ == DirectKernel::pointwise_strided ? subsample(x) : x, w, bias, y, hint);
       return;
     }
-    if (direct_first_layer(d_)) {
+    if (kernel_ == DirectKernel::first_layer) {
       forward_ocv(x, w, bias, y, hint);
       return;
     }
@@ -289,14 +301,13 @@ class Direct final : public ConvAlgorithm {
   void backward_weights(const float* x, const float* dy, float* dw, float* dbias, bool accumulate) override {
     // Widening 1x1 (ResNet-50 64 -> 256, 1 thread: 57-71 GFLOP/s against 45 on this
     // problem as it is; `automatic` prefers GEMM on the tensors there, 71-77).
-    if (pointwise_shape(d_) && kg_ > cg_) {
+    if (kernel_ != DirectKernel::pointwise && pointwise_shape(d_) && kg_ > cg_) {
       backward_weights_swapped(x, dy, dw, dbias, accumulate);
       return;
     }
-    // Wide stride-1 1x1 layers (ResNet's res4/res5 narrowing ones): dW = dY X^T on the
-    // pointwise tile, 0.4-0.6x -> 0.75-0.85x oneDNN; below 512 input channels per group
-    // the transposing kernel below wins.
-    if (pointwise_ && !strided_pointwise(d_) && cg_ >= 512) {
+    // The pointwise entry: dW = dY X^T on the pointwise tile (its profitable() says
+    // where that wins, conv_list.cpp).
+    if (kernel_ == DirectKernel::pointwise) {
       pointwise_->backward_weights(x, dy, dw, dbias, accumulate);
       return;
     }
@@ -722,7 +733,7 @@ class Direct final : public ConvAlgorithm {
     if (!swapped_) {
       ConvDesc s = d_;
       std::swap(s.c, s.k);
-      swapped_ = std::make_unique<Direct>(s);
+      swapped_ = std::make_unique<Direct>(s, DirectKernel::pixel);
     }
     const auto wsize = static_cast<std::size_t>(d_.k * cg_);
     if (dw_swap_.size() < 2 * wsize) dw_swap_ = arch::AlignedBuffer<float>(2 * wsize);
@@ -768,6 +779,7 @@ class Direct final : public ConvAlgorithm {
 
   ConvDesc d_;
   index_t kg_, cg_, taps_, cblock_ = 1, spr_ = 1;
+  DirectKernel kernel_;
   bool y_nchw8c_ = false;
   arch::AlignedBuffer<float> bias8_;  // nChw8c output: the bias padded to whole vectors
 
@@ -788,6 +800,14 @@ class Direct final : public ConvAlgorithm {
   arch::AlignedBuffer<float> dw_swap_;  // its dW^T, and dW before accumulating
 };
 
+std::unique_ptr<ConvAlgorithm> make_pixel(const ConvDesc& d) { return std::make_unique<Direct>(d, DirectKernel::pixel); }
+std::unique_ptr<ConvAlgorithm> make_pointwise_kernel(const ConvDesc& d) {
+  return std::make_unique<Direct>(d, DirectKernel::pointwise);
+}
+std::unique_ptr<ConvAlgorithm> make_first_layer(const ConvDesc& d) {
+  return std::make_unique<Direct>(d, DirectKernel::first_layer);
+}
+
 }  // namespace
 
 bool direct_first_layer(const ConvDesc& d) {
@@ -799,13 +819,29 @@ bool direct_first_layer(const ConvDesc& d) {
 std::unique_ptr<ConvAlgorithm> make_direct_nchw8c_out(const ConvDesc& d) {
   if (!direct_first_layer(d) || d.groups != 1)
     throw Error("taihu: conv: " + d.str() + " has no first-layer kernel writing nChw8c");
-  return std::make_unique<Direct>(d, true);
+  return std::make_unique<Direct>(d, DirectKernel::first_layer, true);
 }
 
-bool direct_supports(const ConvDesc& d, ConvDirection dir) {
-  if (dir == ConvDirection::backward_data) return transposed_supported(d);
-  return true;
+bool direct_kernel_supports(DirectKernel kernel, const ConvDesc& d, ConvDirection dir) {
+  switch (kernel) {
+    case DirectKernel::pointwise:
+      return pointwise_shape(d);  // backward-data: the transposed problem is 1x1 too
+    case DirectKernel::pointwise_strided:
+      return dir == ConvDirection::forward && strided_pointwise(d);
+    case DirectKernel::first_layer:
+      if (dir == ConvDirection::forward) return direct_first_layer(d);
+      if (dir == ConvDirection::backward_data) return transposed_supported(d) && direct_first_layer(transposed_desc(d));
+      return false;  // NCHW backward-weights is the pixel kernel's (see conv_list.cpp)
+    case DirectKernel::pixel:
+      if (dir == ConvDirection::forward) return !pointwise_shape(d) && !strided_pointwise(d);
+      if (dir == ConvDirection::backward_data) return transposed_supported(d) && !pointwise_shape(d);
+      return true;
+  }
+  return false;
 }
-std::unique_ptr<ConvAlgorithm> make_direct(const ConvDesc& d) { return std::make_unique<Direct>(d); }
+
+std::unique_ptr<ConvAlgorithm> make_direct_kernel(const ConvDesc& d, DirectKernel kernel) {
+  return std::make_unique<Direct>(d, kernel);
+}
 
 }  // namespace taihu::dnn::conv

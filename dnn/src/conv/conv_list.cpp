@@ -1,11 +1,23 @@
-// The ordered convolution implementation list (fastest family first, reference last),
-// the `automatic` choice (tuning record, then heuristic) and the Convolution object
-// that runs the chosen algorithm per direction. TAIHU_VERBOSE=1 logs every choice.
+// The ordered convolution implementation list (as oneDNN's cpu_convolution_list.cpp):
+// every kernel family is one entry that accepts or declines (desc, direction, layout,
+// ISA) and says whether it is profitable there (the measured heuristic, with the
+// measurements in the comments). The list order is the preference: `automatic` takes a
+// tuning record when one applies, else the first entry that supports the problem and
+// is profitable. Also the Convolution object that runs each direction's entry (between
+// reorders where the entry is not native to the requested layout), its timed selection
+// and its saved choice. TAIHU_VERBOSE=1 logs every choice and one line per call.
+#include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstdio>
 #include <map>
 #include <string>
+#include <utility>
+
+#include <time.h>
 
 #include "conv_algorithm.hpp"
+#include "conv_pointwise.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/isa.hpp"
 #include "taihu/arch/log.hpp"
@@ -17,23 +29,184 @@ namespace taihu::dnn {
 
 namespace {
 
+using Dir = ConvDirection;
+constexpr Dir kDirections[] = {Dir::forward, Dir::backward_data, Dir::backward_weights};
+constexpr ConvLayout kNchw{};
+constexpr ConvLayout kBlocked{ActLayout::nchw8c, ActLayout::nchw8c};
+constexpr ConvLayout kFirstLayerOut{ActLayout::nchw, ActLayout::nchw8c};
+
+index_t cg_of(const ConvDesc& d) { return d.c / d.groups; }
+index_t kg_of(const ConvDesc& d) { return d.k / d.groups; }
+bool one_by_one(const ConvDesc& d) { return d.kh == 1 && d.kw == 1; }
+bool strided(const ConvDesc& d) { return d.stride_h > 1 || d.stride_w > 1; }
+// Winograd amortises its transforms only with enough channels each way.
+bool wide(const ConvDesc& d) { return cg_of(d) >= 16 && kg_of(d) >= 16; }
+// Backward-data as the forward pass of the transposed problem is a "full" convolution
+// over dY padded by the kernel size: unpadded layers on small images (LeNet conv2:
+// 12x12 from 8x8) would multiply mostly zeros, so they take GEMM + col2im, which does
+// only the useful products; one or two output channels there (the layer's input
+// channels, LeNet conv1) leave the 4-channel register tile mostly empty.
+bool transposed_worthwhile(const ConvDesc& d) {
+  const double waste = static_cast<double>(d.h * d.w) / static_cast<double>(d.out_h() * d.out_w());
+  return waste <= 1.4 && cg_of(d) >= 3;
+}
+
 struct Entry {
   ConvAlgo algo;
-  conv::SupportsFn supports;
-  conv::MakeFn make;
+  // Whether the entry computes (d, dir) for tensors in `layout`: NCHW entries accept
+  // every layout (they run between reorders), native ones only theirs.
+  bool (*supports)(const ConvDesc&, Dir, const ConvLayout&, arch::Isa);
+  // Whether it runs on the layout's tensors as they are (no reorders).
+  bool (*native)(const ConvDesc&, Dir, const ConvLayout&);
+  // The measured heuristic: whether `automatic` takes it when it is the first
+  // supporting entry.
+  bool (*profitable)(const ConvDesc&, Dir);
+  // The object; blocked: for the entry's native non-NCHW layout.
+  std::unique_ptr<conv::ConvAlgorithm> (*make)(const ConvDesc&, bool blocked);
 };
 
-// The ordered implementation list: winograd (cheapest arithmetic) first, the
-// reference last. The heuristic below picks among the supporting entries.
-const std::array<Entry, 6>& entries() {
-  static const std::array<Entry, 6> list = {{
-      {ConvAlgo::winograd_4x4, conv::winograd_4x4_supports, conv::make_winograd_4x4},
-      {ConvAlgo::winograd_2x2, conv::winograd_2x2_supports, conv::make_winograd_2x2},
-      {ConvAlgo::direct, conv::direct_supports, conv::make_direct},
-      {ConvAlgo::implicit_gemm, conv::implicit_gemm_supports, conv::make_implicit_gemm},
-      {ConvAlgo::explicit_gemm, conv::explicit_gemm_supports, conv::make_explicit_gemm},
-      {ConvAlgo::reference, conv::reference_supports, conv::make_reference},
-  }};
+bool nchw_native(const ConvDesc&, Dir, const ConvLayout& l) { return l == kNchw; }
+bool always(const ConvDesc&, Dir) { return true; }
+bool never(const ConvDesc&, Dir) { return false; }
+
+// --- pointwise_blocked: 1x1 stride-1 unpadded on nChw8c, every direction ------------
+bool pointwise_blocked_supports(const ConvDesc& d, Dir, const ConvLayout& l, arch::Isa) {
+  return l == kBlocked && d.groups == 1 && conv::pointwise_shape(d);
+}
+bool native_always(const ConvDesc&, Dir, const ConvLayout&) { return true; }
+std::unique_ptr<conv::ConvAlgorithm> make_pointwise_blocked(const ConvDesc& d, bool) {
+  return conv::make_pointwise_blocked(d);
+}
+
+// --- first_layer: <= 4 input channels per group, vectorised along output channels ----
+bool first_layer_native(const ConvDesc& d, Dir dir, const ConvLayout& l) {
+  return l == kFirstLayerOut && d.groups == 1 && dir != Dir::backward_data;
+}
+bool first_layer_supports(const ConvDesc& d, Dir dir, const ConvLayout& l, arch::Isa) {
+  if (first_layer_native(d, dir, l) && conv::direct_first_layer(d)) return true;
+  return conv::direct_kernel_supports(conv::DirectKernel::first_layer, d, dir);
+}
+// Strided first layers: the pixel-vector tile's taps split into runs of 2-4 by the
+// phase-split input measured 0.70x oneDNN on ResNet-50 conv1 and AlexNet conv1, this
+// kernel 0.85-0.96x; stride 1 with whole 32-channel tiles (CIFAR-10 conv1, 3 -> 32):
+// 0.74x vs 0.53x. (direct_first_layer() keeps LeNet conv1, 1 -> 20, on the pixel tile:
+// 1.0x vs 0.7-0.9x.) Backward-data (a layer narrowing to <= 4 channels): as direct's.
+bool first_layer_profitable(const ConvDesc& d, Dir dir) {
+  return dir != Dir::backward_data || transposed_worthwhile(d);
+}
+std::unique_ptr<conv::ConvAlgorithm> make_first_layer(const ConvDesc& d, bool blocked) {
+  return blocked ? conv::make_direct_nchw8c_out(d) : conv::make_direct_kernel(d, conv::DirectKernel::first_layer);
+}
+
+// --- Winograd ------------------------------------------------------------------------
+bool winograd_4x4_supports(const ConvDesc& d, Dir dir, const ConvLayout&, arch::Isa) {
+  return conv::winograd_4x4_supports(d, dir);
+}
+bool winograd_2x2_supports(const ConvDesc& d, Dir dir, const ConvLayout&, arch::Isa) {
+  return conv::winograd_2x2_supports(d, dir);
+}
+// F(4x4,3x3) with >= 16 channels each way: forward and backward-data on outputs of at
+// least 6x6 (smaller ones leave most of a 4x4 tile's outputs unused: F(2x2) there).
+// Backward-weights reduces over tiles: each alpha^2 GEMM is as deep as the tile count,
+// so only images with >= 48 4x4 tiles pay for the transforms (F(2x2) and smaller images
+// measured slower than one deep GEMM).
+bool winograd_4x4_profitable(const ConvDesc& d, Dir dir) {
+  if (!wide(d)) return false;
+  if (dir == Dir::backward_weights) return d.n * ((d.out_h() + 3) / 4) * ((d.out_w() + 3) / 4) >= 48;
+  return d.out_h() * d.out_w() >= 36;
+}
+// 5x5 stride 1: F(2x2,5x5) does 9 multiplies per output instead of 25. With >= 32
+// channels each way it beats the direct kernel in every direction (AlexNet conv2
+// 1.2-1.3x oneDNN vs 0.7x direct; CIFAR-10 conv2 1.0-1.06x forward and backward-data
+// vs 0.65x, backward-weights 1.2x vs 0.96x); LeNet conv2 (20 input channels) stays
+// direct (1.1-1.2x). 3x3 with >= 16 channels and a small output: F(2x2,3x3) forward and
+// backward-data.
+bool winograd_2x2_profitable(const ConvDesc& d, Dir dir) {
+  if (d.kh == 5 && d.kw == 5 && cg_of(d) >= 32 && kg_of(d) >= 32) return true;
+  return dir != Dir::backward_weights && wide(d) && d.kh == 3;
+}
+std::unique_ptr<conv::ConvAlgorithm> make_winograd_4x4(const ConvDesc& d, bool) { return conv::make_winograd_4x4(d); }
+std::unique_ptr<conv::ConvAlgorithm> make_winograd_2x2(const ConvDesc& d, bool) { return conv::make_winograd_2x2(d); }
+
+// --- the direct kernels on NCHW --------------------------------------------------------
+template <conv::DirectKernel K>
+bool direct_supports(const ConvDesc& d, Dir dir, const ConvLayout&, arch::Isa) {
+  return conv::direct_kernel_supports(K, d, dir);
+}
+template <conv::DirectKernel K>
+std::unique_ptr<conv::ConvAlgorithm> make_direct(const ConvDesc& d, bool) {
+  return conv::make_direct_kernel(d, K);
+}
+// 1x1 stride 1: x in L1-sized strips, 4 x 24 register tiles, no B panel; backward-data
+// is the same on W^T (ResNet-50 1x1, 1 thread, cold caches: forward 81 vs 63-73 GFLOP/s
+// for GEMM, backward-data 67-69 vs 49-67 for GEMM with pre-packed W^T).
+// Backward-weights (dW = dY X^T on the pointwise tile) only for wide narrowing layers
+// (ResNet's res4/res5, >= 512 input channels per group: 0.4-0.6x -> 0.75-0.85x oneDNN);
+// below that direct's transposing kernel wins, and widening layers take GEMM.
+bool pointwise_profitable(const ConvDesc& d, Dir dir) {
+  if (dir != Dir::backward_weights) return true;
+  return kg_of(d) <= cg_of(d) && cg_of(d) >= 512;
+}
+// Strided 1x1 (ResNet-50's downsampling shortcuts): the pointwise kernel on the
+// subsampled input (0.82-0.92x oneDNN vs 0.71-0.74x for implicit GEMM at 28x28 and at
+// batch 32), except on tiny outputs with more than 4 input channels (7x7, batch 1:
+// 0.70-0.73x vs 0.79-0.81x for implicit GEMM).
+bool pointwise_strided_profitable(const ConvDesc& d, Dir) {
+  return d.n * d.out_h() * d.out_w() >= 256 || cg_of(d) <= 4;
+}
+// Forward: every layer that is not strided with > 4 input channels (ResNet-50's 3x3 s2
+// downsampling: the phase-split input cuts the taps into short runs, 0.3-0.5x oneDNN;
+// implicit GEMM 0.78-0.83x). Backward-data: see transposed_worthwhile. Backward-weights
+// (dY^T vectors x input broadcasts, no column matrix): except widening 1x1 layers
+// (GEMM on the tensors: ResNet-50 64 -> 256, 1 thread: 71-77 GFLOP/s vs 57-71 on the
+// exchanged problem; narrowing 256 -> 64: 56 vs 49 for GEMM) and strided 1x1 ones (a
+// short reduction over a small output plane for a large dw: 0.4-0.5x oneDNN on
+// 512 -> 2048 s2 and 256 -> 512 s2, GEMM on the subsampled input 0.83-1.08x).
+bool direct_profitable(const ConvDesc& d, Dir dir) {
+  switch (dir) {
+    case Dir::forward: return !(strided(d) && cg_of(d) > 4);
+    case Dir::backward_data: return transposed_worthwhile(d);
+    case Dir::backward_weights:
+      return !(conv::pointwise_shape(d) && kg_of(d) > cg_of(d)) && !(one_by_one(d) && strided(d));
+  }
+  return false;
+}
+
+// --- GEMM ----------------------------------------------------------------------------
+bool implicit_gemm_supports(const ConvDesc& d, Dir dir, const ConvLayout&, arch::Isa) {
+  return conv::implicit_gemm_supports(d, dir);
+}
+// Strided layers past the first, forward: packs the strided windows once per panel
+// (see direct_profitable).
+bool implicit_gemm_profitable(const ConvDesc& d, Dir dir) {
+  return dir == Dir::forward && strided(d) && cg_of(d) > 4;
+}
+std::unique_ptr<conv::ConvAlgorithm> make_implicit_gemm(const ConvDesc& d, bool) { return conv::make_implicit_gemm(d); }
+bool supports_all(const ConvDesc&, Dir, const ConvLayout&, arch::Isa) { return true; }
+std::unique_ptr<conv::ConvAlgorithm> make_explicit_gemm(const ConvDesc& d, bool) { return conv::make_explicit_gemm(d); }
+// Minibatch: measured per shape by timed selection (Caffe's layer) or a tuning record;
+// the heuristic does not take it.
+std::unique_ptr<conv::ConvAlgorithm> make_minibatch(const ConvDesc& d, bool) { return conv::make_minibatch(d); }
+std::unique_ptr<conv::ConvAlgorithm> make_reference(const ConvDesc& d, bool) { return conv::make_reference(d); }
+
+// The list. Native blocked entries first (no reorders), then by arithmetic cost and
+// kernel speed; explicit GEMM takes whatever is left; the reference is last.
+const std::vector<Entry>& entries() {
+  using K = conv::DirectKernel;
+  static const std::vector<Entry> list = {
+      {ConvAlgo::pointwise_blocked, pointwise_blocked_supports, native_always, always, make_pointwise_blocked},
+      {ConvAlgo::first_layer, first_layer_supports, first_layer_native, first_layer_profitable, make_first_layer},
+      {ConvAlgo::winograd_4x4, winograd_4x4_supports, nchw_native, winograd_4x4_profitable, make_winograd_4x4},
+      {ConvAlgo::winograd_2x2, winograd_2x2_supports, nchw_native, winograd_2x2_profitable, make_winograd_2x2},
+      {ConvAlgo::pointwise, direct_supports<K::pointwise>, nchw_native, pointwise_profitable, make_direct<K::pointwise>},
+      {ConvAlgo::pointwise_strided, direct_supports<K::pointwise_strided>, nchw_native, pointwise_strided_profitable,
+       make_direct<K::pointwise_strided>},
+      {ConvAlgo::direct, direct_supports<K::pixel>, nchw_native, direct_profitable, make_direct<K::pixel>},
+      {ConvAlgo::implicit_gemm, implicit_gemm_supports, nchw_native, implicit_gemm_profitable, make_implicit_gemm},
+      {ConvAlgo::explicit_gemm, supports_all, nchw_native, always, make_explicit_gemm},
+      {ConvAlgo::minibatch, supports_all, nchw_native, never, make_minibatch},
+      {ConvAlgo::reference, supports_all, nchw_native, always, make_reference},
+  };
   return list;
 }
 
@@ -43,131 +216,53 @@ const Entry& entry_of(ConvAlgo a) {
   throw Error(std::string("taihu: conv: no implementation entry for ") + to_string(a));
 }
 
-// Heuristic (measured on Zen 3 AVX2, see dnn/README.md): Winograd for 3x3 and 5x5
-// stride-1 layers with enough channels to amortise the transforms (F(4x4) unless the output is
-// tiny; for backward-weights by tile count), the direct kernel for other forward and
-// stride-1 backward-data passes (1x1 layers: its pointwise kernel) and for
-// backward-weights except widening 1x1 layers (GEMM on the tensors), im2col + GEMM for
-// the rest.
-ConvAlgo heuristic(const ConvDesc& d, ConvDirection dir, std::string& why) {
-  const index_t cg = d.c / d.groups, kg = d.k / d.groups;
-  const bool big_enough = cg >= 16 && kg >= 16;
-  const bool pointwise = d.kh == 1 && d.kw == 1 && d.stride_h == 1 && d.stride_w == 1 && d.pad_h == 0 &&
-                         d.pad_w == 0 && d.dil_h == 1 && d.dil_w == 1;
-  // 5x5 stride 1: Winograd F(2x2,5x5) does 9 multiplies per output instead of 25.
-  // With >= 32 channels each way it beats the direct kernel in every direction
-  // (AlexNet conv2 1.2-1.3x oneDNN vs 0.7x direct; CIFAR-10 conv2 1.0-1.06x forward and
-  // backward-data vs 0.65x, backward-weights 1.2x vs 0.96x). LeNet conv2 (20 input
-  // channels) stays direct (1.1-1.2x).
-  const bool five = d.kh == 5 && d.kw == 5 && cg >= 32 && kg >= 32;
-  if (five && conv_supports(ConvAlgo::winograd_2x2, d, dir)) {
-    why = "5x5 stride 1, >= 32 channels: F(2x2,5x5)";
-    return ConvAlgo::winograd_2x2;
-  }
-  if (dir == ConvDirection::backward_weights) {
-    // Backward-weights reduces over tiles: each alpha^2 GEMM is as deep as the tile
-    // count, so only images with enough 4x4 tiles pay for the transforms (F(2x2) and
-    // smaller images measured slower than one deep GEMM).
-    const index_t tiles = d.n * ((d.out_h() + 3) / 4) * ((d.out_w() + 3) / 4);
-    if (big_enough && tiles >= 48 && conv_supports(ConvAlgo::winograd_4x4, d, dir)) {
-      why = "3x3 stride 1, >= 16 channels, >= 48 4x4 tiles";
-      return ConvAlgo::winograd_4x4;
-    }
-    // 1x1: dW = dY X^T. The direct kernel (dY^T vectors x input broadcasts) measured
-    // faster than GEMM on the tensors when the layer narrows (ResNet-50 256 -> 64:
-    // 56 vs 49 GFLOP/s), slower when it widens, even on the exchanged problem that it
-    // runs then (64 -> 256, 1 thread: 57-71 vs 71-77; 2 threads: 85-110 vs 100-118).
-    if (pointwise && kg > cg) {
-      why = "1x1 stride 1, widening: GEMM on the tensors in place";
-      return ConvAlgo::explicit_gemm;
-    }
-    // Strided 1x1 (ResNet-50's downsampling shortcuts): a short reduction over a small
-    // output plane for a large dw; the direct tiles' dw updates dominate (0.4-0.5x
-    // oneDNN on 512 -> 2048 s2 and 256 -> 512 s2), GEMM on the subsampled input
-    // measured 0.83-1.08x.
-    if (d.kh == 1 && d.kw == 1 && (d.stride_h > 1 || d.stride_w > 1) && conv_supports(ConvAlgo::explicit_gemm, d, dir)) {
-      why = "1x1 strided: GEMM on the subsampled input";
-      return ConvAlgo::explicit_gemm;
-    }
-    why = "direct kernel, no column matrix";
-    return ConvAlgo::direct;
-  }
-  if (big_enough && d.out_h() * d.out_w() >= 36 && conv_supports(ConvAlgo::winograd_4x4, d, dir)) {
-    why = "3x3 stride 1, >= 16 channels, output >= 6x6";
-    return ConvAlgo::winograd_4x4;
-  }
-  if (big_enough && d.kh == 3 && conv_supports(ConvAlgo::winograd_2x2, d, dir)) {
-    why = "3x3 stride 1, >= 16 channels, small output";
-    return ConvAlgo::winograd_2x2;
-  }
-  if (pointwise) {
-    // 1x1: the direct algorithm's pointwise kernel (x in L1-sized strips, 4 x 24
-    // register tiles, no B panel); backward-data is the same on W^T (ResNet-50 1x1,
-    // 1 thread, cold caches: forward 81 vs 63-73 GFLOP/s for GEMM, backward-data 67-69
-    // vs 49-67 for GEMM with pre-packed W^T).
-    why = "1x1 stride 1: pointwise direct kernel";
-    return ConvAlgo::direct;
-  }
-  // Backward-data runs as the forward pass of the transposed problem, a "full"
-  // convolution over dY padded by the kernel size: unpadded layers on small images
-  // (LeNet conv2: 12x12 from 8x8) would multiply mostly zeros, so they take GEMM +
-  // col2im, which does only the useful products.
-  // Its output channels are the layer's input channels: one or two (LeNet conv1) leave
-  // the 4-channel register tile mostly empty.
-  // Strided 1x1 (ResNet-50's downsampling shortcuts): the direct algorithm runs its
-  // pointwise kernel on the subsampled input (0.82-0.92x oneDNN vs 0.71-0.74x for
-  // implicit GEMM at 28x28 and at batch 32), except on tiny outputs (7x7, batch 1:
-  // 0.70-0.73x vs 0.79-0.81x).
-  if (dir == ConvDirection::forward && d.kh == 1 && d.kw == 1 && d.pad_h == 0 && d.pad_w == 0 &&
-      d.n * d.out_h() * d.out_w() >= 256) {
-    why = "1x1 strided: subsampled input, pointwise direct kernel";
-    return ConvAlgo::direct;
-  }
-  // Strided layers past the first (ResNet-50's 3x3 s2 and 1x1 s2 downsampling): the
-  // direct kernel's phase-split input cuts its taps into short runs (0.3-0.5x oneDNN);
-  // implicit GEMM packs the strided windows once per panel (0.78-0.83x).
-  if (dir == ConvDirection::forward && (d.stride_h > 1 || d.stride_w > 1) && cg > 4 &&
-      conv_supports(ConvAlgo::implicit_gemm, d, dir)) {
-    why = "strided, > 4 input channels: implicit GEMM";
-    return ConvAlgo::implicit_gemm;
-  }
-  const double transposed_waste = static_cast<double>(d.h * d.w) / static_cast<double>(d.out_h() * d.out_w());
-  if (conv_supports(ConvAlgo::direct, d, dir) &&
-      (dir == ConvDirection::forward || (transposed_waste <= 1.4 && cg >= 3))) {
-    why = "not a Winograd shape: register-blocked direct kernel";
-    return ConvAlgo::direct;
-  }
-  why = "strided, unpadded small-image or 1-2 channel backward-data: GEMM + col2im";
-  return ConvAlgo::explicit_gemm;
+bool entry_supports(const Entry& e, const ConvDesc& d, Dir dir, const ConvLayout& layout) {
+  return e.supports(d, dir, layout, arch::active_isa());
 }
 
-ConvAlgo choose(const ConvDesc& d, ConvAlgo requested, ConvDirection dir) {
+// A tuning record's algorithm as an entry: format 1 named the direct kernels "direct".
+ConvAlgo record_entry(const TuningRecord& r, const ConvDesc& d, Dir dir) {
+  const ConvAlgo a = parse_conv_algo(r.algo);
+  if (r.format < 2 && a == ConvAlgo::direct) return conv_direct_family_entry(d, dir);
+  return a;
+}
+
+const Entry& choose(const ConvDesc& d, ConvAlgo requested, Dir dir, const ConvLayout& layout) {
   const std::string key = d.str();
   if (requested != ConvAlgo::automatic) {
-    if (conv_supports(requested, d, dir)) {
-      arch::log_verbose("conv: %s %s -> %s (requested)", key.c_str(), to_string(dir), to_string(requested));
-      return requested;
+    const Entry& e = entry_of(requested);
+    if (entry_supports(e, d, dir, layout)) {
+      arch::log_verbose("conv: %s %s %s -> %s (requested)", key.c_str(), to_string(dir), to_string(layout).c_str(),
+                        to_string(requested));
+      return e;
     }
-    if (dir == ConvDirection::forward)
-      throw Error(std::string("taihu: conv: algorithm ") + to_string(requested) +
-                  " does not support problem " + key);
-    // A backward direction the requested algorithm lacks: fall through to automatic.
+    if (std::none_of(std::begin(kDirections), std::end(kDirections),
+                     [&](Dir other) { return entry_supports(e, d, other, layout); }))
+      throw Error(std::string("taihu: conv: algorithm ") + to_string(requested) + " does not support problem " + key +
+                  (layout == kNchw ? "" : " in layout " + to_string(layout)));
+    // A direction the requested entry lacks (e.g. direct's forward of a 1x1 layer, the
+    // pointwise entry's): the automatic choice.
   }
+  // Tuning records time NCHW tensors: they steer NCHW layouts only.
   const char* isa = arch::isa_name(arch::active_isa());
   const int threads = arch::threads_for_call();
-  if (auto rec = tuning_records_from_env().best("conv2d", key, to_string(dir), isa, threads)) {
-    const ConvAlgo a = parse_conv_algo(rec->algo);
-    if (a != ConvAlgo::automatic && conv_supports(a, d, dir)) {
-      arch::log_verbose("conv: %s %s -> %s (tuning record, %s %d threads, %.3g s)", key.c_str(),
-                        to_string(dir), to_string(a), isa, threads, rec->median_s);
-      return a;
+  if (layout == kNchw)
+    if (auto rec = tuning_records_from_env().best("conv2d", key, to_string(dir), isa, threads)) {
+      const ConvAlgo a = record_entry(*rec, d, dir);
+      if (a != ConvAlgo::automatic && entry_supports(entry_of(a), d, dir, layout)) {
+        arch::log_verbose("conv: %s %s -> %s (tuning record, %s %d threads, %.3g s)", key.c_str(), to_string(dir),
+                          to_string(a), isa, threads, rec->median_s);
+        return entry_of(a);
+      }
     }
-  }
-  std::string why;
-  const ConvAlgo a = heuristic(d, dir, why);
-  arch::log_verbose("conv: %s %s -> %s (heuristic: %s%s)", key.c_str(), to_string(dir), to_string(a),
-                    why.c_str(), requested != ConvAlgo::automatic ? "; requested algorithm lacks this direction" : "");
-  return a;
+  for (const Entry& e : entries())
+    if (entry_supports(e, d, dir, layout) && e.profitable(d, dir)) {
+      arch::log_verbose("conv: %s %s %s -> %s (first supporting, profitable entry%s)", key.c_str(), to_string(dir),
+                        to_string(layout).c_str(), to_string(e.algo),
+                        requested != ConvAlgo::automatic ? "; the requested one lacks this direction" : "");
+      return e;
+    }
+  throw Error("taihu: conv: no implementation for " + key);  // unreachable: the reference takes all
 }
 
 void require(const void* p, const char* routine, const char* name) {
@@ -178,14 +273,33 @@ void require(const void* p, const char* routine, const char* name) {
 
 bool conv_supports(ConvAlgo algo, const ConvDesc& d, ConvDirection dir) {
   if (algo == ConvAlgo::automatic) return true;
-  return entry_of(algo).supports(d, dir);
+  return entry_supports(entry_of(algo), d, dir, kNchw);
 }
 
 std::vector<ConvAlgo> conv_candidates(const ConvDesc& d, ConvDirection dir) {
   std::vector<ConvAlgo> out;
   for (const auto& e : entries())
-    if (e.supports(d, dir)) out.push_back(e.algo);
+    if (entry_supports(e, d, dir, kNchw)) out.push_back(e.algo);
   return out;
+}
+
+ConvAlgo conv_direct_family_entry(const ConvDesc& d, ConvDirection dir) {
+  using K = conv::DirectKernel;
+  switch (dir) {
+    case Dir::forward:
+      if (conv::direct_kernel_supports(K::pointwise, d, dir)) return ConvAlgo::pointwise;
+      if (conv::direct_kernel_supports(K::pointwise_strided, d, dir)) return ConvAlgo::pointwise_strided;
+      if (conv::direct_kernel_supports(K::first_layer, d, dir)) return ConvAlgo::first_layer;
+      return ConvAlgo::direct;
+    case Dir::backward_data:
+      if (conv::direct_kernel_supports(K::pointwise, d, dir)) return ConvAlgo::pointwise;
+      if (conv::direct_kernel_supports(K::first_layer, d, dir)) return ConvAlgo::first_layer;
+      if (conv::direct_kernel_supports(K::pixel, d, dir)) return ConvAlgo::direct;
+      return ConvAlgo::automatic;
+    case Dir::backward_weights:
+      return conv::pointwise_shape(d) && pointwise_profitable(d, dir) ? ConvAlgo::pointwise : ConvAlgo::direct;
+  }
+  return ConvAlgo::automatic;
 }
 
 const char* to_string(ActLayout layout) {
@@ -222,10 +336,10 @@ index_t conv_tensor_elements(const ConvDesc& d, bool dst, ActLayout layout) {
 }
 
 ConvLayout preferred_layout(const ConvDesc& d) {
-  const ConvLayout blocked{ActLayout::nchw8c, ActLayout::nchw8c};
-  if (conv::blocked_native(d, ConvDirection::forward, blocked)) return blocked;
-  const ConvLayout first{ActLayout::nchw, ActLayout::nchw8c};
-  if (conv::blocked_native(d, ConvDirection::forward, first)) return first;
+  // The first layout some entry runs forward natively (NCHW entries are native to NCHW only).
+  for (const ConvLayout& l : {kBlocked, kFirstLayerOut})
+    for (const Entry& e : entries())
+      if (e.native != nchw_native && entry_supports(e, d, Dir::forward, l) && e.native(d, Dir::forward, l)) return l;
   return {};
 }
 
@@ -237,7 +351,7 @@ void check_layout(ActLayout l, const char* which) {
                 " is not an ActLayout (nchw or nChw8c)");
 }
 
-// NCHW <-> the caller's layout around an NCHW algorithm (a no-op for NCHW).
+// NCHW <-> the caller's layout around an NCHW entry (a no-op for NCHW).
 struct Reorderer {
   index_t n, c, h, w;
   ActLayout layout;
@@ -250,7 +364,7 @@ struct Reorderer {
     reorder_nchw8c_to_nchw(p, buf.data(), n, c, h, w);
     return buf.data();
   }
-  // Where the NCHW algorithm writes an output of this shape.
+  // Where the NCHW entry writes an output of this shape.
   float* out(float* p) {
     if (!blocked()) return p;
     buf.resize(static_cast<std::size_t>(n * c * h * w));
@@ -261,29 +375,62 @@ struct Reorderer {
   }
 };
 
+// Seconds for timing candidates: this thread's CPU time at one thread (time another
+// process takes the core away does not count), else wall time.
+double timing_clock(int threads) {
+  timespec t{};
+  clock_gettime(threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 }  // namespace
 
 struct Convolution::Impl {
   ConvDesc desc;
   ConvLayout layout;
-  std::array<ConvAlgo, 3> algo{};
-  std::array<bool, 3> blocked_native{};  // runs on the blocked tensors as they are
-  std::map<ConvAlgo, std::unique_ptr<conv::ConvAlgorithm>> instances;
-  std::unique_ptr<conv::ConvAlgorithm> blocked;
+  std::array<const Entry*, 3> entry{};
+  std::map<std::pair<ConvAlgo, bool>, std::unique_ptr<conv::ConvAlgorithm>> instances;
   Reorderer src, dst;
+  std::vector<float> scratch_dy, scratch_dx, scratch_dw, scratch_db;  // choose_by_timing
 
-  bool native(ConvDirection dir) const {
-    return layout == ConvLayout{} || blocked_native[static_cast<int>(dir)];
-  }
-  conv::ConvAlgorithm& instance(ConvDirection dir) {
-    if (blocked_native[static_cast<int>(dir)]) {
-      if (!blocked) blocked = conv::make_blocked(desc, layout);
-      return *blocked;
-    }
-    const ConvAlgo a = algo[static_cast<int>(dir)];
-    auto& p = instances[a];
-    if (!p) p = entry_of(a).make(desc);
+  bool native(const Entry& e, Dir dir) const { return layout == kNchw || e.native(desc, dir, layout); }
+  // The entry's object: on the blocked tensors (blocked) or on NCHW ones.
+  conv::ConvAlgorithm& instance(const Entry& e, bool blocked) {
+    auto& p = instances[{e.algo, blocked}];
+    if (!p) p = e.make(desc, blocked);
     return *p;
+  }
+
+  // One call of `dir` on entry e with the caller's tensors (in `layout`).
+  void run(const Entry& e, Dir dir, const float* a, const float* b, const float* bias, float* out, float* out2,
+           WeightsHint hint, bool accumulate) {
+    const bool nat = native(e, dir);
+    conv::ConvAlgorithm& alg = instance(e, nat && layout != kNchw);
+    switch (dir) {
+      case Dir::forward:  // a = x, b = w, out = y
+        if (nat) return alg.forward(a, b, bias, out, hint);
+        alg.forward(src.in(a), b, bias, dst.out(out), hint);
+        return dst.finish(out);
+      case Dir::backward_data:  // a = dy, b = w, out = dx
+        if (nat) return alg.backward_data(a, b, out, hint);
+        alg.backward_data(dst.in(a), b, src.out(out), hint);
+        return src.finish(out);
+      case Dir::backward_weights:  // a = x, b = dy, out = dw, out2 = dbias
+        if (nat) return alg.backward_weights(a, b, out, out2, accumulate);
+        return alg.backward_weights(src.in(a), dst.in(b), out, out2, accumulate);
+    }
+  }
+
+  // run() on this direction's entry; with TAIHU_VERBOSE the oneDNN-style line.
+  void execute(Dir dir, const float* a, const float* b, const float* bias, float* out, float* out2,
+               WeightsHint hint, bool accumulate) {
+    const Entry& e = *entry[static_cast<int>(dir)];
+    if (!arch::verbose_enabled()) return run(e, dir, a, b, bias, out, out2, hint, accumulate);
+    const auto t0 = std::chrono::steady_clock::now();
+    run(e, dir, a, b, bias, out, out2, hint, accumulate);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "taihu_verbose,exec,conv,%s,%s,%s,%s,%.4f\n", to_string(e.algo), to_string(dir),
+                 to_string(layout).c_str(), desc.str().c_str(), ms);
   }
 };
 
@@ -297,22 +444,12 @@ Convolution::Convolution(const ConvDesc& d, ConvAlgo algo, ConvLayout layout) : 
   impl_->layout = layout;
   impl_->src = {d.n, d.c, d.h, d.w, layout.src, {}};
   impl_->dst = {d.n, d.k, d.out_h(), d.out_w(), layout.dst, {}};
-  const std::string key = d.str();
-  for (ConvDirection dir :
-       {ConvDirection::forward, ConvDirection::backward_data, ConvDirection::backward_weights}) {
-    const int i = static_cast<int>(dir);
-    if (layout != ConvLayout{} && (algo == ConvAlgo::automatic || algo == ConvAlgo::direct) &&
-        conv::blocked_native(d, dir, layout)) {
-      impl_->algo[i] = ConvAlgo::direct;
-      impl_->blocked_native[i] = true;
-      arch::log_verbose("conv: %s %s -> direct (%s native kernel)", key.c_str(), to_string(dir),
-                        to_string(layout).c_str());
-      continue;
-    }
-    impl_->algo[i] = choose(d, algo, dir);
-    if (layout != ConvLayout{})
-      arch::log_verbose("conv: %s %s: %s tensors reordered to NCHW around %s", key.c_str(), to_string(dir),
-                        to_string(layout).c_str(), to_string(impl_->algo[i]));
+  for (Dir dir : kDirections) {
+    const Entry& e = choose(d, algo, dir, layout);
+    impl_->entry[static_cast<int>(dir)] = &e;
+    if (!impl_->native(e, dir))
+      arch::log_verbose("conv: %s %s: %s tensors reordered to NCHW around %s", d.str().c_str(), to_string(dir),
+                        to_string(layout).c_str(), to_string(e.algo));
   }
 }
 
@@ -321,49 +458,137 @@ Convolution::Convolution(Convolution&&) noexcept = default;
 Convolution& Convolution::operator=(Convolution&&) noexcept = default;
 
 const ConvDesc& Convolution::desc() const { return impl_->desc; }
-ConvAlgo Convolution::algorithm() const { return algorithm(ConvDirection::forward); }
-ConvAlgo Convolution::algorithm(ConvDirection dir) const { return impl_->algo[static_cast<int>(dir)]; }
+ConvAlgo Convolution::algorithm() const { return algorithm(Dir::forward); }
+ConvAlgo Convolution::algorithm(ConvDirection dir) const { return impl_->entry[static_cast<int>(dir)]->algo; }
 ConvLayout Convolution::layout() const { return impl_->layout; }
-bool Convolution::layout_native(ConvDirection dir) const { return impl_->native(dir); }
+bool Convolution::layout_native(ConvDirection dir) const {
+  return impl_->native(*impl_->entry[static_cast<int>(dir)], dir);
+}
 
-void Convolution::forward(const float* x, const float* w, const float* bias, float* y,
-                          WeightsHint hint) {
+void Convolution::forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) {
   require(x, "forward", "x");
   require(w, "forward", "w");
   require(y, "forward", "y");
-  Impl& I = *impl_;
-  if (I.native(ConvDirection::forward)) {
-    I.instance(ConvDirection::forward).forward(x, w, bias, y, hint);
-    return;
-  }
-  I.instance(ConvDirection::forward).forward(I.src.in(x), w, bias, I.dst.out(y), hint);
-  I.dst.finish(y);
+  impl_->execute(Dir::forward, x, w, bias, y, nullptr, hint, false);
 }
 
 void Convolution::backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) {
   require(dy, "backward_data", "dy");
   require(w, "backward_data", "w");
   require(dx, "backward_data", "dx");
-  Impl& I = *impl_;
-  if (I.native(ConvDirection::backward_data)) {
-    I.instance(ConvDirection::backward_data).backward_data(dy, w, dx, hint);
-    return;
-  }
-  I.instance(ConvDirection::backward_data).backward_data(I.dst.in(dy), w, I.src.out(dx), hint);
-  I.src.finish(dx);
+  impl_->execute(Dir::backward_data, dy, w, nullptr, dx, nullptr, hint, false);
 }
 
-void Convolution::backward_weights(const float* x, const float* dy, float* dw, float* dbias,
-                                   bool accumulate) {
+void Convolution::backward_weights(const float* x, const float* dy, float* dw, float* dbias, bool accumulate) {
   require(x, "backward_weights", "x");
   require(dy, "backward_weights", "dy");
   require(dw, "backward_weights", "dw");
+  impl_->execute(Dir::backward_weights, x, dy, nullptr, dw, dbias, WeightsHint::changed, accumulate);
+}
+
+void Convolution::choose_by_timing(ConvDirection dir, const float* x, const float* w, const float* bias, float* y,
+                                   const ConvAgreement& agree, int rounds) {
   Impl& I = *impl_;
-  if (I.native(ConvDirection::backward_weights)) {
-    I.instance(ConvDirection::backward_weights).backward_weights(x, dy, dw, dbias, accumulate);
-    return;
+  const ConvDesc& d = I.desc;
+  require(w, "choose_by_timing", "w");
+  if (dir != Dir::backward_data) require(x, "choose_by_timing", "x");
+  if (dir == Dir::forward) require(y, "choose_by_timing", "y");
+  if (rounds < 1) throw Error("taihu: conv choose_by_timing: rounds = " + std::to_string(rounds) + " must be >= 1");
+  std::vector<const Entry*> cands;
+  for (const Entry& e : entries())
+    if (e.algo != ConvAlgo::reference && entry_supports(e, d, dir, I.layout)) cands.push_back(&e);
+  const auto xs = static_cast<std::size_t>(conv_tensor_elements(d, false, I.layout.src));
+  const auto ys = static_cast<std::size_t>(conv_tensor_elements(d, true, I.layout.dst));
+  if (dir != Dir::forward) {
+    I.scratch_dy.assign(ys, 0.01f);
+    if (I.layout.dst == ActLayout::nchw8c)  // lanes past k stay zero in nChw8c
+      reorder_nchw_to_nchw8c(std::vector<float>(static_cast<std::size_t>(d.n * d.k * d.out_h() * d.out_w()), 0.01f).data(),
+                             I.scratch_dy.data(), d.n, d.k, d.out_h(), d.out_w());
+    I.scratch_dx.resize(xs);
+    I.scratch_dw.resize(static_cast<std::size_t>(d.k * (d.c / d.groups) * d.kh * d.kw));
+    I.scratch_db.resize(static_cast<std::size_t>(d.k));
   }
-  I.instance(ConvDirection::backward_weights).backward_weights(I.src.in(x), I.dst.in(dy), dw, dbias, accumulate);
+  const int threads = arch::threads_for_call();
+  std::vector<double> best(cands.size(), 1e30);
+  for (int round = 0; round < rounds; ++round)
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      const double t0 = timing_clock(threads);
+      if (dir == Dir::forward)
+        I.run(*cands[i], dir, x, w, bias, y, nullptr, WeightsHint::changed, false);
+      else if (dir == Dir::backward_data)
+        I.run(*cands[i], dir, I.scratch_dy.data(), w, nullptr, I.scratch_dx.data(), nullptr, WeightsHint::changed,
+              false);
+      else
+        I.run(*cands[i], dir, x, I.scratch_dy.data(), nullptr, I.scratch_dw.data(), I.scratch_db.data(),
+              WeightsHint::changed, false);
+      best[i] = std::min(best[i], timing_clock(threads) - t0);
+    }
+  if (agree) agree(best);
+  std::size_t win = 0;
+  std::string report;
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    char t[64];
+    std::snprintf(t, sizeof t, " %s=%.4fms", to_string(cands[i]->algo), best[i] * 1e3);
+    report += t;
+    if (best[i] < best[win]) win = i;
+  }
+  I.entry[static_cast<int>(dir)] = cands[win];
+  // The losers' workspaces go (the winner's stays warm).
+  for (auto it = I.instances.begin(); it != I.instances.end();)
+    if (std::none_of(I.entry.begin(), I.entry.end(), [&](const Entry* e) { return e->algo == it->first.first; }))
+      it = I.instances.erase(it);
+    else
+      ++it;
+  arch::log_verbose("conv: %s %s timed:%s -> %s", d.str().c_str(), to_string(dir), report.c_str(),
+                    to_string(cands[win]->algo));
+}
+
+std::string Convolution::choice() const {
+  std::string s;
+  for (Dir dir : kDirections) {
+    if (!s.empty()) s += ',';
+    s += std::string(to_string(dir)) + "=" + to_string(algorithm(dir));
+  }
+  return s;
+}
+
+void Convolution::set_choice(const std::string& text) {
+  Impl& I = *impl_;
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const auto comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (parts.size() != 3)
+    throw Error("taihu: conv: choice \"" + text + "\" does not name three directions (" + choice() + ")");
+  std::array<const Entry*, 3> chosen{};
+  for (int i = 0; i < 3; ++i) {
+    const Dir dir = kDirections[i];
+    std::string name = parts[static_cast<std::size_t>(i)];
+    const auto eq = name.find('=');
+    const bool legacy = eq == std::string::npos;  // caffe_port's "<fwd>,<bwd_data>,<bwd_weights>"
+    if (!legacy) {
+      if (name.substr(0, eq) != to_string(dir))
+        throw Error("taihu: conv: choice \"" + text + "\": expected " + to_string(dir) + "= in position " +
+                    std::to_string(i + 1));
+      name = name.substr(eq + 1);
+    }
+    ConvAlgo a;
+    try {
+      a = parse_conv_algo(name);
+    } catch (const Error& e) {
+      throw Error("taihu: conv: choice \"" + text + "\": " + e.what());
+    }
+    if (legacy && a == ConvAlgo::direct) a = conv_direct_family_entry(I.desc, dir);
+    if (a == ConvAlgo::automatic || !entry_supports(entry_of(a), I.desc, dir, I.layout))
+      throw Error("taihu: conv: choice \"" + text + "\": " + name + " does not support " + to_string(dir) + " of " +
+                  I.desc.str());
+    chosen[static_cast<std::size_t>(i)] = &entry_of(a);
+  }
+  I.entry = chosen;
+  arch::log_verbose("conv: %s choice set: %s", I.desc.str().c_str(), choice().c_str());
 }
 
 }  // namespace taihu::dnn

@@ -48,6 +48,20 @@ TuningRecord parse_line(const std::string& line, const std::string& where) {
   if (!j.contains("median_s") || !j["median_s"].is_number() || !(j["median_s"].get<double>() > 0))
     throw Error("taihu: " + where + ": field \"median_s\" must be a number > 0");
   r.median_s = j["median_s"].get<double>();
+  if (j.contains("format")) {
+    if (!j["format"].is_number_integer() || (j["format"].get<long>() != 1 && j["format"].get<long>() != 2))
+      throw Error("taihu: " + where + ": field \"format\" must be 1 or 2");
+    r.format = static_cast<int>(j["format"].get<long>());
+  } else {
+    r.format = 1;
+  }
+  if (r.op == "conv2d") {
+    try {
+      if (parse_conv_algo(r.algo) == ConvAlgo::automatic) throw Error("not an entry");
+    } catch (const Error&) {
+      throw Error("taihu: " + where + ": unknown convolution algorithm \"" + r.algo + "\"");
+    }
+  }
   return r;
 }
 }  // namespace
@@ -93,6 +107,7 @@ std::optional<TuningRecord> TuningRecords::best(const std::string& op, const std
 
 std::string format_tuning_record(const TuningRecord& r) {
   nlohmann::ordered_json j;
+  j["format"] = r.format;
   j["op"] = r.op;
   j["key"] = r.key;
   j["dir"] = r.dir;
@@ -101,6 +116,19 @@ std::string format_tuning_record(const TuningRecord& r) {
   j["algo"] = r.algo;
   j["median_s"] = r.median_s;
   return j.dump();
+}
+
+TuningRecord conv_tuning_record(const ConvDesc& d, ConvDirection dir, const std::string& isa, int threads,
+                                ConvAlgo algo, double median_s) {
+  if (algo == ConvAlgo::automatic) throw Error("taihu: conv_tuning_record: algo must name an entry, not auto");
+  TuningRecord r;
+  r.key = d.str();
+  r.dir = to_string(dir);
+  r.isa = isa;
+  r.threads = threads;
+  r.algo = to_string(algo);
+  r.median_s = median_s;
+  return r;
 }
 
 void save_tuning_records(const TuningRecords& records, const std::string& path) {

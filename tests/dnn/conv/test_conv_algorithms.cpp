@@ -163,7 +163,7 @@ class ConvHeuristic : public ConvTest {};
 TEST_F(ConvHeuristic, FirstLayersDirectStridedLayersGemm) {
   for (const char* p : {"mb1ic3ih224oc64kh7sh2ph3", "mb1ic3ih227oc96kh11sh4", "mb64ic3ih32oc32kh5ph2"}) {
     const Convolution conv(ConvDesc::parse(p));
-    EXPECT_EQ(conv.algorithm(ConvDirection::forward), ConvAlgo::direct) << p;
+    EXPECT_EQ(conv.algorithm(ConvDirection::forward), ConvAlgo::first_layer) << p;
     EXPECT_EQ(conv.algorithm(ConvDirection::backward_weights), ConvAlgo::direct) << p;
   }
   for (const char* p : {"mb1ic512ih14oc2048kh1sh2", "mb1ic256ih56oc512kh1sh2"})
@@ -172,7 +172,8 @@ TEST_F(ConvHeuristic, FirstLayersDirectStridedLayersGemm) {
   // outputs large enough for the pointwise kernel on the subsampled input.
   for (const char* p : {"mb1ic512ih14oc2048kh1sh2", "mb1ic128ih56oc128kh3sh2ph1"})
     EXPECT_EQ(Convolution(ConvDesc::parse(p)).algorithm(ConvDirection::forward), ConvAlgo::implicit_gemm) << p;
-  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc512kh1sh2")).algorithm(ConvDirection::forward), ConvAlgo::direct);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc512kh1sh2")).algorithm(ConvDirection::forward),
+            ConvAlgo::pointwise_strided);
 }
 
 class ConvCaching : public ConvTest {};

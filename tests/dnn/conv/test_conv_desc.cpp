@@ -90,10 +90,10 @@ TEST_F(ConvDescTest, UnsupportedAlgorithmIsRejected) {
   EXPECT_EQ(taihu::dnn::parse_conv_algo("auto"), ConvAlgo::automatic);
   // A requested algorithm lacking a backward direction hands that direction on.
   const ConvDesc first = ConvDesc::parse("mb1ic3ih16oc8kh7sh2ph3");
-  Convolution c(first, ConvAlgo::direct);
-  EXPECT_EQ(c.algorithm(), ConvAlgo::direct);
-  EXPECT_EQ(c.algorithm(ConvDirection::backward_weights), ConvAlgo::direct);
-  EXPECT_NE(c.algorithm(ConvDirection::backward_data), ConvAlgo::direct);  // strided
+  Convolution c(first, ConvAlgo::first_layer);
+  EXPECT_EQ(c.algorithm(), ConvAlgo::first_layer);
+  EXPECT_EQ(c.algorithm(ConvDirection::backward_weights), ConvAlgo::direct);  // first_layer: forward only
+  EXPECT_NE(c.algorithm(ConvDirection::backward_data), ConvAlgo::first_layer);  // strided
 }
 
 TEST_F(ConvDescTest, NullPointersAreRejected) {
@@ -106,12 +106,12 @@ TEST_F(ConvDescTest, NullPointersAreRejected) {
 
 TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic128ih28oc128kh3ph1")).algorithm(), ConvAlgo::winograd_4x4);
-  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc64kh1")).algorithm(), ConvAlgo::direct);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc64kh1")).algorithm(), ConvAlgo::pointwise);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc64kh1")).algorithm(ConvDirection::backward_data),
-            ConvAlgo::direct);
+            ConvAlgo::pointwise);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic3ih224oc64kh7sh2ph3")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::direct);
-  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic3ih224oc64kh7sh2ph3")).algorithm(), ConvAlgo::direct);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic3ih224oc64kh7sh2ph3")).algorithm(), ConvAlgo::first_layer);
   // 5x5 stride 1: F(2x2,5x5) with >= 32 channels each way, the direct kernel below.
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih27oc192kh5ph2")).algorithm(), ConvAlgo::winograd_2x2);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih27oc192kh5ph2")).algorithm(ConvDirection::backward_data),

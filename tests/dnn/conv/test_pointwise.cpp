@@ -63,7 +63,7 @@ TEST_P(PointwiseTest, ForwardMatchesNaiveLoopAtOneAndTwoThreads) {
   for (int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
     taihu::arch::set_num_threads(threads);
-    Convolution conv(d, ConvAlgo::direct);
+    Convolution conv(d, ConvAlgo::pointwise);
     std::vector<float> y(static_cast<std::size_t>(conv_test::y_size(d)), 7.0f);
     conv.forward(x.data(), w.data(), b.data(), y.data(), WeightsHint::changed);
     EXPECT_LT(conv_test::max_rel_error(
@@ -93,7 +93,7 @@ TEST_P(PointwiseTest, BackwardDataMatchesNaiveLoopAtOneAndTwoThreads) {
   for (int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
     taihu::arch::set_num_threads(threads);
-    Convolution conv(d, ConvAlgo::direct);
+    Convolution conv(d, ConvAlgo::pointwise);
     std::vector<float> dx(static_cast<std::size_t>(conv_test::x_size(d)), 7.0f);
     conv.backward_data(dy.data(), w.data(), dx.data(), WeightsHint::changed);
     EXPECT_LT(conv_test::max_rel_error(dx, ref), kTol);
@@ -267,9 +267,9 @@ TEST(PointwisePostOps, FusedMatchesUnfusedWithinFloatRounding) {
 
 class PointwiseChoice : public conv_test::ConvTest {};
 
-TEST_F(PointwiseChoice, OneByOneStrideOneLayersTakeTheDirectAlgorithm) {
+TEST_F(PointwiseChoice, OneByOneStrideOneLayersTakeThePointwiseEntry) {
   // The path under test is the one the automatic choice runs for ResNet's 1x1 layers.
-  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic1024ih14oc256oh14kh1")).algorithm(), ConvAlgo::direct);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic1024ih14oc256oh14kh1")).algorithm(), ConvAlgo::pointwise);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -11,32 +11,50 @@
 //                     x[n][g*c/groups+ci][oy*stride_h - pad_h + r*dil_h][ox*stride_w - pad_w + s*dil_w]
 //   (g = k / (k/groups); out-of-range x reads are zero).
 //
-// Algorithms (ConvAlgo): explicit_gemm (im2col/col2im + taihu::gemm, the Caffe way),
-// implicit_gemm (no im2col buffer), winograd_2x2 / winograd_4x4 (F(2x2,3x3) and
-// F(4x4,3x3): 3x3 kernels, stride 1, dilation 1, pad <= 2), direct (1x1 kernels and
-// first layers with few input channels), reference (naive loops, double accumulation).
-// `automatic` picks one by a tuning record (see tuning_records.hpp) when present, else
-// by a heuristic; TAIHU_VERBOSE=1 prints the choice and why. A directly requested
-// algorithm that does not support the problem throws taihu::Error at construction.
-// Directions an algorithm does not implement (e.g. direct backward-weights) run the
-// best supporting algorithm instead; algorithm(direction) says which.
+// Algorithms: one ordered implementation list (dnn/src/conv/conv_list.cpp, as oneDNN's
+// cpu_convolution_list.cpp): every kernel family is an entry (ConvAlgo) that accepts or
+// declines (desc, direction, layout, ISA); the list order is the preference:
+//   pointwise_blocked  1x1 stride-1 unpadded, groups 1, on nChw8c tensors (no reorders)
+//   first_layer        <= 4 input channels per group (strided, or >= 32 output channels),
+//                      forward vectorised along output channels; NCHW -> nChw8c native
+//   winograd_4x4       F(4x4,3x3): 3x3, stride 1, dilation 1, pad <= 2
+//   winograd_2x2       F(2x2,3x3) and F(2x2,5x5)
+//   pointwise          1x1 stride-1 unpadded layers on NCHW, every direction
+//   pointwise_strided  strided 1x1 unpadded layers, forward (on the subsampled input)
+//   direct             register-blocked direct kernel (4 channels x 3 pixel vectors)
+//   implicit_gemm      GEMM on strided windows packed per panel (no im2col buffer)
+//   explicit_gemm      im2col/col2im + taihu::gemm, the Caffe way (supports everything)
+//   minibatch          a whole minibatch per call for small images (Caffe's classic
+//                      nets); chosen by timing or a tuning record, not by the heuristic
+//   reference          naive loops, double accumulation
+// `automatic` takes, per direction, a tuning record when present (NCHW layouts; see
+// tuning_records.hpp), else the first entry that supports the problem and whose
+// profitable() predicate (the measured heuristic, commented in conv_list.cpp) holds.
+// choose_by_timing() measures the candidates instead. A directly requested algorithm
+// that supports none of the three directions throws taihu::Error at construction;
+// directions it lacks run the automatic choice; algorithm(direction) says which.
 //
 // Activation layouts (ConvLayout): x/dx ("src") and y/dy ("dst") are NCHW by default or
 // nChw8c (layout.hpp: [n][ceil(c/8)][h][w][8], channels past c zero; written outputs
 // keep those lanes zero). Weights, bias and dw stay OIHW / [k] in every layout.
-// Layers the direct algorithm has blocked kernels for run on the blocked tensors
-// natively (1x1 stride-1 unpadded layers: all three directions in nChw8c -> nChw8c;
-// first layers: NCHW x -> nChw8c y forward and backward-weights); any other (layer, layout, algorithm)
-// runs the NCHW algorithm between reorders (correct, slower); layout_native(dir) says
-// which. preferred_layout(d) is taihu's fastest layout for a layer (what a framework
-// asking for "any" should use, as oneDNN's format_tag::any).
+// Entries that run on the blocked tensors natively: pointwise_blocked (nChw8c -> nChw8c,
+// all three directions) and first_layer (NCHW x -> nChw8c y, forward and
+// backward-weights); any other (layer, layout, entry) runs on NCHW copies between
+// reorders (correct, slower); layout_native(dir) says which. preferred_layout(d) is
+// taihu's fastest layout for a layer (what a framework asking for "any" should use, as
+// oneDNN's format_tag::any).
 //
-// A Convolution object caches transformed/packed weights and workspaces; it is not
-// safe to call one object from several threads at once (use one object per thread).
-// Each call runs on arch::threads_for_call() OpenMP threads.
+// One Convolution object serves a layer's three directions, each with its own choice.
+// It caches transformed/packed weights and workspaces; it is not safe to call one
+// object from several threads at once (use one object per thread). Each call runs on
+// arch::threads_for_call() OpenMP threads. With TAIHU_VERBOSE=1 every call prints one
+// line to stderr, oneDNN-verbose style:
+//   taihu_verbose,exec,conv,<entry>,<direction>,<layout>,<ConvDesc::str()>,<milliseconds>
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -86,24 +104,42 @@ enum class ConvAlgo {
   winograd_2x2,
   winograd_4x4,
   direct,
-  reference
+  reference,
+  pointwise,
+  pointwise_blocked,
+  pointwise_strided,
+  first_layer,
+  minibatch
 };
 
 enum class ConvDirection { forward, backward_data, backward_weights };
 
 // "auto", "explicit_gemm", "implicit_gemm", "winograd_2x2", "winograd_4x4", "direct",
-// "reference". parse_conv_algo also accepts "automatic"; throws taihu::Error otherwise.
+// "reference", "pointwise", "pointwise_blocked", "pointwise_strided", "first_layer",
+// "minibatch". parse_conv_algo also accepts "automatic" and "batch" (caffe_port's old
+// name of minibatch); throws taihu::Error naming the string otherwise.
 const char* to_string(ConvAlgo algo);
 const char* to_string(ConvDirection dir);
 ConvAlgo parse_conv_algo(const std::string& name);
 
-// Whether `algo` implements `dir` for `d` (d must be valid). reference and
-// explicit_gemm support everything.
+// Whether `algo` implements `dir` for `d` on NCHW tensors (d must be valid). reference,
+// explicit_gemm and minibatch support everything.
 bool conv_supports(ConvAlgo algo, const ConvDesc& d, ConvDirection dir);
 
-// The concrete algorithms usable for (d, dir), in the ordered implementation list's
-// order (fastest family first, reference last). Tests and the autotuner iterate this.
+// The entries usable for (d, dir) on NCHW tensors, in the list's order (reference
+// last). Tests, bench_conv --tune and the autotuner iterate this.
 std::vector<ConvAlgo> conv_candidates(const ConvDesc& d, ConvDirection dir);
+
+// What "direct" meant before the direct kernels became separate entries (one object
+// that switched between them by shape): the entry that runs (d, dir) for a tuning record
+// of format 1 or a saved choice without direction names. ConvAlgo::automatic when no
+// direct kernel supports it (strided backward-data).
+ConvAlgo conv_direct_family_entry(const ConvDesc& d, ConvDirection dir);
+
+// Replaces seconds[i] (this process's time for candidate i) by a value every
+// data-parallel rank shares (e.g. the slowest rank's), so all pick the same candidate.
+// Collective: each rank calls it with the same candidates in the same order.
+using ConvAgreement = std::function<void(std::span<double> seconds)>;
 
 enum class ActLayout { nchw, nchw8c };
 
@@ -125,8 +161,9 @@ ConvLayout parse_conv_layout(const std::string& name);
 // channels to a multiple of 8).
 index_t conv_tensor_elements(const ConvDesc& d, bool dst, ActLayout layout);
 
-// taihu's fastest activation layout for d (all three directions considered): nChw8c
-// for 1x1 stride-1 unpadded layers, NCHW x -> nChw8c y for first layers, NCHW otherwise.
+// taihu's fastest activation layout for d: a layout a native entry runs forward in
+// (nChw8c for 1x1 stride-1 unpadded layers, NCHW x -> nChw8c y for first layers), NCHW
+// otherwise.
 ConvLayout preferred_layout(const ConvDesc& d);
 
 // WeightsHint::unchanged promises the weights pointer holds the same values as in the
@@ -149,8 +186,8 @@ class Convolution {
   Convolution& operator=(const Convolution&) = delete;
 
   const ConvDesc& desc() const;
-  ConvAlgo algorithm() const;                    // forward's algorithm
-  ConvAlgo algorithm(ConvDirection dir) const;   // what each direction runs
+  ConvAlgo algorithm() const;                    // forward's entry
+  ConvAlgo algorithm(ConvDirection dir) const;   // the entry each direction runs
   ConvLayout layout() const;
   // True when `dir` runs on the tensors in the requested layout; false when it runs
   // the NCHW algorithm between reorders (always true for NCHW).
@@ -169,6 +206,24 @@ class Convolution {
   // false overwrites them.
   void backward_weights(const float* x, const float* dy, float* dw, float* dbias,
                         bool accumulate);
+
+  // Timed selection for `dir`: runs every entry that supports it (the reference
+  // excepted) `rounds` times round-robin (a burst of load hits all alike), keeps each
+  // one's fastest run (this thread's CPU time at 1 thread, wall time otherwise), passes
+  // the times through `agree` when given, and from then on runs the fastest. Forward
+  // writes y (bias may be null); backward directions use internal scratch for dy
+  // (0.01), dx, dw, db and read x (backward-weights) and w (backward-data); y may be
+  // null there. Tensors are in layout(). TAIHU_VERBOSE=1 prints the times.
+  void choose_by_timing(ConvDirection dir, const float* x, const float* w, const float* bias, float* y,
+                        const ConvAgreement& agree = {}, int rounds = 3);
+
+  // The three choices as text, "forward=<entry>,backward_data=<entry>,backward_weights=<entry>",
+  // for snapshots; set_choice() reads it back, and the older "<fwd>,<bwd_data>,<bwd_weights>"
+  // form caffe_port saved ("direct" there meaning conv_direct_family_entry, "batch"
+  // minibatch). Throws taihu::Error naming the text for an unknown entry or one that
+  // does not support its direction.
+  std::string choice() const;
+  void set_choice(const std::string& text);
 
   struct Impl;
 

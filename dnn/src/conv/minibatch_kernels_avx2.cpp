@@ -1,9 +1,9 @@
-// BatchConv's AVX2+FMA kernels (declared in batch_conv_kernels.hpp): the implicit
+// The minibatch algorithm's AVX2+FMA kernels (declared in minibatch_kernels.hpp): the implicit
 // backward-weights (input read in place, see there), the 8-pixel-row col2im, and
 // this backward-weights kernel for layers with few weight columns (first layers:
 // LeNet's conv1 has 25, CIFAR-10 quick's 75):
 //   dw[k][row] += sum_p dy[k][p] * col[row][p],  p < depth,
-// on dy and col blocks laid out with leading dimension ld (see batch_conv.hpp). There a
+// on dy and col blocks laid out with leading dimension ld (see conv_minibatch.hpp). There a
 // GEMM would pack both operands for a 20 x 25 product; here tiles of 4 output
 // channels x 3 columns keep 12 eight-lane accumulators in registers over blocks of
 // pixels, reading both operands in place.
@@ -11,9 +11,9 @@
 
 #include <algorithm>
 
-#include "layers/batch_conv_kernels.hpp"
+#include "minibatch_kernels.hpp"
 
-namespace taihu::caffe::kernels {
+namespace taihu::dnn::conv::minibatch_kernels {
 namespace {
 
 float hsum(__m256 v) {
@@ -70,9 +70,9 @@ void backward_weights_small_avx2(const float* dy, const float* col, std::int64_t
     }
 }
 
-}  // namespace taihu::caffe::kernels
+}  // namespace taihu::dnn::conv::minibatch_kernels
 
-namespace taihu::caffe::kernels {
+namespace taihu::dnn::conv::minibatch_kernels {
 namespace {
 
 // Adds a tile's sums to the per-thread partial gradient dwt[tap][channel] (k_count
@@ -167,9 +167,9 @@ void backward_weights_implicit_avx2(const ImplicitBwdWeights& g, const float* x,
   }
 }
 
-}  // namespace taihu::caffe::kernels
+}  // namespace taihu::dnn::conv::minibatch_kernels
 
-namespace taihu::caffe::kernels {
+namespace taihu::dnn::conv::minibatch_kernels {
 
 void col2im_w8_avx2(const float* col, std::int64_t ld, std::int64_t c, std::int64_t h, std::int64_t w,
                     std::int64_t kh, std::int64_t kw, std::int64_t oh, float* dx) {
@@ -207,9 +207,9 @@ void col2im_w8_avx2(const float* col, std::int64_t ld, std::int64_t c, std::int6
   }
 }
 
-}  // namespace taihu::caffe::kernels
+}  // namespace taihu::dnn::conv::minibatch_kernels
 
-namespace taihu::caffe::kernels {
+namespace taihu::dnn::conv::minibatch_kernels {
 namespace {
 
 // KI output channels from k x RJ pixel vectors of the batch from v (vector v is
@@ -303,9 +303,9 @@ void forward_implicit_avx2(const ImplicitBwdWeights& g, const float* x, const fl
   }
 }
 
-}  // namespace taihu::caffe::kernels
+}  // namespace taihu::dnn::conv::minibatch_kernels
 
-namespace taihu::caffe::kernels {
+namespace taihu::dnn::conv::minibatch_kernels {
 namespace {
 
 template <int KI, int RJ>
@@ -352,4 +352,4 @@ void backward_weights_packed_avx2(const float* x, const float* dy, std::int64_t 
   }
 }
 
-}  // namespace taihu::caffe::kernels
+}  // namespace taihu::dnn::conv::minibatch_kernels

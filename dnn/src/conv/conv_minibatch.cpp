@@ -1,20 +1,19 @@
-// BatchConv (see batch_conv.hpp): im2col + GEMMs on pre-packed weights, images in
-// parallel, batched backward-weights.
-#include "layers/batch_conv.hpp"
+// The minibatch algorithm (see conv_minibatch.hpp): im2col + GEMMs on pre-packed
+// weights, images in parallel, batched backward-weights.
+#include "conv_minibatch.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <immintrin.h>
 #include <omp.h>
 
-#include "layers/batch_conv_kernels.hpp"
+#include "minibatch_kernels.hpp"
 #include "taihu/arch/isa.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/gemm/packed.hpp"
 
-namespace taihu::caffe {
+namespace taihu::dnn::conv {
 
-using dnn::index_t;
 using gemm::Layout;
 using gemm::Trans;
 
@@ -41,22 +40,9 @@ inline void add_row(float* dst, const float* src) {
   for (int i = 0; i < OW; i += 4) _mm_storeu_ps(dst + i, _mm_add_ps(_mm_loadu_ps(dst + i), _mm_loadu_ps(src + i)));
 }
 
-// Sum of n floats with 8 independent partial sums (a single running sum is one long
-// add-latency chain; GCC does not reassociate float adds by itself).
-float sum(const float* v, index_t n) {
-  float part[8] = {};
-  index_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int j = 0; j < 8; ++j) part[j] += v[i + j];
-  float s = 0.0f;
-  for (; i < n; ++i) s += v[i];
-  for (int j = 0; j < 8; ++j) s += part[j];
-  return s;
-}
-
 }  // namespace
 
-BatchConv::BatchConv(const dnn::ConvDesc& d)
+MinibatchConv::MinibatchConv(const ConvDesc& d)
     : d_(d), kg_(d.k / d.groups), cg_(d.c / d.groups), rows_(cg_ * d.kh * d.kw), plane_(d.out_h() * d.out_w()) {
   d_.validate();
   // Images per backward GEMM: a reduction depth of >= 256 pixels, deeper while the
@@ -81,11 +67,11 @@ BatchConv::BatchConv(const dnn::ConvDesc& d)
   }
 }
 
-bool BatchConv::identity_columns() const {
+bool MinibatchConv::identity_columns() const {
   return d_.kh == 1 && d_.kw == 1 && d_.stride_h == 1 && d_.stride_w == 1 && d_.pad_h == 0 && d_.pad_w == 0;
 }
 
-float* BatchConv::scratch(int threads, std::size_t per_thread) {
+float* MinibatchConv::scratch(int threads, std::size_t per_thread) {
   scratch_stride_ = (per_thread + 15) & ~std::size_t{15};
   const std::size_t need = scratch_stride_ * static_cast<std::size_t>(threads);
   if (scratch_.size() < need) scratch_ = arch::AlignedBuffer<float>(need);
@@ -95,7 +81,7 @@ float* BatchConv::scratch(int threads, std::size_t per_thread) {
 // The row loops are short (a LeNet row is 8 pixels), so the common widths are
 // compile-time constants (OW > 0) and fully vectorised inline; OW = 0 is any width.
 template <int OW>
-void BatchConv::im2col_rows(const float* x_group, float* col, index_t ld) const {
+void MinibatchConv::im2col_rows(const float* x_group, float* col, index_t ld) const {
   const index_t oh = d_.out_h(), ow = OW > 0 ? OW : d_.out_w(), sw = d_.stride_w;
   for (index_t row = 0; row < rows_; ++row) {
     const index_t ci = row / (d_.kh * d_.kw), r = (row / d_.kw) % d_.kh, s = row % d_.kw;
@@ -129,7 +115,7 @@ void BatchConv::im2col_rows(const float* x_group, float* col, index_t ld) const 
   }
 }
 
-void BatchConv::im2col(const float* x_group, float* col, index_t ld) const {
+void MinibatchConv::im2col(const float* x_group, float* col, index_t ld) const {
   switch (d_.out_w()) {
     case 8: im2col_rows<8>(x_group, col, ld); break;
     case 16: im2col_rows<16>(x_group, col, ld); break;
@@ -145,7 +131,7 @@ void BatchConv::im2col(const float* x_group, float* col, index_t ld) const {
 // partly overlaps a store still in flight stalls until it commits); the same s at
 // r + 1 hits the exact addresses of r, which store forwarding handles.
 template <int OW>
-void BatchConv::col2im_rows(const float* col, dnn::index_t ld, float* dx_group) const {
+void MinibatchConv::col2im_rows(const float* col, index_t ld, float* dx_group) const {
   const index_t oh = d_.out_h(), ow = OW > 0 ? OW : d_.out_w(), sw = d_.stride_w;
   for (index_t tap = 0; tap < rows_; ++tap) {
     const index_t ci = tap / (d_.kh * d_.kw), s = (tap / d_.kh) % d_.kw, r = tap % d_.kh;
@@ -172,7 +158,7 @@ void BatchConv::col2im_rows(const float* col, dnn::index_t ld, float* dx_group) 
   }
 }
 
-void BatchConv::col2im(const float* col, dnn::index_t ld, float* dx_group) const {
+void MinibatchConv::col2im(const float* col, index_t ld, float* dx_group) const {
   switch (d_.out_w()) {
     case 8: col2im_rows<8>(col, ld, dx_group); break;
     case 16: col2im_rows<16>(col, ld, dx_group); break;
@@ -182,17 +168,17 @@ void BatchConv::col2im(const float* col, dnn::index_t ld, float* dx_group) const
   }
 }
 
-void BatchConv::forward(const float* x, const float* w, const float* bias, float* y) {
+void MinibatchConv::forward(const float* x, const float* w, const float* bias, float* y, WeightsHint) {
   if (implicit_weights_) {
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
-    const kernels::ImplicitBwdWeights g{d_.c, d_.h, d_.w, d_.k, d_.out_h(), d_.out_w(), rows_, tap_offset_.data()};
+    const minibatch_kernels::ImplicitBwdWeights g{d_.c, d_.h, d_.w, d_.k, d_.out_h(), d_.out_w(), rows_, tap_offset_.data()};
     // Blocks of 24 pixel vectors (8 tiles; their inputs stay in L2 while every
     // channel tile passes over them), handed out dynamically.
     constexpr index_t kBlock = 24;
     const index_t vectors = d_.n * plane_ / 8, blocks = (vectors + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
     for (index_t b = 0; b < blocks; ++b)
-      kernels::forward_implicit_avx2(g, x, w, bias, b * kBlock, std::min(vectors, (b + 1) * kBlock), y);
+      minibatch_kernels::forward_implicit_avx2(g, x, w, bias, b * kBlock, std::min(vectors, (b + 1) * kBlock), y);
     return;
   }
   std::vector<gemm::PackedA<float>> packed;
@@ -226,7 +212,7 @@ void BatchConv::forward(const float* x, const float* w, const float* bias, float
   }
 }
 
-void BatchConv::backward_data(const float* dy, const float* w, float* dx) {
+void MinibatchConv::backward_data(const float* dy, const float* w, float* dx, WeightsHint) {
   std::vector<gemm::PackedA<float>> packed;  // W_g^T, rows_ x kg_
   packed.reserve(static_cast<std::size_t>(d_.groups));
   for (index_t g = 0; g < d_.groups; ++g) packed.emplace_back(Layout::row_major, Trans::yes, rows_, kg_, w + g * kg_ * rows_, rows_);
@@ -274,7 +260,7 @@ void BatchConv::backward_data(const float* dy, const float* w, float* dx) {
         for (index_t i = 0; i < cn; ++i) {
           float* dxg = dx + ((c0 + i) * d_.c + g * cg_) * d_.h * d_.w;
           if (col2im_w8_) {  // reads up to 8 floats past col's end: dyc's space follows
-            kernels::col2im_w8_avx2(col + i * plane_, ld, cg_, d_.h, d_.w, d_.kh, d_.kw, d_.out_h(), dxg);
+            minibatch_kernels::col2im_w8_avx2(col + i * plane_, ld, cg_, d_.h, d_.w, d_.kh, d_.kw, d_.out_h(), dxg);
             continue;
           }
           std::memset(dxg, 0, sizeof(float) * static_cast<std::size_t>(cg_ * d_.h * d_.w));
@@ -285,15 +271,15 @@ void BatchConv::backward_data(const float* dy, const float* w, float* dx) {
   }
 }
 
-void BatchConv::backward_weights_implicit(const float* x, const float* dy, float* dw, float* dbias) {
+void MinibatchConv::backward_weights_implicit(const float* x, const float* dy, float* dw) {
   const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
   const std::size_t partial_count = static_cast<std::size_t>(d_.k * rows_);  // partial dw^T per thread
   if (implicit_partials_.size() < partial_count * static_cast<std::size_t>(nt)) implicit_partials_ = arch::AlignedBuffer<float>(partial_count * static_cast<std::size_t>(nt));
-  const kernels::ImplicitBwdWeights g{d_.c, d_.h, d_.w, d_.k, d_.out_h(), d_.out_w(), rows_, tap_offset_.data()};
+  const minibatch_kernels::ImplicitBwdWeights g{d_.c, d_.h, d_.w, d_.k, d_.out_h(), d_.out_w(), rows_, tap_offset_.data()};
   float* all = implicit_partials_.data();
   // 8-pixel output rows: blocks of kPackImages images packed into even streams (12:
   // LeNet conv2 3% faster than 8, as fast as 16 with a smaller footprint)
-  // (kernels::backward_weights_packed_avx2), per thread.
+  // (minibatch_kernels::backward_weights_packed_avx2), per thread.
   constexpr index_t kPackImages = 12;
   const bool packed = packed_weights_;
   const index_t oh = d_.out_h();
@@ -308,7 +294,7 @@ void BatchConv::backward_weights_implicit(const float* x, const float* dy, float
     index_t n0, n1;
     split(d_.n, t, nt, &n0, &n1);
     if (!packed) {
-      kernels::backward_weights_implicit_avx2(g, x, dy, n0, n1, mine);
+      minibatch_kernels::backward_weights_implicit_avx2(g, x, dy, n0, n1, mine);
     } else {
       float* xb = packs + scratch_stride_ * static_cast<std::size_t>(t);
       float* dyb = xb + pack_x;
@@ -334,7 +320,7 @@ void BatchConv::backward_weights_implicit(const float* x, const float* dy, float
         for (index_t c = 0; c < d_.c; ++c)
           for (index_t r = 0; r < d_.kh; ++r)
             for (index_t s = 0; s < d_.kw; ++s) offset[tap++] = (c * d_.h + r) * nb * 16 + s;
-        kernels::backward_weights_packed_avx2(xb, dyb, oh * nb, d_.k, rows_, offset.data(), mine);
+        minibatch_kernels::backward_weights_packed_avx2(xb, dyb, oh * nb, d_.k, rows_, offset.data(), mine);
       }
     }
     if (nt > 1) {
@@ -352,32 +338,29 @@ void BatchConv::backward_weights_implicit(const float* x, const float* dy, float
       dw[i] += s;
     }
   }
-  if (dbias) {
-    // Image by image in order: the same sums at any thread count.
-    for (index_t n = 0; n < d_.n; ++n)
-      for (index_t k = 0; k < d_.k; ++k) dbias[k] += sum(dy + (n * d_.k + k) * plane_, plane_);
-  }
 }
 
-void BatchConv::backward_weights(const float* x, const float* dy, float* dw, float* dbias) {
+void MinibatchConv::backward_weights(const float* x, const float* dy, float* dw, float* dbias, bool accumulate) {
+  if (!accumulate) std::fill(dw, dw + d_.k * rows_, 0.0f);
+  // The bias gradient as every other entry sums it (same result whichever entry won).
+  bias_gradient(d_, dy, dbias, accumulate);
   if (implicit_weights_) {
-    backward_weights_implicit(x, dy, dw, dbias);
+    backward_weights_implicit(x, dy, dw);
     return;
   }
   const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
   const index_t depth = chunk_ * plane_;  // GEMM reduction length per chunk
   const std::size_t per = static_cast<std::size_t>((rows_ + kg_) * depth);
   float* cols = scratch(nt, per);
-  const std::size_t wcount = static_cast<std::size_t>(d_.k * rows_), partial = wcount + static_cast<std::size_t>(d_.k);
+  const std::size_t wcount = static_cast<std::size_t>(d_.k * rows_), partial = wcount;
   if (nt > 1 && partial_.size() < partial * static_cast<std::size_t>(nt - 1)) partial_.resize(partial * static_cast<std::size_t>(nt - 1));
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
     const int t = omp_get_thread_num();
     float* col = cols + scratch_stride_ * static_cast<std::size_t>(t);
     float* dyc = col + rows_ * depth;
-    // Thread 0 accumulates straight into dw/dbias; the others into zeroed partials.
+    // Thread 0 accumulates straight into dw; the others into zeroed partials.
     float* my_dw = t == 0 ? dw : partial_.data() + partial * static_cast<std::size_t>(t - 1);
-    float* my_db = dbias == nullptr ? nullptr : t == 0 ? dbias : my_dw + wcount;
     if (t > 0) std::fill(my_dw, my_dw + partial, 0.0f);
     index_t n0, n1;
     split(d_.n, t, nt, &n0, &n1);
@@ -392,11 +375,10 @@ void BatchConv::backward_weights(const float* x, const float* dy, float* dw, flo
             const float* src = dyg + k * plane_;
             float* __restrict dst = dyc + k * ld + i * plane_;
             for (index_t p = 0; p < plane_; ++p) dst[p] = src[p];
-            if (my_db) my_db[g * kg_ + k] += sum(src, plane_);
           }
         }
         if (small_kernel_) {
-          kernels::backward_weights_small_avx2(dyc, col, kg_, rows_, ld, ld, my_dw + g * kg_ * rows_);
+          minibatch_kernels::backward_weights_small_avx2(dyc, col, kg_, rows_, ld, ld, my_dw + g * kg_ * rows_);
         } else {
           gemm::sgemm(Layout::row_major, Trans::no, Trans::yes, kg_, rows_, ld, 1.0f, dyc, ld, col, ld, 1.0f,
                       my_dw + g * kg_ * rows_, rows_);
@@ -405,21 +387,19 @@ void BatchConv::backward_weights(const float* x, const float* dy, float* dw, flo
     }
     if (nt > 1) {
 #pragma omp barrier
-      // Sum the partials into dw/dbias in thread order, split over elements.
+      // Sum the partials into dw in thread order, split over elements.
       std::size_t b = wcount * static_cast<std::size_t>(t) / static_cast<std::size_t>(nt);
       std::size_t e = wcount * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(nt);
       for (int u = 1; u < nt; ++u) {
         const float* src = partial_.data() + partial * static_cast<std::size_t>(u - 1);
         for (std::size_t i = b; i < e; ++i) dw[i] += src[i];
       }
-      if (dbias && t == 0) {
-        for (int u = 1; u < nt; ++u) {
-          const float* src = partial_.data() + partial * static_cast<std::size_t>(u - 1) + wcount;
-          for (index_t k = 0; k < d_.k; ++k) dbias[k] += src[k];
-        }
-      }
     }
   }
 }
 
-}  // namespace taihu::caffe
+}  // namespace taihu::dnn::conv
+
+namespace taihu::dnn::conv {
+std::unique_ptr<ConvAlgorithm> make_minibatch(const ConvDesc& d) { return std::make_unique<MinibatchConv>(d); }
+}  // namespace taihu::dnn::conv

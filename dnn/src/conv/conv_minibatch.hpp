@@ -1,6 +1,7 @@
-// BatchConv: the training-step convolution the Convolution layer uses for a whole
-// minibatch (forward, backward-data, backward-weights), built for the small images of
-// Caffe's classic nets (LeNet, CIFAR-10 quick), where per-image GEMMs are small:
+// The minibatch algorithm (list entry "minibatch"; formerly caffe_port's BatchConv): a
+// whole minibatch per call (forward, backward-data, backward-weights), built for the
+// small images of Caffe's classic nets (LeNet, CIFAR-10 quick), where per-image GEMMs
+// are small:
 //   - the weights are packed once per call (taihu::gemm::PackedA, W for forward and
 //     W^T for backward-data) and reused by every image's GEMM;
 //   - images run in parallel, one per thread at a time (each GEMM single-threaded),
@@ -10,10 +11,11 @@
 //     side by side so one GEMM has a deep reduction (>= 256), each thread into its own
 //     partial gradient, summed in thread order (deterministic for a thread count);
 //     backward-data multiplies the same chunks of dy at once, then col2im per image;
-//   - the bias is added to each image's output while it is in cache, and its gradient
-//     is summed in the same pass that gathers dy;
+//   - the bias is added to each image's output while it is in cache; its gradient is
+//     dnn's bias_gradient (conv_algorithm.hpp), the same sums as every other entry, so
+//     the result does not depend on which algorithm won;
 //   - with few weight columns (C*kh*kw <= 128, first layers) backward-weights runs a
-//     register-tiled AVX2 kernel (batch_conv_kernels.hpp) instead of the GEMM;
+//     register-tiled AVX2 kernel (minibatch_kernels.hpp) instead of the GEMM;
 //   - for stride 1, no padding or dilation, one group and an output width that is a
 //     multiple of 8 (LeNet's convolutions), forward (4 channels x 3 pixel vectors in
 //     registers over all taps) and backward-weights read the input in place
@@ -22,50 +24,47 @@
 //     one evenly strided stream), each thread its own images and partial gradient,
 //     added in thread order; with 8-pixel output rows backward-data's col2im sums each input row in
 //     registers (kernels::col2im_w8_avx2) instead of adding every tap into memory.
-// Layouts and semantics are taihu::dnn::Convolution's (NCHW, OIHW, groups, stride,
-// pad, dilation); backward_weights accumulates into dw/dbias as Caffe does.
-// Not safe to call one object from several threads at once.
+// Layouts and semantics are ConvAlgorithm's (NCHW, OIHW, groups, stride, pad,
+// dilation). Not safe to call one object from several threads at once.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "taihu/arch/aligned_buffer.hpp"
-#include "taihu/dnn/conv.hpp"
+#include "conv_algorithm.hpp"
 
-namespace taihu::caffe {
+namespace taihu::dnn::conv {
 
-class BatchConv {
+class MinibatchConv final : public ConvAlgorithm {
  public:
-  explicit BatchConv(const dnn::ConvDesc& d);
-
-  const dnn::ConvDesc& desc() const { return d_; }
+  explicit MinibatchConv(const ConvDesc& d);
 
   // y = conv(x, w) + bias (bias may be null); y is overwritten.
-  void forward(const float* x, const float* w, const float* bias, float* y);
+  void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override;
   // dx = conv^T(dy, w); dx is overwritten.
-  void backward_data(const float* dy, const float* w, float* dx);
-  // dw += dL/dw, dbias += sum of dy over images and pixels (dbias may be null).
-  void backward_weights(const float* x, const float* dy, float* dw, float* dbias);
+  void backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) override;
+  // dw (+)= dL/dw, dbias (+)= bias_gradient (dbias may be null).
+  void backward_weights(const float* x, const float* dy, float* dw, float* dbias, bool accumulate) override;
 
  private:
   // Columns of image `x_group` (one group) into col[row * ld + p], p < plane_.
-  void im2col(const float* x_group, float* col, dnn::index_t ld) const;
+  void im2col(const float* x_group, float* col, index_t ld) const;
   // Adds col[row * ld + p] back into the image gradient dx_group (pre-zeroed).
-  void col2im(const float* col, dnn::index_t ld, float* dx_group) const;
+  void col2im(const float* col, index_t ld, float* dx_group) const;
   template <int OW>
-  void im2col_rows(const float* x_group, float* col, dnn::index_t ld) const;
+  void im2col_rows(const float* x_group, float* col, index_t ld) const;
   template <int OW>
-  void col2im_rows(const float* col, dnn::index_t ld, float* dx_group) const;
+  void col2im_rows(const float* col, index_t ld, float* dx_group) const;
   bool identity_columns() const;
-  void backward_weights_implicit(const float* x, const float* dy, float* dw, float* dbias);  // 1x1, stride 1, no pad: the input is its own col
+  void backward_weights_implicit(const float* x, const float* dy, float* dw);  // 1x1, stride 1, no pad: the input is its own col
   // Per-thread scratch for `threads` threads (thread t at + t * scratch_stride_).
   float* scratch(int threads, std::size_t per_thread);
 
-  dnn::ConvDesc d_;
-  dnn::index_t kg_, cg_, rows_, plane_;
-  static constexpr dnn::index_t kSmallRows = 128;
+  ConvDesc d_;
+  index_t kg_, cg_, rows_, plane_;
+  static constexpr index_t kSmallRows = 128;
   int chunk_;  // images per backward GEMM
-  bool small_kernel_ = false;  // rows_ <= kSmallRows on AVX2: batch_conv_avx2.cpp
+  bool small_kernel_ = false;  // rows_ <= kSmallRows on AVX2: minibatch_kernels_avx2.cpp
   bool implicit_weights_ = false;  // backward_weights_implicit (AVX2, see above)
   bool col2im_w8_ = false;  // backward-data's col2im by kernels::col2im_w8_avx2
   std::vector<std::int64_t> tap_offset_;  // per weight column: its input offset
@@ -76,4 +75,4 @@ class BatchConv {
   std::vector<float> partial_;  // per-thread dw/dbias partials beyond thread 0
 };
 
-}  // namespace taihu::caffe
+}  // namespace taihu::dnn::conv

@@ -1,19 +1,19 @@
-// ISA-specific kernels of BatchConv (batch_conv.hpp), compiled with their ISA's flags
-// (batch_conv_<isa>.cpp); BatchConv calls them only when taihu::arch::active_isa()
-// allows (TAIHU_ISA=generic turns them off).
+// ISA-specific kernels of the minibatch algorithm (conv_minibatch.hpp), compiled with
+// their ISA's flags (minibatch_kernels_<isa>.cpp); MinibatchConv calls them only when
+// taihu::arch::active_isa() allows (TAIHU_ISA=generic turns them off).
 #pragma once
 #include <cstdint>
 
-namespace taihu::caffe::kernels {
+namespace taihu::dnn::conv::minibatch_kernels {
 
 // dw[k][r] (leading dimension rows) += sum over p < depth of dy[k * ld + p] *
 // col[r * ld + p], for k < kg, r < rows.
 void backward_weights_small_avx2(const float* dy, const float* col, std::int64_t kg, std::int64_t rows,
                                  std::int64_t depth, std::int64_t ld, float* dw);
 
-}  // namespace taihu::caffe::kernels
+}  // namespace taihu::dnn::conv::minibatch_kernels
 
-namespace taihu::caffe::kernels {
+namespace taihu::dnn::conv::minibatch_kernels {
 
 // Backward-weights straight from the input (no im2col), for stride 1, dilation 1,
 // no padding, one group and an output width that is a multiple of 8. Images
@@ -30,9 +30,9 @@ struct ImplicitBwdWeights {
 void backward_weights_implicit_avx2(const ImplicitBwdWeights& g, const float* x, const float* dy, std::int64_t n0,
                                     std::int64_t n1, float* dwt);
 
-}  // namespace taihu::caffe::kernels
+}  // namespace taihu::dnn::conv::minibatch_kernels
 
-namespace taihu::caffe::kernels {
+namespace taihu::dnn::conv::minibatch_kernels {
 
 // col2im for one image when each output row is one 8-pixel vector (out_w 8, stride
 // 1, no padding or dilation, input width w <= 16): dx[ci][iy][0, w) (overwritten) =
@@ -44,9 +44,9 @@ namespace taihu::caffe::kernels {
 void col2im_w8_avx2(const float* col, std::int64_t ld, std::int64_t c, std::int64_t h, std::int64_t w,
                     std::int64_t kh, std::int64_t kw, std::int64_t oh, float* dx);
 
-}  // namespace taihu::caffe::kernels
+}  // namespace taihu::dnn::conv::minibatch_kernels
 
-namespace taihu::caffe::kernels {
+namespace taihu::dnn::conv::minibatch_kernels {
 
 // Forward in the implicit geometry (see ImplicitBwdWeights; g.w is the row stride of
 // x) for the 8-pixel output vectors [v0, v1) of the batch (numbered image by image,
@@ -56,9 +56,9 @@ namespace taihu::caffe::kernels {
 void forward_implicit_avx2(const ImplicitBwdWeights& g, const float* x, const float* w, const float* bias,
                            std::int64_t v0, std::int64_t v1, float* y);
 
-}  // namespace taihu::caffe::kernels
+}  // namespace taihu::dnn::conv::minibatch_kernels
 
-namespace taihu::caffe::kernels {
+namespace taihu::dnn::conv::minibatch_kernels {
 
 // The implicit backward-weights on a block of images packed so that every tap reads
 // one evenly strided stream: x as [c][iy][n][16] (rows of 16 floats, image innermost)
@@ -68,4 +68,4 @@ namespace taihu::caffe::kernels {
 void backward_weights_packed_avx2(const float* x, const float* dy, std::int64_t steps, std::int64_t k_count,
                                   std::int64_t rows, const std::int64_t* offset, float* dwt);
 
-}  // namespace taihu::caffe::kernels
+}  // namespace taihu::dnn::conv::minibatch_kernels

@@ -190,6 +190,14 @@ def check_weights(tool, d):
     c = layer_weights(os.path.join(d, 'snap/c_iter_2.caffemodel'))
     assert len(mixed['ip1']) == 2 and len(mixed['ip1'][0]) == 16 * 784 * 4, [len(x) for x in mixed['ip1']]
     assert mixed['ip1'] == b['ip1'] and mixed['ip2'] == c['ip2'] and b['ip2'] != c['ip2']
+    # With a test net (net: + test_iter), each file goes into both nets (Caffe's CopyLayers):
+    # ip1 and ip2 are copied twice per file, and nothing is reported as ignored.
+    write(d, 'solver_zero_t.prototxt', 'test_iter: 1\ntest_interval: 2\n' + SOLVER % ('net.prototxt', 0, 'snap/zt', 4))
+    out = ok(tool, ['train', '--solver=solver_zero_t.prototxt', '--weights=snap/a_iter_2.caffemodel,snap/b_iter_2.caffemodel'], d)
+    for part in out.split('Finetuning from ')[1:]:
+        assert part.count('Copying source layer ip1') == 2 and part.count('Copying source layer ip2') == 2, part
+    assert not [w for w in warnings(out) if 'GPU' not in w], warnings(out)
+    assert read('snap/zt_iter_2.caffemodel') == B
     fails(tool, ['train', '--solver=solver_zero.prototxt', '--weights=snap/a_iter_2.caffemodel,missing.caffemodel'], d,
           r'taihu-caffe train: error: missing.caffemodel: cannot open.*', started=True)
 

@@ -95,7 +95,14 @@ void copy_layers(Solver* solver, const std::string& model_list) {
     if (solver->test_nets().empty()) continue;
     proto::NetParameter weights;
     read_binary(w, "caffemodel (NetParameter)", &weights);
-    for (const auto& test_net : solver->test_nets()) test_net->copy_trained_layers_from(weights);
+    for (const auto& test_net : solver->test_nets()) {
+      // Only the test net's own layers: the train net already reported the rest.
+      proto::NetParameter mine;
+      for (const auto& layer : weights.layer()) {
+        if (test_net->layer_by_name(layer.name())) *mine.add_layer() = layer;
+      }
+      test_net->copy_trained_layers_from(mine);
+    }
   }
 }
 

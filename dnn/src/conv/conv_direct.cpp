@@ -1,9 +1,12 @@
-// Direct convolution on NCHW data, vectorised along output pixels (the way oneDNN's
-// direct kernels are register-blocked, but without reordering activations to a
-// blocked layout): nothing is packed per call except a zero-padded copy of the input
-// (none for 1x1 stride-1 unpadded layers: their forward is the pointwise kernel of
-// conv_pointwise.hpp, their backward-weights reads x in place; strided 1x1 unpadded
-// layers run that kernel forward on a subsampled copy of x).
+// The direct kernels on NCHW data, four entries of the implementation list
+// (conv_list.cpp; DirectKernel in conv_algorithm.hpp says which object runs which):
+// "direct" (the pixel-vector tiles below), "first_layer" (the few-channel forward
+// below), "pointwise" (1x1 stride-1 unpadded: conv_pointwise.hpp's kernel forward and
+// backward-weights) and "pointwise_strided" (that kernel forward on a subsampled copy
+// of x). Vectorised along output pixels (the way oneDNN's direct kernels are
+// register-blocked, but without reordering activations to a blocked layout): nothing
+// is packed per call except a zero-padded copy of the input (none for 1x1 stride-1
+// unpadded layers, whose backward-weights reads x in place).
 //   Input geometry: the padded input of each channel is stored phase-split along the
 //     width ([hp][stride_w][wq]: column ix of the padded row goes to phase ix % sw,
 //     slot ix / sw), so every kernel tap reads consecutive output pixels from
@@ -14,7 +17,7 @@
 //     weights are packed once ([group][4-channel block][channel][tap][4], cached under
 //     WeightsHint::unchanged) and the channel reduction is blocked so the packed
 //     block stays in L2; work items are (image, group, rows) chunks.
-//   forward, <= 4 input channels per group (first layers; strided, or >= 32 output
+//   first_layer forward, <= 4 input channels per group (strided, or >= 32 output
 //     channels per group):
 //     vectorised along output channels instead, as oneDNN's first-layer kernel (tiles
 //     of 32 channels x 3 pixels of the plane, the input broadcast from an unsplit
@@ -28,7 +31,8 @@
 //     (images x rows); threads own disjoint dw tiles or reduction ranges.
 //     Widening 1x1 stride-1 layers run the exchanged problem (x and dY swapped, dW^T):
 //     the smaller operand is the one transposed.
-//   backward-data (stride 1): the forward pass of the transposed problem.
+//   backward-data (stride 1): the forward pass of the transposed problem on the same
+//     entry's kernel.
 #include <algorithm>
 #include <cstring>
 #include <memory>

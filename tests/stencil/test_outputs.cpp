@@ -149,7 +149,7 @@ TEST(MigrateCli, ImagesAgreeWithEachOther) {
   std::string out;
   ASSERT_EQ(shell(std::string(TAIHU_SEISMIC_EXE) +
                       " migrate --shape 100x60 --spacing 10 --tmax 0.6 --f0 15 --width 12 --shots 300:700:400 "
-                      "--smooth 80 --checkpoint-memory 4 --dir " + dir.string(), &out), 0) << out;
+                      "--smooth 80 --mute 0 --checkpoint-memory 4 --dir " + dir.string(), &out), 0) << out;
   EXPECT_NE(out.find("checkpoints every"), std::string::npos) << out;  // 4 MiB < all snapshots
   for (const char* f : {"image.npy", "image.png", "image.segy", "image_xcorr.npy", "image_xcorr.png",
                         "image_compensated.npy", "illumination.npy"})

@@ -43,7 +43,7 @@ const std::map<std::string, std::string>& flag_keys() {
       {"snapshot-every", "output.snapshot_every"}, {"snapshot-shots", "output.snapshot_shots"},
       {"mpi", "simulation.mpi"},
       {"data", "migration.data"}, {"smooth", "migration.smooth"},
-      {"checkpoint-memory", "migration.checkpoint_memory"}};
+      {"checkpoint-memory", "migration.checkpoint_memory"}, {"mute", "migration.mute"}};
   return m;
 }
 

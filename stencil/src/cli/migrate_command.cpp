@@ -1,6 +1,7 @@
 // The migrate loop of taihu-seismic (see migrate_command.hpp).
 #include "cli/migrate_command.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -163,7 +164,23 @@ int migrate(const Config& config, RunPlan plan) {
     if (!std::isfinite(v)) throw Error("taihu: the image holds a non-finite value; not writing it");
   const Grid& g = model.grid;
   const std::string dir = plan.output.dir;
-  const auto compensated = illumination_compensated(image, illumination);
+  // The mute: below the deepest source or receiver by one wavelength of the slowest
+  // speed at f0 unless migration.mute says otherwise; the compensation's scale comes
+  // from the illumination below it (the sources' own cells would set it otherwise).
+  double acquisition = 0;
+  for (const Shot& sh : shots) {
+    acquisition = std::max(acquisition, sh.source.z);
+    for (const Position& r : sh.receivers) acquisition = std::max(acquisition, r.z);
+  }
+  const double wavelength = model.vp_min() / o.f0;
+  const double mute = config.has("migration.mute") ? config.get_double("migration.mute") : acquisition + wavelength;
+  if (!(mute >= 0) || !std::isfinite(mute)) throw Error("taihu: " + config.where("migration.mute") + " must be >= 0 metres");
+  const double taper = std::min(mute, wavelength / 2);
+  std::fprintf(stderr, "image muted above %.1f m (cosine taper from %.1f m)\n", mute, mute - taper);
+  image = muted_above(g, image, mute, taper);
+  double reference = 0;  // the compensation's scale: the illumination below the mute
+  for (float v : muted_above(g, illumination, mute, taper)) reference = std::max(reference, double(v));
+  const auto compensated = illumination_compensated(image, illumination, 1e-3, reference);
   const auto filtered = laplacian_filtered(g, compensated);
   write_image_files(dir, "image_xcorr", g, image, "RTM image, zero-lag cross-correlation", plan.output.png);
   write_npy(dir + "/image_compensated.npy", compensated.data(),

@@ -23,7 +23,7 @@ const std::vector<std::string>& known_config_keys() {
       "acquisition.shots", "acquisition.source_depth", "acquisition.source_y", "acquisition.receivers",
       "acquisition.receiver_depth", "acquisition.receiver_y",
       "output.dir", "output.segy", "output.png", "output.snapshot_every", "output.snapshot_shots",
-      "migration.data", "migration.smooth", "migration.checkpoint_memory"};
+      "migration.data", "migration.smooth", "migration.checkpoint_memory", "migration.mute"};
   return keys;
 }
 

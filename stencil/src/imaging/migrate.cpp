@@ -54,13 +54,26 @@ ShotImage migrate_shot(const Model& model, const Shot& shot, const ShotRecord& o
 }
 
 std::vector<float> illumination_compensated(const std::vector<float>& image, const std::vector<float>& illumination,
-                                            double eps) {
+                                            double eps, double reference) {
   if (image.size() != illumination.size()) throw Error("taihu: illumination_compensated: sizes differ");
-  double peak = 0;
-  for (float s : illumination) peak = std::max(peak, double(s));
+  double peak = reference;
+  if (!(peak > 0))
+    for (float s : illumination) peak = std::max(peak, double(s));
   const double floor = eps * peak > 0 ? eps * peak : 1.0;
   std::vector<float> out(image.size());
   for (std::size_t i = 0; i < image.size(); ++i) out[i] = float(image[i] / (illumination[i] + floor));
+  return out;
+}
+
+std::vector<float> muted_above(const Grid& g, const std::vector<float>& image, double depth, double taper) {
+  if (image.size() != std::size_t(g.points())) throw Error("taihu: muted_above: the image does not match the grid");
+  std::vector<float> out = image;
+  for (long z = 0; z < g.n[0]; ++z) {
+    const double d = double(z) * g.h[0];
+    const double w = d >= depth ? 1.0 : d <= depth - taper ? 0.0 : 0.5 + 0.5 * std::cos(M_PI * (depth - d) / taper);
+    if (w == 1.0) continue;
+    for (long c = 0; c < g.n[1] * g.n[2]; ++c) out[std::size_t(c * g.n[0] + z)] = float(w * out[std::size_t(c * g.n[0] + z)]);
+  }
   return out;
 }
 

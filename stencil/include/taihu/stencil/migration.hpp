@@ -77,9 +77,13 @@ struct ShotImage {
 ShotImage migrate_shot(const Model& model, const Shot& shot, const ShotRecord& observed, const Options& options,
                        double checkpoint_bytes);
 
-// image / (illumination + eps * max illumination).
+// image / (illumination + eps * reference), reference = max illumination unless > 0 given.
 std::vector<float> illumination_compensated(const std::vector<float>& image, const std::vector<float>& illumination,
-                                            double eps = 1e-3);
+                                            double eps = 1e-3, double reference = 0);
+// The image zeroed above depth - taper metres, a cosine taper up to `depth`, unchanged
+// below: the acquisition's own cross-talk (sources and receivers against each other's
+// fields, and a direct wave the migration model does not match) dwarfs the reflectors there.
+std::vector<float> muted_above(const Grid& grid, const std::vector<float>& image, double depth, double taper);
 // -lap(image) by second-order differences (zero outside the grid).
 std::vector<float> laplacian_filtered(const Grid& grid, const std::vector<float>& image);
 // The model with its slowness averaged over a box of +-radius metres per axis (two

@@ -1,16 +1,14 @@
 """A PEP 517 backend that wheels the caffe package laid out by taihu's CMake build.
 
-It builds nothing itself: it runs `cmake --build <build> --target pycaffe` when cmake
-and the build folder are there (so the wheel is current), then zips
-<build>/python/caffe into a wheel tagged for the running interpreter. <build> is
+It builds nothing: it zips <build>/python/caffe, which `cmake --build build --target
+pycaffe` (or scripts/test, scripts/demo) lays out, into a wheel tagged for the running
+interpreter, and says how to build when the extension is missing. <build> is
 $TAIHU_BUILD_DIR, else the repository's build/. The extension keeps its runpath to
 <build>/lib, where taihu's libraries are.
 """
 import base64
 import hashlib
 import os
-import shutil
-import subprocess
 import sys
 import sysconfig
 import zipfile
@@ -27,8 +25,6 @@ def _build_dir():
 
 def _package_dir():
     build = _build_dir()
-    if shutil.which("cmake") and os.path.isfile(os.path.join(build, "CMakeCache.txt")):
-        subprocess.run(["cmake", "--build", build, "--target", "pycaffe"], check=True)
     pkg = os.path.join(build, "python", NAME)
     built = os.path.isdir(pkg) and any(f.startswith("_caffe") and f.endswith(".so") for f in os.listdir(pkg))
     if not built:

@@ -8,7 +8,7 @@ needs pydot and is imported on demand (``from caffe import draw``).
 import importlib.util as _ilu
 
 from ._caffe import (TRAIN, TEST, Blob, CaffeError, Phase, set_mode_cpu, set_mode_gpu, set_device,
-                     set_random_seed, Solver, SGDSolver, NesterovSolver, AdaGradSolver, RMSPropSolver,
+                     set_random_seed, layer_type_list, Solver, SGDSolver, NesterovSolver, AdaGradSolver, RMSPropSolver,
                      AdamSolver, get_solver)
 from .pycaffe import Net, Layer
 from .proto import caffe_pb2

@@ -2,6 +2,7 @@
 // taihu::caffe). The package's __init__.py re-exports it and adds pycaffe's Python
 // conveniences (pycaffe.py). This file: the module, error translation, CPU/GPU modes.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "bindings.hpp"
 #include "python_layer.hpp"
 #include "taihu/arch/error.hpp"
+#include "taihu/caffe/layer_registry.hpp"
 #include "taihu/caffe/proto.hpp"
 #include "taihu/caffe/rng.hpp"
 #include "taihu/caffe/solver.hpp"
@@ -73,11 +75,15 @@ void bind_modes(py::module_& m) {
       .value("TRAIN", caffe::proto::TRAIN)
       .value("TEST", caffe::proto::TEST)
       .export_values();
+  // pycaffe's phases are plain ints too (caffe_pb2.TEST == 1).
+  py::implicitly_convertible<int, caffe::proto::Phase>();
   m.def("set_mode_cpu", [] {}, "Compute on the CPU (taihu's only training path).");
   m.def("set_mode_gpu", [] { warn_gpu_once(); },
         "Accepted for Caffe scripts: warns once and keeps computing on the CPU.");
   m.def("set_device", [](int /*device*/) { warn_gpu_once(); }, py::arg("device"),
         "Accepted for Caffe scripts: warns once and keeps computing on the CPU.");
+  m.def("layer_type_list", [] { return caffe::LayerRegistry::builtin().types(); },
+        "The layer types a prototxt may use");
   m.def("set_random_seed", [](long seed) { caffe::seed_rng(static_cast<std::uint64_t>(seed)); }, py::arg("seed"),
         "Seeds taihu's process-wide generator (fillers, dropout, shuffling).");
 }

@@ -24,6 +24,9 @@ namespace proto = caffe::proto;
 std::unique_ptr<Solver> make_solver(const std::string& solver_file, const char* type) {
   require_readable(solver_file, "solver_file");
   proto::SolverParameter p = caffe::read_solver_param(solver_file);
+  // As in pycaffe, the mode is caffe.set_mode_cpu/gpu's, not the file's solver_mode
+  // (set_mode_gpu has warned once already).
+  p.set_solver_mode(proto::SolverParameter::CPU);
   if (type != nullptr) {
     p.set_type(type);
     p.clear_solver_type();  // the deprecated enum would contradict the forced type

@@ -162,3 +162,11 @@ def test_net_surgery_save_and_reload(mlp, tmp_path):
     fresh = caffe.Net(proto, caffe.TEST)
     fresh.copy_from(weights)
     np.testing.assert_array_equal(fresh.forward(data=x)["prob"], expected)
+
+
+def test_phase_as_int_and_layer_types(tmp_path):
+    proto = write(tmp_path / "mlp.prototxt", MLP)
+    assert caffe.Net(proto, caffe.caffe_pb2.TEST).phase == caffe.TEST  # pycaffe's phases are ints
+    assert caffe.Net(proto, phase=0).phase == caffe.TRAIN
+    types = caffe.layer_type_list()
+    assert {"Convolution", "InnerProduct", "Python", "SoftmaxWithLoss"} <= set(types)

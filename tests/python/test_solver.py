@@ -121,3 +121,35 @@ def test_solve_runs_to_max_iter(tmp_path):
     solver.solve()
     assert solver.iter == 7
     assert os.path.isfile(str(tmp_path / "snap_iter_7.caffemodel"))
+
+
+def test_step_releases_the_gil(tmp_path):
+    import threading
+    import time
+    solver = make_solver(tmp_path)
+    solver.step(20)  # warm-up
+    t0 = time.perf_counter()
+    solver.step(2000)
+    per_iter = (time.perf_counter() - t0) / 2000
+    iters = max(2000, int(0.5 / per_iter))  # one step() call of about half a second
+    stamps = []
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            stamps.append(time.perf_counter())
+            time.sleep(0.0005)
+
+    t = threading.Thread(target=spin)
+    t.start()
+    time.sleep(0.02)
+    t0 = time.perf_counter()
+    solver.step(iters)
+    t1 = time.perf_counter()
+    stop.set()
+    t.join()
+    # While step() runs, the other Python thread runs only if the GIL was released:
+    # it must have stamped the time in the middle of the call, not just at its ends.
+    lo, hi = t0 + 0.2 * (t1 - t0), t1 - 0.2 * (t1 - t0)
+    inside = [s for s in stamps if lo < s < hi]
+    assert len(inside) >= 2, (len(inside), t1 - t0)

@@ -7,6 +7,7 @@
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/caffe/data_sources.hpp"
+#include "taihu/caffe/proto.hpp"
 #include "taihu/caffe/solver.hpp"
 
 namespace taihu::caffe::test {
@@ -188,6 +189,44 @@ TEST_F(CaffeTraining, SnapshotResumeRepeatsTheLossSequenceExactly) {
     const Blob* b = resumed->net().learnable_params()[p];
     for (std::int64_t k = 0; k < a->count(); ++k) ASSERT_EQ(a->data()[k], b->data()[k]);
   }
+}
+
+// Convolution's saved choice (dnn's Convolution::choice()) and the form snapshots held
+// before the choice moved into dnn ("batch,explicit_gemm,direct": forward, backward-data,
+// backward-weights, "batch" the minibatch path, "direct" the direct kernel of the shape)
+// resume the same entries: both repeat the same losses bit for bit.
+TEST_F(CaffeTraining, OldConvolutionStateInSnapshotsResumesTheSameEntries) {
+  LogCapture quiet;
+  auto full = create_solver(solver_param("max_iter: 10 snapshot: 5"));
+  full->solve();
+  const std::string state_path = dir / "snap_iter_5.solverstate";
+  proto::SolverState state;
+  read_binary(state_path, "solverstate", &state);
+  auto resume_with = [&](const std::string& conv_state) {
+    proto::SolverState edited = state;
+    int conv_states = 0;
+    for (auto& ls : *edited.mutable_layer_state())
+      if (ls.state().rfind("forward=", 0) == 0) {
+        ls.set_state(conv_state);
+        ++conv_states;
+      }
+    EXPECT_EQ(conv_states, 2) << "conv1 of the TRAIN and the TEST net";
+    const std::string path = dir / "edited.solverstate";
+    write_binary_atomic(path, edited);
+    auto s = create_solver(solver_param("max_iter: 10"));
+    s->solve(path);
+    std::string saved;
+    for (int i = 0; i < s->net().num_layers(); ++i)
+      if (s->net().layer_names()[static_cast<std::size_t>(i)] == "conv1") saved = s->net().layer(i).save_state();
+    EXPECT_EQ(saved, "forward=minibatch,backward_data=explicit_gemm,backward_weights=direct") << conv_state;
+    return s->losses();
+  };
+  const auto old_form = resume_with("batch,explicit_gemm,direct");
+  const auto new_form = resume_with("forward=minibatch,backward_data=explicit_gemm,backward_weights=direct");
+  ASSERT_EQ(old_form.size(), 5u);
+  EXPECT_EQ(old_form, new_form);
+  // A state naming an entry that cannot run the layer is an error naming it.
+  EXPECT_THROW(resume_with("forward=pointwise,backward_data=direct,backward_weights=direct"), Error);
 }
 
 TEST_F(CaffeTraining, FineTuneFromWeightsAndCorruptFiles) {

@@ -41,7 +41,7 @@ const std::map<std::string, std::string>& flag_keys() {
       {"source-depth", "acquisition.source_depth"}, {"receivers", "acquisition.receivers"},
       {"receiver-depth", "acquisition.receiver_depth"}, {"dir", "output.dir"}, {"out", "output.segy"},
       {"snapshot-every", "output.snapshot_every"}, {"snapshot-shots", "output.snapshot_shots"},
-      {"mpi", "simulation.mpi"},
+      {"mpi", "simulation.mpi"}, {"geometry", "acquisition.geometry"},
       {"data", "migration.data"}, {"smooth", "migration.smooth"},
       {"checkpoint-memory", "migration.checkpoint_memory"}, {"mute", "migration.mute"}};
   return m;

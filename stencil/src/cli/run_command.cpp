@@ -225,7 +225,13 @@ int run_plan(const RunPlan& plan) {
     if (!load_done_shot(plan, s, &records[s]))
       throw Error("taihu-seismic: " + shot_file(plan, s) + " is missing after the run");
   const std::string segy = plan.output.dir + "/" + plan.output.segy;
-  write_segy(segy, records);
+  if (plan.geometry.empty()) {
+    write_segy(segy, records);
+  } else {  // the geometry file's headers, trace for trace
+    std::vector<float> all;
+    for (const ShotRecord& r : records) all.insert(all.end(), r.data.begin(), r.data.end());
+    write_segy_like(segy, plan.geometry, all);
+  }
   const double pts = double(plan.model.grid.points()) * o.nt * double(computed);
   std::fprintf(stderr, "wrote %s (%zu traces of %d samples at %.3g ms); %.2f s, %.0f Mpts/s on rank 0\n", segy.c_str(),
                plan.shots.size() * plan.shots[0].receivers.size(), o.nt, o.dt * 1e3, total.seconds(),

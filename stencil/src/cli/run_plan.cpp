@@ -21,7 +21,7 @@ const std::vector<std::string>& known_config_keys() {
       "simulation.boundary", "simulation.width", "simulation.free_surface", "simulation.wavelet",
       "simulation.wavelet_dt", "simulation.mpi",
       "acquisition.shots", "acquisition.source_depth", "acquisition.source_y", "acquisition.receivers",
-      "acquisition.receiver_depth", "acquisition.receiver_y",
+      "acquisition.receiver_depth", "acquisition.receiver_y", "acquisition.geometry",
       "output.dir", "output.segy", "output.png", "output.snapshot_every", "output.snapshot_shots",
       "migration.data", "migration.smooth", "migration.checkpoint_memory", "migration.mute"};
   return keys;
@@ -53,6 +53,63 @@ std::vector<float> field_or_constant(const Config& c, const std::string& key, co
   auto f = read_raw_field(s);
   if (f.size() != static_cast<std::size_t>(g.points())) throw Error("taihu: '" + key + "' does not match the vp grid");
   return f;
+}
+
+// acquisition.geometry: shots, receivers and sampling from a SEG-Y file's trace headers
+// (consecutive traces of one field record form a shot), replacing the acquisition keys.
+void geometry_from_segy(const Config& c, RunPlan& plan) {
+  for (const char* k : {"acquisition.shots", "acquisition.receivers", "acquisition.source_depth",
+                        "acquisition.receiver_depth", "simulation.tmax", "simulation.dt"})
+    if (c.has(k))
+      throw Error("taihu: " + c.where(k) + " conflicts with " + c.where("acquisition.geometry") +
+                  ", whose trace headers give the geometry and the sampling");
+  const std::string path = c.resolve_path(c.get_string("acquisition.geometry"));
+  const SegyTraces t = read_segy(path);
+  const std::string what = "acquisition.geometry '" + path + "'";
+  if (t.traces() == 0) throw Error("taihu: " + what + " holds no traces");
+  bool any_coordinate = false;
+  for (std::size_t i = 0; i < t.traces(); ++i)
+    any_coordinate = any_coordinate || t.source_x[i] != 0 || t.group_x[i] != 0 || t.source_y[i] != 0 || t.group_y[i] != 0;
+  if (!any_coordinate)
+    throw Error("taihu: " + what + ": every trace's SourceX/Y and GroupX/Y header (bytes 73-88) is 0: no geometry to model");
+  if (!(t.dt > 0)) throw Error("taihu: " + what + ": the headers give no sample interval");
+  Options& o = plan.options;
+  o.dt = t.dt;
+  o.nt = t.samples;
+  try {
+    check_cfl(plan.model, o.space_order, o.dt);
+  } catch (const Error& e) {
+    throw Error("taihu: " + what + " is sampled at dt = " + std::to_string(t.dt) + " s, which this model cannot run at: " +
+                e.what());
+  }
+  const std::vector<float> wavelet = c.get_string("simulation.wavelet", "ricker") == "ricker"
+      ? ricker(o.f0, o.dt, o.nt)
+      : resample_wavelet(read_wavelet_text(c.resolve_path(c.get_string("simulation.wavelet"))),
+                         c.get_positive("simulation.wavelet_dt"), o.dt, o.nt);
+  const Grid& g = plan.model.grid;
+  auto place = [&](const Position& p, std::size_t trace, const char* role) {
+    try {
+      point_stencil(g, p);
+    } catch (const Error& e) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "trace %zu (field record %d): the %s at x %.2f, y %.2f, depth %.2f m is outside "
+                    "the model", trace + 1, t.field_record[trace], role, p.x, p.y, p.z);
+      throw Error("taihu: " + what + " " + buf + " (" + g.describe() + "; coordinates are metres from its first node): " +
+                  e.what());
+    }
+  };
+  plan.shots.clear();
+  for (std::size_t i = 0; i < t.traces(); ++i) {
+    const Position src{t.source_depth[i], t.source_x[i], t.source_y[i]};
+    const Position rec{t.group_depth[i], t.group_x[i], t.group_y[i]};
+    if (i == 0 || t.field_record[i] != t.field_record[i - 1]) {
+      place(src, i, "source");
+      plan.shots.push_back({src, {}, wavelet});
+    }
+    place(rec, i, "receiver");
+    plan.shots.back().receivers.push_back(rec);
+  }
+  plan.geometry = path;
 }
 
 }  // namespace
@@ -176,6 +233,7 @@ RunPlan plan_from_config(const Config& c) {
     for (const auto& r : receivers) point_stencil(g, r);
     plan.shots.push_back(std::move(s));
   }
+  if (c.has("acquisition.geometry")) geometry_from_segy(c, plan);
   // Output.
   plan.output.dir = c.get_string("output.dir", "seismic_out");  // relative to the working directory
   plan.output.segy = c.get_string("output.segy", "shots.segy");

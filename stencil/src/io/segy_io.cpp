@@ -173,6 +173,51 @@ void write_traces(const std::string& path, const std::vector<ShotRecord>& shots,
 }
 }  // namespace
 
+void write_segy_like(const std::string& path, const std::string& like, const std::vector<float>& data) {
+  SegyPtr in(segy_open(like.c_str(), "rb"));
+  if (!in) throw Error("taihu: cannot open SEG-Y file '" + like + "'");
+  char text[SEGY_TEXT_HEADER_SIZE + 1] = {};
+  check(segy_read_textheader(in.get(), text), like, "reading the text header");
+  char bin[SEGY_BINARY_HEADER_SIZE];
+  check(segy_binheader(in.get(), bin), like, "reading the binary header");
+  const int format = segy_format(bin);
+  const int ns = segy_samples(bin);
+  const long trace0 = segy_trace0(bin);
+  const int in_size = segy_trsize(format, ns);
+  int traces = 0;
+  check(segy_traces(in.get(), &traces, trace0, in_size), like, "counting traces");
+  if (data.size() != std::size_t(traces) * std::size_t(ns))
+    throw Error("taihu: write_segy_like: " + std::to_string(data.size()) + " samples for the " + std::to_string(traces) +
+                " traces of " + std::to_string(ns) + " samples in '" + like + "'");
+  segy_set_bfield(bin, SEGY_BIN_FORMAT, SEGY_IEEE_FLOAT_4_BYTE);  // the samples are IEEE floats whatever the input's were
+  const int bsize = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, ns);
+  const std::string tmp = io::temp_path_for(path);
+  try {
+    errno = 0;
+    SegyPtr fp(segy_open(tmp.c_str(), "w+b"));
+    if (!fp) throw Error("taihu: cannot create SEG-Y file '" + path + "': " + std::strerror(errno ? errno : EIO));
+    check(segy_set_format(fp.get(), static_cast<int>(SEGY_IEEE_FLOAT_4_BYTE) | static_cast<int>(SEGY_MSB)), path, "set format");
+    // segy_read_textheader converted EBCDIC to ASCII; segy_write_textheader converts back.
+    write_call([&] { return segy_write_textheader(fp.get(), 0, text); }, path, "text header");
+    write_call([&] { return segy_write_binheader(fp.get(), bin); }, path, "binary header");
+    const long out0 = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
+    std::vector<float> buf(static_cast<std::size_t>(ns));
+    for (int t = 0; t < traces; ++t) {
+      char th[SEGY_TRACE_HEADER_SIZE];
+      check(segy_traceheader(in.get(), t, th, trace0, in_size), like, "trace header");
+      write_call([&] { return segy_write_traceheader(fp.get(), t, th, out0, bsize); }, path, "trace header");
+      std::copy(data.begin() + std::ptrdiff_t(t) * ns, data.begin() + std::ptrdiff_t(t + 1) * ns, buf.begin());
+      check(segy_from_native(SEGY_IEEE_FLOAT_4_BYTE, ns, buf.data()), path, "sample conversion");
+      write_call([&] { return segy_writetrace(fp.get(), t, buf.data(), out0, bsize); }, path, "trace");
+    }
+    write_call([&] { return segy_flush(fp.get(), false); }, path, "flush");
+  } catch (...) {
+    io::discard_temp(tmp);
+    throw;
+  }
+  io::commit_temp(tmp, path);
+}
+
 SegyTraces read_segy(const std::string& path) {
   SegyPtr fp(segy_open(path.c_str(), "rb"));
   if (!fp) throw Error("taihu: cannot open SEG-Y file '" + path + "'");

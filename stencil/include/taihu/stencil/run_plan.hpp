@@ -29,6 +29,9 @@ struct RunPlan {
   std::vector<Shot> shots;
   OutputPlan output;
   MpiMode mpi = MpiMode::shots;
+  // acquisition.geometry: the SEG-Y file whose trace headers gave the shots, the
+  // sampling and the output's headers ("" when the geometry came from the keys).
+  std::string geometry;
   std::string model_description;
 };
 

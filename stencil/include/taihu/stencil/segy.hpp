@@ -28,6 +28,12 @@ void write_segy(const std::string& path, const std::vector<ShotRecord>& shots);
 // (which say microseconds for time data), atomically.
 void write_segy_image(const std::string& path, const Grid& grid, const std::vector<float>& image);
 
+// Writes `data` (trace-major, the template's trace and sample counts) with every header
+// of the SEG-Y file `like` copied unchanged (text, binary, each trace's 240 bytes) but
+// the sample format, which becomes IEEE float32: a synthetic to difference trace by trace
+// with the field file. Atomically.
+void write_segy_like(const std::string& path, const std::string& like, const std::vector<float>& data);
+
 struct SegyTraces {
   int samples = 0;
   double dt = 0;  // seconds

@@ -8,6 +8,8 @@
 #include "taihu/arch/threads.hpp"
 #include "taihu/caffe/data_sources.hpp"
 #include "taihu/caffe/proto.hpp"
+#include "taihu/arch/isa.hpp"
+#include "taihu/dnn/tuning_records.hpp"
 #include "taihu/caffe/solver.hpp"
 
 namespace taihu::caffe::test {
@@ -227,6 +229,27 @@ TEST_F(CaffeTraining, OldConvolutionStateInSnapshotsResumesTheSameEntries) {
   EXPECT_EQ(old_form, new_form);
   // A state naming an entry that cannot run the layer is an error naming it.
   EXPECT_THROW(resume_with("forward=pointwise,backward_data=direct,backward_weights=direct"), Error);
+}
+
+// TAIHU_CAFFE_CONV_RECORDS: the layer's measured times land in dnn's tuning-record
+// format, and the choice it made is the fastest record of each direction.
+TEST_F(CaffeTraining, ConvolutionTimingsAreDnnTuningRecords) {
+  LogCapture quiet;
+  const std::string path = dir / "conv_records.jsonl";
+  setenv("TAIHU_CAFFE_CONV_RECORDS", path.c_str(), 1);
+  auto s = create_solver(solver_param("max_iter: 1"));
+  s->solve();
+  unsetenv("TAIHU_CAFFE_CONV_RECORDS");
+  const auto records = dnn::TuningRecords::load(path);
+  std::string choice;
+  for (int i = 0; i < s->net().num_layers(); ++i)
+    if (s->net().layer_names()[static_cast<std::size_t>(i)] == "conv1") choice = s->net().layer(i).save_state();
+  const std::string key = "mb32ic1ih28oc8oh24kh5";
+  for (const char* dir_name : {"forward", "backward_data", "backward_weights"}) {
+    const auto best = records.best("conv2d", key, dir_name, arch::isa_name(arch::active_isa()), 1);
+    ASSERT_TRUE(best) << dir_name << " in " << path;
+    EXPECT_NE(choice.find(std::string(dir_name) + "=" + best->algo), std::string::npos) << choice;
+  }
 }
 
 TEST_F(CaffeTraining, FineTuneFromWeightsAndCorruptFiles) {

@@ -5,10 +5,12 @@
 // Algorithms: engine CAFFE asks dnn for explicit GEMM (Caffe's im2col); DEFAULT lets dnn
 // time its candidates once per shape and direction on the first forward and keep the
 // fastest (Convolution::choose_by_timing; TAIHU_CAFFE_CONV_TUNE=0: dnn's automatic
-// choice; TAIHU_VERBOSE=1 logs the times). The choice (Convolution::choice) is saved in
-// snapshots so resuming repeats it. Data-parallel ranks pass the tuning agreement
+// choice; TAIHU_VERBOSE=1 logs the times; TAIHU_CAFFE_CONV_RECORDS=file keeps them as
+// dnn tuning records). The choice (Convolution::choice) is saved in snapshots so
+// resuming repeats it. Data-parallel ranks pass the tuning agreement
 // (tuning_agreement.hpp) to dnn, so they pick on the same numbers and agree.
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "taihu/caffe/tuning_agreement.hpp"
 #include "taihu/arch/log.hpp"
 #include "taihu/dnn/conv.hpp"
+#include "taihu/dnn/tuning_records.hpp"
 
 namespace taihu::caffe {
 namespace {
@@ -161,6 +164,24 @@ class ConvolutionLayer : public Layer {
       conv_->choose_by_timing(dnn::ConvDirection::backward_weights, x, w, nullptr, nullptr, agree);
     }
     arch::log_verbose("caffe: layer %s %s -> %s", name().c_str(), conv_->desc().str().c_str(), conv_->choice().c_str());
+    save_timings();
+  }
+
+  // TAIHU_CAFFE_CONV_RECORDS=file: the measured times are merged into dnn's tuning
+  // records (the fastest per key kept; rank 0 writes, the times being agreed), which
+  // TAIHU_TUNING_RECORDS then reads in later runs (engine DEFAULT with
+  // TAIHU_CAFFE_CONV_TUNE=0, bench_conv, any dnn user).
+  void save_timings() const {
+    const char* path = std::getenv("TAIHU_CAFFE_CONV_RECORDS");
+    if (path == nullptr || *path == '\0' || train_data_shard().index != 0) return;
+    try {
+      dnn::TuningRecords records;
+      if (std::filesystem::exists(path)) records = dnn::TuningRecords::load(path);
+      for (const auto& r : conv_->timing_records()) records.add(r);
+      dnn::save_tuning_records(records, path);
+    } catch (const std::exception& e) {
+      require(false, std::string("TAIHU_CAFFE_CONV_RECORDS: ") + e.what());
+    }
   }
 
   dnn::ConvDesc desc_;

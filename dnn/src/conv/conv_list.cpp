@@ -392,6 +392,7 @@ struct Convolution::Impl {
   std::map<std::pair<ConvAlgo, bool>, std::unique_ptr<conv::ConvAlgorithm>> instances;
   Reorderer src, dst;
   std::vector<float> scratch_dy, scratch_dx, scratch_dw, scratch_db;  // choose_by_timing
+  std::vector<TuningRecord> timings;                                 // and what it measured
 
   bool native(const Entry& e, Dir dir) const { return layout == kNchw || e.native(desc, dir, layout); }
   // The entry's object: on the blocked tensors (blocked) or on NCHW ones.
@@ -533,6 +534,10 @@ void Convolution::choose_by_timing(ConvDirection dir, const float* x, const floa
     if (best[i] < best[win]) win = i;
   }
   I.entry[static_cast<int>(dir)] = cands[win];
+  if (I.layout == kNchw)
+    for (std::size_t i = 0; i < cands.size(); ++i)
+      I.timings.push_back(conv_tuning_record(d, dir, arch::isa_name(arch::active_isa()), threads, cands[i]->algo,
+                                             std::max(best[i], 1e-9)));
   // The losers' workspaces go (the winner's stays warm).
   for (auto it = I.instances.begin(); it != I.instances.end();)
     if (std::none_of(I.entry.begin(), I.entry.end(), [&](const Entry* e) { return e->algo == it->first.first; }))
@@ -542,6 +547,8 @@ void Convolution::choose_by_timing(ConvDirection dir, const float* x, const floa
   arch::log_verbose("conv: %s %s timed:%s -> %s", d.str().c_str(), to_string(dir), report.c_str(),
                     to_string(cands[win]->algo));
 }
+
+const std::vector<TuningRecord>& Convolution::timing_records() const { return impl_->timings; }
 
 std::string Convolution::choice() const {
   std::string s;

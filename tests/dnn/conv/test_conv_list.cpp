@@ -13,6 +13,7 @@
 #include "conv_test_support.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/dnn/conv.hpp"
+#include "taihu/dnn/tuning_records.hpp"
 
 namespace {
 
@@ -145,6 +146,15 @@ TEST_F(ConvList, TimedSelectionFollowsTheAgreement) {
   conv.forward(x.data(), w.data(), b.data(), y.data());
   Convolution(d, ConvAlgo::reference).forward(x.data(), w.data(), b.data(), ref.data());
   EXPECT_LE(max_rel_error(y, ref), 1e-5);
+  // The agreed times as tuning records, one per candidate and direction.
+  std::size_t expected = 0;
+  for (ConvDirection dir : {ConvDirection::forward, ConvDirection::backward_data, ConvDirection::backward_weights})
+    expected += taihu::dnn::conv_candidates(d, dir).size() - 1;
+  ASSERT_EQ(conv.timing_records().size(), expected);
+  for (const auto& r : conv.timing_records()) {
+    EXPECT_EQ(r.key, d.str());
+    EXPECT_EQ(r.median_s, r.algo == "explicit_gemm" ? 1.0 : 2.0) << r.algo << " " << r.dir;
+  }
   // Without an agreement the measured fastest wins: some supporting entry.
   Convolution timed(d);
   timed.choose_by_timing(ConvDirection::forward, x.data(), w.data(), b.data(), y.data());

@@ -136,6 +136,8 @@ std::vector<ConvAlgo> conv_candidates(const ConvDesc& d, ConvDirection dir);
 // direct kernel supports it (strided backward-data).
 ConvAlgo conv_direct_family_entry(const ConvDesc& d, ConvDirection dir);
 
+struct TuningRecord;  // tuning_records.hpp
+
 // Replaces seconds[i] (this process's time for candidate i) by a value every
 // data-parallel rank shares (e.g. the slowest rank's), so all pick the same candidate.
 // Collective: each rank calls it with the same candidates in the same order.
@@ -216,6 +218,10 @@ class Convolution {
   // null there. Tensors are in layout(). TAIHU_VERBOSE=1 prints the times.
   void choose_by_timing(ConvDirection dir, const float* x, const float* w, const float* bias, float* y,
                         const ConvAgreement& agree = {}, int rounds = 3);
+  // What choose_by_timing measured so far (the agreed times), one tuning record per
+  // candidate and direction, for save_tuning_records (NCHW layouts only: records steer
+  // NCHW tensors).
+  const std::vector<TuningRecord>& timing_records() const;
 
   // The three choices as text, "forward=<entry>,backward_data=<entry>,backward_weights=<entry>",
   // for snapshots; set_choice() reads it back, and the older "<fwd>,<bwd_data>,<bwd_weights>"

@@ -18,6 +18,7 @@
 #include "taihu/arch/timer.hpp"
 #include "taihu/autotune/backend.hpp"
 #include "taihu/autotune/interpreter.hpp"
+#include "taihu/autotune/parser.hpp"
 
 namespace taihu::autotune {
 namespace {
@@ -267,7 +268,35 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
   std::vector<std::pair<double, Point>> logged;  // (search median, point): confirmation candidates
   Point last_confirmed;
   if (!opt.log_path.empty()) {
-    for (const auto& r : load_log(opt.log_path)) {
+    const std::vector<Record> log = load_log(opt.log_path);
+    // Transfer: a shape not tuned yet starts from the best schedules of the 3 nearest
+    // tuned shapes of the same operator (same spec, ISA, threads, backend), nearest by
+    // the summed |log2| ratios of their dims, carried over by Space::nearest_point.
+    std::vector<std::pair<double, Record>> others;
+    for (const auto& r : best_records(log)) {
+      if (r.op != base.op || r.spec_hash != base.spec_hash || r.isa != base.isa || r.threads != base.threads || r.backend != base.backend ||
+          r.shape == base.shape)
+        continue;
+      double dist = 0;
+      try {
+        for (const auto& [dim, value] : parse_shape(r.shape))
+          if (p.dims().count(dim) && value > 0 && p.dim(dim) > 0)
+            dist += std::abs(std::log2(static_cast<double>(value) / static_cast<double>(p.dim(dim))));
+      } catch (const Error&) {
+        continue;
+      }
+      others.emplace_back(dist, r);
+    }
+    if (std::none_of(log.begin(), log.end(), [&](const Record& r) { return r.key() == base.key(); }) && !others.empty()) {
+      std::stable_sort(others.begin(), others.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::vector<Point> seeds;
+      for (std::size_t i = 0; i < others.size() && i < 3; ++i) {
+        seeds.push_back(space.nearest_point(others[i].second.schedule));
+        arch::log_verbose("taihu-tune: starting from the best schedule of %s (distance %.2f)\n", others[i].second.shape.c_str(), others[i].first);
+      }
+      searcher.seed_first(seeds);
+    }
+    for (const auto& r : log) {
       if (r.key() != base.key()) continue;
       Point pt;
       try {

@@ -148,6 +148,46 @@ TEST(AutotuneRecords, ResumeSkipsLoggedPoints) {
   std::remove(log.c_str());
 }
 
+// Transfer: a shape with no records of its own starts from the best schedule of the
+// nearest tuned shape, carried over value by value (nearest numeric values where the
+// label is not offered for this shape); a shape with records of its own does not.
+TEST(AutotuneRecords, NewShapeStartsFromTheNearestShapesBest) {
+  const std::string spec = std::string(TAIHU_DSL_DIR) + "/gemm.tdsl";
+  ta::Problem near(ta::parse_spec_file(spec), ta::parse_shape("M=96,N=64,K=64"));
+  ta::Problem far(ta::parse_spec_file(spec), ta::parse_shape("M=512,N=512,K=512"));
+  ta::Problem fresh(ta::parse_spec_file(spec), ta::parse_shape("M=128,N=64,K=64"));
+  ta::Space near_space(near), far_space(far), space(fresh);
+  const std::string log = temp_path("transfer");
+  std::remove(log.c_str());
+  ta::TuneOptions o;
+  o.log_path = log;
+  o.max_trials = 6;
+  o.budget_s = 0;
+  // a fake whose best point in each of the tuned shapes is a different template
+  auto tuned_best = [&](const ta::Problem& p, const ta::Space& sp, std::size_t which) {
+    const ta::Point want = sp.templates().at(which);
+    return ta::tune(p, sp, o, [want](const ta::Point& pt) { return pt == want ? 1e-3 : 2e-3; }).best;
+  };
+  const ta::Point near_best = tuned_best(near, near_space, 1), far_best = tuned_best(far, far_space, 2);
+  ASSERT_FALSE(near_best.empty());
+  const ta::Point carried = space.nearest_point(near_space.to_map(near_best));
+  ASSERT_TRUE(space.valid(carried)) << space.why_invalid(carried);
+  EXPECT_EQ(space.describe(carried), near_space.describe(near_best));  // (every label exists at M=128)
+  o.max_trials = 3;
+  auto r = ta::tune(fresh, space, o, [](const ta::Point&) { return 1e-3; });
+  ASSERT_GE(r.measured.size(), 2u);
+  // the default point first (an untuned search always measures it), then the carried-over one
+  EXPECT_EQ(r.measured[1], carried) << space.describe(r.measured[1]);
+  const ta::Point far_carried = space.nearest_point(far_space.to_map(far_best));
+  if (far_carried != carried && r.measured.size() >= 3) {
+    EXPECT_EQ(r.measured[2], far_carried);
+  }
+  // resumed (the shape has records now): no seeding, the search goes on from its log
+  auto again = ta::tune(fresh, space, o, [](const ta::Point&) { return 1e-3; });
+  EXPECT_EQ(std::find(again.measured.begin(), again.measured.end(), carried), again.measured.end());
+  std::remove(log.c_str());
+}
+
 TEST(AutotuneRecords, DnnConvLineMatchesConvDescFormat) {
   ta::Record r = sample();
   r.op = "conv2d";

@@ -101,6 +101,13 @@ std::vector<Point> Searcher::pool(int size) {
   return out;
 }
 
+void Searcher::seed_first(const std::vector<Point>& pts) {
+  std::vector<Point> first;
+  for (const Point& p : pts)
+    if (space_.valid(p) && std::find(first.begin(), first.end(), p) == first.end()) first.push_back(p);
+  templates_.insert(templates_.begin() + static_cast<std::ptrdiff_t>(next_template_), first.begin(), first.end());
+}
+
 std::vector<Point> Searcher::propose(int n) {
   std::vector<Point> out;
   if (history_.empty() && !seen_.count(space_.default_point()) && space_.valid(space_.default_point())) {

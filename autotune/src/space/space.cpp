@@ -382,6 +382,35 @@ Point Space::from_map(const std::map<std::string, std::string>& m) const {
   return pt;
 }
 
+Point Space::nearest_point(const std::map<std::string, std::string>& m) const {
+  Point pt(knobs_.size(), 0);
+  for (std::size_t i = 0; i < knobs_.size(); ++i) {
+    const Knob& k = knobs_[i];
+    auto it = m.find(k.name());
+    if (it == m.end()) continue;
+    auto pos = std::find(k.labels.begin(), k.labels.end(), it->second);
+    if (pos != k.labels.end()) {
+      pt[i] = static_cast<int>(pos - k.labels.begin());
+      continue;
+    }
+    if (!k.numeric) continue;
+    double want = 0;
+    try {
+      want = std::stod(it->second);
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (!(want > 0)) continue;
+    double dist = 0;
+    for (std::size_t j = 0; j < k.ints.size(); ++j) {
+      if (k.ints[j] < 1) continue;
+      const double d = std::abs(std::log2(static_cast<double>(k.ints[j])) - std::log2(want));
+      if (j == 0 || d < dist) pt[i] = static_cast<int>(j), dist = d;
+    }
+  }
+  return pt;
+}
+
 std::size_t Space::feature_count() const {
   std::size_t n = 0;
   for (const auto& k : knobs_) n += k.numeric ? 1 : k.labels.size();

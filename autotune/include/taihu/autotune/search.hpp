@@ -27,6 +27,9 @@ class Searcher {
 
   // Up to n valid points not proposed or observed before (fewer when the space runs out).
   std::vector<Point> propose(int n);
+  // Points proposed first, before the templates (e.g. the best schedules of the nearest
+  // tuned shapes); invalid and already seen ones are dropped.
+  void seed_first(const std::vector<Point>& pts);
   // A measured point: seconds > 0, or infinity when it failed (never proposed again).
   void observe(const Point& pt, double seconds);
   // The model's predicted seconds for a point (NaN while untrained).

@@ -101,6 +101,11 @@ class Space {
   std::string describe(const Point& pt) const;  // "tile m=32 tile n=64 ..."
   std::map<std::string, std::string> to_map(const Point& pt) const;
   Point from_map(const std::map<std::string, std::string>& m) const;  // throws on unknown labels
+  // A schedule of another shape of the same operator carried over: each knob at the
+  // same label, a numeric knob at its nearest value (log scale) where the label is not
+  // offered here (block m=192 of M=384 -> the value nearest 192 for this M), a missing
+  // knob at its first value. May be invalid (check with valid()).
+  Point nearest_point(const std::map<std::string, std::string>& m) const;
   // Numbers the cost model learns from: log2 of numeric knobs, one-hot of the others.
   std::vector<double> features(const Point& pt) const;
   std::size_t feature_count() const;

@@ -76,7 +76,7 @@ constexpr index_t kOcvChunkStep = 24;  // pixel chunks of the few-channel forwar
 const DirectKernels& kernels() {
   static const arch::ImplementationList<DirectKernels> list(
       "direct conv kernels",
-      {{"avx512_8x32_ocv32x12_bwdw16x6", arch::Isa::avx512, {&direct_fwd_avx512, &direct_bwdw_avx512, &transpose_avx2, &direct_ocv_avx512, &direct_ocv_store_avx2}},
+      {{"avx512_ocv32x12_bwdw16x6", arch::Isa::avx512, {&direct_fwd_avx2, &direct_bwdw_avx512, &transpose_avx2, &direct_ocv_avx512, &direct_ocv_store_avx2}},
        {"avx2_4x24_16x6", arch::Isa::avx2, {&direct_fwd_avx2, &direct_bwdw_avx2, &transpose_avx2, &direct_ocv_avx2, &direct_ocv_store_avx2}},
        {"generic", arch::Isa::generic,
         {&direct_fwd_generic, &direct_bwdw_generic, &transpose_generic, &direct_ocv_generic,

@@ -7,7 +7,9 @@
 //   AVX-512: 2 weight vectors x 6 pixels = 12 accumulators (2 zmm loads + 6 broadcasts
 //   per 12 FMAs of 16 lanes: FMA-bound; AVX2's 4 x 3 tile does 12 FMAs of 8 lanes), or
 //   x 12 pixels = 24 accumulators for wide kernels.
-// A vector of 16 lanes is two 8-channel blocks of the scratch (V::load_blocks).
+// A vector of 16 lanes is two 8-channel blocks of the scratch (V::load_blocks). AVX2
+// keeps its inline-assembly 4 x 3 tile (direct_kernels_avx2.cpp); only AVX-512
+// instantiates this one.
 // Kernel rows of KW taps (> 0: dilation 1) are unrolled; a pixel group runs the union of
 // its pixels' row spans (rows outside a pixel's span read zero padding, as the
 // contract's 4 x 3 tile does on its own union).

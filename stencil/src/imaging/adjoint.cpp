@@ -1,6 +1,9 @@
 // Adjoint propagation and the adjoint source wavelet (see migration.hpp).
+#include <algorithm>
+#include <array>
 #include <cmath>
 
+#include "kernels/kernel_api.hpp"
 #include "physics/divergence.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/stencil/migration.hpp"
@@ -46,9 +49,65 @@ void propagate_adjoint(const Model& model, const std::vector<Position>& receiver
   std::vector<Tap> taps;
   for (std::size_t r = 0; r < receivers.size(); ++r)
     for_each_point(g, L, point_stencil(g, receivers[r]), [&](long i, float w) { taps.push_back({i, A[i] * w, r}); });
+  // Variable density: the kernel steps mu with A (L mu - g . D mu), g_a = D_a ln(rho);
+  // the transpose needs A (L mu + sum_a D_a(g_a mu)), so the difference
+  // A sum_a (D_a(g_a mu) + g_a D_a mu) is added here (D_a antisymmetric: centred
+  // weights, zero outside the grid).
+  const bool density = model.physics == Physics::acoustic_density;
+  const kernels::FdWeights fd = kernels::make_weights(g, opt.space_order);
+  std::array<std::vector<float>, 3> grad;  // g_a over the padded layout
+  std::vector<float> product;              // g_a mu, one axis at a time
+  if (density) {
+    std::vector<float> lnrho(std::size_t(L.total), 0.f);
+    for (long i2 = -L.pad[2]; i2 < L.n[2] + L.pad[2]; ++i2)
+      for (long i1 = -L.pad[1]; i1 < L.n[1] + L.pad[1]; ++i1)
+        for (long i0 = -L.pad[0]; i0 < L.n[0] + L.pad[0]; ++i0) {
+          const long c0 = std::clamp(i0, 0L, g.n[0] - 1), c1 = std::clamp(i1, 0L, g.n[1] - 1),
+                     c2 = std::clamp(i2, 0L, g.n[2] - 1);
+          lnrho[std::size_t(L.index(i0, i1, i2))] = float(std::log(double(model.rho[std::size_t((c2 * g.n[1] + c1) * g.n[0] + c0)])));
+        }
+    const long stride[3] = {1, L.s1, L.s2};
+    for (int a = 0; a < g.dim; ++a) {
+      grad[a].assign(std::size_t(L.total), 0.f);
+      for (long i2 = 0; i2 < L.n[2]; ++i2)
+        for (long i1 = 0; i1 < L.n[1]; ++i1)
+          for (long i0 = 0; i0 < L.n[0]; ++i0) {
+            const long i = L.index(i0, i1, i2);
+            float d = 0.f;
+            for (int k = 1; k <= fd.half; ++k) d += fd.d1[a][k] * (lnrho[std::size_t(i + k * stride[a])] - lnrho[std::size_t(i - k * stride[a])]);
+            grad[a][std::size_t(i)] = d;
+          }
+    }
+    product.assign(std::size_t(L.total), 0.f);
+  }
   int n = nt - 1;
   const std::function<void(Field&)> inject = [&](Field& next) {
     float* u = next.data();
+    if (density) {
+      const float* mu = prop.current().data();  // mu(n+1): the level the kernel just used
+      const long stride[3] = {1, L.s1, L.s2};
+      for (int a = 0; a < g.dim; ++a) {
+        const float* ga = grad[a].data();
+        for (long i2 = 0; i2 < L.n[2]; ++i2)
+          for (long i1 = 0; i1 < L.n[1]; ++i1)
+            for (long i0 = 0; i0 < L.n[0]; ++i0) {
+              const long i = L.index(i0, i1, i2);
+              product[std::size_t(i)] = ga[i] * mu[i];
+            }
+        const float* p = product.data();
+        for (long i2 = 0; i2 < L.n[2]; ++i2)
+          for (long i1 = 0; i1 < L.n[1]; ++i1)
+            for (long i0 = 0; i0 < L.n[0]; ++i0) {
+              const long i = L.index(i0, i1, i2), s = stride[a];
+              float dgm = 0.f, dm = 0.f;
+              for (int k = 1; k <= fd.half; ++k) {
+                dgm += fd.d1[a][k] * (p[i + k * s] - p[i - k * s]);
+                dm += fd.d1[a][k] * (mu[i + k * s] - mu[i - k * s]);
+              }
+              u[i] += A[i] * (dgm + ga[i] * dm);
+            }
+      }
+    }
     for (const Tap& t : taps) u[t.index] += t.weight * data[t.receiver * std::size_t(nt) + std::size_t(n)];
   };
   // The adjoint of an injection-free run diverges exactly when the forward one does.

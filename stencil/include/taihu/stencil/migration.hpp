@@ -7,11 +7,13 @@
 //   mu(n) = 2 mu(n+1) - mu(n+2) + A L mu(n+1) + A R^T d(n),
 // receivers injected as sources with the sinc weights that sample them, time reversed;
 // with a sponge the damping moves before the kernel, which is where Propagator::step
-// already puts it. This is the exact transpose (to float rounding) for constant-density
-// acoustic with boundary none or sponge and no free surface (the dot-product test,
-// tests/stencil/test_migration.cpp). With CPML, a free surface or variable density the
-// same recursion is the usual RTM receiver propagation, not the exact transpose
-// (the CPML's auxiliary fields and the expanded grad(ln rho) term are not self-adjoint).
+// already puts it. Variable density: the kernel's A (L mu - g . D mu), g_a = D_a ln rho,
+// becomes A (L mu + sum_a D_a(g_a mu)) by adding A sum_a (D_a(g_a mu) + g_a D_a mu) to
+// each step. This is the exact transpose (to float rounding) for acoustic and variable
+// density with boundary none or sponge and no free surface (the dot-product test,
+// tests/stencil/test_migration.cpp). With CPML or a free surface the same recursion is
+// the usual RTM receiver propagation, not the exact transpose (the CPML's auxiliary
+// fields and the free surface's mirror are not self-adjoint).
 //
 // Source wavefield backwards in time: stored whole when the memory budget allows, else
 // checkpointed: the forward pass saves the full state (both time levels and the CPML

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# scripts/cluster.d/predict.sh <taihu-allreduce-sim> <out-dir> [calibration-cache]: on the
+# cluster that is up (8 hosts, 2 groups), measures the links with link_probe.c and
+# feeds them to the simulator. Writes <out-dir>/links.txt and <out-dir>/sim.txt.
+#   inside a group: every host exchanging with a neighbour at once (8 flows; on 2 cores
+#     the CPUs, not the 1gbit links, set this rate) -> tier supernode bandwidth, latency
+#     from an 8-byte exchange;
+#   between groups: a lone flow (-> tier system bandwidth; the group's 4 hosts share
+#     that one uplink: oversubscription 4); 4 pairs exchanging across at once are
+#     recorded too (they get ~27% less in total: each MPI exchange runs both directions
+#     over one TCP connection, which the model does not know).
+# gamma (s per byte reduced) from the calibration cache when given, else 7e-11.
+set -euo pipefail
+simulator=$1 out=$2 cache=${3:-}
+here=$(cd "$(dirname "$0")/.." && pwd)
+cluster=$here/cluster
+mkdir -p "$out"
+tmp=$(mktemp -d /tmp/taihu-predict.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+mpicc -O2 -o "$tmp/link_probe" "$here/cluster.d/link_probe.c"
+probe() { "$cluster" mpirun -np 8 "$tmp/link_probe" "$@" 2>&1 | grep -E '^(exchange|oneway)'; }
+{
+  probe 8 1
+  probe 8388608 1
+  probe 8 4
+  probe 2097152 4
+  probe 8388608 4 oneway
+} | tee "$out/links.txt"
+field() {  # field <kind> <d> <bytes-test> <key>
+  awk -v kind="$1" -v d="d=$2" -v test="$3" -v key="$4" '
+    $1 == kind && $3 == d && ((test == "small" && $2 == 8) || (test == "big" && $2 > 8)) {
+      for (i = 4; i <= NF; ++i) { split($i, kv, "="); if (kv[1] == key) print kv[2] } }' "$out/links.txt"
+}
+a0=$(field exchange 1 small seconds)
+b0=$(awk -v m="$(field exchange 1 big per_flow_MBps)" 'BEGIN{print m * 1e6}')
+a1=$(field exchange 4 small seconds)
+lone=$(awk -v m="$(field oneway 4 big per_flow_MBps)" 'BEGIN{print m * 1e6}')
+over=4
+gamma=7e-11
+[ -n "$cache" ] && [ -f "$cache" ] && gamma=$(awk '!/^#/ {print $6; exit}' "$cache")
+system="gamma=$gamma tier=supernode,4,$b0,$a0,1 tier=system,0,$lone,$a1,$over"
+{
+  echo "system: $system"
+  echo "columns: nodes ring recursive_doubling rabenseifner flat_default hierarchical topology_aware flat/topo (ms)"
+  for placement in block round_robin; do
+    for bytes in 1048576 4194304 16777216 67108864; do
+      printf '%-12s %9d ' "$placement" "$bytes"
+      "$simulator" --system "$system" --ranks-per-node 1 --max-nodes 8 --placement $placement --png "" --bytes $bytes | tail -1
+    done
+  done
+} | tee "$out/sim.txt"

@@ -16,9 +16,10 @@ cmp p1/shots.segy p2/shots.segy
 cmp p1/shots.segy p4/shots.segy
 grep -q "16/16 shots on disk" p4.log || { echo "no progress line 16/16"; cat p4.log; exit 1; }
 
-# Resume: a bigger grid so a shot takes a while; kill the run once 2 gathers exist.
-big="run --shape 240x120 --spacing 10 --tmax 0.6 --width 10 --shots 100:2300:146 --no-png"
-"$exe" $big --dir ref 2>ref.log
+# Resume: a bigger grid so a shot takes a while (about 0.5 s on one core); kill the run
+# once 2 gathers exist.
+big="run --shape 400x200 --spacing 10 --tmax 0.8 --width 10 --shots 100:3850:250 --no-png"
+"$mpiexec" -n 2 --oversubscribe "$exe" $big --dir ref 2>ref.log
 test "$(ls ref/shots.segy.shots | wc -l)" -eq 16
 "$mpiexec" -n 2 --oversubscribe "$exe" $big --dir r 2>r1.log &
 pid=$!
@@ -32,7 +33,14 @@ kill -TERM $pid 2>/dev/null || true
 wait $pid 2>/dev/null || true
 n=$(ls r/shots.segy.shots | grep -c '\.segy$' || true)
 echo "killed with $n of 16 gathers on disk"
-[ "$n" -ge 2 ] && [ "$n" -lt 16 ] || { echo "the kill did not land mid-survey ($n gathers)"; exit 1; }
+[ "$n" -ge 2 ] || { echo "no gather was written before the kill"; exit 1; }
+if [ "$n" -eq 16 ]; then  # a fast host finished first: take 12 gathers away instead
+  echo "the run finished before the kill landed; removing 12 gathers and shots.segy instead"
+  rm r/shots.segy
+  for i in $(seq 5 16); do rm "r/shots.segy.shots/$(printf shot_%05d.segy "$i")"; done
+  n=$(ls r/shots.segy.shots | grep -c '\.segy$' || true)
+  test "$n" -eq 4
+fi
 test ! -e r/shots.segy
 "$mpiexec" -n 4 --oversubscribe "$exe" $big --dir r 2>r2.log
 skipped=$(grep -o '[0-9]* shot(s) already on disk' r2.log | awk '{s += $1} END {print s + 0}')

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Caffe's "learning LeNet" notebook (examples/01-learning-lenet.ipynb) as a script, on taihu.
 
-    PYTHONPATH=build/python python3 examples/caffe/learning_lenet.py [WORKDIR] [--iters 1500]
+    PYTHONPATH=build/python python3 examples/caffe/learning_lenet.py [WORKDIR] [--iters 2000]
 
 Writes the notebook's train/test prototxt with caffe.NetSpec and its solver prototxt,
 trains with caffe.SGDSolver in a solver.step(1) loop and prints the test accuracy the
@@ -91,7 +91,7 @@ def notebook_accuracy(net, batches):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('workdir', nargs='?', default=str(ROOT / 'build' / 'lenet-python'))
-    parser.add_argument('--iters', type=int, default=1500, help='solver.step(1) calls after the first (default 1500)')
+    parser.add_argument('--iters', type=int, default=2000, help='solver.step(1) calls after the first (default 2000)')
     parser.add_argument('--target', type=float, default=0.98, help='accuracy needed for exit status 0')
     args = parser.parse_args(argv)
     work = Path(args.workdir).resolve()

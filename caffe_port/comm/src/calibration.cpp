@@ -194,6 +194,26 @@ CostParams probe(MPI_Comm comm, MPI_Comm node, const RankLayout& layout) {
     p.tiers.push_back(fit_link(comm, 0, first_of_node[stride]));
     stride *= s;
   }
+  // Across nodes, the per-step latency of a real 8-byte recursive-doubling allreduce
+  // over all ranks is the floor for every tier's alpha: where hosts share cores (the
+  // namespace cluster of scripts/cluster: 8 hosts on 2 cores) each step waits for its
+  // partner to be scheduled, which a lone pair's ping-pong misses (measured there:
+  // ~4 ms per step against 0.04-0.2 ms ping-pong), and the model then picks
+  // many-step algorithms for small messages that lose to fewer steps.
+  if (size > 1 && layout.nodes() > 1 && !p.tiers.empty()) {
+    detail::Scratch scratch;
+    float tiny[2] = {1.0f, 2.0f};
+    std::vector<double> rd_times;
+    for (int i = 0; i < 9; ++i)
+      rd_times.push_back(slowest_time(comm, [&] { detail::recursive_doubling_allreduce(comm, tiny, 2, scratch); }));
+    const LinkCost outer = p.tiers.back();
+    const double step = std::min(1e-2, fit_parameter(
+                                           [&](double x) {
+                                             return CostModel(p).recursive_doubling(size, 8.0, LinkCost{x, outer.beta});
+                                           },
+                                           lower_quartile(rd_times), 1e-8));
+    for (LinkCost& t : p.tiers) t.alpha = std::max(t.alpha, step);
+  }
   // gamma: a local reduction over 4 MiB (out of cache), best of 3.
   {
     std::vector<float> a(1 << 20, 1.0f), b(1 << 20, 2.0f);

@@ -116,10 +116,8 @@ def case_budget(tune, dsl, tmp):
         expect(rc == 2 and f"--budget: '{bad}' must be a positive, finite duration" in err, f"--budget {bad}: exit {rc}", err)
 
 
-def case_reproduce(tune, dsl, tmp):
-    log = os.path.join(tmp, "r.jsonl")
-    gemm = os.path.join(dsl, "gemm.tdsl")
-    shape = ["--shape", "M=256,N=256,K=256", "--threads", "2"]
+def reproduce_attempt(tune, gemm, shape, log):
+    """Tunes into a fresh log, then re-times best's record in fresh processes (up to 3)."""
     rc, out, err = run([tune, "run", gemm] + shape + ["--budget", "30s", "--log", log])
     expect(rc == 0 and "best " in out, f"run: exit {rc}", out + err)
     rc, out, err = run([tune, "best", log])
@@ -136,7 +134,20 @@ def case_reproduce(tune, dsl, tmp):
         if abs(ratios[-1] - 1) <= 0.10:
             break
     print(f"best {best_ms:.4f} ms; fresh-process / best: " + ", ".join(f"{r:.3f}" for r in ratios))
-    expect(min(abs(r - 1) for r in ratios) <= 0.10, "the fresh process does not reproduce best's time within 10%", out)
+    return min(abs(r - 1) for r in ratios) <= 0.10, out
+
+
+def case_reproduce(tune, dsl, tmp):
+    # Two independent attempts: a load change on a shared host between the search and
+    # the re-timing can spoil one pair; a systematic bias (the 25-45% the issue found)
+    # spoils both.
+    gemm = os.path.join(dsl, "gemm.tdsl")
+    shape = ["--shape", "M=256,N=256,K=256", "--threads", "2"]
+    for attempt in range(2):
+        ok, out = reproduce_attempt(tune, gemm, shape, os.path.join(tmp, f"r{attempt}.jsonl"))
+        if ok:
+            return
+    expect(False, "the fresh process does not reproduce best's time within 10% in two attempts", out)
 
 
 def main():

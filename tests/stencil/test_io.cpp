@@ -165,6 +165,11 @@ TEST(Config, ErrorsNameFileLineAndKey) {
   EXPECT_NE(e1.find("simulation.tmax"), std::string::npos) << e1;
   EXPECT_NE(error_of([&] { c.get_range("acquisition.shots"); }).find("first:last:step"), std::string::npos);
   EXPECT_NE(error_of([&] { c.get_string("model.vp"); }).find("missing key 'model.vp'"), std::string::npos);
+  // Found by the seismic_ini fuzzer: a size past a long (UB in the conversion) and a range
+  // whose count is unbounded (allocation until out of memory).
+  const Config huge = Config::parse_text("[model]\nshape = 1e19x1\n[acquisition]\nshots = 0:1e300:1e-300\n", "h.ini");
+  EXPECT_NE(error_of([&] { huge.get_shape("model.shape"); }).find("expected sizes"), std::string::npos);
+  EXPECT_NE(error_of([&] { huge.get_range("acquisition.shots"); }).find("more than 10000000 values"), std::string::npos);
   const Config typo = Config::parse_text("[simulation]\ntmaxx = 1\n", "c.ini");
   EXPECT_NE(error_of([&] { plan_from_config(typo); }).find("c.ini:2: unknown key 'simulation.tmaxx'"), std::string::npos);
 }

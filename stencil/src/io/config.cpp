@@ -143,7 +143,7 @@ std::vector<long> Config::get_shape(const std::string& key) const {
   std::vector<long> out;
   for (const auto& p : split(v, ',')) {
     double d;
-    if (!parse_number(p, d) || d < 1 || d != std::floor(d))
+    if (!parse_number(p, d) || d < 1 || d != std::floor(d) || d > 1e15)  // 1e15: fits a long
       throw Error("taihu: " + where(key) + ": expected sizes like 1601x401, got '" + entry(key).value + "'");
     out.push_back(static_cast<long>(d));
   }
@@ -168,6 +168,11 @@ std::vector<double> Config::get_range(const std::string& key) const {
   double a, b, s;
   if (parts.size() != 3 || !parse_number(parts[0], a) || !parse_number(parts[1], b) || !parse_number(parts[2], s) || !(s > 0) || b < a)
     throw Error("taihu: " + where(key) + ": expected first:last:step with step > 0, got '" + v + "'");
+  // The count is checked before anything is allocated: '0:1e300:1e-300' is not a survey.
+  constexpr double max_values = 1e7;
+  const double count = std::floor((b - a) / s * (1 + 1e-12)) + 1;
+  if (!std::isfinite(a) || !std::isfinite(b) || !(count <= max_values))
+    throw Error("taihu: " + where(key) + ": '" + v + "' gives more than 10000000 values");
   std::vector<double> out;
   for (long i = 0; a + double(i) * s <= b + 1e-9 * s; ++i) out.push_back(a + double(i) * s);
   return out;

@@ -3,6 +3,7 @@ tutorial (pycaffe's documented output), and LeNet written with NetSpec compared 
 by field with the hand-written prototxts (the repo's examples/caffe and BVLC's deploy
 lenet.prototxt from ../shared/data/caffe when present)."""
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,28 +16,15 @@ from caffe.proto import caffe_pb2
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get('TAIHU_SHARED_DATA', ROOT.parent / 'shared' / 'data'))
+# The notebook's lenet(), as examples/caffe/learning_lenet.py writes it with the API.
+sys.path.insert(0, str(ROOT / 'examples' / 'caffe'))
+from learning_lenet import lenet as tutorial_lenet  # noqa: E402
 
 
 def read_net(path):
     net = caffe_pb2.NetParameter()
     text_format.Merge(Path(path).read_text(), net)
     return net
-
-
-def tutorial_lenet(lmdb, batch_size):
-    """examples/01-learning-lenet.ipynb's lenet(), verbatim in its use of the API."""
-    n = caffe.NetSpec()
-    n.data, n.label = L.Data(batch_size=batch_size, backend=P.Data.LMDB, source=lmdb,
-                             transform_param=dict(scale=1. / 255), ntop=2)
-    n.conv1 = L.Convolution(n.data, kernel_size=5, num_output=20, weight_filler=dict(type='xavier'))
-    n.pool1 = L.Pooling(n.conv1, kernel_size=2, stride=2, pool=P.Pooling.MAX)
-    n.conv2 = L.Convolution(n.pool1, kernel_size=5, num_output=50, weight_filler=dict(type='xavier'))
-    n.pool2 = L.Pooling(n.conv2, kernel_size=2, stride=2, pool=P.Pooling.MAX)
-    n.fc1 = L.InnerProduct(n.pool2, num_output=500, weight_filler=dict(type='xavier'))
-    n.relu1 = L.ReLU(n.fc1, in_place=True)
-    n.score = L.InnerProduct(n.relu1, num_output=10, weight_filler=dict(type='xavier'))
-    n.loss = L.SoftmaxWithLoss(n.score, n.label)
-    return n.to_proto()
 
 
 # What pycaffe writes for the tutorial's lenet('mnist/mnist_train_lmdb', 64)

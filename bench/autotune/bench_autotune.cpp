@@ -362,28 +362,11 @@ Comparison compare(const ta::Problem& p, const ta::Space& space, const std::vect
   return res;
 }
 
-// The CPUs a comparison child gets: the first `threads` CPUs of the OpenMP places (the
-// CPUs this process's threads run on), else of the process's mask. Not the calling
-// thread's mask: OMP_PROC_BIND=true narrows the main thread to one CPU, and a child
-// inheriting it ran both of its threads (OpenMP's and Halide's) on one core.
-cpu_set_t child_cpus(int threads) {
-  cpu_set_t all;
-  CPU_ZERO(&all);
-  for (int place = 0; place < omp_get_num_places(); ++place) {
-    std::vector<int> ids(static_cast<std::size_t>(omp_get_place_num_procs(place)));
-    omp_get_place_proc_ids(place, ids.data());
-    for (int id : ids) CPU_SET(id, &all);
-  }
-  if (CPU_COUNT(&all) == 0 && sched_getaffinity(0, sizeof all, &all) != 0) CPU_ZERO(&all);
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  for (int c = 0, taken = 0; c < CPU_SETSIZE && (threads <= 0 || taken < threads); ++c)
-    if (CPU_ISSET(c, &all)) {
-      CPU_SET(c, &mask);
-      ++taken;
-    }
-  return mask;
-}
+// The CPUs a comparison child gets: the first `threads` CPUs of the OpenMP places (a
+// child inheriting the OMP_PROC_BIND-narrowed main thread's mask ran both of its
+// threads, OpenMP's and Halide's, on one core). Unlike enter_anchor_child(), taihu's own
+// child keeps this process's environment (no anchors' LD_LIBRARY_PATH).
+cpu_set_t child_cpus(int threads) { return taihu::bench::openmp_places_cpus(threads); }
 
 // Gives the calling (main) thread every CPU of the OpenMP places. With OMP_PROC_BIND the
 // OpenMP runtime binds the initial thread to the first place when the program starts,

@@ -76,7 +76,7 @@ std::string anchor_python() {
 
 std::string bench_source_dir() { return TAIHU_BENCH_SOURCE_DIR; }
 
-void enter_anchor_child(int threads) {
+cpu_set_t openmp_places_cpus(int threads) {
   // The CPUs of the OpenMP places (what this process's threads run on), else every
   // online CPU; the first `threads` of them.
   cpu_set_t all;
@@ -96,6 +96,11 @@ void enter_anchor_child(int threads) {
       CPU_SET(c, &mask);
       ++taken;
     }
+  return mask;
+}
+
+void enter_anchor_child(int threads) {
+  const cpu_set_t mask = openmp_places_cpus(threads);
   sched_setaffinity(0, sizeof mask, &mask);  // inherited by every thread the child starts
   const std::string lib = anchor_setting("TAIHU_ANCHORS_LIB");
   if (!lib.empty()) {

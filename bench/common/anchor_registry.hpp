@@ -8,6 +8,8 @@
 //      the running binary (<build>/bin/<exe>).
 // An empty result means "not installed".
 #pragma once
+#include <sched.h>
+
 #include <string>
 #include <vector>
 
@@ -23,6 +25,11 @@ bool missing_anchor(const std::string& what, const std::string& fallback);
 
 // The anchors' Python (build/anchors/venv/bin/python), or "" when not installed.
 std::string anchor_python();
+
+// The first `threads` CPUs (0: all) of the OpenMP places, the CPUs this process's
+// threads run on; every online CPU where OpenMP reports no places. Not the calling
+// thread's mask: OMP_PROC_BIND=true narrows the initial thread to one CPU.
+cpu_set_t openmp_places_cpus(int threads);
 
 // Call in a forked anchor child before exec: gives it the first `threads` CPUs this
 // process may run on (0: all of them) and the anchors' environment (the venv's lib/

@@ -297,12 +297,7 @@ Comparison compare(const ta::Problem& p, const ta::Space& space, const std::vect
   std::vector<const float*> ptrs;
   for (const auto& n : p.inputs()) ptrs.push_back(in[n].data());
   std::vector<float> out(static_cast<std::size_t>(p.tensor(p.output()).size()));
-  ta::MeasureOptions mo;
-  mo.target_seconds = 0.06;
-  mo.min_repeats = 5;
-  mo.pause_s = 0.1;  // each block of calls starts with no other contender's workers awake
-  mo.warmup = 3;
-  mo.warmup_s = 0.02;  // ... and after 20 ms of its own untimed calls
+  const ta::MeasureOptions mo = ta::comparison_measure_options();
   struct Contender {
     std::string name;
     std::function<void()> run;

@@ -325,12 +325,7 @@ int cmd_time(const Args& a) {
   std::vector<const float*> ptrs;
   for (const auto& n : p.inputs()) ptrs.push_back(in[n].data());
   std::vector<float> out(static_cast<std::size_t>(p.tensor(p.output()).size()));
-  ta::MeasureOptions mo;
-  mo.target_seconds = 0.06;
-  mo.min_repeats = 5;
-  mo.pause_s = 0.1;
-  mo.warmup = 3;
-  mo.warmup_s = 0.02;
+  const ta::MeasureOptions mo = ta::comparison_measure_options();
   const auto r = ta::interleaved_rounds({[&] { kernel->run(ptrs, out.data()); }}, mo, rounds, rounds).front();
   for (std::size_t i = 0; i < r.size(); ++i)
     taihu::arch::log_verbose("taihu-tune: round %zu: median %.4f ms (calls %.4f-%.4f, %d calls), %.2f cores used, %ld preemptions\n", i,

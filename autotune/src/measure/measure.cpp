@@ -86,6 +86,16 @@ std::vector<std::vector<double>> interleaved_round_medians(const std::vector<std
   return medians;
 }
 
+MeasureOptions comparison_measure_options() {
+  MeasureOptions mo;
+  mo.target_seconds = 0.06;
+  mo.min_repeats = 5;
+  mo.pause_s = 0.1;
+  mo.warmup = 3;
+  mo.warmup_s = 0.02;
+  return mo;
+}
+
 std::vector<std::vector<Measurement>> interleaved_rounds(const std::vector<std::function<void()>>& runs, const MeasureOptions& opt,
                                                          int min_rounds, int max_rounds, const std::function<bool()>& more) {
   const std::size_t n = runs.size();

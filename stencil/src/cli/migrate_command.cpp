@@ -1,5 +1,6 @@
 // The migrate loop of taihu-seismic (see migrate_command.hpp).
 #include "cli/migrate_command.hpp"
+#include "cli/run_command.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -79,15 +80,7 @@ void write_image_files(const std::string& dir, const std::string& name, const Gr
 
 int migrate(const Config& config, RunPlan plan) {
   namespace fs = std::filesystem;
-  int rank = 0, ranks = 1;
-#if TAIHU_HAVE_MPI
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (initialized) {
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  }
-#endif
+  const auto [rank, ranks] = world_rank();
   const bool root = rank == 0;
   arch::Stopwatch total;
   const Model& truth = plan.model;

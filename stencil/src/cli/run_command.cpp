@@ -113,17 +113,22 @@ std::size_t shots_on_disk(const RunPlan& plan) {
 
 }  // namespace
 
-int run_plan(const RunPlan& plan) {
-  namespace fs = std::filesystem;
-  int rank = 0, ranks = 1;
+WorldRank world_rank() {
+  WorldRank w;
 #if TAIHU_HAVE_MPI
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized) {
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &w.ranks);
+    MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
   }
 #endif
+  return w;
+}
+
+int run_plan(const RunPlan& plan) {
+  namespace fs = std::filesystem;
+  const auto [rank, ranks] = world_rank();
   const bool root = rank == 0;
   const bool domain = ranks > 1 && plan.mpi == MpiMode::domain;
   const Options& o = plan.options;

@@ -18,6 +18,11 @@ struct MeasureOptions {
   double target_seconds = 0.3;  // total timed time aimed for
 };
 
+// The options of a final comparison (bench_autotune's, `taihu-tune time`'s): 60 ms of
+// timed calls per block, each block after a 0.1 s pause (no other contender's workers
+// awake) and 20 ms of its own untimed calls.
+MeasureOptions comparison_measure_options();
+
 struct Measurement {
   double median_s = 0;
   double min_s = 0;

@@ -41,6 +41,27 @@ constexpr int kCoordScalar = -100;  // stored value / 100 = metres
 
 std::int32_t scaled(double metres) { return static_cast<std::int32_t>(std::lround(metres * 100.0)); }
 
+// Creates `path` atomically as a big-endian IEEE-float SEG-Y file: `fill(fp)` writes its
+// headers and traces into a temporary file, which replaces `path` once flushed and
+// closed; on any error the temporary is removed and nothing appears under `path`.
+template <class Fill>
+void write_segy_atomically(const std::string& path, Fill&& fill) {
+  const std::string tmp = io::temp_path_for(path);
+  try {
+    errno = 0;
+    SegyPtr fp(segy_open(tmp.c_str(), "w+b"));
+    if (!fp) throw Error("taihu: cannot create SEG-Y file '" + path + "': " + std::strerror(errno ? errno : EIO));
+    check(segy_set_format(fp.get(), static_cast<int>(SEGY_IEEE_FLOAT_4_BYTE) | static_cast<int>(SEGY_MSB)), path, "set format");
+    fill(fp.get());
+    write_call([&] { return segy_flush(fp.get(), false); }, path, "flush");
+    // segy_close flushes again but ignores fclose's result; everything is written by now.
+  } catch (...) {
+    io::discard_temp(tmp);
+    throw;
+  }
+  io::commit_temp(tmp, path);
+}
+
 double unscale(std::int32_t v, std::int32_t scalar) {
   if (scalar == 0) return v;
   return scalar < 0 ? double(v) / -scalar : double(v) * scalar;
@@ -109,22 +130,17 @@ void write_traces(const std::string& path, const std::vector<ShotRecord>& shots,
   if (const std::string why = segy_sampling_problem(dt, ns); !why.empty())
     throw Error("taihu: SEG-Y '" + path + "': " + why);
   const auto dt_us = static_cast<std::int32_t>(std::lround(dt * 1e6));
-  const std::string tmp = io::temp_path_for(path);
-  try {
-    errno = 0;
-    SegyPtr fp(segy_open(tmp.c_str(), "w+b"));
-    if (!fp) throw Error("taihu: cannot create SEG-Y file '" + path + "': " + std::strerror(errno ? errno : EIO));
-    check(segy_set_format(fp.get(), static_cast<int>(SEGY_IEEE_FLOAT_4_BYTE) | static_cast<int>(SEGY_MSB)), path, "set format");
+  write_segy_atomically(path, [&](segy_file* fp) {
     std::string text(3200, ' ');
     for (std::size_t i = 0; i < lines.size() && i < 40; ++i) text.replace(i * 80, std::min<std::size_t>(80, lines[i].size()), lines[i]);
-    write_call([&] { return segy_write_textheader(fp.get(), 0, text.c_str()); }, path, "text header");
+    write_call([&] { return segy_write_textheader(fp, 0, text.c_str()); }, path, "text header");
     char bin[SEGY_BINARY_HEADER_SIZE] = {};
     segy_set_bfield(bin, SEGY_BIN_INTERVAL, dt_us);
     segy_set_bfield(bin, SEGY_BIN_SAMPLES, ns);
     segy_set_bfield(bin, SEGY_BIN_FORMAT, SEGY_IEEE_FLOAT_4_BYTE);
     segy_set_bfield(bin, SEGY_BIN_SEGY_REVISION, 0x0100);
     segy_set_bfield(bin, SEGY_BIN_TRACE_FLAG, 1);
-    write_call([&] { return segy_write_binheader(fp.get(), bin); }, path, "binary header");
+    write_call([&] { return segy_write_binheader(fp, bin); }, path, "binary header");
     const long trace0 = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
     const int bsize = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, ns);
     std::vector<float> buf(static_cast<std::size_t>(ns));
@@ -156,20 +172,14 @@ void write_traces(const std::string& path, const std::vector<ShotRecord>& shots,
         segy_set_field(th, SEGY_TR_COORD_UNITS, 1);
         segy_set_field(th, SEGY_TR_SAMPLE_COUNT, ns);
         segy_set_field(th, SEGY_TR_SAMPLE_INTER, dt_us);
-        write_call([&] { return segy_write_traceheader(fp.get(), traceno, th, trace0, bsize); }, path, "trace header");
+        write_call([&] { return segy_write_traceheader(fp, traceno, th, trace0, bsize); }, path, "trace header");
         const float* t = rec.trace(r);
         std::copy(t, t + ns, buf.begin());
         check(segy_from_native(SEGY_IEEE_FLOAT_4_BYTE, ns, buf.data()), path, "sample conversion");
-        write_call([&] { return segy_writetrace(fp.get(), traceno, buf.data(), trace0, bsize); }, path, "trace");
+        write_call([&] { return segy_writetrace(fp, traceno, buf.data(), trace0, bsize); }, path, "trace");
       }
     }
-    write_call([&] { return segy_flush(fp.get(), false); }, path, "flush");
-    // segy_close flushes again but ignores fclose's result; everything is written by now.
-  } catch (...) {
-    io::discard_temp(tmp);
-    throw;
-  }
-  io::commit_temp(tmp, path);
+  });
 }
 }  // namespace
 
@@ -191,31 +201,21 @@ void write_segy_like(const std::string& path, const std::string& like, const std
                 " traces of " + std::to_string(ns) + " samples in '" + like + "'");
   segy_set_bfield(bin, SEGY_BIN_FORMAT, SEGY_IEEE_FLOAT_4_BYTE);  // the samples are IEEE floats whatever the input's were
   const int bsize = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, ns);
-  const std::string tmp = io::temp_path_for(path);
-  try {
-    errno = 0;
-    SegyPtr fp(segy_open(tmp.c_str(), "w+b"));
-    if (!fp) throw Error("taihu: cannot create SEG-Y file '" + path + "': " + std::strerror(errno ? errno : EIO));
-    check(segy_set_format(fp.get(), static_cast<int>(SEGY_IEEE_FLOAT_4_BYTE) | static_cast<int>(SEGY_MSB)), path, "set format");
+  write_segy_atomically(path, [&](segy_file* fp) {
     // segy_read_textheader converted EBCDIC to ASCII; segy_write_textheader converts back.
-    write_call([&] { return segy_write_textheader(fp.get(), 0, text); }, path, "text header");
-    write_call([&] { return segy_write_binheader(fp.get(), bin); }, path, "binary header");
+    write_call([&] { return segy_write_textheader(fp, 0, text); }, path, "text header");
+    write_call([&] { return segy_write_binheader(fp, bin); }, path, "binary header");
     const long out0 = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
     std::vector<float> buf(static_cast<std::size_t>(ns));
     for (int t = 0; t < traces; ++t) {
       char th[SEGY_TRACE_HEADER_SIZE];
       check(segy_traceheader(in.get(), t, th, trace0, in_size), like, "trace header");
-      write_call([&] { return segy_write_traceheader(fp.get(), t, th, out0, bsize); }, path, "trace header");
+      write_call([&] { return segy_write_traceheader(fp, t, th, out0, bsize); }, path, "trace header");
       std::copy(data.begin() + std::ptrdiff_t(t) * ns, data.begin() + std::ptrdiff_t(t + 1) * ns, buf.begin());
       check(segy_from_native(SEGY_IEEE_FLOAT_4_BYTE, ns, buf.data()), path, "sample conversion");
-      write_call([&] { return segy_writetrace(fp.get(), t, buf.data(), out0, bsize); }, path, "trace");
+      write_call([&] { return segy_writetrace(fp, t, buf.data(), out0, bsize); }, path, "trace");
     }
-    write_call([&] { return segy_flush(fp.get(), false); }, path, "flush");
-  } catch (...) {
-    io::discard_temp(tmp);
-    throw;
-  }
-  io::commit_temp(tmp, path);
+  });
 }
 
 SegyTraces read_segy(const std::string& path) {

@@ -15,6 +15,7 @@ void bind_blob(py::module_& m);     // blob_bindings.cpp: Blob (numpy views of d
 void bind_net(py::module_& m);      // net_bindings.cpp: Net, Layer
 void bind_solver(py::module_& m);   // solver_bindings.cpp: the solvers, get_solver
 void bind_python_layer(py::module_& m);  // python_layer.cpp: the "Python" layer type
+void bind_parallel(py::module_& m);  // parallel_bindings.cpp: MPI start-up, solver_count, set_multiprocess
 
 // Raises FileNotFoundError / PermissionError (OSError with errno and the path) when
 // `path` cannot be opened for reading; `what` says which argument it was.

@@ -94,6 +94,7 @@ PYBIND11_MODULE(_caffe, m) {
   using namespace taihu::pycaffe;
   m.doc() = "taihu's Caffe core: Blob, Net, solvers (use the `caffe` package, not this module)";
   bind_errors(m);
+  bind_parallel(m);  // first: under mpirun, MPI starts at import
   bind_modes(m);
   bind_blob(m);
   bind_net(m);

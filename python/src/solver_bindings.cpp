@@ -1,7 +1,8 @@
 // caffe.SGDSolver, NesterovSolver, AdaGradSolver, RMSPropSolver, AdamSolver and
 // get_solver: taihu::caffe::Solver seen from Python. The named constructors force the
 // solver type (as pycaffe's classes do); get_solver uses the file's `type`.
-// step/solve release the GIL (a Python layer takes it back).
+// step/solve release the GIL (a Python layer takes it back). Under mpirun with several
+// ranks the solvers train data-parallel (parallel.hpp).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "parallel.hpp"
 #include "taihu/caffe/proto.hpp"
 #include "taihu/caffe/solver.hpp"
 
@@ -21,7 +23,7 @@ using caffe::Net;
 using caffe::Solver;
 namespace proto = caffe::proto;
 
-std::unique_ptr<Solver> make_solver(const std::string& solver_file, const char* type) {
+SolverPtr make_solver(const std::string& solver_file, const char* type) {
   require_readable(solver_file, "solver_file");
   proto::SolverParameter p = caffe::read_solver_param(solver_file);
   // As in pycaffe, the mode is caffe.set_mode_cpu/gpu's, not the file's solver_mode
@@ -32,13 +34,16 @@ std::unique_ptr<Solver> make_solver(const std::string& solver_file, const char* 
     p.clear_solver_type();  // the deprecated enum would contradict the forced type
   }
   py::gil_scoped_release release;  // building nets may run Python layers
-  return caffe::create_solver(p);
+  const bool parallel = prepare_solver(&p);  // collective under mpirun
+  SolverPtr solver(caffe::create_solver(p).release());
+  register_solver(solver.get(), parallel);
+  return solver;
 }
 
 }  // namespace
 
 void bind_solver(py::module_& m) {
-  py::class_<Solver>(m, "Solver", "A Caffe solver: the train net, test nets and update rule")
+  py::class_<Solver, SolverPtr>(m, "Solver", "A Caffe solver: the train net, test nets and update rule")
       .def_property_readonly("net", &Solver::net, py::return_value_policy::reference_internal)
       .def_property_readonly("test_nets", [](const Solver& s) {
              std::vector<Net*> nets;
@@ -50,11 +55,13 @@ void bind_solver(py::module_& m) {
       .def("step", [](Solver& s, int iters) {
              if (iters < 0) throw py::value_error("step(" + std::to_string(iters) + "): iters must be >= 0");
              py::gil_scoped_release release;
+             start_training(s);
              s.step(iters);
            }, py::arg("iters"))
       .def("solve", [](Solver& s, std::optional<std::string> resume_file) {
              if (resume_file) require_readable(*resume_file, "resume_file");
              py::gil_scoped_release release;
+             start_training(s);
              s.solve(resume_file.value_or(""));
            }, py::arg("resume_file") = py::none())
       .def("restore", [](Solver& s, const std::string& path) {
@@ -64,8 +71,9 @@ void bind_solver(py::module_& m) {
            }, py::arg("state_file"))
       .def("snapshot", [](Solver& s) {
              py::gil_scoped_release release;
-             return s.snapshot();
-           }, "Writes <prefix>_iter_N.caffemodel and .solverstate; returns the .solverstate path")
+             return snapshot(s);
+           }, "Writes <prefix>_iter_N.caffemodel and .solverstate; returns the .solverstate path\n"
+              "(data-parallel: collective; rank 0 writes)")
       .def("test_all", [](Solver& s) {
              py::gil_scoped_release release;
              return s.test_all();

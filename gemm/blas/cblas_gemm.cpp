@@ -1,10 +1,12 @@
-// cblas_sgemm / cblas_dgemm: the CBLAS GEMM entry points of libtaihu_blas.so.
+// cblas_sgemm / cblas_dgemm, and the bf16-in / fp32-out cblas_sbgemm (OpenBLAS's name)
+// and cblas_gemm_bf16bf16f32 (MKL's): the CBLAS GEMM entry points of libtaihu_blas.so.
 // Arguments are checked here in netlib CBLAS's order (1 Layout, 2 TransA, 3 TransB,
 // then, column major, 4 M, 5 N, 6 K, 9 lda, 11 ldb, 14 ldc; row major, where netlib
 // hands the swapped problem to Fortran GEMM, N before M and ldb before lda); a bad call
 // goes to cblas_xerbla (blas_report.hpp) and returns with C untouched. Good calls go
 // to taihu::gemm, which handles row and column major itself. CblasConjTrans means
 // CblasTrans (real data).
+#include "taihu/gemm/bf16.hpp"
 #include "taihu/gemm/gemm.hpp"
 
 #include "blas_report.hpp"
@@ -57,20 +59,40 @@ Illegal check(int order, int trans_a, int trans_b, int m, int n, int k, int lda,
   return out;
 }
 
-template <typename T>
-void cblas_gemm(const char* routine, GemmFn<T> gemm_fn, CBLAS_ORDER order,
-                CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m, int n, int k, T alpha,
-                const T* a, int lda, const T* b, int ldb, T beta, T* c, int ldc) {
+// Checks, then calls compute(layout, trans_a, trans_b) for a good call.
+template <typename Compute>
+void cblas_gemm(const char* routine, CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a,
+                CBLAS_TRANSPOSE trans_b, int m, int n, int k, int lda, int ldb, int ldc,
+                Compute&& compute) {
   const Illegal illegal = check(order, trans_a, trans_b, m, n, k, lda, ldb, ldc);
   const bool row = order == CblasRowMajor;
   serve(
       routine, illegal, [&] { report_cblas(routine, row, illegal); },
       [&] {
-        gemm_fn(row ? Layout::row_major : Layout::col_major,
+        compute(row ? Layout::row_major : Layout::col_major,
                 trans_a == CblasNoTrans ? Trans::no : Trans::yes,
-                trans_b == CblasNoTrans ? Trans::no : Trans::yes, m, n, k, alpha, a, lda, b,
-                ldb, beta, c, ldc);
+                trans_b == CblasNoTrans ? Trans::no : Trans::yes);
       });
+}
+
+template <typename T>
+void cblas_gemm(const char* routine, GemmFn<T> gemm_fn, CBLAS_ORDER order,
+                CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m, int n, int k, T alpha,
+                const T* a, int lda, const T* b, int ldb, T beta, T* c, int ldc) {
+  cblas_gemm(routine, order, trans_a, trans_b, m, n, k, lda, ldb, ldc,
+             [&](Layout layout, Trans ta, Trans tb) {
+               gemm_fn(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+             });
+}
+
+void cblas_bf16_gemm(const char* routine, CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a,
+                     CBLAS_TRANSPOSE trans_b, int m, int n, int k, float alpha,
+                     const std::uint16_t* a, int lda, const std::uint16_t* b, int ldb,
+                     float beta, float* c, int ldc) {
+  cblas_gemm(routine, order, trans_a, trans_b, m, n, k, lda, ldb, ldc,
+             [&](Layout layout, Trans ta, Trans tb) {
+               gemm::sbgemm(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+             });
 }
 
 }  // namespace
@@ -90,6 +112,21 @@ void cblas_dgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE tra
                  double beta, double* c, int ldc) {
   taihu::blas::cblas_gemm<double>("cblas_dgemm", &taihu::gemm::dgemm, order, trans_a, trans_b,
                                   m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void cblas_sbgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m,
+                  int n, int k, float alpha, const taihu_bfloat16* a, int lda,
+                  const taihu_bfloat16* b, int ldb, float beta, float* c, int ldc) {
+  taihu::blas::cblas_bf16_gemm("cblas_sbgemm", order, trans_a, trans_b, m, n, k, alpha, a, lda,
+                               b, ldb, beta, c, ldc);
+}
+
+void cblas_gemm_bf16bf16f32(CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a,
+                            CBLAS_TRANSPOSE trans_b, int m, int n, int k, float alpha,
+                            const taihu_bfloat16* a, int lda, const taihu_bfloat16* b, int ldb,
+                            float beta, float* c, int ldc) {
+  taihu::blas::cblas_bf16_gemm("cblas_gemm_bf16bf16f32", order, trans_a, trans_b, m, n, k,
+                               alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 }  // extern "C"

@@ -1,4 +1,4 @@
-// sgemm_ / dgemm_: the Fortran 77 GEMM entry points of libtaihu_blas.so, as gfortran
+// sgemm_ / dgemm_ (and sbgemm_, OpenBLAS's bf16-in / fp32-out GEMM): the Fortran 77 GEMM entry points of libtaihu_blas.so, as gfortran
 // calls them (column major, every argument by pointer, then one hidden size_t length
 // per CHARACTER argument, which is never read: C callers that omit it are fine).
 // Arguments are checked here in reference BLAS's order and numbering (1 TRANSA,
@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "taihu/gemm/bf16.hpp"
 #include "taihu/gemm/gemm.hpp"
 
 #include "blas_report.hpp"
@@ -84,6 +85,23 @@ void dgemm_(const char* transa, const char* transb, const int* m, const int* n, 
             size_t /*transa_len*/, size_t /*transb_len*/) {
   taihu::blas::fortran_gemm<double>("DGEMM", "DGEMM ", &taihu::gemm::dgemm, transa, transb, m, n, k,
                                     alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void sbgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+             const float* alpha, const taihu_bfloat16* a, const int* lda,
+             const taihu_bfloat16* b, const int* ldb, const float* beta, float* c,
+             const int* ldc, size_t /*transa_len*/, size_t /*transb_len*/) {
+  using taihu::blas::Illegal;
+  const Illegal illegal = taihu::blas::check(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+  taihu::blas::serve(
+      "SBGEMM", illegal, [&] { taihu::blas::report_fortran("SBGEMM", illegal); },
+      [&] {
+        using taihu::gemm::Trans;
+        taihu::gemm::sbgemm(taihu::gemm::Layout::col_major,
+                            taihu::blas::is_trans(*transa) ? Trans::yes : Trans::no,
+                            taihu::blas::is_trans(*transb) ? Trans::yes : Trans::no, *m, *n, *k,
+                            *alpha, a, *lda, b, *ldb, *beta, c, *ldc);
+      });
 }
 
 }  // extern "C"

@@ -2,6 +2,7 @@
  * taihu::blas directly (examples, tests).
  *
  *   cblas_sgemm, cblas_dgemm  the CBLAS interface (LP64: int sizes)
+ *   cblas_sbgemm, cblas_gemm_bf16bf16f32, sbgemm_   bf16 inputs, fp32 C (below)
  *   sgemm_, dgemm_            the Fortran 77 interface as gfortran calls it: every
  *                             argument by pointer, column major, then one hidden
  *                             size_t length per CHARACTER argument (never read, so
@@ -77,6 +78,28 @@ TAIHU_BLAS_EXPORT void dgemm_(const char* transa, const char* transb, const int*
                               const double* a, const int* lda, const double* b,
                               const int* ldb, const double* beta, double* c, const int* ldc,
                               size_t transa_len, size_t transb_len);
+
+/* bf16-in / fp32-out GEMM: C (float) = alpha op(A) op(B) + beta C with A and B in
+ * bfloat16 (the upper half of an IEEE binary32, as uint16_t). cblas_sbgemm and sbgemm_
+ * have OpenBLAS's signatures, cblas_gemm_bf16bf16f32 MKL's (the same arguments).
+ * Arguments are checked and reported as for cblas_sgemm / sgemm_. */
+typedef uint16_t taihu_bfloat16;
+TAIHU_BLAS_EXPORT void cblas_sbgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE trans_a,
+                                    enum CBLAS_TRANSPOSE trans_b, int m, int n, int k,
+                                    float alpha, const taihu_bfloat16* a, int lda,
+                                    const taihu_bfloat16* b, int ldb, float beta, float* c,
+                                    int ldc);
+TAIHU_BLAS_EXPORT void cblas_gemm_bf16bf16f32(enum CBLAS_ORDER order,
+                                              enum CBLAS_TRANSPOSE trans_a,
+                                              enum CBLAS_TRANSPOSE trans_b, int m, int n, int k,
+                                              float alpha, const taihu_bfloat16* a, int lda,
+                                              const taihu_bfloat16* b, int ldb, float beta,
+                                              float* c, int ldc);
+TAIHU_BLAS_EXPORT void sbgemm_(const char* transa, const char* transb, const int* m,
+                               const int* n, const int* k, const float* alpha,
+                               const taihu_bfloat16* a, const int* lda,
+                               const taihu_bfloat16* b, const int* ldb, const float* beta,
+                               float* c, const int* ldc, size_t transa_len, size_t transb_len);
 
 /* The other level-3 routines, s and d, with netlib CBLAS's and reference BLAS's
  * signatures; ?gemmt (C's uplo triangle of alpha op(A) op(B) + beta C, C n x n) has

@@ -17,6 +17,7 @@ foreach(line IN LISTS lines)
 endforeach()
 list(SORT exported)
 set(expected cblas_dgemm cblas_sgemm dgemm_ sgemm_ xerbla_ cblas_xerbla
+  cblas_sbgemm cblas_gemm_bf16bf16f32 sbgemm_
   cblas_sgemm_batch_strided cblas_dgemm_batch_strided cblas_sgemm_batch cblas_dgemm_batch
   cblas_sgemmt sgemmt_ cblas_ssyrk ssyrk_ cblas_ssyr2k ssyr2k_ cblas_ssymm ssymm_ cblas_strmm strmm_ cblas_strsm strsm_
   cblas_dgemmt dgemmt_ cblas_dsyrk dsyrk_ cblas_dsyr2k dsyr2k_ cblas_dsymm dsymm_ cblas_dtrmm dtrmm_ cblas_dtrsm dtrsm_

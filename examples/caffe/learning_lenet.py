@@ -11,6 +11,11 @@ $TAIHU_MNIST_DIR (default ../shared/data/mnist) holds t10k-*-ubyte.gz, otherwise
 synthetic digits (`taihu-caffe make_digits`). The LMDBs come from `taihu-caffe
 convert_mnist` ($TAIHU_CAFFE, default build/bin/taihu-caffe), the notebook's
 create_mnist.sh step. Exit status 0 when the accuracy reaches --target (default 0.98).
+
+Data-parallel, unchanged: `mpirun -np 2 python3 examples/caffe/learning_lenet.py`. Each
+rank prepares its own copy of the files (WORKDIR/rank<r>), reads its shard of the
+training set (batch 64 per rank), and the ranks average their gradients every iteration;
+only rank 0 prints.
 """
 import argparse
 import os
@@ -66,7 +71,9 @@ random_seed: 1
 def make_lmdbs(work, tool, mnist_dir):
     """train_lmdb (8000 images) and test_lmdb (2000) in `work`; returns a description."""
     images, labels = Path(mnist_dir) / 't10k-images-idx3-ubyte.gz', Path(mnist_dir) / 't10k-labels-idx1-ubyte.gz'
-    quiet = dict(check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Under mpirun the tool must not see the launcher's variables (it would start MPI).
+    env = {k: v for k, v in os.environ.items() if not k.startswith(('OMPI_', 'PMIX_', 'PMI_', 'MPI_LOCALNRANKS'))}
+    quiet = dict(check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     if images.exists() and labels.exists():
         what = 'real MNIST (%s), 8000 train / 2000 test' % mnist_dir
     else:
@@ -95,10 +102,14 @@ def main(argv=None):
     parser.add_argument('--target', type=float, default=0.98, help='accuracy needed for exit status 0')
     args = parser.parse_args(argv)
     work = Path(args.workdir).resolve()
+    rank = caffe.solver_rank()
+    if caffe.solver_count() > 1:
+        work = work / ('rank%d' % rank)  # no two ranks write the same file
+    say = print if rank == 0 else (lambda *a, **k: None)
     work.mkdir(parents=True, exist_ok=True)
     tool = os.environ.get('TAIHU_CAFFE', str(ROOT / 'build' / 'bin' / 'taihu-caffe'))
     mnist = os.environ.get('TAIHU_MNIST_DIR', str(ROOT.parent / 'shared' / 'data' / 'mnist'))
-    print('data:', make_lmdbs(work, tool, mnist))
+    say('data:', make_lmdbs(work, tool, mnist))
 
     (work / 'lenet_auto_train.prototxt').write_text(str(lenet(str(work / 'train_lmdb'), 64)))
     (work / 'lenet_auto_test.prototxt').write_text(str(lenet(str(work / 'test_lmdb'), 100)))
@@ -108,18 +119,19 @@ def main(argv=None):
     caffe.set_mode_cpu()
     solver = caffe.SGDSolver(str(work / 'lenet_auto_solver.prototxt'))
     for k, v in solver.net.blobs.items():
-        print('  blob %-6s %s' % (k, v.data.shape))
+        say('  blob %-6s %s' % (k, v.data.shape))
     solver.step(1)
     start = time.time()
     for it in range(args.iters):
         solver.step(1)
         if (it + 1) % 500 == 0:
-            print('iteration %5d  train loss %.4f  (%.1f s)' % (solver.iter, float(solver.net.blobs['loss'].data),
+            say('iteration %5d  train loss %.4f  (%.1f s)' % (solver.iter, float(solver.net.blobs['loss'].data),
                                                                 time.time() - start))
     seconds = time.time() - start
     acc = notebook_accuracy(solver.test_nets[0], 20)  # 20 x 100 = the 2000 test images
-    print('test accuracy %.4f after %d iterations (%.1f s, %.1f ms/iteration with the solver\'s tests)'
-          % (acc, solver.iter, seconds, 1e3 * seconds / max(args.iters, 1)))
+    say('test accuracy %.4f after %d iterations (%.1f s, %.1f ms/iteration with the solver\'s tests%s)'
+        % (acc, solver.iter, seconds, 1e3 * seconds / max(args.iters, 1),
+           ', %d ranks' % caffe.solver_count() if caffe.solver_count() > 1 else ''))
     return 0 if acc >= args.target else 1
 
 

@@ -22,6 +22,11 @@ class ConvAlgorithm {
   virtual void backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) = 0;
   virtual void backward_weights(const float* x, const float* dy, float* dw, float* dbias,
                                 bool accumulate) = 0;
+  // forward with post-ops (ConvPostOps) applied inside the kernels; called only where
+  // the list's entry says it fuses them (conv_list.cpp). The default throws: entries
+  // that do not fuse run forward, then Convolution's separate pass.
+  virtual void forward_fused(const float* x, const float* w, const float* bias, float* y, WeightsHint hint,
+                             const ConvPostOps& post);
 };
 
 using SupportsFn = bool (*)(const ConvDesc&, ConvDirection);
@@ -61,6 +66,10 @@ std::unique_ptr<ConvAlgorithm> make_direct_nchw8c_out(const ConvDesc& d);
 // The minibatch algorithm (conv_minibatch.cpp, Caffe's classic small-image nets): see
 // there.
 std::unique_ptr<ConvAlgorithm> make_minibatch(const ConvDesc& d);
+
+// y[i] = relu(y[i] + sum[i]) for i < count (each part as post asks; sum only read
+// with post.sum): the post-op pass after an entry that does not fuse them.
+void apply_post_ops(const ConvPostOps& post, const float* sum, float* y, index_t count);
 
 // y[n][k][:] += bias[k] (no-op for null bias).
 void add_bias(const ConvDesc& d, const float* bias, float* y);

@@ -1,11 +1,31 @@
 // Helpers shared by the convolution algorithms (see conv_algorithm.hpp).
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "conv_algorithm.hpp"
+#include "taihu/arch/error.hpp"
 #include "taihu/arch/threads.hpp"
 
 namespace taihu::dnn::conv {
+
+void ConvAlgorithm::forward_fused(const float*, const float*, const float*, float*, WeightsHint, const ConvPostOps&) {
+  throw Error("taihu: conv: internal error: forward_fused called on an entry that does not fuse post-ops");
+}
+
+void apply_post_ops(const ConvPostOps& post, const float* sum, float* y, index_t count) {
+  if (!post.any()) return;
+#pragma omp parallel for num_threads(arch::threads_for_call()) schedule(static) if (count > 65536)
+  for (index_t b = 0; b < count; b += 4096) {
+    const index_t e = std::min(count, b + 4096);
+    for (index_t i = b; i < e; ++i) {
+      float v = post.sum ? y[i] + sum[i] : y[i];
+      // max(v, 0) the way the fused kernels compute it (a NaN passes through).
+      if (post.relu) v = 0.0f > v ? 0.0f : v;
+      y[i] = v;
+    }
+  }
+}
 
 void add_bias(const ConvDesc& d, const float* bias, float* y) {
   if (bias == nullptr) return;

@@ -223,12 +223,21 @@ class Direct final : public ConvAlgorithm {
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
+    forward_fused(x, w, bias, y, hint, {});
+  }
+
+  // Every kernel applies the post-ops as it stores (the last reduction block's ReLU);
+  // the nChw8c first-layer output: ReLU in a pass over each finished chunk, no sum
+  // (conv_list.cpp's first_layer_fuses).
+  void forward_fused(const float* x, const float* w, const float* bias, float* y, WeightsHint hint,
+                     const ConvPostOps& post) override {
     if (pointwise_) {
-      pointwise_->forward(kernel_ == DirectKernel::pointwise_strided ? subsample(x) : x, w, bias, y, hint);
+      pointwise_->forward(kernel_ == DirectKernel::pointwise_strided ? subsample(x) : x, w, bias, y, hint, post);
       return;
     }
     if (kernel_ == DirectKernel::first_layer) {
-      forward_ocv(x, w, bias, y, hint);
+      if (y_nchw8c_ && post.sum) throw Error("taihu: conv: first_layer's nChw8c output does not fuse a sum");
+      forward_ocv(x, w, bias, y, hint, post);
       return;
     }
     if (hint == WeightsHint::changed || wpack_.empty()) pack_weights(w);
@@ -271,7 +280,8 @@ class Direct final : public ConvAlgorithm {
           a.y_kstride = plane;
           a.w_kblock = cg_ * taps_ * kFwdRows;
           a.y_kblock = kFwdRows * plane;
-          a.accumulate = c0 > 0;
+          a.accumulate = c0 > 0 || post.sum;
+          a.relu = post.relu && c0 + cblock_ >= cg_;  // once the reduction is complete
           for (index_t s0 = s_lo; s0 < s1; s0 += kFwdSlots) {
             a.slots = static_cast<int>(std::min<index_t>(kFwdSlots, s1 - s0));
             for (int v = 0; v < a.slots; ++v) {
@@ -465,7 +475,8 @@ class Direct final : public ConvAlgorithm {
   // vectorised along the output channels (DirectOcvArgs) into a per-thread
   // channel-blocked scratch, transposed to NCHW per chunk of pixels; work items are
   // (image, group, chunk of the plane's pixels).
-  void forward_ocv(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) {
+  void forward_ocv(const float* x, const float* w, const float* bias, float* y, WeightsHint hint,
+                   const ConvPostOps& post) {
     if (geo_ocv_.tap_off.empty()) geo_ocv_ = make_geometry(d_, false);
     const InputGeometry& gq = geo_ocv_;
     const index_t kb8 = ceil_div(kg_, 8), kgroups = ceil_div(kb8, index_t{kOcvMaxBlocks});
@@ -591,7 +602,8 @@ class Direct final : public ConvAlgorithm {
           for (index_t q = 0; q < kgroups; ++q)
             forward_ocv_nchw8c(a, kernel, q, kb8, plane, p0, p1, wgroup, cblock,
                                pad_per_item ? padded : xin + n * d_.c * gq.chan_stride, gq.chan_stride,
-                               y + (n * kb8 * plane + p0) * 8, bias ? bias8_.data() : nullptr, scratch);
+                               y + (n * kb8 * plane + p0) * 8, bias ? bias8_.data() : nullptr, scratch,
+                               post.relu);
           continue;
         }
         for (index_t q = 0; q < kgroups; ++q) {
@@ -618,6 +630,8 @@ class Direct final : public ConvAlgorithm {
           }
           st.p_begin = 0;
           st.p_end = st.pixels;
+          st.accumulate = post.sum;
+          st.relu = post.relu;
           store(st);
         }
       }
@@ -661,7 +675,7 @@ class Direct final : public ConvAlgorithm {
   // in the next block's plane).
   void forward_ocv_nchw8c(DirectOcvArgs a, DirectOcvKernel kernel, index_t q, index_t kb8, index_t plane, index_t p0,
                           index_t p1, index_t wgroup, index_t cblock, const float* x, index_t chan_stride, float* yb,
-                          const float* bias8, float* scratch) {
+                          const float* bias8, float* scratch, bool relu) {
     a.nb = static_cast<int>(std::min<index_t>(kOcvMaxBlocks, kb8 - q * kOcvMaxBlocks));
     const index_t np = ocv_pixels(a.nb), full = (p1 - p0) / np, rest = (p1 - p0) - full * np;
     float* yq = yb + q * kOcvMaxBlocks * plane * 8;
@@ -697,6 +711,12 @@ class Direct final : public ConvAlgorithm {
     if (rest > 0)
       for (index_t b = 0; b < a.nb; ++b)
         std::copy(scratch + b * np * 8, scratch + b * np * 8 + rest * 8, yq + b * plane * 8 + full * np * 8);
+    // A fused ReLU over the chunk just written (in cache; the zero lanes past k stay 0).
+    if (relu)
+      for (index_t b = 0; b < a.nb; ++b) {
+        float* yc = yq + b * plane * 8;
+        for (index_t i = 0; i < (p1 - p0) * 8; ++i) yc[i] = 0.0f > yc[i] ? 0.0f : yc[i];
+      }
   }
 
   // x at the strided 1x1 layer's sampling points, [n][c][oh][ow] (xsub_).

@@ -63,11 +63,18 @@ struct Entry {
   bool (*profitable)(const ConvDesc&, Dir);
   // The object; blocked: for the entry's native non-NCHW layout.
   std::unique_ptr<conv::ConvAlgorithm> (*make)(const ConvDesc&, bool blocked);
+  // Whether its forward applies the post-ops in its kernels (forward_fused) for tensors
+  // in `layout` (the entry supporting forward there); null: never (a separate pass).
+  bool (*fuses)(const ConvDesc&, const ConvLayout&, const ConvPostOps&) = nullptr;
 };
 
 bool nchw_native(const ConvDesc&, Dir, const ConvLayout& l) { return l == kNchw; }
 bool always(const ConvDesc&, Dir) { return true; }
 bool never(const ConvDesc&, Dir) { return false; }
+
+// The direct family's kernels apply bias, sum and ReLU as they store each tile (on the
+// NCHW tensors, including the NCHW copies between reorders).
+bool fuses_all(const ConvDesc&, const ConvLayout&, const ConvPostOps&) { return true; }
 
 // --- pointwise_blocked: 1x1 stride-1 unpadded on nChw8c, every direction ------------
 bool pointwise_blocked_supports(const ConvDesc& d, Dir, const ConvLayout& l, arch::Isa) {
@@ -93,6 +100,11 @@ bool first_layer_supports(const ConvDesc& d, Dir dir, const ConvLayout& l, arch:
 // 1.0x vs 0.7-0.9x.) Backward-data (a layer narrowing to <= 4 channels): as direct's.
 bool first_layer_profitable(const ConvDesc& d, Dir dir) {
   return dir != Dir::backward_data || transposed_worthwhile(d);
+}
+// Writing nChw8c in place, the tiles start from the bias: ReLU is a pass over each
+// finished chunk while it is in cache; a sum is not fused there.
+bool first_layer_fuses(const ConvDesc& d, const ConvLayout& l, const ConvPostOps& post) {
+  return !(first_layer_native(d, Dir::forward, l) && l != kNchw && post.sum);
 }
 std::unique_ptr<conv::ConvAlgorithm> make_first_layer(const ConvDesc& d, bool blocked) {
   return blocked ? conv::make_direct_nchw8c_out(d) : conv::make_direct_kernel(d, conv::DirectKernel::first_layer);
@@ -195,13 +207,15 @@ const std::vector<Entry>& entries() {
   using K = conv::DirectKernel;
   static const std::vector<Entry> list = {
       {ConvAlgo::pointwise_blocked, pointwise_blocked_supports, native_always, always, make_pointwise_blocked},
-      {ConvAlgo::first_layer, first_layer_supports, first_layer_native, first_layer_profitable, make_first_layer},
+      {ConvAlgo::first_layer, first_layer_supports, first_layer_native, first_layer_profitable, make_first_layer,
+       first_layer_fuses},
       {ConvAlgo::winograd_4x4, winograd_4x4_supports, nchw_native, winograd_4x4_profitable, make_winograd_4x4},
       {ConvAlgo::winograd_2x2, winograd_2x2_supports, nchw_native, winograd_2x2_profitable, make_winograd_2x2},
-      {ConvAlgo::pointwise, direct_supports<K::pointwise>, nchw_native, pointwise_profitable, make_direct<K::pointwise>},
+      {ConvAlgo::pointwise, direct_supports<K::pointwise>, nchw_native, pointwise_profitable, make_direct<K::pointwise>,
+       fuses_all},
       {ConvAlgo::pointwise_strided, direct_supports<K::pointwise_strided>, nchw_native, pointwise_strided_profitable,
-       make_direct<K::pointwise_strided>},
-      {ConvAlgo::direct, direct_supports<K::pixel>, nchw_native, direct_profitable, make_direct<K::pixel>},
+       make_direct<K::pointwise_strided>, fuses_all},
+      {ConvAlgo::direct, direct_supports<K::pixel>, nchw_native, direct_profitable, make_direct<K::pixel>, fuses_all},
       {ConvAlgo::implicit_gemm, implicit_gemm_supports, nchw_native, implicit_gemm_profitable, make_implicit_gemm},
       {ConvAlgo::explicit_gemm, supports_all, nchw_native, always, make_explicit_gemm},
       {ConvAlgo::minibatch, supports_all, nchw_native, never, make_minibatch},
@@ -270,6 +284,12 @@ void require(const void* p, const char* routine, const char* name) {
 }
 
 }  // namespace
+
+bool conv_fuses_post_ops(ConvAlgo algo, const ConvDesc& d, const ConvPostOps& post, ConvLayout layout) {
+  if (algo == ConvAlgo::automatic) return false;
+  const Entry& e = entry_of(algo);
+  return e.fuses && entry_supports(e, d, Dir::forward, layout) && e.fuses(d, layout, post);
+}
 
 bool conv_supports(ConvAlgo algo, const ConvDesc& d, ConvDirection dir) {
   if (algo == ConvAlgo::automatic) return true;
@@ -364,6 +384,14 @@ struct Reorderer {
     reorder_nchw8c_to_nchw(p, buf.data(), n, c, h, w);
     return buf.data();
   }
+  // Where the NCHW entry writes an output of this shape, holding the caller's p (a
+  // sum post-op's input).
+  float* out_with(float* p) {
+    if (!blocked()) return p;
+    buf.resize(static_cast<std::size_t>(n * c * h * w));
+    reorder_nchw8c_to_nchw(p, buf.data(), n, c, h, w);
+    return buf.data();
+  }
   // Where the NCHW entry writes an output of this shape.
   float* out(float* p) {
     if (!blocked()) return p;
@@ -393,6 +421,7 @@ struct Convolution::Impl {
   Reorderer src, dst;
   std::vector<float> scratch_dy, scratch_dx, scratch_dw, scratch_db;  // choose_by_timing
   std::vector<TuningRecord> timings;                                 // and what it measured
+  std::vector<float> post_sum;  // unfused sum post-op: y as it was on entry
 
   bool native(const Entry& e, Dir dir) const { return layout == kNchw || e.native(desc, dir, layout); }
   // The entry's object: on the blocked tensors (blocked) or on NCHW ones.
@@ -422,15 +451,43 @@ struct Convolution::Impl {
     }
   }
 
-  // run() on this direction's entry; with TAIHU_VERBOSE the oneDNN-style line.
+  bool fuses(const Entry& e, const ConvPostOps& post) const { return e.fuses && e.fuses(desc, layout, post); }
+
+  // Forward on entry e followed by the post-ops: inside its kernels where it fuses
+  // them, else a pass over y (the caller's layout: nChw8c's zero lanes stay zero).
+  void run_forward_post(const Entry& e, const float* x, const float* w, const float* bias, float* y,
+                        WeightsHint hint, const ConvPostOps& post) {
+    if (fuses(e, post)) {
+      const bool nat = native(e, Dir::forward);
+      conv::ConvAlgorithm& alg = instance(e, nat && layout != kNchw);
+      if (nat) return alg.forward_fused(x, w, bias, y, hint, post);
+      alg.forward_fused(src.in(x), w, bias, post.sum ? dst.out_with(y) : dst.out(y), hint, post);
+      return dst.finish(y);
+    }
+    const auto count = static_cast<std::size_t>(conv_tensor_elements(desc, true, layout.dst));
+    if (post.sum) post_sum.assign(y, y + count);
+    run(e, Dir::forward, x, w, bias, y, nullptr, hint, false);
+    conv::apply_post_ops(post, post_sum.data(), y, static_cast<index_t>(count));
+  }
+
+  // run() on this direction's entry (forward: with `post`); with TAIHU_VERBOSE the
+  // oneDNN-style line.
   void execute(Dir dir, const float* a, const float* b, const float* bias, float* out, float* out2,
-               WeightsHint hint, bool accumulate) {
+               WeightsHint hint, bool accumulate, const ConvPostOps& post = {}) {
     const Entry& e = *entry[static_cast<int>(dir)];
-    if (!arch::verbose_enabled()) return run(e, dir, a, b, bias, out, out2, hint, accumulate);
+    auto go = [&] {
+      if (post.any()) return run_forward_post(e, a, b, bias, out, hint, post);
+      run(e, dir, a, b, bias, out, out2, hint, accumulate);
+    };
+    if (!arch::verbose_enabled()) return go();
     const auto t0 = std::chrono::steady_clock::now();
-    run(e, dir, a, b, bias, out, out2, hint, accumulate);
+    go();
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::fprintf(stderr, "taihu_verbose,exec,conv,%s,%s,%s,%s,%.4f\n", to_string(e.algo), to_string(dir),
+    std::string entry_name = to_string(e.algo);
+    if (post.any())
+      entry_name += std::string(fuses(e, post) ? "+" : "+pass:") + (post.sum ? "sum" : "") +
+                    (post.sum && post.relu ? "+" : "") + (post.relu ? "relu" : "");
+    std::fprintf(stderr, "taihu_verbose,exec,conv,%s,%s,%s,%s,%.4f\n", entry_name.c_str(), to_string(dir),
                  to_string(layout).c_str(), desc.str().c_str(), ms);
   }
 };
@@ -471,6 +528,18 @@ void Convolution::forward(const float* x, const float* w, const float* bias, flo
   require(w, "forward", "w");
   require(y, "forward", "y");
   impl_->execute(Dir::forward, x, w, bias, y, nullptr, hint, false);
+}
+
+void Convolution::forward(const float* x, const float* w, const float* bias, float* y, const ConvPostOps& post,
+                          WeightsHint hint) {
+  require(x, "forward", "x");
+  require(w, "forward", "w");
+  require(y, "forward", "y");
+  impl_->execute(Dir::forward, x, w, bias, y, nullptr, hint, false, post);
+}
+
+bool Convolution::fuses_post_ops(const ConvPostOps& post) const {
+  return impl_->fuses(*impl_->entry[static_cast<int>(Dir::forward)], post);
 }
 
 void Convolution::backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) {

@@ -121,7 +121,7 @@ void PointwiseConv::pack_weights(const float* w) {
 }
 
 void PointwiseConv::forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint,
-                            PwPostOps post) {
+                            const ConvPostOps& post) {
   if (hint == WeightsHint::changed || wpack_.empty()) pack_weights(w);
   const PwFwdKernel kernel = kernels().fwd;
   const int nt = arch::threads_for_call();

@@ -36,18 +36,14 @@ std::unique_ptr<ConvAlgorithm> make_pointwise_blocked(const ConvDesc& d);
 // True for the layers PointwiseConv runs: 1x1 kernel, stride 1, no padding.
 bool pointwise_shape(const ConvDesc& d);
 
-// Post-ops fused into the forward pass, applied while each output tile is still in
-// registers, in oneDNN's order: + bias, sum (+ the y held on entry: a residual branch
-// written there beforehand), ReLU (max(y, 0)).
-struct PwPostOps {
-  bool sum = false;
-  bool relu = false;
-};
 
 class PointwiseConv {
  public:
   explicit PointwiseConv(const ConvDesc& d);
-  void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint, PwPostOps post = {});
+  // Post-ops (conv.hpp's ConvPostOps) applied while each output tile is still in
+  // registers: + bias, sum (+ the y held on entry), ReLU on the last channel block.
+  void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint,
+               const ConvPostOps& post = {});
   // dW (+)= dY X^T per group (dbias (+)= the sums of dY when given).
   void backward_weights(const float* x, const float* dy, float* dw, float* dbias, bool accumulate);
 

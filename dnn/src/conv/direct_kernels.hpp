@@ -34,7 +34,7 @@ struct DirectFwdArgs {
   const std::int32_t* run_len;  // the taps as `runs` runs of consecutive offsets
   int runs;                     // (tap_off[t + j] == tap_off[t] + j within a run)
   const float* w;               // packed [channels][taps][kDirectRows]
-  const float* bias;            // kblocks * rows values added when !accumulate, or null
+  const float* bias;            // kblocks * rows values added (whether or not accumulating), or null
   float* y;                     // output at the first channel
   std::int64_t y_kstride;       // distance between output channels
   int rows;                     // valid output channels per block, 1..kDirectRows
@@ -47,7 +47,8 @@ struct DirectFwdArgs {
   bool mask_last_load;          // read only lanes[slots-1] pixels of the last slot (the
                                 // end of a caller's buffer); otherwise all 8 lanes of
                                 // every slot must be readable
-  bool accumulate;              // y += tile instead of y = tile (+ bias)
+  bool accumulate;              // y += tile (+ bias) instead of y = tile (+ bias)
+  bool relu;                    // then y = max(y, 0) (the last reduction block of a fused ReLU)
 };
 
 struct DirectBwdwArgs {
@@ -117,7 +118,8 @@ struct DirectOcvArgs {
 };
 
 // Scratch [nb][pixels][8] (block stride acc_bstride) -> y (channel stride y_kstride,
-// pixels consecutive), rows_last valid channels in the last vector, plus bias (or null).
+// pixels consecutive), rows_last valid channels in the last vector, plus bias (or null),
+// plus the y held there (accumulate: a fused sum post-op), then max(., 0) (relu).
 struct DirectOcvStoreArgs {
   const float* acc;
   std::int64_t acc_bstride;
@@ -128,6 +130,8 @@ struct DirectOcvStoreArgs {
   float* y;
   std::int64_t y_kstride;
   std::int64_t p_begin, p_end;  // the pixels to store (p_begin a multiple of 8)
+  bool accumulate = false;      // y += scratch + bias
+  bool relu = false;            // then y = max(y, 0)
 };
 
 using TransposeKernel = void (*)(const float* src, std::int64_t lds, std::int64_t rows, std::int64_t cols,

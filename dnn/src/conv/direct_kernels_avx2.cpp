@@ -94,8 +94,8 @@ inline __attribute__((always_inline)) void fwd_block(const DirectFwdArgs& a, con
       __m256 val = acc[m][v];
       if (a.accumulate)
         val = _mm256_add_ps(val, part ? _mm256_maskload_ps(yr, mask) : _mm256_loadu_ps(yr));
-      else if (bias)
-        val = _mm256_add_ps(val, _mm256_set1_ps(bias[m]));
+      if (bias) val = _mm256_add_ps(val, _mm256_set1_ps(bias[m]));
+      if (a.relu) val = _mm256_max_ps(_mm256_setzero_ps(), val);  // a NaN passes
       if (part)
         _mm256_maskstore_ps(yr, mask, val);
       else
@@ -553,6 +553,11 @@ void direct_ocv_store_avx2(const DirectOcvStoreArgs& a) {
     if (a.bias)
       for (int m = 0; m < rows; ++m) bias[m] = a.bias[8 * b + m];
     std::int64_t p = a.p_begin;
+    // + bias, + the y there (a fused sum), max(., 0) (a fused ReLU; a NaN passes).
+    auto finish = [&](__m256 v, const float* yp) __attribute__((always_inline)) {
+      if (a.accumulate) v = _mm256_add_ps(v, _mm256_loadu_ps(yp));
+      return a.relu ? _mm256_max_ps(_mm256_setzero_ps(), v) : v;
+    };
     for (; p < full; p += 8) {
       __m256 r[8];
 #pragma GCC unroll 8
@@ -560,17 +565,28 @@ void direct_ocv_store_avx2(const DirectOcvStoreArgs& a) {
       transpose8(r);  // r[m]: channel m's 8 pixels
       if (rows == 8) {  // unrolled: r[m] with a variable m compiles to a branch per row
 #pragma GCC unroll 8
-        for (int m = 0; m < 8; ++m)
-          _mm256_storeu_ps(yb + m * a.y_kstride + p, _mm256_add_ps(r[m], _mm256_set1_ps(bias[m])));
+        for (int m = 0; m < 8; ++m) {
+          float* yp = yb + m * a.y_kstride + p;
+          _mm256_storeu_ps(yp, finish(_mm256_add_ps(r[m], _mm256_set1_ps(bias[m])), yp));
+        }
       } else {
         alignas(32) float rr[8][8];
 #pragma GCC unroll 8
         for (int m = 0; m < 8; ++m) _mm256_store_ps(rr[m], _mm256_add_ps(r[m], _mm256_set1_ps(bias[m])));
-        for (int m = 0; m < rows; ++m) _mm256_storeu_ps(yb + m * a.y_kstride + p, _mm256_load_ps(rr[m]));
+        for (int m = 0; m < rows; ++m) {
+          float* yp = yb + m * a.y_kstride + p;
+          _mm256_storeu_ps(yp, finish(_mm256_load_ps(rr[m]), yp));
+        }
       }
     }
     for (int m = 0; m < rows; ++m)
-      for (std::int64_t q = p; q < a.p_end; ++q) yb[m * a.y_kstride + q] = src[q * 8 + m] + bias[m];
+      for (std::int64_t q = p; q < a.p_end; ++q) {
+        float* yp = yb + m * a.y_kstride + q;
+        float v = src[q * 8 + m] + bias[m];
+        if (a.accumulate) v += *yp;
+        if (a.relu) v = 0.0f > v ? 0.0f : v;
+        *yp = v;
+      }
   }
 }
 

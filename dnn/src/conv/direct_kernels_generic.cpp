@@ -23,7 +23,11 @@ void direct_fwd_generic(const DirectFwdArgs& a) {
       const float b = a.bias ? a.bias[kb * a.rows + m] : 0.0f;
       for (int v = 0; v < a.slots; ++v) {
         float* yr = y + m * a.y_kstride + a.y_off[v];
-        for (int p = 0; p < a.lanes[v]; ++p) yr[p] = a.accumulate ? yr[p] + acc[m][v][p] : acc[m][v][p] + b;
+        for (int p = 0; p < a.lanes[v]; ++p) {
+          float val = (a.accumulate ? yr[p] + acc[m][v][p] : acc[m][v][p]) + b;
+          if (a.relu) val = 0.0f > val ? 0.0f : val;
+          yr[p] = val;
+        }
       }
     }
   }
@@ -56,7 +60,12 @@ void direct_ocv_store_generic(const DirectOcvStoreArgs& a) {
     for (int m = 0; m < rows; ++m) {
       const float bias = a.bias ? a.bias[8 * b + m] : 0.0f;
       float* yr = a.y + (8 * b + m) * a.y_kstride;
-      for (std::int64_t p = a.p_begin; p < a.p_end; ++p) yr[p] = a.acc[b * a.acc_bstride + p * 8 + m] + bias;
+      for (std::int64_t p = a.p_begin; p < a.p_end; ++p) {
+        float val = a.acc[b * a.acc_bstride + p * 8 + m] + bias;
+        if (a.accumulate) val += yr[p];
+        if (a.relu) val = 0.0f > val ? 0.0f : val;
+        yr[p] = val;
+      }
     }
   }
 }

@@ -205,7 +205,7 @@ TEST(PointwiseKernel, SeveralTilesPerCallMatchTheDefinition) {
   }
 }
 
-// Fused post-ops (PwPostOps: + bias, sum with the y held on entry, ReLU, applied in the
+// Fused post-ops (ConvPostOps: + bias, sum with the y held on entry, ReLU, applied in the
 // kernels' output tiles) against the unfused sequence in float: the forward pass with
 // bias, then y + residual, then max(y, 0). Without sum the operations and their order
 // are the same, so the results are bitwise equal; with sum the residual enters the

@@ -50,6 +50,8 @@
 // arch::threads_for_call() OpenMP threads. With TAIHU_VERBOSE=1 every call prints one
 // line to stderr, oneDNN-verbose style:
 //   taihu_verbose,exec,conv,<entry>,<direction>,<layout>,<ConvDesc::str()>,<milliseconds>
+// (a forward with post-ops names them after the entry: "direct+sum+relu" fused,
+// "winograd_4x4+pass:relu" applied in a pass after it).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -168,6 +170,25 @@ index_t conv_tensor_elements(const ConvDesc& d, bool dst, ActLayout layout);
 // otherwise.
 ConvLayout preferred_layout(const ConvDesc& d);
 
+// Post-ops of the forward pass (oneDNN's primitive-attribute post-ops), applied in this
+// order after the bias:
+//   sum   y = conv(x, w) + bias + y_on_entry (a residual branch written into y first)
+//   relu  y = max(y, 0) (negative_slope 0; a NaN passes through)
+// Entries that fuse them apply them to each output tile while it is still in registers
+// (pointwise, pointwise_strided, direct, first_layer; first_layer's nChw8c output:
+// ReLU only); on the others Convolution applies them in one pass over y after the
+// entry (same values; Convolution::fuses_post_ops says which happens).
+struct ConvPostOps {
+  bool sum = false;
+  bool relu = false;
+  bool any() const { return sum || relu; }
+  friend bool operator==(const ConvPostOps&, const ConvPostOps&) = default;
+};
+
+// Whether entry `algo` applies `post` inside its forward kernels for (d, layout) (false
+// for automatic, and for an entry that does not support d's forward in that layout).
+bool conv_fuses_post_ops(ConvAlgo algo, const ConvDesc& d, const ConvPostOps& post, ConvLayout layout = {});
+
 // WeightsHint::unchanged promises the weights pointer holds the same values as in the
 // previous call of the same direction on this object, so cached transformed / packed
 // weights are reused (Winograd, packed GEMM). changed (the default) always re-reads.
@@ -198,6 +219,14 @@ class Convolution {
   // y = conv(x, w) + bias (bias may be null). y is overwritten.
   void forward(const float* x, const float* w, const float* bias, float* y,
                WeightsHint hint = WeightsHint::changed);
+
+  // The same followed by the post-ops (see ConvPostOps; with post.sum, y holds the
+  // tensor to add on entry). Fused into the forward entry's kernels where it supports
+  // them, else one pass over y after it.
+  void forward(const float* x, const float* w, const float* bias, float* y, const ConvPostOps& post,
+               WeightsHint hint = WeightsHint::changed);
+  // Whether forward(..., post, ...) runs the post-ops inside the chosen forward entry.
+  bool fuses_post_ops(const ConvPostOps& post) const;
 
   // dx = conv^T(dy, w). dx is overwritten (Caffe's bottom diff semantics).
   void backward_data(const float* dy, const float* w, float* dx,

@@ -37,8 +37,9 @@ class DataParallelTest : public ::testing::Test {
   }
   void TearDown() override { set_train_data_shard({0, 1}); }
 
-  // FileData (shuffled) -> conv -> pool -> ip -> ReLU -> ip -> SoftmaxWithLoss; no dropout
-  // so the 1-process reference and the ranks draw nothing differently.
+  // FileData (shuffled) -> conv -> ReLU (in place: fused into the conv) -> pool -> ip ->
+  // ReLU -> ip -> SoftmaxWithLoss; no dropout so the 1-process reference and the ranks
+  // draw nothing differently.
   std::string net(int batch) const {
     return R"(
       name: 'DP'
@@ -48,6 +49,7 @@ class DataParallelTest : public ::testing::Test {
            "' batch_size: " + std::to_string(batch) + R"( shuffle: true } }
       layer { name: 'conv1' type: 'Convolution' bottom: 'data' top: 'conv1'
               convolution_param { num_output: 4 kernel_size: 5 weight_filler { type: 'xavier' } } }
+      layer { name: 'relu0' type: 'ReLU' bottom: 'conv1' top: 'conv1' }
       layer { name: 'pool1' type: 'Pooling' bottom: 'conv1' top: 'pool1' pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
       layer { name: 'ip1' type: 'InnerProduct' bottom: 'pool1' top: 'ip1' inner_product_param { num_output: 24 weight_filler { type: 'xavier' } } }
       layer { name: 'relu1' type: 'ReLU' bottom: 'ip1' top: 'ip1' }

@@ -3,6 +3,7 @@
 #include "taihu/caffe/net.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -252,7 +253,31 @@ void Net::init(const proto::NetParameter& param, const LayerRegistry& registry) 
   for (std::size_t p = 0; p < first_user.size(); ++p) {
     if (first_user[p] < n) ready_after_layer_[static_cast<std::size_t>(first_user[p])].push_back(static_cast<int>(p));
   }
+  fuse_layers();
   log_info("Network initialization done.");
+}
+
+// An in-place ReLU (negative_slope 0) right after a layer whose only top it reads, and
+// writes back, runs inside that layer's forward when the layer can (fuse_relu): the
+// values are those the ReLU would write, and its backward, which reads that top, is
+// unchanged. TAIHU_CAFFE_FUSE=0 keeps them separate.
+void Net::fuse_layers() {
+  fused_into_previous_.assign(layers_.size(), false);
+  const char* env = std::getenv("TAIHU_CAFFE_FUSE");
+  if (env != nullptr && std::string(env) == "0") return;
+  for (std::size_t i = 1; i < layers_.size(); ++i) {
+    const Layer& relu = *layers_[i];
+    if (std::string(relu.type()) != "ReLU" || relu.param().relu_param().negative_slope() != 0.f) continue;
+    if (fused_into_previous_[i - 1] || top_id_vecs_[i - 1].size() != 1) continue;
+    const int id = top_id_vecs_[i - 1][0];
+    if (bottom_id_vecs_[i].size() != 1 || bottom_id_vecs_[i][0] != id || top_id_vecs_[i].size() != 1 ||
+        top_id_vecs_[i][0] != id)
+      continue;
+    if (!layers_[i - 1]->fuse_relu()) continue;
+    fused_into_previous_[i] = true;
+    log_info("Fusing " + layer_names_[i] + " (ReLU) into " + layer_names_[i - 1] + " (" + layers_[i - 1]->type() +
+             ")");
+  }
 }
 
 void Net::append_params(const proto::LayerParameter& lp, int layer_id) {
@@ -304,6 +329,7 @@ float Net::output_loss_weight(int output) const {
 
 void Net::forward_layer(int i) {
   const auto ui = static_cast<std::size_t>(i);
+  if (fused_into_previous_[ui]) return;
   layers_[ui]->forward(bottom_vecs_[ui], top_vecs_[ui]);
 }
 

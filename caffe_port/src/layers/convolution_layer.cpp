@@ -9,6 +9,8 @@
 // dnn tuning records). The choice (Convolution::choice) is saved in snapshots so
 // resuming repeats it. Data-parallel ranks pass the tuning agreement
 // (tuning_agreement.hpp) to dnn, so they pick on the same numbers and agree.
+// An in-place ReLU that follows (the Net asks fuse_relu) runs as dnn's ReLU post-op,
+// inside the kernels where the entry fuses it (dnn::ConvPostOps).
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -115,7 +117,13 @@ class ConvolutionLayer : public Layer {
     }
     const float* bias = blobs_.size() > 1 ? blobs_[1]->data() : nullptr;
     for (std::size_t i = 0; i < bottom.size(); ++i)
-      conv_->forward(bottom[i]->data(), blobs_[0]->data(), bias, top[i]->mutable_data());
+      conv_->forward(bottom[i]->data(), blobs_[0]->data(), bias, top[i]->mutable_data(), post_);
+  }
+
+  // One top only: the Net fuses a ReLU into the layer whose single top it reads.
+  bool fuse_relu() override {
+    post_.relu = true;
+    return true;
   }
 
   void backward(const BlobVec& top, const std::vector<bool>& down, const BlobVec& bottom) override {
@@ -188,6 +196,7 @@ class ConvolutionLayer : public Layer {
   dnn::ConvAlgo algo_ = dnn::ConvAlgo::automatic;
   std::unique_ptr<dnn::Convolution> conv_;
   bool tuned_ = true;
+  dnn::ConvPostOps post_;  // a fused ReLU (fuse_relu)
 };
 
 }  // namespace

@@ -50,6 +50,11 @@ class Layer {
   virtual bool is_loss() const { return false; }
   // False for inputs that have no gradient (labels).
   virtual bool allow_force_backward(int /*bottom*/) const { return true; }
+  // Called by the Net when an in-place ReLU (negative_slope 0) follows this layer and
+  // reads its only top: true when this layer's forward now applies max(top, 0) itself
+  // (Convolution: fused into its kernels), so the Net skips the ReLU's forward. The
+  // ReLU's backward still runs: it reads the top, which holds the same values.
+  virtual bool fuse_relu() { return false; }
 
   std::vector<std::shared_ptr<Blob>>& blobs() { return blobs_; }
   const std::vector<std::shared_ptr<Blob>>& blobs() const { return blobs_; }

@@ -54,7 +54,11 @@ class Net {
   float forward();                 // returns the weighted loss
   void backward();
   float forward_backward() { float l = forward(); backward(); return l; }
-  void forward_layer(int i);       // one layer (caffe time)
+  // One layer (caffe time); an in-place ReLU fused into the layer before it
+  // (fused_into_previous) does nothing here. TAIHU_CAFFE_FUSE=0 at construction keeps
+  // every ReLU separate (the comparison run).
+  void forward_layer(int i);
+  bool fused_into_previous(int i) const { return fused_into_previous_[static_cast<std::size_t>(i)]; }
   void backward_layer(int i);
   void reshape();                  // re-runs every layer's reshape (input shape changed)
 
@@ -123,6 +127,8 @@ class Net {
   std::vector<std::vector<int>> bottom_id_vecs_, top_id_vecs_;
   std::vector<std::vector<bool>> bottom_need_backward_;
   std::vector<bool> layer_need_backward_;
+  std::vector<bool> fused_into_previous_;  // forward done by layer i - 1 (fuse_relu)
+  void fuse_layers();
   std::vector<std::vector<int>> layer_param_ids_;  // into params_
   std::vector<std::shared_ptr<Blob>> params_;
   std::vector<int> param_owners_;                 // -1: owner itself

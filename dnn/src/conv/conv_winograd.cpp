@@ -2,10 +2,10 @@
 // winograd_2x2 algorithm on 5x5 kernels: 9 multiplies per output instead of 25) for
 // 5x5, stride 1, dilation 1, pad <= kernel - 1 problems (any groups, any channel counts).
 //   forward: per group and chunk of images, the input is reordered once into a
-//   zero-padded nChw8c buffer; per block of tiles, (1) the vectorised input transform
-//   writes V[xi][tile][c], (2) alpha^2 GEMMs M_xi = V_xi * U_xi through taihu::gemm
-//   (U = G g G^T computed in double, pre-packed as gemm::PackedA, both cached under
-//   WeightsHint::unchanged), (3) the output transform A^T M A writes y (+ bias).
+//   zero-padded blocked buffer (nChw8c, or nChw16c with the AVX-512 transforms); per block of tiles, (1) the vectorised input transform
+//   writes V[xi][tile][c], (2) alpha^2 GEMMs M_xi = V_xi * U_xi by the kernel set's
+//   register tiles (U = G g G^T computed in double, stored in the GEMM's panel layout,
+//   cached under WeightsHint::unchanged), (3) the output transform A^T M A writes y (+ bias).
 //   backward-data: the forward pass of the transposed problem (rotated kernel).
 //   backward-weights: the exact adjoint of the forward formula,
 //   dU_xi += V_xi^T * (A dY A^T)_xi over all tiles, then dw = G^T dU G.
@@ -22,7 +22,6 @@
 #include "taihu/arch/dispatch.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/gemm/gemm.hpp"
-#include "taihu/gemm/packed.hpp"
 #include "winograd_kernels.hpp"
 
 namespace taihu::dnn::conv {
@@ -31,13 +30,21 @@ namespace {
 
 using gemm::Layout;
 using gemm::Trans;
-constexpr index_t B = 8;  // channel block = vector lanes
-
-const WinogradKernelSet& kernel_set() {
+// The transforms of the active ISA. The AVX-512 set works on 16-channel blocks; a
+// problem whose channels per group pad further at 16 than at 8 (20, 50, 96/2 + 8, ...)
+// takes the 8-channel set instead, as the padding is computed in every GEMM.
+const WinogradKernelSet& kernel_set(const ConvDesc& d) {
   static const arch::ImplementationList<const WinogradKernelSet*> list(
-      "winograd transforms", {{"avx2_8c", arch::Isa::avx2, &winograd_kernels_avx2},
+      "winograd transforms", {{"avx512_16c", arch::Isa::avx512, &winograd_kernels_avx512},
+                              {"avx2_8c", arch::Isa::avx2, &winograd_kernels_avx2},
                               {"generic_8c", arch::Isa::generic, &winograd_kernels_generic}});
-  return *list.chosen().impl;
+  static const arch::ImplementationList<const WinogradKernelSet*> list8(
+      "winograd transforms (8-channel blocks)", {{"avx2_8c", arch::Isa::avx2, &winograd_kernels_avx2},
+                                                 {"generic_8c", arch::Isa::generic, &winograd_kernels_generic}});
+  const WinogradKernelSet* set = list.chosen().impl;
+  const auto pads_as_8 = [](index_t c, index_t lanes) { return (c + lanes - 1) / lanes * lanes == (c + 7) / 8 * 8; };
+  if (!pads_as_8(d.c / d.groups, set->lanes) || !pads_as_8(d.k / d.groups, set->lanes)) set = list8.chosen().impl;
+  return *set;
 }
 
 // G (alpha x 3) of each tile size, in double for the weight transforms.
@@ -73,12 +80,12 @@ struct Run {  // consecutive tiles of one tile row
 class Winograd final : public ConvAlgorithm {
  public:
   Winograd(const ConvDesc& d, int m, MakeFn self)
-      : d_(d), m_(m), r_(static_cast<int>(d.kh)), alpha_(m + r_ - 1), a2_(alpha_ * alpha_), kg_(d.k / d.groups),
+      : d_(d), set_(&kernel_set(d)), b_(set_->lanes), m_(m), r_(static_cast<int>(d.kh)), alpha_(m + r_ - 1), a2_(alpha_ * alpha_), kg_(d.k / d.groups),
         cg_(d.c / d.groups), cbg_(channel_blocks_of(cg_)), kbg_(channel_blocks_of(kg_)),
-        cgp_(cbg_ * B), kgp_(kbg_ * B), oh_(d.out_h()), ow_(d.out_w()), th_((oh_ + m - 1) / m),
+        cgp_(cbg_ * b_), kgp_(kbg_ * b_), oh_(d.out_h()), ow_(d.out_w()), th_((oh_ + m - 1) / m),
         tw_((ow_ + m - 1) / m), hp_(th_ * m + r_ - 1), wp_(tw_ * m + r_ - 1),
-        kernels_(m == 4 ? kernel_set().f4x4 : r_ == 5 ? kernel_set().f2x2_5x5 : kernel_set().f2x2),
-        scatter_(kernel_set().scatter_row), gather_(kernel_set().gather_row),
+        kernels_(m == 4 ? set_->f4x4 : r_ == 5 ? set_->f2x2_5x5 : set_->f2x2),
+        scatter_(set_->scatter_row), gather_(set_->gather_row),
         bwd_data_(d, self) {
     const index_t tiles_img = th_ * tw_;
     const index_t per_tile = a2_ * (cgp_ + kgp_) * 4;
@@ -86,23 +93,20 @@ class Winograd final : public ConvAlgorithm {
     tblock_ = std::clamp<index_t>((2 << 20) / per_tile, 8, 128);
     // Chunk of images: enough tiles for a few blocks per thread, input copy <= 32 MiB.
     const int nt = std::max(1, arch::threads_for_call());
-    const index_t want = tblock_ * nt * 3, img_bytes = cbg_ * hp_ * wp_ * B * 4;
+    const index_t want = tblock_ * nt * 3, img_bytes = cbg_ * hp_ * wp_ * b_ * 4;
     chunk_ = std::clamp<index_t>((want + tiles_img - 1) / tiles_img, 1, d.n);
     chunk_ = std::max<index_t>(1, std::min(chunk_, (32 << 20) / std::max<index_t>(img_bytes, 1)));
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
-    if (hint == WeightsHint::changed || u_.size() == 0) {
-      transform_weights(w);
-      pack_weights();
-    }
+    if (hint == WeightsHint::changed || u_.size() == 0) transform_weights(w);
     const int nt = arch::threads_for_call();
     ensure_buffers(nt);
     for (index_t n0 = 0; n0 < d_.n; n0 += chunk_) {
       const index_t nb = std::min(chunk_, d_.n - n0), tiles = nb * th_ * tw_;
       const index_t tb = block_size(tiles, nt), blocks = (tiles + tb - 1) / tb;
       for (index_t g = 0; g < d_.groups; ++g) {
-        const gemm::PackedA<float>* ug = packed_u_.data() + g * a2_;
+        const float* ug = u_.data() + g * a2_ * cgp_ * kgp_;
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
           reorder_input(x, n0, nb, g);  // ends with the only barrier
@@ -113,11 +117,11 @@ class Winograd final : public ConvAlgorithm {
             const index_t t0 = blk * tb, cnt = std::min(tb, tiles - t0);
             make_runs(t0, cnt, sc.runs);
             input_step(sc, cnt);
-            // M_xi^T (kgp x cnt, col-major) = U_xi^T (pre-packed) * V_xi^T.
+            // M_xi[t][k] = sum_c V_xi[t][c] U_xi[c][k]: the kernel set's register tiles,
+            // each panel of U (cgp x 2 vectors) in L1 while all cnt tiles meet it.
             for (index_t xi = 0; xi < a2_; ++xi)
-              gemm::gemm_packed(Layout::col_major, ug[xi], Trans::no, cnt, 1.0f,
-                                sc.v.data() + xi * xi_stride(cnt, cgp_), cgp_, 0.0f,
-                                sc.m.data() + xi * xi_stride(cnt, kgp_), kgp_);
+              set_->gemm(sc.v.data() + xi * xi_stride(cnt, cgp_), cgp_, ug + xi * cgp_ * kgp_, cgp_, kgp_, cnt,
+                         sc.m.data() + xi * xi_stride(cnt, kgp_), kgp_);
             output_step(sc, cnt, n0, g, bias, y);
           }
         }
@@ -178,7 +182,7 @@ class Winograd final : public ConvAlgorithm {
   }
 
  private:
-  static index_t channel_blocks_of(index_t c) { return (c + B - 1) / B; }
+  index_t channel_blocks_of(index_t c) const { return (c + b_ - 1) / b_; }
   // Distance between the alpha^2 matrices V_xi / M_xi of a block of cnt tiles: one
   // cache line more than the matrix, so the tile transforms' alpha^2 streams fall in
   // different L1 sets (at 4-16 KiB multiples they all hit one set: 8 ways for 36
@@ -186,42 +190,51 @@ class Winograd final : public ConvAlgorithm {
   static index_t xi_stride(index_t cnt, index_t channels) { return cnt * channels + 16; }
   const double* g_row(int i) const { return m_ == 4 ? kG4[i] : r_ == 5 ? kG2R5[i] : kG2[i]; }
 
-  // U[g][xi][c][k] = (G w G^T)[xi] for w = w[g*kg+k][c], zero for padded c / k.
-  // Loops (g, c) outside and k inside, so each U row [xi][c][.] is written in order.
+  // U[g][xi] = (G w G^T)[xi] for w = w[g*kg+k][c], zero for padded c / k, in the
+  // kernel set's GEMM panel layout (wino_u_offset). Per (g, c), all k at once in double:
+  // every step is a loop over k (vectorised), and U rows [xi][c][.] are written in order.
   void transform_weights(const float* w) {
     u_.assign(static_cast<std::size_t>(d_.groups * a2_ * cgp_ * kgp_), 0.0f);
-    const index_t pairs = d_.groups * cg_;
-#pragma omp parallel for num_threads(arch::threads_for_call()) if (pairs * kg_ > 256)
-    for (index_t p = 0; p < pairs; ++p) {
-      const index_t g = p / cg_, c = p % cg_;
-      float* ug = u_.data() + g * a2_ * cgp_ * kgp_;
-      for (index_t k = 0; k < kg_; ++k) {
-        const float* f = w + ((g * kg_ + k) * cg_ + c) * r_ * r_;
-        double gf[6][5];
-        for (int i = 0; i < alpha_; ++i)
+    const index_t pairs = d_.groups * cg_, taps = r_ * r_;
+#pragma omp parallel num_threads(arch::threads_for_call()) if (pairs * kg_ > 256)
+    {
+      std::vector<double> f(static_cast<std::size_t>(taps * kg_)), gf(static_cast<std::size_t>(alpha_ * r_ * kg_)),
+          out(static_cast<std::size_t>(kg_));
+#pragma omp for schedule(static)
+      for (index_t p = 0; p < pairs; ++p) {
+        const index_t g = p / cg_, c = p % cg_;
+        float* ug = u_.data() + g * a2_ * cgp_ * kgp_;
+        for (index_t k = 0; k < kg_; ++k)  // f[tap][k]
+          for (index_t t = 0; t < taps; ++t) f[t * kg_ + k] = w[((g * kg_ + k) * cg_ + c) * taps + t];
+        for (int i = 0; i < alpha_; ++i)  // gf[i][j][k] = sum_r G[i][r] f[r][j][k]
           for (int j = 0; j < r_; ++j) {
-            double s = 0;
-            for (int r = 0; r < r_; ++r) s += g_row(i)[r] * f[r * r_ + j];
-            gf[i][j] = s;
+            double* o = gf.data() + (i * r_ + j) * kg_;
+            std::fill(o, o + kg_, 0.0);
+            for (int r = 0; r < r_; ++r) {
+              const double gir = g_row(i)[r];
+              if (gir == 0.0) continue;
+              const double* fr = f.data() + (r * r_ + j) * kg_;
+              for (index_t k = 0; k < kg_; ++k) o[k] += gir * fr[k];
+            }
           }
-        for (int i = 0; i < alpha_; ++i)
+        for (int i = 0; i < alpha_; ++i)  // U[i][j][k] = sum_q gf[i][q][k] G[j][q]
           for (int j = 0; j < alpha_; ++j) {
-            double s = 0;
-            for (int q = 0; q < r_; ++q) s += gf[i][q] * g_row(j)[q];
-            ug[((i * alpha_ + j) * cgp_ + c) * kgp_ + k] = static_cast<float>(s);
+            std::fill(out.begin(), out.end(), 0.0);
+            for (int q = 0; q < r_; ++q) {
+              const double gjq = g_row(j)[q];
+              if (gjq == 0.0) continue;
+              const double* gq = gf.data() + (i * r_ + q) * kg_;
+              for (index_t k = 0; k < kg_; ++k) out[static_cast<std::size_t>(k)] += gq[k] * gjq;
+            }
+            float* uxi = ug + (i * alpha_ + j) * cgp_ * kgp_;
+            for (index_t k0 = 0; k0 < kg_; k0 += 2 * b_) {  // one GEMM panel at a time
+              float* row = uxi + wino_u_offset(c, k0, cgp_, kgp_, static_cast<int>(b_));
+              const index_t k1 = std::min(kg_, k0 + 2 * b_);
+              for (index_t k = k0; k < k1; ++k) row[k - k0] = static_cast<float>(out[static_cast<std::size_t>(k)]);
+            }
           }
       }
     }
-  }
-
-  // U_xi as the pre-packed left operand of a column-major product (kgp x cgp, ld kgp).
-  void pack_weights() {
-    packed_u_.clear();
-    packed_u_.reserve(static_cast<std::size_t>(d_.groups * a2_));
-    for (index_t g = 0; g < d_.groups; ++g)
-      for (index_t xi = 0; xi < a2_; ++xi)
-        packed_u_.emplace_back(Layout::col_major, Trans::no, kgp_, cgp_,
-                               u_.data() + (g * a2_ + xi) * cgp_ * kgp_, kgp_);
   }
 
   // dw[g*kg+k][c] (+)= G^T dU[g][.][c][k] G, for all k of a (g, c) at once: the
@@ -278,12 +291,12 @@ class Winograd final : public ConvAlgorithm {
   }
 
   void ensure_buffers(int nt) {
-    const std::size_t xp = static_cast<std::size_t>(chunk_ * cbg_ * hp_ * wp_ * B);
+    const std::size_t xp = static_cast<std::size_t>(chunk_ * cbg_ * hp_ * wp_ * b_);
     if (xp_.size() < xp) xp_ = arch::AlignedBuffer<float>(xp);
     if (scratch_.size() < static_cast<std::size_t>(nt)) scratch_.resize(static_cast<std::size_t>(nt));
     const std::size_t v = static_cast<std::size_t>(a2_ * xi_stride(tblock_, cgp_));
     const std::size_t mb = static_cast<std::size_t>(a2_ * xi_stride(tblock_, kgp_));
-    const std::size_t tmp = static_cast<std::size_t>(tw_ * m_ * m_ * B);
+    const std::size_t tmp = static_cast<std::size_t>(tw_ * m_ * m_ * b_);
     for (auto& sc : scratch_) {
       if (sc.v.size() < v) sc.v = arch::AlignedBuffer<float>(v);
       if (sc.m.size() < mb) sc.m = arch::AlignedBuffer<float>(mb);
@@ -298,17 +311,17 @@ class Winograd final : public ConvAlgorithm {
 #pragma omp for schedule(static)
     for (index_t row = 0; row < rows; ++row) {
       const index_t yp = row % hp_, cb = (row / hp_) % cbg_, nl = row / (hp_ * cbg_);
-      float* dst = xp_.data() + row * wp_ * B;
+      float* dst = xp_.data() + row * wp_ * b_;
       const index_t iy = yp - d_.pad_h;
       if (iy < 0 || iy >= d_.h) {
-        std::memset(dst, 0, sizeof(float) * wp_ * B);
+        std::memset(dst, 0, sizeof(float) * wp_ * b_);
         continue;
       }
       const index_t x_end = std::min(d_.w, wp_ - d_.pad_w);
-      std::memset(dst, 0, sizeof(float) * d_.pad_w * B);
-      std::memset(dst + (d_.pad_w + x_end) * B, 0, sizeof(float) * (wp_ - d_.pad_w - x_end) * B);
-      const float* src = x + ((n0 + nl) * d_.c + g * cg_ + cb * B) * d_.h * d_.w + iy * d_.w;
-      gather_(src, d_.h * d_.w, static_cast<int>(std::min(B, cg_ - cb * B)), x_end, 1, 0, dst + d_.pad_w * B);
+      std::memset(dst, 0, sizeof(float) * d_.pad_w * b_);
+      std::memset(dst + (d_.pad_w + x_end) * b_, 0, sizeof(float) * (wp_ - d_.pad_w - x_end) * b_);
+      const float* src = x + ((n0 + nl) * d_.c + g * cg_ + cb * b_) * d_.h * d_.w + iy * d_.w;
+      gather_(src, d_.h * d_.w, static_cast<int>(std::min(b_, cg_ - cb * b_)), x_end, 1, 0, dst + d_.pad_w * b_);
     }
   }
 
@@ -326,8 +339,8 @@ class Winograd final : public ConvAlgorithm {
   void input_step(Scratch& sc, index_t cnt) {
     for (const Run& r : sc.runs)
       for (index_t cb = 0; cb < cbg_; ++cb) {
-        const float* src = xp_.data() + ((r.image * cbg_ + cb) * hp_ + r.ty * m_) * wp_ * B + r.tx * m_ * B;
-        kernels_.input(src, wp_ * B, r.count, sc.v.data() + r.first * cgp_ + cb * B, cgp_, xi_stride(cnt, cgp_));
+        const float* src = xp_.data() + ((r.image * cbg_ + cb) * hp_ + r.ty * m_) * wp_ * b_ + r.tx * m_ * b_;
+        kernels_.input(src, wp_ * b_, r.count, sc.v.data() + r.first * cgp_ + cb * b_, cgp_, xi_stride(cnt, cgp_));
       }
   }
 
@@ -336,13 +349,13 @@ class Winograd final : public ConvAlgorithm {
     float* tmp = sc.tmp.data();
     for (const Run& r : sc.runs)
       for (index_t kb = 0; kb < kbg_; ++kb) {
-        kernels_.output(sc.m.data() + r.first * kgp_ + kb * B, kgp_, xi_stride(cnt, kgp_), r.count, tmp);
+        kernels_.output(sc.m.data() + r.first * kgp_ + kb * b_, kgp_, xi_stride(cnt, kgp_), r.count, tmp);
         const index_t img = n0 + r.image, oy0 = r.ty * m_, ox0 = r.tx * m_;
         const index_t rows = std::min<index_t>(m_, oh_ - oy0), pixels = std::min(r.count * m_, ow_ - ox0);
-        const int lanes = static_cast<int>(std::min(B, kg_ - kb * B));
-        float* plane = y + (img * d_.k + g * kg_ + kb * B) * oh_ * ow_ + oy0 * ow_ + ox0;
+        const int lanes = static_cast<int>(std::min(b_, kg_ - kb * b_));
+        float* plane = y + (img * d_.k + g * kg_ + kb * b_) * oh_ * ow_ + oy0 * ow_ + ox0;
         for (index_t i = 0; i < rows; ++i)
-          scatter_(tmp, m_, static_cast<int>(i), pixels, lanes, bias ? bias + g * kg_ + kb * B : nullptr,
+          scatter_(tmp, m_, static_cast<int>(i), pixels, lanes, bias ? bias + g * kg_ + kb * b_ : nullptr,
                    plane + i * ow_, oh_ * ow_);
       }
   }
@@ -355,16 +368,18 @@ class Winograd final : public ConvAlgorithm {
         const index_t img = n0 + r.image, oy0 = r.ty * m_, ox0 = r.tx * m_;
         const index_t rows = std::min<index_t>(m_, oh_ - oy0), pixels = std::min(r.count * m_, ow_ - ox0);
         // Zero only what the gathers below leave out (rows or columns past the output).
-        if (rows < m_ || pixels < r.count * m_) std::memset(tmp, 0, sizeof(float) * r.count * m_ * m_ * B);
-        const float* plane = dy + (img * d_.k + g * kg_ + kb * B) * oh_ * ow_ + oy0 * ow_ + ox0;
+        if (rows < m_ || pixels < r.count * m_) std::memset(tmp, 0, sizeof(float) * r.count * m_ * m_ * b_);
+        const float* plane = dy + (img * d_.k + g * kg_ + kb * b_) * oh_ * ow_ + oy0 * ow_ + ox0;
         for (index_t i = 0; i < rows; ++i)
-          gather_(plane + i * ow_, oh_ * ow_, static_cast<int>(std::min(B, kg_ - kb * B)), pixels, m_,
+          gather_(plane + i * ow_, oh_ * ow_, static_cast<int>(std::min(b_, kg_ - kb * b_)), pixels, m_,
                   static_cast<int>(i), tmp);
-        kernels_.output_adjoint(tmp, r.count, sc.m.data() + r.first * kgp_ + kb * B, kgp_, xi_stride(cnt, kgp_));
+        kernels_.output_adjoint(tmp, r.count, sc.m.data() + r.first * kgp_ + kb * b_, kgp_, xi_stride(cnt, kgp_));
       }
   }
 
   ConvDesc d_;
+  const WinogradKernelSet* set_;
+  index_t b_;  // channel block: the kernel set's lanes (8 or 16)
   int m_, r_, alpha_;
   index_t a2_, kg_, cg_, cbg_, kbg_, cgp_, kgp_, oh_, ow_, th_, tw_, hp_, wp_;
   index_t tblock_ = 1, chunk_ = 1;
@@ -372,7 +387,6 @@ class Winograd final : public ConvAlgorithm {
   WinoScatterRow scatter_;
   WinoGatherRow gather_;
   std::vector<float> u_, du_, partial_;
-  std::vector<gemm::PackedA<float>> packed_u_;
   arch::AlignedBuffer<float> xp_;
   std::vector<Scratch> scratch_;
   TransposedBackwardData bwd_data_;

@@ -1,66 +1,90 @@
 // Winograd F(2x2,3x3), F(4x4,3x3) and F(2x2,5x5) tile transforms (Lavin & Gray 2016), written once
-// over an 8-lane vector type V (one lane per channel of an nChw8c block) and
-// instantiated per ISA in winograd_kernels_<isa>.cpp with that file's V (an
-// anonymous-namespace type, so each instantiation is private to its file).
+// over a vector type V of V::lanes floats (one lane per channel of a channel block: 8 on
+// AVX2 and generic, nChw8c-style; 16 on AVX-512) and instantiated per ISA in
+// kernels/<isa>/winograd_kernels_<isa>.cpp with that file's V (an anonymous-namespace
+// type, so each instantiation is private to its file).
 //   input:          D (alpha x alpha)  -> B^T D B
 //   output:         M (alpha x alpha)  -> A^T M A     (m x m)
 //   output_adjoint: dY (m x m)         -> A dY A^T    (alpha x alpha), for backward-weights
-// V must provide: static V load(const float*), void store(float*) const,
-// V operator+(V,V), V operator-(V,V), V operator*(V,float).
+//   gemm:           the alpha^2 channel GEMMs, M_xi[t][k] = sum_c V_xi[t][c] U_xi[c][k]
+// V must provide: static constexpr int lanes, static V load(const float*), void
+// store(float*) const, V operator+(V,V), V operator-(V,V), V operator*(V,float), and
+// for the GEMM static V zero(), static V bcast(float), friend V fma(V a, V b, V c) (a*b+c).
 #pragma once
 #include <cstdint>
+#include <array>
+#include <utility>
 
 namespace taihu::dnn::conv {
 
 using wino_index = std::int64_t;
 
-// The per-ISA entry points (function pointers registered in conv_winograd.cpp).
+// The per-ISA entry points (function pointers registered in conv_winograd.cpp); L is
+// the kernel set's lanes (the channel block).
 struct WinogradKernels {
   // ntiles consecutive tiles of a tile row; tile t reads alpha x alpha vectors at
-  // src + t*m*8 + i*src_row_stride + j*8 and writes element xi = i*alpha+j to
-  // dst + t*dst_tile_stride + xi*xi_stride (8 floats).
+  // src + t*m*L + i*src_row_stride + j*L and writes element xi = i*alpha+j to
+  // dst + t*dst_tile_stride + xi*xi_stride (L floats).
   void (*input)(const float* src, wino_index src_row_stride, wino_index ntiles, float* dst,
                 wino_index dst_tile_stride, wino_index xi_stride);
   // Tile t reads element xi at src + t*src_tile_stride + xi*xi_stride and writes its
-  // m x m result to dst + t*m*m*8 + (i*m+j)*8.
+  // m x m result to dst + t*m*m*L + (i*m+j)*L.
   void (*output)(const float* src, wino_index src_tile_stride, wino_index xi_stride,
                  wino_index ntiles, float* dst);
-  // Tile t reads m x m vectors at src + t*m*m*8 + (i*m+j)*8 and writes element xi to
+  // Tile t reads m x m vectors at src + t*m*m*L + (i*m+j)*L and writes element xi to
   // dst + t*dst_tile_stride + xi*xi_stride.
   void (*output_adjoint)(const float* src, wino_index ntiles, float* dst,
                          wino_index dst_tile_stride, wino_index xi_stride);
 };
 
-// One output row of a run of m x m result tiles (tmp[t][i][j][8], t < ceil(pixels/m))
-// into NCHW: dst[l * plane_stride + q] = tmp[((q / m) * m * m + i * m + q % m) * 8 + l]
-// (+ bias[l]) for q < pixels and lanes l < lanes (bias may be null).
+// One output row of a run of m x m result tiles (tmp[t][i][j][L], t < ceil(pixels/m))
+// into NCHW: dst[l * plane_stride + q] = tmp[((q / m) * m * m + i * m + q % m) * L + l]
+// (+ bias[l]) for q < pixels and lanes l < lanes <= L (bias may be null).
 using WinoScatterRow = void (*)(const float* tmp, int m, int i, wino_index pixels, int lanes, const float* bias,
                                 float* dst, wino_index plane_stride);
 
-inline void wino_scatter_row_scalar(const float* tmp, int m, int i, wino_index pixels, int lanes, const float* bias,
+template <int L>
+void wino_scatter_row_scalar(const float* tmp, int m, int i, wino_index pixels, int lanes, const float* bias,
                                     float* dst, wino_index plane_stride) {
   for (int l = 0; l < lanes; ++l) {
     const float b = bias ? bias[l] : 0.0f;
     float* row = dst + l * plane_stride;
-    for (wino_index q = 0; q < pixels; ++q) row[q] = tmp[((q / m) * m * m + i * m + q % m) * 8 + l] + b;
+    for (wino_index q = 0; q < pixels; ++q) row[q] = tmp[((q / m) * m * m + i * m + q % m) * L + l] + b;
   }
 }
 
 // The inverse: one NCHW row segment of `lanes` channel planes into the tile layout,
-// dst[((q / m) * m * m + i * m + q % m) * 8 + l] = src[l * src_stride + q] for q < pixels;
-// lanes >= `lanes` are written as zero (m = 1, i = 0: the nChw8c row of the reorder).
+// dst[((q / m) * m * m + i * m + q % m) * L + l] = src[l * src_stride + q] for q < pixels;
+// lanes >= `lanes` are written as zero (m = 1, i = 0: the blocked row of the reorder).
 using WinoGatherRow = void (*)(const float* src, wino_index src_stride, int lanes, wino_index pixels, int m, int i,
                                float* dst);
 
-inline void wino_gather_row_scalar(const float* src, wino_index src_stride, int lanes, wino_index pixels, int m,
+template <int L>
+void wino_gather_row_scalar(const float* src, wino_index src_stride, int lanes, wino_index pixels, int m,
                                    int i, float* dst) {
   for (wino_index q = 0; q < pixels; ++q) {
-    float* d = dst + ((q / m) * m * m + i * m + q % m) * 8;
-    for (int l = 0; l < 8; ++l) d[l] = l < lanes ? src[l * src_stride + q] : 0.0f;
+    float* d = dst + ((q / m) * m * m + i * m + q % m) * L;
+    for (int l = 0; l < L; ++l) d[l] = l < lanes ? src[l * src_stride + q] : 0.0f;
   }
 }
 
+// One channel GEMM: m[t * m_ld + k] = sum over c < cgp of v[t * v_ld + c] * U[c][k] for
+// t < ntiles, k < kgp (m overwritten), U stored as panels of 2L output channels (the
+// last one L wide when kgp / L is odd): panel p (width wp) holds U[c][p*2L + kk] at
+// u[p*2L*cgp + c*wp + kk], so a panel (cgp x 2L floats) is read contiguously and
+// stays in L1 while every tile meets it.
+using WinoGemm = void (*)(const float* v, wino_index v_ld, const float* u, wino_index cgp, wino_index kgp,
+                          wino_index ntiles, float* m, wino_index m_ld);
+
+// Offset of U[c][k] in the panel layout of WinoGemm.
+inline wino_index wino_u_offset(wino_index c, wino_index k, wino_index cgp, wino_index kgp, int lanes) {
+  const wino_index p0 = k / (2 * lanes) * (2 * lanes), wp = kgp - p0 < 2 * lanes ? kgp - p0 : 2 * lanes;
+  return p0 * cgp + c * wp + (k - p0);
+}
+
 struct WinogradKernelSet {
+  int lanes;  // L: channels per block (8 or 16)
+  WinoGemm gemm;
   WinoScatterRow scatter_row;
   WinoGatherRow gather_row;
   WinogradKernels f2x2;  // F(2x2,3x3), alpha = 4
@@ -70,6 +94,7 @@ struct WinogradKernelSet {
 
 extern const WinogradKernelSet winograd_kernels_generic;
 extern const WinogradKernelSet winograd_kernels_avx2;
+extern const WinogradKernelSet winograd_kernels_avx512;
 
 // 1-D transforms of each tile size.
 struct WinoF2 {
@@ -164,11 +189,11 @@ struct WinoF2R5 {
 template <class V, class F>
 void wino_input(const float* src, wino_index src_row_stride, wino_index ntiles, float* dst,
                 wino_index dst_tile_stride, wino_index xi_stride) {
-  constexpr int A = F::alpha, M = F::m;
+  constexpr int A = F::alpha, M = F::m, L = V::lanes;
   V ring[A][A];  // ring[col % A][i]: column col transformed along the rows
   auto column = [&](wino_index col) {
     V in[A];
-    for (int i = 0; i < A; ++i) in[i] = V::load(src + i * src_row_stride + col * 8);
+    for (int i = 0; i < A; ++i) in[i] = V::load(src + i * src_row_stride + col * L);
     F::in(in, ring[col % A]);
   };
   for (int j = 0; j < A - M; ++j) column(j);
@@ -188,7 +213,7 @@ void wino_input(const float* src, wino_index src_row_stride, wino_index ntiles, 
 template <class V, class F>
 void wino_output(const float* src, wino_index src_tile_stride, wino_index xi_stride,
                  wino_index ntiles, float* dst) {
-  constexpr int A = F::alpha, M = F::m;
+  constexpr int A = F::alpha, M = F::m, L = V::lanes;
   for (wino_index t = 0; t < ntiles; ++t) {
     const float* s = src + t * src_tile_stride;
     V tmp[M][A];
@@ -198,11 +223,11 @@ void wino_output(const float* src, wino_index src_tile_stride, wino_index xi_str
       F::out(col, out);
       for (int i = 0; i < M; ++i) tmp[i][j] = out[i];
     }
-    float* d = dst + t * M * M * 8;
+    float* d = dst + t * M * M * L;
     for (int i = 0; i < M; ++i) {
       V out[M];
       F::out(tmp[i], out);
-      for (int j = 0; j < M; ++j) out[j].store(d + (i * M + j) * 8);
+      for (int j = 0; j < M; ++j) out[j].store(d + (i * M + j) * L);
     }
   }
 }
@@ -210,13 +235,13 @@ void wino_output(const float* src, wino_index src_tile_stride, wino_index xi_str
 template <class V, class F>
 void wino_output_adjoint(const float* src, wino_index ntiles, float* dst,
                          wino_index dst_tile_stride, wino_index xi_stride) {
-  constexpr int A = F::alpha, M = F::m;
+  constexpr int A = F::alpha, M = F::m, L = V::lanes;
   for (wino_index t = 0; t < ntiles; ++t) {
-    const float* s = src + t * M * M * 8;
+    const float* s = src + t * M * M * L;
     V tmp[A][M];
     for (int j = 0; j < M; ++j) {
       V col[M], out[A];
-      for (int i = 0; i < M; ++i) col[i] = V::load(s + (i * M + j) * 8);
+      for (int i = 0; i < M; ++i) col[i] = V::load(s + (i * M + j) * L);
       F::out_adjoint(col, out);
       for (int i = 0; i < A; ++i) tmp[i][j] = out[i];
     }
@@ -229,9 +254,52 @@ void wino_output_adjoint(const float* src, wino_index ntiles, float* dst,
   }
 }
 
-template <class V>
+// T tiles x KV vectors of output channels: T * KV accumulators over the whole depth.
+template <class V, int T, int KV>
+void wino_gemm_tile(const float* v, wino_index v_ld, const float* up, wino_index cgp, float* m, wino_index m_ld) {
+  constexpr int L = V::lanes;
+  V acc[T][KV];
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < KV; ++j) acc[i][j] = V::zero();
+  for (wino_index c = 0; c < cgp; ++c) {
+    V u[KV];
+    for (int j = 0; j < KV; ++j) u[j] = V::load(up + c * KV * L + j * L);
+    for (int i = 0; i < T; ++i) {
+      const V b = V::bcast(v[i * v_ld + c]);
+      for (int j = 0; j < KV; ++j) acc[i][j] = fma(b, u[j], acc[i][j]);
+    }
+  }
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < KV; ++j) acc[i][j].store(m + i * m_ld + j * L);
+}
+
+using WinoGemmTile = void (*)(const float*, wino_index, const float*, wino_index, float*, wino_index);
+
+template <class V, int NT, int KV, std::size_t... R>
+constexpr auto wino_gemm_tiles(std::index_sequence<R...>) {
+  return std::array<WinoGemmTile, NT>{&wino_gemm_tile<V, static_cast<int>(R) + 1, KV>...};
+}
+
+// NT tiles per register tile (the ISA's register count decides it).
+template <class V, int NT>
+void wino_gemm(const float* v, wino_index v_ld, const float* u, wino_index cgp, wino_index kgp, wino_index ntiles,
+               float* m, wino_index m_ld) {
+  constexpr int L = V::lanes;
+  static constexpr auto two = wino_gemm_tiles<V, NT, 2>(std::make_index_sequence<NT>{});
+  static constexpr auto one = wino_gemm_tiles<V, NT, 1>(std::make_index_sequence<NT>{});
+  for (wino_index k0 = 0; k0 < kgp; k0 += 2 * L) {
+    const bool full = kgp - k0 >= 2 * L;
+    const float* up = u + k0 * cgp;
+    for (wino_index t = 0; t < ntiles; t += NT) {
+      const wino_index nt = ntiles - t < NT ? ntiles - t : NT;
+      (full ? two : one)[static_cast<std::size_t>(nt - 1)](v + t * v_ld, v_ld, up, cgp, m + t * m_ld + k0, m_ld);
+    }
+  }
+}
+
+template <class V, int NT>
 constexpr WinogradKernelSet make_winograd_kernel_set(WinoScatterRow scatter_row, WinoGatherRow gather_row) {
-  return {scatter_row, gather_row,
+  return {V::lanes, &wino_gemm<V, NT>, scatter_row, gather_row,
           {&wino_input<V, WinoF2>, &wino_output<V, WinoF2>, &wino_output_adjoint<V, WinoF2>},
           {&wino_input<V, WinoF4>, &wino_output<V, WinoF4>, &wino_output_adjoint<V, WinoF4>},
           {&wino_input<V, WinoF2R5>, &wino_output<V, WinoF2R5>, &wino_output_adjoint<V, WinoF2R5>}};

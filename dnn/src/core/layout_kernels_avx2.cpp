@@ -3,7 +3,7 @@
 // per lane: 8 passes over it).
 #include <immintrin.h>
 
-#include "conv/transpose8x8_avx2.hpp"
+#include "core/transpose8x8_avx2.hpp"
 #include "core/layout_kernels.hpp"
 
 namespace taihu::dnn::layout_kernels {
@@ -13,7 +13,7 @@ void unblock_avx2(const float* src, float* dst, std::int64_t lanes, std::int64_t
   for (; p + 8 <= hw; p += 8) {
     __m256 r[8];
     for (int u = 0; u < 8; ++u) r[u] = _mm256_loadu_ps(src + (p + u) * 8);
-    conv::transpose8x8(r);  // r[l]: lane l of pixels p..p+7
+    transpose8x8(r);  // r[l]: lane l of pixels p..p+7
     for (int l = 0; l < lanes; ++l) _mm256_storeu_ps(dst + l * hw + p, r[l]);
   }
   for (std::int64_t l = 0; l < lanes; ++l)
@@ -25,7 +25,7 @@ void block_avx2(const float* src, float* dst, std::int64_t lanes, std::int64_t h
   for (; p + 8 <= hw; p += 8) {
     __m256 r[8];
     for (int l = 0; l < 8; ++l) r[l] = l < lanes ? _mm256_loadu_ps(src + l * hw + p) : _mm256_setzero_ps();
-    conv::transpose8x8(r);  // r[u]: the 8 lanes of pixel p + u
+    transpose8x8(r);  // r[u]: the 8 lanes of pixel p + u
     for (int u = 0; u < 8; ++u) _mm256_storeu_ps(dst + (p + u) * 8, r[u]);
   }
   for (; p < hw; ++p)

@@ -12,7 +12,10 @@
 #include <cstdio>
 
 #include "conv_test_support.hpp"
+#include "taihu/arch/cpu_features.hpp"
+#include "taihu/arch/isa.hpp"
 #include "taihu/dnn/conv.hpp"
+#include "winograd_kernel_check.hpp"
 
 namespace {
 
@@ -111,6 +114,41 @@ TEST_F(WinogradAccuracy, PaddingZeroAndTwo) {
     EXPECT_LE(f2.fwd_max, 3e-6) << p;
     EXPECT_LE(f2.bwd_data_max, 3e-6) << p;
   }
+}
+
+// 12 and 13 channels pad to 16 either way, so on AVX-512 these take the 16-channel
+// transforms with partial blocks (lanes 12 and 13 of 16); 20 and 24 take the 8-channel ones.
+TEST_F(WinogradAccuracy, PartialChannelBlocks) {
+  for (const char* p : {"mb2ic12ih9oc13kh3ph1", "mb1ic20ih11oc24kh3ph1", "mb1ic13ih10oc12kh5ph2"}) {
+    const ConvDesc d = ConvDesc::parse(p);
+    const Errors f4 = measure(d, d.kh == 3 ? ConvAlgo::winograd_4x4 : ConvAlgo::winograd_2x2);
+    EXPECT_LE(f4.fwd_max, 3e-5) << p;
+    EXPECT_LE(f4.bwd_data_max, 3e-5) << p;
+    EXPECT_LE(f4.bwd_weights_max, 3e-5) << p;
+  }
+}
+
+// Every kernel set this CPU runs (whatever TAIHU_ISA says: the sets are called directly).
+std::vector<const taihu::dnn::conv::WinogradKernelSet*> runnable_sets() {
+  using taihu::arch::Isa;
+  std::vector<const taihu::dnn::conv::WinogradKernelSet*> sets = {&taihu::dnn::conv::winograd_kernels_generic};
+  if (taihu::arch::isa_supported(Isa::avx2, taihu::arch::cpu_features()))
+    sets.push_back(&taihu::dnn::conv::winograd_kernels_avx2);
+  if (taihu::arch::isa_supported(Isa::avx512, taihu::arch::cpu_features()))
+    sets.push_back(&taihu::dnn::conv::winograd_kernels_avx512);
+  return sets;
+}
+
+TEST(WinogradKernels, TransformsMatchTheDefinition) {
+  for (const auto* set : runnable_sets()) winograd_kernel_check::transforms_match_definition(*set);
+}
+
+TEST(WinogradKernels, ChannelGemmMatchesTheDefinition) {
+  for (const auto* set : runnable_sets()) winograd_kernel_check::gemm_matches_definition(*set);
+}
+
+TEST(WinogradKernels, RowScatterGatherMatchTheDefinition) {
+  for (const auto* set : runnable_sets()) winograd_kernel_check::rows_match_definition(*set);
 }
 
 }  // namespace

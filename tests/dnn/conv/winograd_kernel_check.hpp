@@ -1,0 +1,225 @@
+// The Winograd kernel set's contract (winograd_kernels.hpp) checked against double
+// matrix products written out here (B^T D B, A^T M A, A dY A^T with the matrices of
+// Lavin & Gray's F(2,3), F(4,3) and F(2,5) on the points 0, 1, -1, 2, -2, inf), the
+// channel GEMM against a double product, the row scatter/gather against their index
+// formulas: several tiles per call at the set's lane count, strides wider than a tile,
+// partial lane counts, pixel counts with a scalar tail, nothing written where the
+// contract says it is not. Header-only:
+// test_winograd_accuracy.cpp runs it on every set this CPU runs,
+// test_winograd_avx512_emulated.cpp on the AVX-512 set through SIMDe.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "winograd_kernels.hpp"
+
+namespace winograd_kernel_check {
+
+using taihu::dnn::conv::WinogradKernels;
+using taihu::dnn::conv::WinogradKernelSet;
+using index_t = std::int64_t;
+
+inline std::vector<float> random_floats(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+struct Variant {
+  const char* name;
+  int m, alpha;
+  std::vector<double> bt;  // alpha x alpha
+  std::vector<double> at;  // m x alpha
+};
+
+inline std::vector<Variant> variants() {
+  const std::vector<double> bt6 = {4, 0, -5, 0,  1, 0, 0, -4, -4, 1,  1, 0, 0, 4, -4, -1, 1, 0,
+                                   0, -2, -1, 2, 1, 0, 0, 2, -1, -2, 1, 0, 0, 4, 0, -5, 0, 1};
+  return {{"F(2x2,3x3)", 2, 4, {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1}, {1, 1, 1, 0, 0, 1, -1, -1}},
+          {"F(4x4,3x3)",
+           4,
+           6,
+           bt6,
+           {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0, 0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1}},
+          {"F(2x2,5x5)", 2, 6, bt6, {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 1}}};
+}
+
+inline const WinogradKernels& kernels_of(const WinogradKernelSet& s, int v) {
+  return v == 0 ? s.f2x2 : v == 1 ? s.f4x4 : s.f2x2_5x5;
+}
+
+// input, output and output_adjoint of each variant, 3 tiles of a row per call.
+inline void transforms_match_definition(const WinogradKernelSet& set) {
+  const int L = set.lanes;
+  const index_t ntiles = 3;
+  const auto vs = variants();
+  for (int vi = 0; vi < 3; ++vi) {
+    const Variant& v = vs[static_cast<std::size_t>(vi)];
+    SCOPED_TRACE(std::string(v.name) + " lanes " + std::to_string(L));
+    const int A = v.alpha, M = v.m, A2 = A * A;
+    const WinogradKernels& k = kernels_of(set, vi);
+    const index_t tile_stride = A2 * L + 5 * L, xi_stride = ntiles * tile_stride + L;  // apart from each other
+    const index_t total = A2 * xi_stride;
+    {  // input: D[i][j] = src[i * row + (t*M + j) * L + l]
+      const index_t row = (ntiles * M + A) * L + 3 * L;
+      const auto src = random_floats(static_cast<std::size_t>(A * row), 81);
+      const auto dst0 = random_floats(static_cast<std::size_t>(total), 82);
+      std::vector<float> dst = dst0;
+      k.input(src.data(), row, ntiles, dst.data(), tile_stride, xi_stride);
+      std::vector<bool> written(dst.size(), false);
+      for (index_t t = 0; t < ntiles; ++t)
+        for (int a = 0; a < A; ++a)
+          for (int b = 0; b < A; ++b)
+            for (int l = 0; l < L; ++l) {
+              double want = 0;
+              for (int i = 0; i < A; ++i)
+                for (int j = 0; j < A; ++j)
+                  want += v.bt[a * A + i] * double(src[static_cast<std::size_t>(i * row + (t * M + j) * L + l)]) *
+                          v.bt[b * A + j];
+              const auto at = static_cast<std::size_t>(t * tile_stride + (a * A + b) * xi_stride + l);
+              written[at] = true;
+              EXPECT_NEAR(dst[at], want, 1e-4) << "input tile " << t << " element " << a << "," << b << " lane " << l;
+            }
+      for (std::size_t i = 0; i < dst.size(); ++i)
+        if (!written[i]) {
+          ASSERT_EQ(dst[i], dst0[i]) << "input wrote outside its tiles at " << i;
+        }
+    }
+    {  // output: M[i][j] = src[t * tile_stride + (i*A+j) * xi_stride + l] -> dst[t][a][b][l]
+      const auto src = random_floats(static_cast<std::size_t>(total), 83);
+      std::vector<float> dst(static_cast<std::size_t>(ntiles * M * M * L + L), 7.0f);
+      k.output(src.data(), tile_stride, xi_stride, ntiles, dst.data());
+      for (index_t t = 0; t < ntiles; ++t)
+        for (int a = 0; a < M; ++a)
+          for (int b = 0; b < M; ++b)
+            for (int l = 0; l < L; ++l) {
+              double want = 0;
+              for (int i = 0; i < A; ++i)
+                for (int j = 0; j < A; ++j)
+                  want += v.at[a * A + i] *
+                          double(src[static_cast<std::size_t>(t * tile_stride + (i * A + j) * xi_stride + l)]) *
+                          v.at[b * A + j];
+              EXPECT_NEAR(dst[static_cast<std::size_t>(((t * M + a) * M + b) * L + l)], want, 1e-4)
+                  << "output tile " << t << " pixel " << a << "," << b << " lane " << l;
+            }
+      for (int l = 0; l < L; ++l) EXPECT_EQ(dst[static_cast<std::size_t>(ntiles * M * M * L + l)], 7.0f);
+    }
+    {  // output_adjoint: dY[i][j] = src[t][i][j][l] -> (A dY A^T)[a][b] at dst[t * tile_stride + (a*A+b) * xi_stride]
+      const auto src = random_floats(static_cast<std::size_t>(ntiles * M * M * L), 84);
+      const auto dst0 = random_floats(static_cast<std::size_t>(total), 85);
+      std::vector<float> dst = dst0;
+      k.output_adjoint(src.data(), ntiles, dst.data(), tile_stride, xi_stride);
+      std::vector<bool> written(dst.size(), false);
+      for (index_t t = 0; t < ntiles; ++t)
+        for (int a = 0; a < A; ++a)
+          for (int b = 0; b < A; ++b)
+            for (int l = 0; l < L; ++l) {
+              double want = 0;
+              for (int i = 0; i < M; ++i)
+                for (int j = 0; j < M; ++j)
+                  want += v.at[i * A + a] * double(src[static_cast<std::size_t>(((t * M + i) * M + j) * L + l)]) *
+                          v.at[j * A + b];
+              const auto at = static_cast<std::size_t>(t * tile_stride + (a * A + b) * xi_stride + l);
+              written[at] = true;
+              EXPECT_NEAR(dst[at], want, 1e-4) << "adjoint tile " << t << " element " << a << "," << b << " lane " << l;
+            }
+      for (std::size_t i = 0; i < dst.size(); ++i)
+        if (!written[i]) {
+          ASSERT_EQ(dst[i], dst0[i]) << "output_adjoint wrote outside its tiles at " << i;
+        }
+    }
+  }
+}
+
+// The channel GEMM: tile counts below, at and above the register tile (with a
+// remainder), kgp an odd and an even number of vectors (a last panel one vector wide),
+// v and m with leading dimensions wider than their rows; U placed by wino_u_offset.
+inline void gemm_matches_definition(const WinogradKernelSet& set) {
+  const int L = set.lanes;
+  for (index_t cgp : {index_t{L}, index_t{3 * L}})
+    for (index_t kgp : {index_t{L}, index_t{2 * L}, index_t{5 * L}})
+      for (index_t ntiles : {index_t{1}, index_t{7}, index_t{31}}) {
+        SCOPED_TRACE("lanes " + std::to_string(L) + " cgp " + std::to_string(cgp) + " kgp " + std::to_string(kgp) +
+                     " tiles " + std::to_string(ntiles));
+        const index_t v_ld = cgp + 3, m_ld = kgp + 5;
+        const auto v = random_floats(static_cast<std::size_t>(ntiles * v_ld), 101);
+        const auto u_dense = random_floats(static_cast<std::size_t>(cgp * kgp), 102);  // [c][k]
+        std::vector<float> u(static_cast<std::size_t>(cgp * kgp), 0.0f);
+        for (index_t c = 0; c < cgp; ++c)
+          for (index_t k = 0; k < kgp; ++k)
+            u[static_cast<std::size_t>(taihu::dnn::conv::wino_u_offset(c, k, cgp, kgp, L))] =
+                u_dense[static_cast<std::size_t>(c * kgp + k)];
+        const auto m0 = random_floats(static_cast<std::size_t>(ntiles * m_ld), 103);
+        std::vector<float> m = m0;
+        set.gemm(v.data(), v_ld, u.data(), cgp, kgp, ntiles, m.data(), m_ld);
+        for (index_t t = 0; t < ntiles; ++t)
+          for (index_t k = 0; k < m_ld; ++k) {
+            const auto at = static_cast<std::size_t>(t * m_ld + k);
+            if (k >= kgp) {
+              ASSERT_EQ(m[at], m0[at]) << "gemm wrote tile " << t << " column " << k;
+              continue;
+            }
+            double want = 0;
+            for (index_t c = 0; c < cgp; ++c)
+              want += double(v[static_cast<std::size_t>(t * v_ld + c)]) * u_dense[static_cast<std::size_t>(c * kgp + k)];
+            ASSERT_NEAR(m[at], want, 1e-4) << "gemm tile " << t << " channel " << k;
+          }
+      }
+}
+
+// scatter_row and gather_row for m = 1, 2, 4, partial lane counts, 8-pixel groups plus a tail.
+inline void rows_match_definition(const WinogradKernelSet& set) {
+  const int L = set.lanes;
+  const index_t plane = 61;
+  for (int m : {1, 2, 4})
+    for (int lanes : {L, L - 5, 3})
+      for (index_t pixels : {index_t{8}, index_t{20}, index_t{5}}) {
+        if (pixels % m != 0 && m == 1) continue;
+        SCOPED_TRACE("lanes " + std::to_string(L) + " m " + std::to_string(m) + " valid lanes " +
+                     std::to_string(lanes) + " pixels " + std::to_string(pixels));
+        const index_t tiles = (pixels + m - 1) / m, tmp_size = tiles * m * m * L;
+        const int i = m - 1;
+        const auto tmp = random_floats(static_cast<std::size_t>(tmp_size), 91);
+        const auto bias = random_floats(static_cast<std::size_t>(L), 92);
+        for (bool with_bias : {false, true}) {
+          const auto dst0 = random_floats(static_cast<std::size_t>(L * plane), 93);
+          std::vector<float> dst = dst0;
+          set.scatter_row(tmp.data(), m, i, pixels, lanes, with_bias ? bias.data() : nullptr, dst.data(), plane);
+          for (int l = 0; l < L; ++l)
+            for (index_t q = 0; q < plane; ++q) {
+              const auto at = static_cast<std::size_t>(l * plane + q);
+              if (l >= lanes || q >= pixels) {
+                ASSERT_EQ(dst[at], dst0[at]) << "scatter wrote lane " << l << " pixel " << q;
+                continue;
+              }
+              const float want = tmp[static_cast<std::size_t>(((q / m) * m * m + i * m + q % m) * L + l)] +
+                                 (with_bias ? bias[static_cast<std::size_t>(l)] : 0.0f);
+              ASSERT_EQ(dst[at], want) << "scatter lane " << l << " pixel " << q;
+            }
+        }
+        const auto src = random_floats(static_cast<std::size_t>(L * plane), 94);
+        const auto out0 = random_floats(static_cast<std::size_t>(tmp_size), 95);
+        std::vector<float> out = out0;
+        set.gather_row(src.data(), plane, lanes, pixels, m, i, out.data());
+        std::vector<bool> written(out.size(), false);
+        for (index_t q = 0; q < pixels; ++q)
+          for (int l = 0; l < L; ++l) {
+            const auto at = static_cast<std::size_t>(((q / m) * m * m + i * m + q % m) * L + l);
+            written[at] = true;
+            ASSERT_EQ(out[at], l < lanes ? src[static_cast<std::size_t>(l * plane + q)] : 0.0f)
+                << "gather lane " << l << " pixel " << q;
+          }
+        for (std::size_t e = 0; e < out.size(); ++e)
+          if (!written[e]) {
+            ASSERT_EQ(out[e], out0[e]) << "gather wrote element " << e;
+          }
+      }
+}
+
+}  // namespace winograd_kernel_check

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -42,8 +43,11 @@ TuningRecord parse_line(const std::string& line, const std::string& where) {
   r.dir = str("dir", false, "forward");
   r.isa = str("isa", true, "");
   r.algo = str("algo", true, "");
-  if (!j.contains("threads") || !j["threads"].is_number_integer() || j["threads"].get<long>() < 1)
-    throw Error("taihu: " + where + ": field \"threads\" must be an integer >= 1");
+  // A count past INT_MAX would wrap in the int below (4294967297 -> 1: a silent wrong key).
+  if (!j.contains("threads") || !j["threads"].is_number_integer() || j["threads"].get<long>() < 1 ||
+      j["threads"].get<long>() > std::numeric_limits<int>::max())
+    throw Error("taihu: " + where + ": field \"threads\" must be an integer from 1 to " +
+                std::to_string(std::numeric_limits<int>::max()));
   r.threads = static_cast<int>(j["threads"].get<long>());
   if (!j.contains("median_s") || !j["median_s"].is_number() || !(j["median_s"].get<double>() > 0))
     throw Error("taihu: " + where + ": field \"median_s\" must be a number > 0");

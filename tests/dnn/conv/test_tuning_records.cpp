@@ -43,6 +43,8 @@ TEST(TuningRecords, BadLinesNameFileAndLine) {
   }
   EXPECT_THROW(TuningRecords::parse("not json\n", "f"), taihu::Error);
   EXPECT_THROW(TuningRecords::parse("{\"op\":\"conv2d\",\"key\":\"k\",\"isa\":\"avx2\",\"threads\":0,\"algo\":\"direct\",\"median_s\":1}", "f"), taihu::Error);
+  // 2^32 + 1 threads must not wrap to a record for 1 thread (seen while writing tests/fuzz/tuning_records).
+  EXPECT_THROW(TuningRecords::parse("{\"op\":\"conv2d\",\"key\":\"k\",\"isa\":\"avx2\",\"threads\":4294967297,\"algo\":\"direct\",\"median_s\":1}", "f"), taihu::Error);
   EXPECT_THROW(TuningRecords::load("/nonexistent/records.jsonl"), taihu::Error);
   // An algorithm dnn's list does not have, or a format it does not know: the line named.
   try {

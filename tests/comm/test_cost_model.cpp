@@ -49,12 +49,10 @@ TEST(CommCostModel, ChoosesLatencyOptimalSmallAndBandwidthOptimalLarge) {
   EXPECT_EQ(m.choose(node, 64u << 20).algorithm, tc::Algorithm::shared_memory);
 }
 
-TEST(CommCostModel, HierarchicalWinsAcrossSlowOversubscribedTier) {
-  tc::CostParams p;
-  p.tiers = {{2e-6, 1.0 / 10e9}, {5e-6, 4.0 / 10e9}};  // inner, outer (4x slower)
-  const tc::CostModel m(p);
+namespace {
+// n nodes x per ranks, groups of `group` nodes (one tier above node).
+tc::RankLayout grouped_layout(int nodes, int per, int group) {
   tc::RankLayout l;
-  const int nodes = 64, per = 4;
   l.world_size = nodes * per;
   l.ranks_per_node.assign(nodes, per);
   for (int n = 0; n < nodes; ++n)
@@ -62,10 +60,59 @@ TEST(CommCostModel, HierarchicalWinsAcrossSlowOversubscribedTier) {
       l.node_of_rank.push_back(n);
       l.local_rank.push_back(k);
     }
-  l.tier_sizes = {16};
-  const auto c = m.choose(l, 32u << 20);
-  EXPECT_EQ(c.algorithm, tc::Algorithm::hierarchical);
-  EXPECT_LT(m.hierarchical(l, 32e6), m.best_flat(l.world_size, 32e6, p.tiers[1]).predicted_seconds);
+  l.tier_sizes = {group};
+  return l;
+}
+}  // namespace
+
+TEST(CommCostModel, TopologyOrderedStepsArePricedOnTheTierTheyCross) {
+  // The namespace cluster: 8 hosts x 1 rank, 2 groups of 4; a lone flow gets 160 MB/s
+  // inside a group and 16 MB/s across (10x slower: the group's shared uplink), so the
+  // 4 ranks of a group crossing in the same step share it (4 x beta1).
+  tc::CostParams p;
+  p.gamma = 7e-11;
+  const double a = 6e-4, b0 = 6.25e-9, b1 = 6.25e-8;
+  p.tiers = {{a, b0}, {a, b1}};
+  const tc::CostModel m(p);
+  const auto l = grouped_layout(8, 1, 4);
+  EXPECT_EQ(m.step_link(l, 1).sharing, 1.0);
+  EXPECT_EQ(m.step_link(l, 2).link.beta, b0);
+  EXPECT_EQ(m.step_link(l, 4).link.beta, b1);
+  EXPECT_EQ(m.step_link(l, 4).sharing, 4.0);
+  const double n = 1 << 20;
+  // distances 1, 2 inside the group, 4 across
+  EXPECT_NEAR(m.recursive_doubling_in_order(l, n), 3 * a + n * (2 * b0 + 4 * b1) + 3 * n * p.gamma, 1e-12);
+  EXPECT_NEAR(m.rabenseifner_in_order(l, n),
+              6 * a + 2 * (n / 2 * b0 + n / 4 * b0 + n / 8 * 4 * b1) + 7.0 / 8 * n * p.gamma, 1e-12);
+  // The same links without a shared uplink (across only 1.5x slower): no sharing.
+  tc::CostParams q = p;
+  q.tiers[1].beta = 1.5 * b0;
+  EXPECT_EQ(tc::CostModel(q).step_link(l, 4).sharing, 1.0);
+  // Two ranks per node: distance 1 stays in the node, 2 and 4 cross between nodes with
+  // the node's 2 ranks on its link, 8 crosses the uplink with the group's 8 ranks.
+  const auto l2 = grouped_layout(8, 2, 4);
+  EXPECT_EQ(m.step_link(l2, 1).link.alpha, p.node_p2p.alpha);
+  EXPECT_EQ(m.step_link(l2, 2).sharing, 2.0);
+  EXPECT_EQ(m.step_link(l2, 8).sharing, 8.0);
+}
+
+TEST(CommCostModel, ChoosesPerSizeAcrossTwoGroupsWithASharedUplink) {
+  tc::CostParams p;
+  p.gamma = 7e-11;
+  p.tiers = {{6e-4, 6.25e-9}, {6e-4, 6.25e-8}};
+  const tc::CostModel m(p);
+  const auto l = grouped_layout(8, 1, 4);
+  // Latency-bound: fewest steps.
+  EXPECT_EQ(m.choose(l, 4).algorithm, tc::Algorithm::recursive_doubling);
+  // Mid sizes: Rabenseifner in topology order (its heavy halves stay inside a group).
+  EXPECT_EQ(m.choose(l, 256 << 10).algorithm, tc::Algorithm::rabenseifner);
+  // Large: hierarchical, whose pipelined top exchange keeps the uplink busy while the
+  // group's own phases run; the flat ring sends 1.75x the vector over each uplink.
+  const auto big = m.choose(l, 64u << 20);
+  EXPECT_EQ(big.algorithm, tc::Algorithm::hierarchical);
+  EXPECT_LT(m.hierarchical(l, 64.0 * (1 << 20)), m.rabenseifner_in_order(l, 64.0 * (1 << 20)));
+  EXPECT_LT(m.hierarchical(l, 64.0 * (1 << 20)),
+            m.ring(8, 64.0 * (1 << 20), p.tiers[1], m.ring_segment(8, 64.0 * (1 << 20), p.tiers[1])));
 }
 
 TEST(CommCalibration, CacheRoundTripsAtomicallyAndRejectsJunk) {

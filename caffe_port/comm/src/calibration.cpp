@@ -66,7 +66,7 @@ CostParams parse_calibration(const std::string& fields, const std::string& where
   return p;
 }
 
-std::optional<CostParams> load_calibration(const std::string& path, const std::string& key) {
+std::optional<CacheLine> load_cache_line(const std::string& path, const std::string& key) {
   std::ifstream in(path);
   if (!in) return std::nullopt;
   std::string line;
@@ -77,12 +77,18 @@ std::optional<CostParams> load_calibration(const std::string& path, const std::s
     const auto space = line.find(' ');
     if (space == std::string::npos) continue;
     if (line.compare(0, space, key) == 0 && space == key.size())
-      return parse_calibration(line.substr(space + 1), path + ":" + std::to_string(line_no) + ":" + std::to_string(space + 2));
+      return CacheLine{line.substr(space + 1), path + ":" + std::to_string(line_no) + ":" + std::to_string(space + 2)};
   }
   return std::nullopt;
 }
 
-void store_calibration(const std::string& path, const std::string& key, const CostParams& p) {
+std::optional<CostParams> load_calibration(const std::string& path, const std::string& key) {
+  const auto line = load_cache_line(path, key);
+  if (!line) return std::nullopt;
+  return parse_calibration(line->payload, line->where);
+}
+
+void store_cache_line(const std::string& path, const std::string& key, const std::string& payload) {
   namespace fs = std::filesystem;
   std::vector<std::string> lines;
   {
@@ -93,7 +99,7 @@ void store_calibration(const std::string& path, const std::string& key, const Co
   }
   if (lines.empty() || lines[0].rfind("#", 0) != 0)
     lines.insert(lines.begin(), "# taihu::comm calibration: key node_alpha node_beta shm_sync shm_copy gamma [tier_alpha tier_beta]...");
-  lines.push_back(key + " " + format_calibration(p));
+  lines.push_back(key + " " + payload);
   std::error_code ec;
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
@@ -109,6 +115,10 @@ void store_calibration(const std::string& path, const std::string& key, const Co
     fs::remove(tmp, ec);
     throw Error("calibration cache '" + path + "': rename failed");
   }
+}
+
+void store_calibration(const std::string& path, const std::string& key, const CostParams& p) {
+  store_cache_line(path, key, format_calibration(p));
 }
 
 namespace {

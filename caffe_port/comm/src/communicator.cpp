@@ -13,6 +13,7 @@
 #include "hierarchical.hpp"
 #include "shm_allreduce.hpp"
 #include "taihu/arch/log.hpp"
+#include "taihu/comm/bandwidth_groups.hpp"
 #include "taihu/comm/calibration.hpp"
 #include "taihu/comm/simulator.hpp"
 
@@ -96,7 +97,13 @@ void Communicator::Impl::build_communicators() {
   if (any_bad) throw Error(error.empty() ? "taihu::comm: another rank rejected the topology" : error);
   // Hostnames place nodes in the groups a topology file lists by name (real hosts).
   std::vector<std::string> hosts;
-  if (std::any_of(spec.tiers.begin(), spec.tiers.end(), [](const Tier& t) { return !t.members.empty(); })) {
+  const bool detected = spec.source == "detected" && spec.tiers.size() == 1 && !spec.user_node_size();
+  std::vector<int> roots = phys_of;
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  const bool may_probe_groups = detected && roots.size() >= 4 && probe_from_env(options.probe) != Probe::never;
+  if (may_probe_groups ||
+      std::any_of(spec.tiers.begin(), spec.tiers.end(), [](const Tier& t) { return !t.members.empty(); })) {
     constexpr int kName = 256;
     char mine[kName] = {0};
     gethostname(mine, kName - 1);
@@ -104,6 +111,7 @@ void Communicator::Impl::build_communicators() {
     MPI_Allgather(mine, kName, MPI_CHAR, all.data(), kName, MPI_CHAR, world);
     for (int r = 0; r < size; ++r) hosts.emplace_back(all.data() + static_cast<std::size_t>(r) * kName);
   }
+  if (may_probe_groups) groups_from_bandwidth(phys_of, roots, hosts);
   // Every rank sees the same names and spec, so a bad file throws on every rank alike.
   layout = make_layout(phys_of, spec, hosts);
 
@@ -143,6 +151,77 @@ void Communicator::Impl::build_communicators() {
   }
   if (rank == 0 && arch::verbose_enabled())
     arch::log_verbose("comm: %s (topology from %s)\n", describe(layout).c_str(), spec.source.c_str());
+}
+
+// No topology names the supernodes and the job spans >= 4 hosts: the node leaders
+// measure their pairwise bandwidth (or read the cached grouping of these hosts) and the
+// groups of fast links become the supernode tier (bandwidth_groups.hpp).
+void Communicator::Impl::groups_from_bandwidth(const std::vector<int>& phys_of, const std::vector<int>& roots,
+                                               const std::vector<std::string>& hosts) {
+  const int nodes = static_cast<int>(roots.size());
+  std::vector<std::string> node_hosts;
+  for (int root : roots) node_hosts.push_back(hosts[root]);
+  std::vector<std::string> unique_hosts = node_hosts;
+  std::sort(unique_hosts.begin(), unique_hosts.end());
+  if (std::adjacent_find(unique_hosts.begin(), unique_hosts.end()) != unique_hosts.end()) {
+    if (rank == 0) arch::log_verbose("comm: supernodes not measured: two nodes share a hostname\n");
+    return;
+  }
+  const Probe mode = probe_from_env(options.probe);
+  const std::string path = options.calibration_cache.empty() ? default_cache_path() : options.calibration_cache;
+  const std::string key = bandwidth_groups_key(node_hosts);
+  std::vector<int> group_of(static_cast<std::size_t>(nodes), 0);
+  int have = 0;
+  if (mode != Probe::always && rank == 0) {
+    try {
+      if (auto cached = load_bandwidth_groups(path, key, nodes)) {
+        group_of = *cached;
+        have = 1;
+      }
+    } catch (const Error& e) {
+      arch::log_verbose("comm: ignoring cached supernodes: %s\n", e.what());
+    }
+  }
+  MPI_Bcast(&have, 1, MPI_INT, 0, world);
+  std::string summary = "cache " + path;
+  if (!have) {
+    MPI_Comm node_leaders;
+    MPI_Comm_split(world, phys_of[rank] == rank ? 0 : MPI_UNDEFINED, rank, &node_leaders);
+    if (node_leaders != MPI_COMM_NULL) {
+      const std::vector<double> matrix = measure_bandwidth_matrix(node_leaders);
+      if (rank == 0 && arch::verbose_enabled()) {
+        std::string text;
+        for (int i = 0; i < nodes; ++i) {
+          text += "\n  ";
+          for (int j = 0; j < nodes; ++j) text += std::to_string(std::lround(matrix[static_cast<std::size_t>(i) * nodes + j] / 1e6)) + " ";
+        }
+        arch::log_verbose("comm: link bandwidth between node leaders, MB/s:%s\n", text.c_str());
+      }
+      const BandwidthGroups g = cluster_by_bandwidth(matrix, nodes);
+      group_of = g.group_of;
+      summary = g.reason;
+      MPI_Comm_free(&node_leaders);
+    }
+    if (rank == 0) {
+      try {
+        store_bandwidth_groups(path, key, group_of);
+      } catch (const Error& e) {
+        arch::log_verbose("comm: measured supernodes not cached: %s\n", e.what());
+      }
+    }
+  }
+  MPI_Bcast(group_of.data(), nodes, MPI_INT, 0, world);
+  const int groups = *std::max_element(group_of.begin(), group_of.end()) + 1;
+  if (rank == 0) arch::log_verbose("comm: supernodes from measured link bandwidth: %d group(s) (%s)\n", groups,
+                                   summary.c_str());
+  if (groups < 2) return;
+  Tier tier;
+  tier.name = "supernode";
+  tier.members.resize(static_cast<std::size_t>(groups));
+  for (int n = 0; n < nodes; ++n) tier.members[group_of[n]].push_back(node_hosts[n]);
+  tier.size = static_cast<int>(tier.members[0].size());
+  spec.tiers.push_back(tier);
+  spec.source = "measured link bandwidth";
 }
 
 void Communicator::Impl::load_or_probe() {

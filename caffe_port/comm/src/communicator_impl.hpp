@@ -2,6 +2,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "detail.hpp"
@@ -31,6 +32,8 @@ struct Communicator::Impl {
   Impl(MPI_Comm comm, Options opts);
   ~Impl();
   void build_communicators();
+  void groups_from_bandwidth(const std::vector<int>& phys_of, const std::vector<int>& roots,
+                             const std::vector<std::string>& hosts);
   void load_or_probe();
   template <class T> void run(T* data, std::size_t count, Op op, Algorithm requested);
   template <class T> void run_flat(MPI_Comm comm, const LinkCost& link, T* data, std::size_t count,

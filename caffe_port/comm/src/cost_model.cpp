@@ -9,10 +9,20 @@
 //                 large: 2 sync + (2L-1)/L n copy + (L-1)/L n gamma (publish, store and
 //                 gather copies; each rank reduces its 1/L block)
 //   hierarchical: shm phases + per-tier ring RS/AG on shrinking blocks + top allreduce
+//                 (pipelined in chunks when the top joins two groups: fill + drain of one
+//                 chunk plus, per chunk, the slower of the top exchange and the inner phases)
+// Across tiers (uniform nodes, complete tiers) the flat recursive doubling and
+// Rabenseifner run over the ranks in topology order with the distance ascending, so each
+// step is priced on the tier it crosses (step_link). Every rank of a group crosses in the
+// same step, so the flows share the bottleneck: a node's link (its L ranks), or, where a
+// tier's measured per-flow bandwidth is >= 2x slower than the tier below (a shared,
+// oversubscribed uplink, as a lone flow measures it), all ranks of the group below.
 #include "taihu/comm/cost_model.hpp"
 
 #include <algorithm>
 #include <cmath>
+
+#include "taihu/comm/simulator.hpp"
 
 namespace taihu::comm {
 
@@ -86,6 +96,55 @@ Choice CostModel::best_flat(int p, double n, const LinkCost& link) const {
   return best;
 }
 
+namespace {
+bool in_order_layout(const RankLayout& l) { return l.nodes() > 1 && l.uniform_nodes() && l.complete_tiers(); }
+}  // namespace
+
+StepLink CostModel::step_link(const RankLayout& layout, long long distance) const {
+  if (!in_order_layout(layout)) return {flat_link(layout), 1.0};
+  const int L = layout.ranks_per_node.front();
+  // units[k]: ranks in one group of level k (0 = node); link crossing into level k.
+  std::vector<long long> units{L};
+  for (int s : layout.tier_sizes) units.push_back(units.back() * s);
+  auto link_of = [&](std::size_t k) { return k == 0 ? params_.node_p2p : params_.tier(k - 1); };
+  std::size_t k = 0;
+  while (k < units.size() && units[k] % (2 * distance) != 0) ++k;
+  if (k == 0) return {params_.node_p2p, 1.0};
+  const LinkCost link = link_of(k);
+  double sharing = L;  // the node's ranks share its link
+  if (k >= 2 && link.beta >= 2 * link_of(k - 1).beta) sharing = static_cast<double>(units[k - 1]);
+  return {link, sharing};
+}
+
+double CostModel::recursive_doubling_in_order(const RankLayout& layout, double n) const {
+  const int p = layout.world_size;
+  if (p <= 1) return 0;
+  if (!in_order_layout(layout)) return recursive_doubling(p, n, flat_link(layout));
+  const int q = floor_pow2(p);
+  double t = 0;
+  for (long long d = 1; d < q; d *= 2) {
+    const StepLink s = step_link(layout, d);
+    t += s.link.alpha + n * s.link.beta * s.sharing + n * params_.gamma;
+  }
+  if (q != p) t += 2 * (flat_link(layout).alpha + n * flat_link(layout).beta) + n * params_.gamma;
+  return t;
+}
+
+double CostModel::rabenseifner_in_order(const RankLayout& layout, double n) const {
+  const int p = layout.world_size;
+  if (p <= 1) return 0;
+  if (!in_order_layout(layout)) return rabenseifner(p, n, flat_link(layout));
+  const int q = floor_pow2(p);
+  double t = (q - 1.0) / q * n * params_.gamma, piece = n;
+  for (long long d = 1; d < q; d *= 2) {  // halving (and, mirrored, doubling) at distance d
+    piece /= 2;
+    const StepLink s = step_link(layout, d);
+    t += 2 * (s.link.alpha + piece * s.link.beta * s.sharing);
+  }
+  if (q != p) t += 2 * (flat_link(layout).alpha + n * flat_link(layout).beta) + n * params_.gamma;
+  return t;
+}
+
 double CostModel::hierarchical(const RankLayout& layout, double n) const {
   const int L = layout.ranks_per_node.empty() ? 1 : layout.ranks_per_node.front();
   // The shm phases wrap a network step, so each node barrier also waits for the slowest
@@ -98,20 +157,39 @@ double CostModel::hierarchical(const RankLayout& layout, double n) const {
   double block = n / std::max(L, 1);
   int remaining = layout.nodes();
   std::size_t tier = 0;
+  double last_rs_ag = 0;  // the inner tier's ring phases, for the pipelined top
+  int last_size = 1;
+  long long group_ranks = L;  // ranks in one group of the current tier
+  double inner_beta = 0;      // per-flow beta of the last inner tier
   if (layout.complete_tiers()) {
     for (int s : layout.tier_sizes) {
       if (remaining <= s) break;  // this tier spans every node: it is the top
       const LinkCost link = params_.tier(tier);
-      // ring reduce-scatter + allgather inside groups of s
-      t += 2.0 * (s - 1) * (link.alpha + block / s * link.beta) + (s - 1) * block / s * params_.gamma;
+      // ring reduce-scatter + allgather inside groups of s, L rails per node link
+      last_rs_ag = 2.0 * (s - 1) * (link.alpha + block / s * link.beta * L) + (s - 1) * block / s * params_.gamma;
+      t += last_rs_ag;
+      last_size = s;
       block /= s;
       remaining /= s;
+      group_ranks *= s;
+      inner_beta = link.beta;  // compared with the top link below
       ++tier;
     }
   } else {
     tier = layout.tier_sizes.size();  // flat across all nodes over the outermost link
   }
-  return t + best_flat(remaining, block, params_.tier(tier)).predicted_seconds;
+  LinkCost top = params_.tier(tier);
+  // Every rank of a group crosses the top at once (one rail each).
+  const bool shared_uplink = tier > 0 && top.beta >= 2 * inner_beta;
+  top.beta *= shared_uplink ? static_cast<double>(group_ranks) : static_cast<double>(L);
+  const double chunk = sim::hierarchical_pipeline_chunk(n);
+  const double top_block = block * last_size;  // the block entering the last inner tier
+  if (remaining == 2 && last_size > 1 && top_block >= 2 * chunk) {
+    const double k = std::ceil(top_block / chunk);
+    const double across = top.alpha + block / k * top.beta + block / k * params_.gamma;
+    return t - last_rs_ag + last_rs_ag / k + k * std::max(across, last_rs_ag / k);
+  }
+  return t + best_flat(remaining, block, top).predicted_seconds;
 }
 
 LinkCost CostModel::flat_link(const RankLayout& layout) const {
@@ -130,6 +208,14 @@ LinkCost CostModel::flat_link(const RankLayout& layout) const {
 Choice CostModel::choose(const RankLayout& layout, std::size_t bytes) const {
   const double n = static_cast<double>(bytes);
   Choice best = best_flat(layout.world_size, n, flat_link(layout));
+  // Across nodes in topology order: the step-by-step prices of the halving/doubling algorithms.
+  if (in_order_layout(layout)) {
+    best = {Algorithm::ring, best.segment_bytes, ring(layout.world_size, n, flat_link(layout), best.segment_bytes)};
+    if (const double t = recursive_doubling_in_order(layout, n); t < best.predicted_seconds)
+      best = {Algorithm::recursive_doubling, best.segment_bytes, t};
+    if (const double t = rabenseifner_in_order(layout, n); t < best.predicted_seconds)
+      best = {Algorithm::rabenseifner, best.segment_bytes, t};
+  }
   const bool multi_rank_node =
       std::any_of(layout.ranks_per_node.begin(), layout.ranks_per_node.end(), [](int r) { return r > 1; });
   if (layout.nodes() == 1) {

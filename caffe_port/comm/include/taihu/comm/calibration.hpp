@@ -23,6 +23,15 @@ std::string default_cache_path();
 // A key naming the host, rank count and layout (nodes and tier sizes).
 std::string calibration_key(const RankLayout& layout, const std::string& host);
 
+// One line of the cache file: the text after "<key> " and where it is (path:line:column).
+struct CacheLine {
+  std::string payload;
+  std::string where;
+};
+std::optional<CacheLine> load_cache_line(const std::string& path, const std::string& key);
+// Replaces or adds the line for `key`; atomic (temp + rename). Throws taihu::Error.
+void store_cache_line(const std::string& path, const std::string& key, const std::string& payload);
+
 std::optional<CostParams> load_calibration(const std::string& path, const std::string& key);
 // Replaces or adds the line for `key`; atomic (temp + rename). Throws taihu::Error.
 void store_calibration(const std::string& path, const std::string& key, const CostParams& p);

@@ -33,6 +33,12 @@ struct CostParams {
   LinkCost tier(std::size_t t) const;
 };
 
+// The link one step of a flat algorithm crosses and how many concurrent flows share it.
+struct StepLink {
+  LinkCost link;
+  double sharing = 1;
+};
+
 struct Choice {
   Algorithm algorithm = Algorithm::ring;
   std::size_t segment_bytes = 0;  // ring pipelining segment
@@ -51,6 +57,12 @@ class CostModel {
   double rabenseifner(int p, double bytes, const LinkCost& link) const;
   // All `local` ranks on one node through the shared window.
   double shared_memory(int local, double bytes) const;
+  // Recursive doubling / Rabenseifner over all ranks in topology order (distance
+  // ascending): each step priced on the tier it crosses, shared by the flows crossing it.
+  double recursive_doubling_in_order(const RankLayout& layout, double bytes) const;
+  double rabenseifner_in_order(const RankLayout& layout, double bytes) const;
+  // The link an exchange at rank distance `distance` (a power of two) crosses.
+  StepLink step_link(const RankLayout& layout, long long distance) const;
   // Shm reduce-scatter + per-tier allreduce across nodes + shm allgather.
   double hierarchical(const RankLayout& layout, double bytes) const;
   // Best flat algorithm across `p` peers connected by `link` (used per tier).

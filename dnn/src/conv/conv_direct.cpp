@@ -52,7 +52,7 @@ namespace taihu::dnn::conv {
 namespace {
 
 constexpr index_t kFwdRows = kDirectRows, kFwdSlots = kDirectSlots;  // forward tile
-constexpr index_t kBwdChannels = 16, kBwdCols = 6; // backward-weights tile
+constexpr index_t kBwdCols = 6;  // backward-weights tile columns
 
 struct DirectKernels {
   DirectFwdKernel fwd;
@@ -60,6 +60,8 @@ struct DirectKernels {
   TransposeKernel transpose;
   DirectOcvKernel ocv;
   DirectOcvStoreKernel ocv_store;
+  index_t bwdw_channels;  // backward-weights tile channels
+  index_t bwdw_kalign;    // dY^T rows padded to a multiple of this
 };
 
 // Input channels per group up to which forward passes vectorise along output channels
@@ -76,11 +78,11 @@ constexpr index_t kOcvChunkStep = 24;  // pixel chunks of the few-channel forwar
 const DirectKernels& kernels() {
   static const arch::ImplementationList<DirectKernels> list(
       "direct conv kernels",
-      {{"avx512_ocv32x12_bwdw16x6", arch::Isa::avx512, {&direct_fwd_avx2, &direct_bwdw_avx512, &transpose_avx2, &direct_ocv_avx512, &direct_ocv_store_avx2}},
-       {"avx2_4x24_16x6", arch::Isa::avx2, {&direct_fwd_avx2, &direct_bwdw_avx2, &transpose_avx2, &direct_ocv_avx2, &direct_ocv_store_avx2}},
+      {{"avx512_ocv32x12_bwdw64x6", arch::Isa::avx512, {&direct_fwd_avx2, &direct_bwdw_avx512, &transpose_avx2, &direct_ocv_avx512, &direct_ocv_store_avx2, kDirectBwdwChannelsWide, 16}},
+       {"avx2_4x24_16x6", arch::Isa::avx2, {&direct_fwd_avx2, &direct_bwdw_avx2, &transpose_avx2, &direct_ocv_avx2, &direct_ocv_store_avx2, 16, 8}},
        {"generic", arch::Isa::generic,
         {&direct_fwd_generic, &direct_bwdw_generic, &transpose_generic, &direct_ocv_generic,
-         &direct_ocv_store_generic}}});
+         &direct_ocv_store_generic, 16, 8}}});
   return list.chosen().impl;
 }
 
@@ -333,11 +335,13 @@ class Direct final : public ConvAlgorithm {
     const int nt = arch::threads_for_call();
     const DirectBwdwKernel kernel = kernels().bwdw;
     const TransposeKernel transpose = kernels().transpose;
-    const index_t plane = d_.out_h() * d_.out_w(), kpad = ceil_div(kg_, 8) * 8;
-    const index_t col_groups = ceil_div(cols, kBwdCols), k_groups = ceil_div(kg_, kBwdChannels);
+    const index_t bwd_channels = kernels().bwdw_channels, kalign = kernels().bwdw_kalign;
+    const index_t plane = d_.out_h() * d_.out_w(), kpad = ceil_div(kg_, kalign) * kalign;
+    const index_t col_groups = ceil_div(cols, kBwdCols), k_groups = ceil_div(kg_, bwd_channels);
     const index_t units = d_.groups * k_groups * col_groups;
     // Reduction chunks (images x rows x pixels) of about 256 pixels: a 16-channel
-    // slice of dY^T's chunk (64 B per pixel) stays in L1 while the column tiles sweep it.
+    // slice of dY^T's chunk (64 B per pixel) stays in L1 while the column tiles sweep it
+    // (AVX-512's 64-channel slice, 64 KiB, in L2).
     const index_t budget_px = 256;
     index_t images = 1, rows = geo_.oh, pixels = geo_.ow;
     if (geo_.in_place)
@@ -421,8 +425,8 @@ class Direct final : public ConvAlgorithm {
         // slice stays in L1 while the columns sweep it.
         for (index_t u = u0; u < u1; ++u) {
           const index_t gi = u / (k_groups * col_groups), kt = (u / col_groups) % k_groups;
-          const index_t k0 = kt * kBwdChannels, j0 = (u % col_groups) * kBwdCols;
-          a.channels = static_cast<int>(std::min(kBwdChannels, kg_ - k0));
+          const index_t k0 = kt * bwd_channels, j0 = (u % col_groups) * kBwdCols;
+          a.channels = static_cast<int>(std::min(bwd_channels, kg_ - k0));
           a.dyt = local ? dyt_local + gi * chunk_px * kpad + k0
                         : dyt_.data() + ((n0 * d_.groups + gi) * plane + oy0 * geo_.ow + x0) * kpad + k0;
           a.cols = static_cast<int>(std::min(kBwdCols, cols - j0));
@@ -640,7 +644,7 @@ class Direct final : public ConvAlgorithm {
 
   // dY^T rows: pixels [p0, p0 + count) of (image, group) ng as [pixel][kpad] at dst:
   // transposed from NCHW, or gathered 8 channels at a time from an nChw8c dY (groups 1;
-  // its zero lanes past k fill kpad).
+  // its zero lanes past k, and the buffer's zero lanes past its blocks, fill kpad).
   void dyt_rows(const float* dy, index_t ng, index_t p0, index_t count, float* dst, index_t kpad,
                 TransposeKernel transpose) const {
     const index_t plane = d_.out_h() * d_.out_w();
@@ -648,7 +652,7 @@ class Direct final : public ConvAlgorithm {
       transpose(dy + ng * kg_ * plane + p0, plane, kg_, count, dst, kpad);
       return;
     }
-    const index_t kb = kpad / 8;
+    const index_t kb = ceil_div(kg_, 8);  // dY's blocks (dY^T's lanes past them stay zero)
     for (index_t b = 0; b < kb; ++b) {
       const float* src = dy + ((ng * kb + b) * plane + p0) * 8;
       for (index_t px = 0; px < count; ++px) std::memcpy(dst + px * kpad + b * 8, src + px * 8, 8 * sizeof(float));

@@ -8,8 +8,9 @@
 //     broadcast from the block packed once as [channel][tap][kDirectRows]; the taps
 //     come in runs of consecutive input offsets (a kernel row, or one width phase of
 //     it), so the inner loop walks pointers instead of loading an offset per tap.
-//   backward-weights: a tile of up to 16 output channels (vectors of dY^T, the
-//     transposed output gradient) x up to 6 weight columns (channel, tap; the input
+//   backward-weights: a tile of up to 16 output channels (AVX-512: up to
+//     kDirectBwdwChannelsWide; vectors of dY^T, the transposed output gradient) x up to
+//     6 weight columns (channel, tap; the input
 //     broadcast straight from the padded copy), reduced over runs of pixels and added
 //     to dw: GEMM-like traffic (two vector loads and six broadcasts per 12 FMAs).
 // Contract: lanes beyond the valid range are never written; forward reads them unless
@@ -23,6 +24,8 @@ namespace taihu::dnn::conv {
 // dimension) and 8-pixel slots per tile; rows x slots accumulators plus `slots` input
 // vectors and a broadcast must fit the 16 ymm registers (3 x 4 spills: 2x slower).
 constexpr int kDirectRows = 4, kDirectSlots = 3;
+// Backward-weights tile channels of the wide (AVX-512) kernel; the others take 16.
+constexpr int kDirectBwdwChannelsWide = 64;
 
 struct DirectFwdArgs {
   const float* x;               // input at the first channel of the block
@@ -53,7 +56,8 @@ struct DirectFwdArgs {
 
 struct DirectBwdwArgs {
   const float* dyt;             // dY transposed, [pixel][kpad], at (first pixel, first channel)
-  std::int64_t kpad;            // dY^T's channel dimension (a multiple of 8)
+  std::int64_t kpad;            // dY^T's channel dimension (a multiple of 8; of 16 for the
+                                // AVX-512 kernel, which reads whole vectors of each row)
   const float* x;               // input at the first pixel's window origin
   const std::int64_t* col_off;  // offset of each weight column (channel, tap) from x
   std::int64_t images, rows, run;  // images x rows x `run` consecutive pixels per row
@@ -61,7 +65,7 @@ struct DirectBwdwArgs {
   std::int64_t dyt_image_stride, dyt_row_stride;  // dY^T distances
   float* dw;                    // dw at (first channel, first column)
   std::int64_t dw_kstride;      // distance between dw rows
-  int channels;                 // valid output channels, 1..16
+  int channels;                 // valid output channels, 1..16 (AVX-512: 1..kDirectBwdwChannelsWide)
   int cols;                     // weight columns, 1..6
 };
 

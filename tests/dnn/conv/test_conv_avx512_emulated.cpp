@@ -60,18 +60,19 @@ TEST(DnnConvAvx512Emulated, PointwiseTileMatchesTheDefinition) {
       kPwPixelsAvx512, 16);
 }
 
-// The direct backward-weights tile (DirectBwdwArgs: 9..16 channels, 1..6 columns,
+// The direct backward-weights tile (DirectBwdwArgs: 9..64 channels: 1 to 4 vectors,
+// the last partial or whole, 1..6 columns,
 // images x rows x run pixels, odd and even runs so the two accumulator sets both end a
 // row) against dw += the double sum, on a dw with padding columns that must stay.
 TEST(DnnConvAvx512Emulated, DirectBackwardWeightsTileMatchesTheDefinition) {
   using taihu::dnn::conv::DirectBwdwArgs;
-  const std::int64_t kpad = 24, images = 2, rows = 3, x_row = 40, x_image = 200, dyt_row = 9 * kpad;
+  const std::int64_t kpad = 64, images = 2, rows = 3, x_row = 40, x_image = 200, dyt_row = 9 * kpad;
   const std::int64_t dyt_image = rows * dyt_row + kpad, dw_k = 10;
   const std::int64_t col_off[6] = {0, 1, 2, 40, 41, 83};
   const auto dyt = pointwise_kernel_check::random_floats(static_cast<std::size_t>(images * dyt_image), 61);
   const auto x = pointwise_kernel_check::random_floats(static_cast<std::size_t>(images * x_image + 100), 62);
-  const auto dw0 = pointwise_kernel_check::random_floats(static_cast<std::size_t>(16 * dw_k), 63);
-  for (int channels : {9, 16})
+  const auto dw0 = pointwise_kernel_check::random_floats(static_cast<std::size_t>(64 * dw_k), 63);
+  for (int channels : {9, 16, 20, 32, 47, 64})
     for (int cols = 1; cols <= 6; ++cols)
       for (std::int64_t run : {std::int64_t{7}, std::int64_t{8}}) {
         SCOPED_TRACE("channels " + std::to_string(channels) + " cols " + std::to_string(cols) + " run " +
@@ -94,7 +95,7 @@ TEST(DnnConvAvx512Emulated, DirectBackwardWeightsTileMatchesTheDefinition) {
         a.channels = channels;
         a.cols = cols;
         taihu::dnn::conv::kernels::direct_bwdw_simd<taihu::dnn::conv::kernels::VecAvx512>(a);
-        for (int m = 0; m < 16; ++m)
+        for (int m = 0; m < 64; ++m)
           for (int j = 0; j < dw_k; ++j) {
             const auto at = static_cast<std::size_t>(m * dw_k + j);
             if (m >= channels || j >= cols) {

@@ -1,5 +1,5 @@
-// AVX-512 direct-convolution kernels (see direct_kernels.hpp): backward-weights as 16
-// output channels (one zmm of dY^T) x up to 6 weight columns, two accumulator sets
+// AVX-512 direct-convolution kernels (see direct_kernels.hpp): backward-weights as up
+// to 64 output channels (four zmm of dY^T) x up to 6 weight columns
 // (kernels/direct_bwdw_tile.hpp), up to 8 channels AVX2's; the first-layer forward as 32
 // output channels in two zmm x 6 or 12 pixels (kernels/direct_ocv_tile.hpp). The other
 // forward tiles stay AVX2's.

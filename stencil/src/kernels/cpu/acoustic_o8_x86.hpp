@@ -119,10 +119,76 @@ __attribute__((noinline)) long line_acoustic_o8_x86(const float* u, float* up, c
   }
   return nv;
 }
-// (no AVX-512 plane-pair variant: the caller sweeps single lines)
-constexpr bool kO8PlanePairKernel = false;
-inline long line_pair_acoustic_o8_x86(const float*, float*, const float*, long, long, long, const AcousticO8Weights&) {
-  return 0;
+// Line x of planes y and y + 1 (u, up, A at plane y; the second at + s2): the y
+// neighbours of both, planes y-4 .. y+5, loaded once (10 loads instead of 16: the y
+// window is what a 256^2 plane sweep misses in L2). Every point gets line_acoustic_o8_x86's
+// operations in its order (the same sums of the same loads), so results are bitwise those
+// of two single-line calls. Returns the points done per plane (a multiple of 16).
+constexpr bool kO8PlanePairKernel = true;
+__attribute__((noinline)) long line_pair_acoustic_o8_x86(const float* u, float* up, const float* A, long n0, long s1,
+                                                         long s2, const AcousticO8Weights& wt) {
+  const long lead = 5 * s2, dist = 1024;  // prefetch 4 KiB ahead, u from plane y + 5
+  const long nv = n0 / kXW * kXW;
+  if (nv == 0) return 0;
+  const xvec wc = xset1(wt.centre), w1 = xset1(wt.w[1]), w2 = xset1(wt.w[2]), w3 = xset1(wt.w[3]),
+             w4 = xset1(wt.w[4]), rx = xset1(wt.rx), ry = xset1(wt.ry);
+  const char* c = reinterpret_cast<const char*>(u);
+  const char* const end = c + nv * long(sizeof(float));
+  const long sx = s1 * long(sizeof(float)), sx3 = 3 * sx, sy = s2 * long(sizeof(float));
+  const long dup = reinterpret_cast<const char*>(up) - c, da = reinterpret_cast<const char*>(A) - c;
+  const long pf_lead = (lead + dist) * long(sizeof(float)), pf_dist = dist * long(sizeof(float));
+  constexpr long VB = kXW * long(sizeof(float));
+
+  // As line_acoustic_o8_x86's `strided`, from loaded values: (p_k, m_k) = (c + k s, c - k s).
+  auto sum4 = [&](xvec p1, xvec m1, xvec p2, xvec m2, xvec p3, xvec m3, xvec p4, xvec m4) {
+    xvec l = xmul(w1, xadd(p1, m1));
+    l = xfma(w2, xadd(p2, m2), l);
+    l = xfma(w3, xadd(p3, m3), l);
+    return xfma(w4, xadd(p4, m4), l);
+  };
+  auto strided_x = [&](const char* cc) {
+    const char* cm = cc - 4 * sx;
+    return sum4(xload(cc + sx), xload(cm + sx3), xload(cc + 2 * sx), xload(cm + 2 * sx), xload(cc + sx3),
+                xload(cm + sx), xload(cc + 4 * sx), xload(cm));
+  };
+  // One output vector at cc from its z neighbours, v0 = u there, lx, ly; stores nothing.
+  auto result = [&](const char* cc, const ZNeighbours& z, xvec v0, xvec ly) {
+    xvec lz = xfma(w1, xadd(z.p[1], z.m[1]), xmul(wc, v0));
+    lz = xfma(w2, xadd(z.p[2], z.m[2]), lz);
+    lz = xfma(w3, xadd(z.p[3], z.m[3]), lz);
+    lz = xfma(w4, xadd(z.p[4], z.m[4]), lz);
+    const xvec lx = strided_x(cc);
+    const xvec lap = xadd(lz, xfma(rx, lx, xmul(ry, ly)));
+    const xvec prev = xsub(xadd(v0, v0), xload(cc + dup));
+    return xfma(xload(cc + da), lap, prev);
+  };
+
+  xvec vm0 = xload(c - VB), v00 = xload(c), vm1 = xload(c + sy - VB), v01 = xload(c + sy);
+  for (; c < end;) {
+    asm("" : "+r"(c));
+    _mm_prefetch(c + pf_lead, _MM_HINT_T0);
+    _mm_prefetch(c + dup + pf_dist, _MM_HINT_T0);
+    _mm_prefetch(c + dup + sy + pf_dist, _MM_HINT_T0);
+    _mm_prefetch(c + da + pf_dist, _MM_HINT_T0);
+    _mm_prefetch(c + da + sy + pf_dist, _MM_HINT_T0);
+    const char* c1 = c + sy;
+    // planes y-4 .. y+5 of this vector; plane y is v00, plane y+1 is v01
+    const xvec q4 = xload(c - 4 * sy), q3 = xload(c - 3 * sy), q2 = xload(c - 2 * sy), q1 = xload(c - sy);
+    const xvec p2 = xload(c + 2 * sy), p3 = xload(c + 3 * sy), p4 = xload(c + 4 * sy), p5 = xload(c + 5 * sy);
+    const xvec ly0 = sum4(v01, q1, p2, q2, p3, q3, p4, q4);
+    const xvec ly1 = sum4(p2, v00, p3, q1, p4, q2, p5, q3);
+    const xvec vp0 = xload(c + VB), vp1 = xload(c1 + VB);
+    const xvec r0 = result(c, ZNeighbours(vm0, v00, vp0), v00, ly0);
+    const xvec r1 = result(c1, ZNeighbours(vm1, v01, vp1), v01, ly1);
+    xstore(const_cast<char*>(c) + dup, r0);
+    xstore(const_cast<char*>(c1) + dup, r1);
+    vm0 = v00;
+    v00 = vp0;
+    vm1 = v01;
+    v01 = vp1;
+    c += VB;
+  }
+  return nv;
 }
 inline long line_pair_acoustic_o8_x86_half(const float*, float*, const unsigned short*, long, long, long,
                                            const AcousticO8Weights&) {

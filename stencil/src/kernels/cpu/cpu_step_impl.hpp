@@ -796,6 +796,28 @@ inline long tile_lines(const Layout& L, int half, int threads) {
 }
 
 
+// x lines per tile of the single-step 3D constant-density acoustic sweep: tile_lines, and
+// (unless TAIHU_STENCIL_TILE is set) no wider than the tile whose y window (2H+2 planes:
+// a plane pair's) fits 3/8 of the per-core L2 (the rest for the DRAM streams and what
+// the prefetchers bring), so each u line comes from DRAM once and its 2H other uses hit
+// L2 rather than the shared L3. On the AVX-512 Xeon (2 MiB L2, 256^2 planes of 1088 B
+// lines: a 2.8 MiB window) this gives tiles of 64 lines, 1/8 more u reads for the halos
+// (bench/results/2026-11-27-xeon-stencil.md: 64 lines beat whole planes and 128 lines).
+inline long acoustic_tile_lines(const Layout& L, int half, int threads) {
+  const long tile = tile_lines(L, half, threads);
+  if (env_count("TAIHU_STENCIL_TILE", 0) > 0) return tile;
+  static const double l2 = [] {
+    const arch::CacheLevel* c = arch::topology().cache(2);
+    return c ? double(c->size_bytes) : 0.0;
+  }();
+  if (l2 <= 0) return tile;
+  const double line = double(L.s1) * sizeof(float) * (2 * half + 2);
+  const long fit = std::max(2L * half, static_cast<long>(0.375 * l2 / line) - 2 * half);
+  if (fit >= tile) return tile;
+  const long tiles = (L.n[1] + fit - 1) / fit;
+  return (L.n[1] + tiles - 1) / tiles;  // equal tiles
+}
+
 // TAIHU_STENCIL_PAIR=0 turns the plane-pair order-8 acoustic kernel off (A/B): the sweep
 // then runs one line at a time (read once per time step).
 inline bool plane_pair_enabled() {
@@ -805,12 +827,13 @@ inline bool plane_pair_enabled() {
 
 // Whether sweep_planes takes the 3D order-8 constant-density acoustic update two planes at
 // a time (line_pair_acoustic_o8_x86[_half]: y neighbours loaded once for both): AVX2 hand
-// kernel, float or half coefficients.
+// kernel, float or half coefficients; AVX-512 hand kernel, float coefficients.
 template <int H>
 inline bool use_plane_pairs(const StepArgs& a, Ahead ah) {
 #if defined(__AVX2__)
   if constexpr (H == 4)
-    return kO8PlanePairKernel && ah.hand_kernels && a.physics == Physics::acoustic && plane_pair_enabled();
+    return kO8PlanePairKernel && ah.hand_kernels && a.physics == Physics::acoustic && plane_pair_enabled() &&
+           (a.packed == nullptr || kO8HalfHandKernel);  // (AVX-512 has no half line kernel: single lines)
 #endif
   (void)a;
   (void)ah;
@@ -873,7 +896,7 @@ void step_streamed(const StepArgs& a, long j0, long j1) {
       for (long j = j0; j < j1; ++j) do_line<H, 2>(a, w, vw, L.index(0, j, 0), Ahead{});
     }
   } else {
-    const long tile = tile_lines(L, H, threads);
+    const long tile = a.physics == Physics::acoustic ? acoustic_tile_lines(L, H, threads) : tile_lines(L, H, threads);
     const Ahead ah{H * L.s2, prefetch_floats(), hand_kernels_enabled()};
     static bool logged = false;
     if (!logged) {

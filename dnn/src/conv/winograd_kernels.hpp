@@ -255,13 +255,18 @@ void wino_output_adjoint(const float* src, wino_index ntiles, float* dst,
 }
 
 // T tiles x KV vectors of output channels: T * KV accumulators over the whole depth.
+// pf (may be null): the next panel, fetched into cache row by row alongside this one
+// (U comes from memory once per call; on small batches the GEMM waits for it).
 template <class V, int T, int KV>
-void wino_gemm_tile(const float* v, wino_index v_ld, const float* up, wino_index cgp, float* m, wino_index m_ld) {
+void wino_gemm_tile(const float* v, wino_index v_ld, const float* up, wino_index cgp, float* m, wino_index m_ld,
+                    const float* pf) {
   constexpr int L = V::lanes;
   V acc[T][KV];
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < KV; ++j) acc[i][j] = V::zero();
   for (wino_index c = 0; c < cgp; ++c) {
+    if (pf)
+      for (int q = 0; q < KV * L; q += 16) __builtin_prefetch(pf + c * KV * L + q);
     V u[KV];
     for (int j = 0; j < KV; ++j) u[j] = V::load(up + c * KV * L + j * L);
     for (int i = 0; i < T; ++i) {
@@ -273,7 +278,7 @@ void wino_gemm_tile(const float* v, wino_index v_ld, const float* up, wino_index
     for (int j = 0; j < KV; ++j) acc[i][j].store(m + i * m_ld + j * L);
 }
 
-using WinoGemmTile = void (*)(const float*, wino_index, const float*, wino_index, float*, wino_index);
+using WinoGemmTile = void (*)(const float*, wino_index, const float*, wino_index, float*, wino_index, const float*);
 
 template <class V, int NT, int KV, std::size_t... R>
 constexpr auto wino_gemm_tiles(std::index_sequence<R...>) {
@@ -287,12 +292,17 @@ void wino_gemm(const float* v, wino_index v_ld, const float* u, wino_index cgp, 
   constexpr int L = V::lanes;
   static constexpr auto two = wino_gemm_tiles<V, NT, 2>(std::make_index_sequence<NT>{});
   static constexpr auto one = wino_gemm_tiles<V, NT, 1>(std::make_index_sequence<NT>{});
+  // The tiles in equal groups of at most NT (16 tiles at NT 14: 8 + 8, not 14 + 2,
+  // whose second group would reload the panel for 4 accumulators).
+  const wino_index groups = (ntiles + NT - 1) / NT;
   for (wino_index k0 = 0; k0 < kgp; k0 += 2 * L) {
     const bool full = kgp - k0 >= 2 * L;
     const float* up = u + k0 * cgp;
-    for (wino_index t = 0; t < ntiles; t += NT) {
-      const wino_index nt = ntiles - t < NT ? ntiles - t : NT;
-      (full ? two : one)[static_cast<std::size_t>(nt - 1)](v + t * v_ld, v_ld, up, cgp, m + t * m_ld + k0, m_ld);
+    for (wino_index gi = 0, t = 0; gi < groups; ++gi) {
+      const wino_index nt = (ntiles - t) / (groups - gi);  // the later groups take the remainder
+      const float* pf = gi == 0 && k0 + 2 * L < kgp ? up + 2 * L * cgp : nullptr;
+      (full ? two : one)[static_cast<std::size_t>(nt - 1)](v + t * v_ld, v_ld, up, cgp, m + t * m_ld + k0, m_ld, pf);
+      t += nt;
     }
   }
 }

@@ -1,5 +1,5 @@
 // ISA-specific kernels of the minibatch algorithm (conv_minibatch.hpp), compiled with
-// their ISA's flags (minibatch_kernels_<isa>.cpp); MinibatchConv calls them only when
+// their ISA's flags (kernels/<isa>/minibatch_kernels_<isa>.cpp); MinibatchConv calls them only when
 // taihu::arch::active_isa() allows (TAIHU_ISA=generic turns them off).
 #pragma once
 #include <cstdint>

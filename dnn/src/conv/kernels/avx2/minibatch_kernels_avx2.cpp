@@ -11,7 +11,7 @@
 
 #include <algorithm>
 
-#include "minibatch_kernels.hpp"
+#include "conv/minibatch_kernels.hpp"
 
 namespace taihu::dnn::conv::minibatch_kernels {
 namespace {

@@ -3,6 +3,7 @@
 // kDiagonal columns is one small GEMM into a scratch square whose triangle is then
 // added to C, so C's other triangle is never read or written.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "level3.hpp"
@@ -63,6 +64,14 @@ void gemmt_rec(bool upper, index_t n, index_t k, T alpha, const OpView<T>& a, co
             OpView<T>{b.at(0, n1), b.ld, b.trans}, beta, c + n1 + n1 * ldc, ldc, scratch);
 }
 
+// Column c where the triangle's area left of it is `fraction` of the whole, rounded
+// to a multiple of 32: upper columns grow (area c^2 / 2), lower ones shrink.
+index_t triangle_cut(bool upper, index_t n, double fraction) {
+  const double x = upper ? std::sqrt(fraction) : 1.0 - std::sqrt(1.0 - fraction);
+  const auto c = static_cast<index_t>(x * static_cast<double>(n) + 16.0) / 32 * 32;
+  return std::clamp<index_t>(c, 0, n);
+}
+
 }  // namespace
 
 template <class T>
@@ -73,9 +82,32 @@ void gemmt(bool upper, index_t n, index_t k, T alpha, OpView<T> a, OpView<T> b, 
     scale_triangle(upper, n, beta, c, ldc);
     return;
   }
-  const index_t d = std::min(n, kDiagonal);
-  std::vector<T> scratch(static_cast<size_t>(d * d));
-  gemmt_rec(upper, n, k, alpha, a, b, beta, c, ldc, scratch);
+  const double flops = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(k);
+  const int threads = slice_threads(flops, n, 128);
+  if (threads <= 1) {
+    std::vector<T> scratch(static_cast<size_t>(std::min(n, kDiagonal) * std::min(n, kDiagonal)));
+    gemmt_rec(upper, n, k, alpha, a, b, beta, c, ldc, scratch);
+    return;
+  }
+  // Column blocks of equal triangle area; each is its diagonal triangle plus the
+  // rectangle above (upper) or below (lower) it.
+  std::vector<index_t> bounds(static_cast<size_t>(threads) + 1, n);
+  bounds[0] = 0;
+  for (int t = 1; t < threads; ++t)
+    bounds[static_cast<size_t>(t)] = triangle_cut(upper, n, double(t) / threads);
+  run_slices(bounds, [&](index_t c0, index_t c1) {
+    const index_t w = c1 - c0;
+    std::vector<T> scratch(static_cast<size_t>(std::min(w, kDiagonal) * std::min(w, kDiagonal)));
+    const OpView<T> b_cols{b.at(0, c0), b.ld, b.trans};
+    if (upper) {
+      if (c0 > 0) gemm_cm<T>(c0, w, k, alpha, a, b_cols, beta, c + c0 * ldc, ldc);
+    } else if (c1 < n) {
+      gemm_cm<T>(n - c1, w, k, alpha, OpView<T>{a.at(c1, 0), a.ld, a.trans}, b_cols, beta,
+                 c + c1 + c0 * ldc, ldc);
+    }
+    gemmt_rec(upper, w, k, alpha, OpView<T>{a.at(c0, 0), a.ld, a.trans}, b_cols, beta,
+              c + c0 + c0 * ldc, ldc, scratch);
+  });
 }
 
 template <class T>

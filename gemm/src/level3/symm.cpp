@@ -18,16 +18,9 @@ T sym(bool upper, const T* a, index_t lda, index_t i, index_t j) {
   return stored ? a[i + j * lda] : a[j + i * lda];
 }
 
-}  // namespace
-
 template <class T>
-void symm(bool left, bool upper, index_t m, index_t n, T alpha, const T* a, index_t lda,
-          const T* b, index_t ldb, T beta, T* c, index_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (alpha == T(0)) {
-    scale(m, n, beta, c, ldc);
-    return;
-  }
+void symm_serial(bool left, bool upper, index_t m, index_t n, T alpha, const T* a, index_t lda,
+                 const T* b, index_t ldb, T beta, T* c, index_t ldc) {
   const index_t order = left ? m : n;  // A is order x order
   const index_t width = std::min(order, kPanel);
   std::vector<T> panel(static_cast<size_t>(order * width));
@@ -46,6 +39,34 @@ void symm(bool left, bool upper, index_t m, index_t n, T alpha, const T* a, inde
                  OpView<T>{panel.data(), w, false}, b_beta, c, ldc);
     }
   }
+}
+
+}  // namespace
+
+template <class T>
+void symm(bool left, bool upper, index_t m, index_t n, T alpha, const T* a, index_t lda,
+          const T* b, index_t ldb, T beta, T* c, index_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (alpha == T(0)) {
+    scale(m, n, beta, c, ldc);
+    return;
+  }
+  // Slices of C's columns (left: C = A B) or rows (right: C = B A), one per thread.
+  const index_t other = left ? n : m;
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) *
+                       static_cast<double>(left ? m : n);
+  const int threads = slice_threads(flops, other, 64);
+  if (threads <= 1) {
+    symm_serial(left, upper, m, n, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  run_slices(even_bounds(other, threads, 16), [&](index_t lo, index_t hi) {
+    if (left) {
+      symm_serial(left, upper, m, hi - lo, alpha, a, lda, b + lo * ldb, ldb, beta, c + lo * ldc, ldc);
+    } else {
+      symm_serial(left, upper, hi - lo, n, alpha, a, lda, b + lo, ldb, beta, c + lo, ldc);
+    }
+  });
 }
 
 template void symm<float>(bool, bool, index_t, index_t, float, const float*, index_t,

@@ -123,13 +123,8 @@ void recurse(Triangle<T>& tr, index_t o, index_t s, T alpha, T* b, index_t ldb) 
 }
 
 template <class T>
-void triangular(bool solve, bool left, bool upper, bool trans, bool unit, index_t m, index_t n,
-                T alpha, const T* a, index_t lda, T* b, index_t ldb) {
-  if (m == 0 || n == 0) return;
-  if (alpha == T(0)) {
-    scale(m, n, T(0), b, ldb);
-    return;
-  }
+void triangular_serial(bool solve, bool left, bool upper, bool trans, bool unit, index_t m,
+                       index_t n, T alpha, const T* a, index_t lda, T* b, index_t ldb) {
   const index_t order = left ? m : n;
   Triangle<T> tr{OpView<T>{a, lda, trans}, upper == trans, unit, solve, left, left ? n : m, {},
                  {}};
@@ -137,6 +132,31 @@ void triangular(bool solve, bool left, bool upper, bool trans, bool unit, index_
   tr.dense.resize(static_cast<size_t>(d * d));
   tr.copy.resize(static_cast<size_t>(d * tr.other));
   recurse(tr, 0, order, alpha, b, ldb);
+}
+
+// B's columns (left) or rows (right) are independent problems: one slice per thread.
+template <class T>
+void triangular(bool solve, bool left, bool upper, bool trans, bool unit, index_t m, index_t n,
+                T alpha, const T* a, index_t lda, T* b, index_t ldb) {
+  if (m == 0 || n == 0) return;
+  if (alpha == T(0)) {
+    scale(m, n, T(0), b, ldb);
+    return;
+  }
+  const index_t order = left ? m : n, other = left ? n : m;
+  const double flops = static_cast<double>(order) * static_cast<double>(order) * static_cast<double>(other);
+  const int threads = slice_threads(flops, other, 64);
+  if (threads <= 1) {
+    triangular_serial(solve, left, upper, trans, unit, m, n, alpha, a, lda, b, ldb);
+    return;
+  }
+  run_slices(even_bounds(other, threads, 16), [&](index_t lo, index_t hi) {
+    if (left) {
+      triangular_serial(solve, left, upper, trans, unit, m, hi - lo, alpha, a, lda, b + lo * ldb, ldb);
+    } else {
+      triangular_serial(solve, left, upper, trans, unit, hi - lo, n, alpha, a, lda, b + lo, ldb);
+    }
+  });
 }
 
 }  // namespace

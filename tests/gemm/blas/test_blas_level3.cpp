@@ -428,6 +428,53 @@ TEST(Level3Threads, TwoThreadsAgreeWithOne) {
           << (r == 0 ? "trsm" : "syrk") << " element " << e;
 }
 
+// Calls big enough to be cut into one slice per thread (B's or C's columns or rows,
+// column blocks of C's triangle): every side/uplo/trans with 2 threads against the same
+// call with 1 thread (serial, no slices; checked against naive loops above).
+TEST(Level3Threads, SlicedTwoThreadsAgreeWithOne) {
+  const int m = 336, n = 344;
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> a(std::size_t(n) * n), b(std::size_t(n) * n), c(std::size_t(n) * n);
+  for (auto& x : a) x = u(rng) / n;
+  for (int i = 0; i < n; ++i) a[std::size_t(i) * n + i] = 1.5;
+  for (auto& x : b) x = u(rng);
+  for (auto& x : c) x = u(rng);
+  std::vector<std::vector<double>> results[2];
+  for (int threads = 1; threads <= 2; ++threads) {
+    taihu_set_num_threads(threads);
+    auto& out = results[threads - 1];
+    for (int flags = 0; flags < 16; ++flags) {
+      const bool left = flags & 1, upper = flags & 2, trans = flags & 4, solve = flags & 8;
+      std::vector<double> x = b;
+      (solve ? cblas_dtrsm : cblas_dtrmm)(CblasColMajor, left ? CblasLeft : CblasRight, cu(upper), ct(trans),
+                                          CblasNonUnit, m, n, 0.5, a.data(), n, x.data(), n);
+      out.push_back(x);
+    }
+    for (int flags = 0; flags < 4; ++flags) {
+      std::vector<double> y = c;
+      cblas_dsymm(CblasColMajor, flags & 1 ? CblasLeft : CblasRight, cu(flags & 2), m, n, 1.0, a.data(), n,
+                  b.data(), n, 0.5, y.data(), n);
+      out.push_back(y);
+    }
+    for (int flags = 0; flags < 4; ++flags) {
+      const bool upper = flags & 1, trans = flags & 2;
+      std::vector<double> y = c, z = c, w = c;
+      cblas_dgemmt(CblasColMajor, cu(upper), ct(trans), ct(!trans), n, m, 1.0, b.data(), n, a.data(), n, -1.0,
+                   y.data(), n);
+      cblas_dsyrk(CblasColMajor, cu(upper), ct(trans), n, m, 1.0, b.data(), n, 0.0, z.data(), n);
+      cblas_dsyr2k(CblasColMajor, cu(upper), ct(trans), n, m, 2.0, b.data(), n, a.data(), n, 1.0, w.data(), n);
+      out.push_back(y), out.push_back(z), out.push_back(w);
+    }
+  }
+  taihu_set_num_threads(0);
+  ASSERT_EQ(results[0].size(), results[1].size());
+  for (std::size_t r = 0; r < results[0].size(); ++r)
+    for (std::size_t e = 0; e < results[0][r].size(); ++e)
+      ASSERT_NEAR(results[1][r][e], results[0][r][e], 1e-11 * (1 + std::fabs(results[0][r][e])))
+          << "call " << r << " element " << e;
+}
+
 // ---- gemmt's argument checks: this program's own handlers ---------------------------
 
 struct Report {

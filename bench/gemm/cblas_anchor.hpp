@@ -34,8 +34,11 @@ class CblasAnchor {
   Sgemm sgemm() const { return sgemm_; }
   Dgemm dgemm() const { return dgemm_; }
 
- private:
+  // Any other entry point by its CBLAS name (the prefix added), nullptr where the
+  // library lacks it: bench_gemm_level3 casts cblas_strsm, cblas_gemm_bf16bf16f32, ...
   void* symbol(const char* name) const;
+
+ private:
   std::string describe_kernel() const;
 
   std::string name_, path_, prefix_, kernel_;

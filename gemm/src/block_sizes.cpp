@@ -95,6 +95,19 @@ BlockSizes derive_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
   return b;
 }
 
+BlockSizes derive_b_resident_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
+                                         const CacheGeometry& l2, const CacheGeometry& l3) {
+  BlockSizes b;
+  const long l1_way = static_cast<long>(l1.bytes) / std::max(1, l1.ways);
+  b.kc = round_down(std::max(1, l1.ways / 2) * l1_way / (nr * elem), 8);
+  const long l2_way = static_cast<long>(l2.bytes) / std::max(1, l2.ways);
+  b.mc = round_down(std::max(1, l2.ways / 2) * l2_way / (b.kc * elem), mr);
+  const long l3_per_core = static_cast<long>(l3.bytes) / std::max(1, l3.sharers);
+  const long b_bytes = std::min(l3_per_core / 2, 4L << 20);
+  b.nc = round_down(b_bytes / (b.kc * elem), nr);
+  return b;
+}
+
 CacheGeometry cache_geometry(int level) {
   const auto& topo = arch::topology();
   if (level == 1) return geometry(topo, 1, 32 << 10, 8);
@@ -102,19 +115,34 @@ CacheGeometry cache_geometry(int level) {
   return geometry(topo, 3, 8 << 20, 16);
 }
 
-BlockSizes block_sizes_for(int mr, int nr, int elem) {
+namespace {
+
+using DeriveFn = BlockSizes (*)(int, int, int, const CacheGeometry&, const CacheGeometry&,
+                                const CacheGeometry&);
+
+BlockSizes cached_block_sizes(DeriveFn derive, const char* order, int mr, int nr, int elem) {
   static std::mutex mutex;
-  static std::map<std::tuple<int, int, int>, BlockSizes> cache;
+  static std::map<std::tuple<DeriveFn, int, int, int>, BlockSizes> cache;
   std::lock_guard<std::mutex> lock(mutex);
-  const auto key = std::make_tuple(mr, nr, elem);
+  const auto key = std::make_tuple(derive, mr, nr, elem);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
-  BlockSizes b = derive_block_sizes(mr, nr, elem, cache_geometry(1), cache_geometry(2), cache_geometry(3));
+  BlockSizes b = derive(mr, nr, elem, cache_geometry(1), cache_geometry(2), cache_geometry(3));
   apply_override(b, mr, nr);
-  arch::log_verbose("gemm: block sizes for %dx%d tile, %d-byte elements: mc=%ld kc=%ld nc=%ld",
-                    mr, nr, elem, b.mc, b.kc, b.nc);
+  arch::log_verbose("gemm: %s block sizes for %dx%d tile, %d-byte elements: mc=%ld kc=%ld nc=%ld",
+                    order, mr, nr, elem, b.mc, b.kc, b.nc);
   cache.emplace(key, b);
   return b;
+}
+
+}  // namespace
+
+BlockSizes block_sizes_for(int mr, int nr, int elem) {
+  return cached_block_sizes(&derive_block_sizes, "A-resident", mr, nr, elem);
+}
+
+BlockSizes b_resident_block_sizes_for(int mr, int nr, int elem) {
+  return cached_block_sizes(&derive_b_resident_block_sizes, "B-resident", mr, nr, elem);
 }
 
 }  // namespace taihu::gemm

@@ -30,8 +30,17 @@ struct CacheGeometry {
 BlockSizes derive_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
                               const CacheGeometry& l2, const CacheGeometry& l3);
 
+// The B-resident order (BLIS's): B's nr x kc micro-panel stays in L1 while A's
+// micro-panels stream from L2:
+//   kc: B's micro-panel takes half of the L1 ways;
+//   mc: A's mc x kc block takes half of the L2 ways;
+//   nc: B's kc x nc block takes half of this core's share of the L3, at most 4 MiB.
+BlockSizes derive_b_resident_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
+                                         const CacheGeometry& l2, const CacheGeometry& l3);
+
 // For this machine's caches (arch::topology()), computed once per (mr, nr, elem).
 BlockSizes block_sizes_for(int mr, int nr, int elem);
+BlockSizes b_resident_block_sizes_for(int mr, int nr, int elem);
 
 // This machine's cache at `level` (1-3) as arch/ reports it, or a typical one
 // (32 KiB/8-way, 512 KiB/8-way, 8 MiB/16-way) where it reports none.

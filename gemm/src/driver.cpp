@@ -1,7 +1,8 @@
 // Five loops around the micro-kernel, in the A-resident order (block_sizes.hpp):
 // ic (A's mc x kc block, packed once, in L3) > pc > jc (B's kc x nc block, packed into
 // this thread's L2) > ir (A's wide micro-panel, held in L1) > jr (B's narrow
-// micro-panels, streaming from L2). Threads split C's columns and share A's blocks
+// micro-panels, streaming from L2); products large in both m and n take the B-resident
+// order instead (BLIS's, see b_resident_body). Threads split C's columns and share A's blocks
 // (one barrier per block), or, with narrow C, split the rows with no barrier. Beside
 // it: the skinny path (A read in place), its no-pack form (op(B) in place too), the
 // depth split of deep products with a small C, and, in gemv.cpp, m or n == 1.
@@ -322,6 +323,109 @@ void run_a_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, con
   }
 }
 
+// The B-resident order (BLIS's), for products large in both m and n: jc (B's kc x nc
+// block, packed once, in L3) > pc > ic (A's mc x kc block, packed into this thread's
+// L2) > jr (B's nr x kc micro-panel, held in L1) > ir (A's micro-panels, streaming from
+// L2; the kernel prefetches them). C is swept down its columns, one nr-column strip at a
+// time, so a tile's lines and pages are those of the tile before it (the A-resident
+// order walks along C's rows: on 2048^3 SGEMM each tile touched 12 new pages and the
+// kernel waited on C). Threads share B's blocks (each packs a share of its
+// micro-panels, then a barrier; two buffers alternate as A's do above) and split the
+// rows, each packing its own A blocks.
+template <class T>
+void b_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs, T* a_buf,
+                     T* const b_bufs[2], const Region& rg, int tid, int nt) {
+  const int mr = uk.mr, nr = uk.nr;
+  const index_t nc_step = balanced(rg.col_hi - rg.col_lo, bs.nc, nr);
+  const index_t mc_step = balanced(rg.row_hi - rg.row_lo, bs.mc, mr);
+  index_t b_blocks = 0;  // B blocks so far: picks the buffer
+  for (index_t jc = rg.col_lo; jc < rg.col_hi; jc += nc_step) {
+    const index_t nc = std::min<index_t>(nc_step, rg.col_hi - jc);
+    const index_t b_panels = ceil_div(nc, nr);
+    index_t q = pr.k_lo / bs.kc;
+    for (index_t pc = pr.k_lo; pc < pr.k; pc += bs.kc, ++q, ++b_blocks) {
+      const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
+      const T beta = pc == pr.k_lo ? pr.beta : T(1);
+      const T* bp = b_block(pr, q, pc, kc, jc, nc, nr, b_bufs[b_blocks % 2], tid, nt);
+      if (nt > 1 && !pr.packed_b) {
+#pragma omp barrier
+      }
+      for (index_t ic = rg.row_lo; ic < rg.row_hi; ic += mc_step) {
+        const index_t mc = std::min<index_t>(mc_step, rg.row_hi - ic);
+        const index_t a_panels = ceil_div(mc, mr);
+        const T* ap = a_block(pr, q, ic, mc, pc, kc, mr, a_buf, 0, a_panels);
+        for (index_t jr = 0; jr < b_panels; ++jr) {
+          const index_t cols = std::min<index_t>(nr, nc - jr * nr);
+          const T* b_micro = bp + jr * nr * kc;
+          T* c_col = pr.c + (jc + jr * nr) * pr.ldc;
+          for (index_t ir = 0; ir < a_panels; ++ir) {
+            const index_t rows = std::min<index_t>(mr, mc - ir * mr);
+            T* c = c_col + ic + ir * mr;
+            // The next tile's C lines (just below this one in the same columns), which
+            // the kernel would otherwise only fetch as it stores.
+            if (ir + 1 < a_panels)
+              for (index_t j = 0; j < cols; ++j) {
+                __builtin_prefetch(c + j * pr.ldc + mr, 1, 3);
+                __builtin_prefetch(c + j * pr.ldc + 2 * mr - 1, 1, 3);
+              }
+            micro_tile(uk, kc, pr.alpha, ap + ir * mr * kc, mr, b_micro, beta, c, pr.ldc, rows, cols);
+          }
+        }
+      }
+    }
+  }
+}
+
+// TAIHU_GEMM_ORDER=a|b forces the A- or B-resident order on the products that may take
+// either (empty: the model decides), for comparisons.
+char forced_order() {
+  static const char forced = [] {
+    const char* env = std::getenv("TAIHU_GEMM_ORDER");
+    return env != nullptr && (env[0] == 'a' || env[0] == 'b') && env[1] == '\0' ? env[0] : '\0';
+  }();
+  return forced;
+}
+
+// The B-resident order runs products whose rows make at least 8 A micro-panels per
+// thread and whose columns make at least 8 B micro-panels (below that the A-resident
+// loops, with their unpacked-B and row-split forms, do better), unless forced.
+template <class T>
+bool use_b_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int threads) {
+  if (pr.k_lo != 0) return false;  // a depth split's upper half keeps the other order's kc
+  const char forced = forced_order();
+  if (forced != '\0') return forced == 'b';
+  const index_t m_panels = ceil_div(pr.m, uk.mr), n_panels = ceil_div(pr.n, uk.nr);
+  return m_panels >= 8 * static_cast<index_t>(std::max(1, threads)) && n_panels >= 8;
+}
+
+template <class T>
+void run_b_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs, int threads,
+                    Workspace<T>& ws) {
+  const index_t nc_max = std::min<index_t>(bs.nc, ceil_div(pr.n, uk.nr) * uk.nr);
+  const index_t rows_per_thread = ceil_div(ceil_div(pr.m, uk.mr), std::max(1, threads)) * uk.mr;
+  const index_t mc_max = std::min<index_t>(bs.mc, rows_per_thread);
+  const auto a_elems = static_cast<std::size_t>(mc_max * bs.kc);
+  const auto b_elems = static_cast<std::size_t>(nc_max * bs.kc);
+  const bool two_b = threads > 1 && (pr.n > bs.nc || pr.k > bs.kc);
+  ws.reserve(pr.packed_a ? 0 : a_elems, pr.packed_b ? 0 : (two_b ? 2 : 1) * b_elems);
+  T* const b_bufs[2] = {ws.b_panel.data(), two_b ? ws.b_panel.data() + b_elems : ws.b_panel.data()};
+  if (threads <= 1) {
+    b_resident_body(pr, uk, bs, ws.a_block.data(), b_bufs, Region{0, pr.m, 0, pr.n}, 0, 1);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+    thread_local Workspace<T> own;  // this thread's A blocks, in its own L2
+    if (tid != 0) own.reserve(pr.packed_a ? 0 : a_elems, 0);
+    T* a_buf = tid == 0 ? ws.a_block.data() : own.a_block.data();
+    index_t lo, hi;
+    share(ceil_div(pr.m, uk.mr), tid, nt, lo, hi);
+    b_resident_body(pr, uk, bs, a_buf, b_bufs, Region{lo * uk.mr, std::min<index_t>(pr.m, hi * uk.mr), 0, pr.n},
+                    tid, nt);
+  }
+}
+
 // This thread's buffer for one packed mr x kc panel of ragged rows.
 template <class T>
 T* edge_panel(int mr, index_t kc) {
@@ -538,6 +642,17 @@ void run_undivided(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, cons
     }
 #pragma omp parallel num_threads(threads)
     skinny_body(pr, uk, bs, b_buf, omp_get_thread_num(), omp_get_num_threads());
+    return;
+  }
+  if (use_b_resident(pr, uk, threads)) {
+    // The same kc as the A-resident order (and the pre-packed operands): the sums then
+    // run in one order whichever loops compute them, so packed and unpacked calls stay
+    // bitwise equal. On 2048^3 SGEMM kc = 192 and 512 ran within 1% of each other.
+    const BlockSizes model = b_resident_block_sizes_for(uk.mr, uk.nr, static_cast<int>(sizeof(T)));
+    BlockSizes b_bs = bs;
+    b_bs.mc = std::max<index_t>(uk.mr, model.mc * model.kc / bs.kc / uk.mr * uk.mr);
+    b_bs.nc = std::max<index_t>(uk.nr, model.nc * model.kc / bs.kc / uk.nr * uk.nr);
+    run_b_resident(pr, uk, b_bs, threads, ws);
     return;
   }
   run_a_resident(pr, uk, bs, threads, ws);

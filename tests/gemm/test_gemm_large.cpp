@@ -64,4 +64,18 @@ TEST(GemmLarge, DoublePrecisionAcrossBlocks) {
   taihu::arch::set_num_threads(0);
 }
 
+// Products large in both m and n take the B-resident loops (B's micro-panel in L1, C
+// swept down its columns): ragged tiles on both edges, several mc, kc and nc blocks
+// (n = 6000 > nc for SGEMM), 1 and 2 threads sharing B's blocks.
+TEST(GemmLarge, BResidentOrderWithRaggedEdges) {
+  TAIHU_TEST_REQUIRE_ISA();
+  for (int threads : {1, 2}) {
+    taihu::arch::set_num_threads(threads);
+    check_large<float>(Layout::col_major, Trans::no, Trans::no, 1501, 6000, 407);
+    check_large<float>(Layout::col_major, Trans::yes, Trans::no, 777, 301, 1300);
+    check_large<double>(Layout::col_major, Trans::no, Trans::yes, 1203, 499, 613);
+  }
+  taihu::arch::set_num_threads(0);
+}
+
 }  // namespace

@@ -188,7 +188,14 @@ void Communicator::Impl::groups_from_bandwidth(const std::vector<int>& phys_of, 
     MPI_Comm node_leaders;
     MPI_Comm_split(world, phys_of[rank] == rank ? 0 : MPI_UNDEFINED, rank, &node_leaders);
     if (node_leaders != MPI_COMM_NULL) {
-      const std::vector<double> matrix = measure_bandwidth_matrix(node_leaders);
+      std::vector<double> matrix = measure_bandwidth_matrix(node_leaders);
+      // A gap without a valid partition is ambiguous (a pair slowed by a busy host, say):
+      // measure once more and keep each pair's better rate.
+      if (const BandwidthGroups first = cluster_by_bandwidth(matrix, nodes);
+          first.groups == 1 && first.reason.rfind("no gap", 0) != 0) {
+        const std::vector<double> again = measure_bandwidth_matrix(node_leaders);
+        for (std::size_t k = 0; k < matrix.size(); ++k) matrix[k] = std::max(matrix[k], again[k]);
+      }
       if (rank == 0 && arch::verbose_enabled()) {
         std::string text;
         for (int i = 0; i < nodes; ++i) {

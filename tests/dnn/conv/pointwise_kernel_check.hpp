@@ -12,21 +12,15 @@
 
 #include <cmath>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "kernel_check_random.hpp"
 #include "pointwise_kernels.hpp"
 
 namespace pointwise_kernel_check {
 
-inline std::vector<float> random_floats(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
+using kernel_check::random_floats;
 
 // kernel: the entry point; width: its strip width (copy row length); lanes: its vector width.
 template <class Kernel>

@@ -11,10 +11,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "kernel_check_random.hpp"
 #include "winograd_kernels.hpp"
 
 namespace winograd_kernel_check {
@@ -23,13 +23,7 @@ using taihu::dnn::conv::WinogradKernels;
 using taihu::dnn::conv::WinogradKernelSet;
 using index_t = std::int64_t;
 
-inline std::vector<float> random_floats(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
+using kernel_check::random_floats;
 
 struct Variant {
   const char* name;

@@ -378,10 +378,31 @@ void b_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
 
 // TAIHU_GEMM_ORDER=a|b forces the A- or B-resident order on the products that may take
 // either (empty: the model decides), for comparisons.
+// A bad value is reported once (as every TAIHU_* value is) and the model decides.
+bool parse_order(const char* env, char& out) {
+  out = '\0';
+  if (env == nullptr || *env == '\0') return true;
+  if ((env[0] != 'a' && env[0] != 'b') || env[1] != '\0') return false;
+  out = env[0];
+  return true;
+}
+
+std::string order_problem() {
+  const char* env = std::getenv("TAIHU_GEMM_ORDER");
+  char order;
+  if (parse_order(env, order)) return {};
+  return std::string("TAIHU_GEMM_ORDER='") + env + "': use a or b";
+}
+
+[[maybe_unused]] const bool g_order_check_registered =
+    arch::register_environment_check(&order_problem);
+
 char forced_order() {
   static const char forced = [] {
-    const char* env = std::getenv("TAIHU_GEMM_ORDER");
-    return env != nullptr && (env[0] == 'a' || env[0] == 'b') && env[1] == '\0' ? env[0] : '\0';
+    char order;
+    if (!parse_order(std::getenv("TAIHU_GEMM_ORDER"), order))
+      arch::warn_environment(order_problem(), "the loop-order model's choice");
+    return order;
   }();
   return forced;
 }
@@ -595,7 +616,9 @@ BlockSizes effective_block_sizes(const Problem<T>& pr, const kernels::MicroKerne
 int threads_for_gemm(index_t m, index_t n, index_t k) {
   // Read at the first call whatever path it takes, so a bad value is reported at once.
   static const Split forced = forced_split();
+  static const char order = forced_order();
   (void)forced;
+  (void)order;
   const int available = arch::threads_for_call();
   // Below ~64^3 multiply-adds a parallel region costs more than it saves.
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);

@@ -40,15 +40,8 @@ const GemmShape kShapes[] = {
 // them can be read beside today's; vs_anchor is against the fastest of all loaded.
 std::vector<std::unique_ptr<taihu::bench::CblasAnchor>>& anchors() {
   static std::vector<std::unique_ptr<taihu::bench::CblasAnchor>> list = [] {
-    using taihu::bench::anchor_setting;
     using taihu::bench::CblasAnchor;
-    std::vector<std::unique_ptr<CblasAnchor>> v;
-    const std::string mkl = anchor_setting("TAIHU_ANCHOR_MKL");
-    const std::string openblas = anchor_setting("TAIHU_ANCHOR_OPENBLAS");
-    if (mkl.empty()) taihu::bench::missing_anchor("MKL", "Debian's OpenBLAS and BLIS");
-    if (openblas.empty()) taihu::bench::missing_anchor("OpenBLAS 0.3.34 (scipy-openblas32)", "Debian's OpenBLAS 0.3.21");
-    v.push_back(std::make_unique<CblasAnchor>("mkl", std::initializer_list<std::string>{mkl}));
-    v.push_back(std::make_unique<CblasAnchor>("openblas", std::initializer_list<std::string>{openblas}, "scipy_"));
+    std::vector<std::unique_ptr<CblasAnchor>> v = taihu::bench::newest_cblas_anchors("Debian's OpenBLAS and BLIS", "Debian's OpenBLAS 0.3.21");
     v.push_back(std::make_unique<CblasAnchor>(
         "openblas_debian", std::initializer_list<std::string>{"libopenblas.so.0", "libopenblas.so"}));
     v.push_back(std::make_unique<CblasAnchor>("blis", std::initializer_list<std::string>{"libblis.so.4", "libblis.so"}));

@@ -34,15 +34,8 @@ constexpr int kCol = 102, kNoTrans = 111, kTrans = 112, kLower = 122, kNonUnit =
 
 std::vector<std::unique_ptr<taihu::bench::CblasAnchor>>& peers() {
   static std::vector<std::unique_ptr<taihu::bench::CblasAnchor>> list = [] {
-    using taihu::bench::anchor_setting;
     using taihu::bench::CblasAnchor;
-    std::vector<std::unique_ptr<CblasAnchor>> v;
-    const std::string mkl = anchor_setting("TAIHU_ANCHOR_MKL");
-    const std::string openblas = anchor_setting("TAIHU_ANCHOR_OPENBLAS");
-    if (mkl.empty()) taihu::bench::missing_anchor("MKL", "no MKL column");
-    if (openblas.empty()) taihu::bench::missing_anchor("OpenBLAS 0.3.34 (scipy-openblas32)", "no OpenBLAS column");
-    v.push_back(std::make_unique<CblasAnchor>("mkl", std::initializer_list<std::string>{mkl}));
-    v.push_back(std::make_unique<CblasAnchor>("openblas", std::initializer_list<std::string>{openblas}, "scipy_"));
+    std::vector<std::unique_ptr<CblasAnchor>> v = taihu::bench::newest_cblas_anchors("no MKL column", "no OpenBLAS column");
     return v;
   }();
   return list;

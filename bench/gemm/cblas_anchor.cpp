@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "anchor_registry.hpp"
+
 namespace taihu::bench {
 
 CblasAnchor::CblasAnchor(std::string name, std::initializer_list<std::string> candidates, std::string prefix)
@@ -64,6 +66,18 @@ std::string CblasAnchor::describe_kernel() const {
 void CblasAnchor::set_threads(int n) const {
   if (set_threads_int_ != nullptr) set_threads_int_(n);
   if (set_threads_long_ != nullptr) set_threads_long_(n);
+}
+
+std::vector<std::unique_ptr<CblasAnchor>> newest_cblas_anchors(const char* fallback_mkl,
+                                                               const char* fallback_openblas) {
+  const std::string mkl = anchor_setting("TAIHU_ANCHOR_MKL");
+  const std::string openblas = anchor_setting("TAIHU_ANCHOR_OPENBLAS");
+  if (mkl.empty()) missing_anchor("MKL", fallback_mkl);
+  if (openblas.empty()) missing_anchor("OpenBLAS 0.3.34 (scipy-openblas32)", fallback_openblas);
+  std::vector<std::unique_ptr<CblasAnchor>> v;
+  v.push_back(std::make_unique<CblasAnchor>("mkl", std::initializer_list<std::string>{mkl}));
+  v.push_back(std::make_unique<CblasAnchor>("openblas", std::initializer_list<std::string>{openblas}, "scipy_"));
+  return v;
 }
 
 }  // namespace taihu::bench

@@ -6,7 +6,9 @@
 // on a core it does not know is visible next to its figures.
 #pragma once
 #include <initializer_list>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace taihu::bench {
 
@@ -48,5 +50,11 @@ class CblasAnchor {
   void (*set_threads_int_)(int) = nullptr;    // openblas_set_num_threads, MKL_Set_Num_Threads
   void (*set_threads_long_)(long) = nullptr;  // bli_thread_set_num_threads (dim_t)
 };
+
+// Today's peers, strongest first: MKL (TAIHU_ANCHOR_MKL) and the newest OpenBLAS
+// (TAIHU_ANCHOR_OPENBLAS, scipy-openblas32), as scripts/anchors installs them. A missing
+// one is announced once, saying what the run compares against instead (`fallback_*`).
+std::vector<std::unique_ptr<CblasAnchor>> newest_cblas_anchors(const char* fallback_mkl,
+                                                               const char* fallback_openblas);
 
 }  // namespace taihu::bench

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "taihu/arch/environment.hpp"
 #include "taihu/arch/log.hpp"
@@ -97,14 +98,10 @@ BlockSizes derive_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
 
 BlockSizes derive_b_resident_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
                                          const CacheGeometry& l2, const CacheGeometry& l3) {
-  BlockSizes b;
-  const long l1_way = static_cast<long>(l1.bytes) / std::max(1, l1.ways);
-  b.kc = round_down(std::max(1, l1.ways / 2) * l1_way / (nr * elem), 8);
-  const long l2_way = static_cast<long>(l2.bytes) / std::max(1, l2.ways);
-  b.mc = round_down(std::max(1, l2.ways / 2) * l2_way / (b.kc * elem), mr);
-  const long l3_per_core = static_cast<long>(l3.bytes) / std::max(1, l3.sharers);
-  const long b_bytes = std::min(l3_per_core / 2, 4L << 20);
-  b.nc = round_down(b_bytes / (b.kc * elem), nr);
+  // The A-resident model with the operands' roles swapped: B's micro-panel (nr wide)
+  // sizes kc for L1, A's block (mc) fills half of L2, B's block (nc) the L3 share.
+  BlockSizes b = derive_block_sizes(nr, mr, elem, l1, l2, l3);
+  std::swap(b.mc, b.nc);
   return b;
 }
 

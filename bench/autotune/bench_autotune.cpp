@@ -36,6 +36,8 @@
 //   bench_autotune [--budget 2m] [--specs gemm,conv2d,...] [--threads 2] [--log FILE] [--seed S] [--rounds 12]
 //                  [--anchors default,Mullapudi2016,Li2018,Adams2019,tvm,halide21]   (Adams2019 takes minutes on stencils)
 //                  [--final child|in-process] [--tvm-per-iter 8]
+//   bench_autotune --suite dnn [--budget-per-layer 20s] [--layers ...] [--batch 1,32] [--anchors tvm|none] ...
+//     (the DNN layer suite: bench_conv's layers tuned, vs dnn's best entry and TVM; dnn_suite.hpp)
 //   bench_autotune --check-child-cpus [--threads N]
 //     (launches a comparison child the way the table does and checks it may run on N
 //      CPUs -- the OpenMP places' CPUs, not the calling thread's mask, which
@@ -75,6 +77,7 @@
 #include "taihu/autotune/tuner.hpp"
 #include "taihu/gemm/gemm.hpp"
 #ifdef TAIHU_BENCH_HAVE_DNN
+#include "dnn_suite.hpp"
 #include "taihu/dnn/conv.hpp"
 #include "taihu/dnn/softmax.hpp"
 #endif
@@ -522,7 +525,15 @@ int main(int argc, char** argv) {
             "Halide 14's autoschedules and taihu's hand kernel in interleaved rounds, in a fresh\n"
             "process (--final child, the default) or in the tuning process (--final in-process).\n"
             "tvm (MetaSchedule, same budget) and halide21 (Halide 21's autoschedulers) run in\n"
-            "their own child processes when scripts/anchors installed them.\n");
+            "their own child processes when scripts/anchors installed them.\n"
+            "\n"
+            "bench_autotune --suite dnn [--budget-per-layer 20s] [--layers lenet_conv2,...] [--batch 1,32]\n"
+            "                           [--threads N] [--rounds 6] [--anchors tvm|none] [--log FILE]\n"
+            "                           [--csv FILE] [--dnn-records FILE] [--seed S]\n"
+            "Tunes each forward convolution layer of bench_conv's set that conv2d.tdsl expresses and\n"
+            "compares it with dnn's fastest entry and TVM MetaSchedule (same budget); prints the\n"
+            "fraction of layers where the tuned code is at least as fast as dnn's best, writes the\n"
+            "CSV and dnn's tuning records (read by dnn with TAIHU_TUNING_RECORDS).\n");
         return 0;
       }
     }
@@ -543,6 +554,40 @@ int main(int argc, char** argv) {
                   CPU_COUNT(&want), threads);
       return status == 0 && got >= CPU_COUNT(&want) && got >= 1 ? 0 : 1;
     }
+#ifndef TAIHU_BENCH_HAVE_DNN
+    if (argc >= 2 && std::string(argv[1]).rfind("--suite", 0) == 0)
+      throw taihu::Error(std::string(argv[1]) + ": the DNN layer suite needs dnn/, which this build left out");
+#else
+    if (argc >= 2 && std::string(argv[1]) == "--suite") {  // the DNN layer suite (dnn_suite.hpp)
+      if (argc < 3 || std::string(argv[2]) != "dnn") throw taihu::Error("--suite: the one suite is 'dnn' (--suite dnn)");
+      namespace ds = taihu::bench::dnn_suite;
+      ds::Hooks hooks;
+      hooks.run_self = [](const std::vector<std::string>& args, int threads, int* status) { return run_self(args, threads, status); };
+      const std::vector<std::string> args(argv + 3, argv + argc);
+      const bool no_tvm = std::find(args.begin(), args.end(), "none") != args.end();  // (--anchors none: no notice)
+      if (!no_tvm && !taihu::bench::anchor_python().empty() && !taihu::bench::anchor_setting("TAIHU_ANCHOR_TVM").empty()) {
+        hooks.run_tvm = [](const std::string& shape, double budget_s, int threads) {
+          char budget[32];
+          std::snprintf(budget, sizeof budget, "%.0f", budget_s);
+          const PeerResult r = run_peer("tvm_metaschedule.py", Case{"conv2d", shape}, threads,
+                                        {"--budget", budget, "--threads", std::to_string(threads), "--rounds", "6"});
+          ds::PeerTiming t;
+          t.ran = r.ran;
+          t.seconds = r.ms;
+          t.what = r.what;
+          t.json = r.json;
+          t.trials = r.trials;
+          t.tune_s = r.tune_s;
+          return t;
+        };
+      } else if (!no_tvm) {
+        taihu::bench::missing_anchor("TVM MetaSchedule (apache-tvm)", "no TVM column");
+      }
+      return ds::run_suite(args, hooks);
+    }
+    if (argc >= 2 && std::string(argv[1]) == "--suite-compare")
+      return taihu::bench::dnn_suite::run_child(std::vector<std::string>(argv + 2, argv + argc));
+#endif
     if (argc % 2 == 0) throw taihu::Error("options come in pairs (--name value); see --help");
     for (int i = 1; i + 1 < argc; i += 2) {
       std::string k = argv[i], v = argv[i + 1];

@@ -1,0 +1,33 @@
+#!/bin/sh
+# ctest bench_autotune.dnn_suite_smoke: a CI-size run of `bench_autotune --suite dnn`
+# (two small layers of bench_conv's set, 3 s each, no TVM), then the check that a dnn
+# tuning record the suite wrote is the one dnn's Convolution picks: its automatic choice,
+# with TAIHU_VERBOSE, must name the record's entry for that layer "(tuning record ...)".
+# And a bad --layers name must fail, naming it.
+#   dnn_suite_smoke.sh BENCH_AUTOTUNE
+set -eu
+bench=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$bench" --suite dnn --budget-per-layer 3 --layers lenet_conv2,cifar_quick_conv3 --batch 1 --anchors none \
+  --log "$dir/tune.jsonl" --csv "$dir/suite.csv" --dnn-records "$dir/records.jsonl" >"$dir/out.txt"
+cat "$dir/out.txt"
+grep -q '^tuned >= dnn best on [0-9]*/2 layers' "$dir/out.txt" || fail "no summary line over 2 layers"
+[ "$(wc -l <"$dir/suite.csv")" -eq 3 ] || fail "the CSV should have a header and 2 rows"
+[ "$(wc -l <"$dir/records.jsonl")" -eq 2 ] || fail "expected one dnn record per layer in records.jsonl"
+
+# The record for LeNet conv2 (batch 1), as dnn's reader sees it (fastest entry per key).
+line=$(grep '"key":"mb1ic20ih12oc50oh8kh5"' "$dir/records.jsonl") || fail "no record for mb1ic20ih12oc50oh8kh5"
+algo=$(printf '%s\n' "$line" | sed 's/.*"algo":"\([a-z0-9_]*\)".*/\1/')
+threads=$(printf '%s\n' "$line" | sed 's/.*"threads":\([0-9]*\).*/\1/')
+TAIHU_TUNING_RECORDS="$dir/records.jsonl" TAIHU_VERBOSE=1 \
+  "$bench" --suite-compare mb1ic20ih12oc50oh8kh5 --threads "$threads" --rounds 1 >"$dir/child.txt" 2>"$dir/child.err"
+grep -q "conv: mb1ic20ih12oc50oh8kh5 forward -> $algo (tuning record" "$dir/child.err" ||
+  fail "dnn did not report picking $algo from the suite's tuning record: $(grep 'conv: mb1ic20' "$dir/child.err" | head -3)"
+grep -q "^auto $algo\$" "$dir/child.txt" || fail "dnn's automatic choice is not the record's $algo"
+
+if "$bench" --suite dnn --layers no_such_layer --anchors none >"$dir/bad.txt" 2>&1; then fail "an unknown layer was accepted"; fi
+grep -q "no_such_layer" "$dir/bad.txt" || fail "the error does not name the unknown layer"
+echo "dnn suite smoke: OK (record $algo picked up by dnn)"

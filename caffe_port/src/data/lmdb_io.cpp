@@ -1,5 +1,7 @@
 // LMDB of Caffe Datum records through liblmdb: a sequential reader with wrap-around
 // and a writer (convert_mnist). Keys are "%08d" record numbers, as Caffe writes them.
+// The reader checks the file's page structure (lmdb_check.hpp) before liblmdb maps
+// it, so a corrupt or truncated database is an Error naming data.mdb, never a signal.
 #include <lmdb.h>
 #include <sys/stat.h>
 
@@ -9,6 +11,7 @@
 
 #include "taihu/arch/error.hpp"
 #include "taihu/caffe/data_sources.hpp"
+#include "lmdb_check.hpp"
 
 namespace taihu::caffe {
 namespace {
@@ -17,24 +20,15 @@ void check(int rc, const std::string& path, const char* what) {
   if (rc != MDB_SUCCESS) throw Error(path + ": LMDB " + what + " failed: " + mdb_strerror(rc));
 }
 
-// LMDB maps data.mdb and follows page numbers into the map: a page past the end of a
-// truncated file faults (SIGBUS) instead of failing. mdb_env_open read the meta pages
-// with read(), so the last page the newest transaction uses is known before any access.
-void check_not_truncated(MDB_env* env, const std::string& data_file) {
+// liblmdb read the meta pages again in mdb_env_open: they must still say what
+// check_lmdb_file verified, or the file changed in between.
+void check_same_layout(MDB_env* env, const LmdbLayout& layout, const std::string& data_file) {
   MDB_envinfo info{};
   MDB_stat st{};
   check(mdb_env_info(env, &info), data_file, "env_info");
   check(mdb_env_stat(env, &st), data_file, "env_stat");
-  mdb_filehandle_t fd;
-  check(mdb_env_get_fd(env, &fd), data_file, "get_fd");
-  struct stat fs {};
-  if (::fstat(fd, &fs) != 0) throw Error(data_file + ": cannot stat (" + std::strerror(errno) + ")");
-  const auto pages = static_cast<unsigned long long>(info.me_last_pgno) + 1;
-  const unsigned long long need = pages * st.ms_psize;
-  if (st.ms_psize == 0 || pages > (~0ull) / st.ms_psize || static_cast<unsigned long long>(fs.st_size) < need) {
-    throw Error(data_file + ": truncated LMDB file: " + std::to_string(fs.st_size) + " bytes, its meta page says " +
-                std::to_string(pages) + " pages of " + std::to_string(st.ms_psize) + " bytes (" + std::to_string(need) +
-                ")");
+  if (info.me_last_pgno != layout.last_page || st.ms_psize != layout.page_size || st.ms_entries != layout.entries) {
+    throw Error(data_file + ": LMDB file changed while being opened (another process writing it?)");
   }
 }
 
@@ -61,12 +55,11 @@ LmdbReader::LmdbReader(const std::string& path) : impl_(std::make_unique<Impl>()
   check(mdb_env_create(&impl_->env), path, "env_create");
   check(mdb_env_set_mapsize(impl_->env, std::size_t{1} << 40), path, "set_mapsize");
   const std::string data_file = S_ISDIR(st.st_mode) ? path + "/data.mdb" : path;
-  struct stat ds {};
-  if (::stat(data_file.c_str(), &ds) != 0) throw Error(data_file + ": cannot open (" + std::strerror(errno) + ")");
-  if (ds.st_size == 0) throw Error(data_file + ": empty file, not an LMDB database");
+  // liblmdb faults on a corrupt page instead of failing: check the structure first.
+  const LmdbLayout layout = check_lmdb_file(data_file);
   const unsigned flags = MDB_RDONLY | MDB_NOTLS | MDB_NOLOCK | (S_ISDIR(st.st_mode) ? 0u : unsigned{MDB_NOSUBDIR});
   check(mdb_env_open(impl_->env, path.c_str(), flags, 0664), path, "open");
-  check_not_truncated(impl_->env, data_file);
+  check_same_layout(impl_->env, layout, data_file);
   check(mdb_txn_begin(impl_->env, nullptr, MDB_RDONLY, &impl_->txn), path, "txn_begin");
   check(mdb_dbi_open(impl_->txn, nullptr, 0, &impl_->dbi), path, "dbi_open");
   MDB_stat ms{};
@@ -116,7 +109,7 @@ LmdbWriter::LmdbWriter(const std::string& path) : impl_(std::make_unique<Impl>()
   impl_->path = path;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) throw Error(path + ": already exists (remove it first)");
-  if (::mkdir(path.c_str(), 0755) != 0) throw Error(path + ": cannot create directory");
+  if (::mkdir(path.c_str(), 0755) != 0) throw Error(path + ": cannot create directory (" + std::strerror(errno) + ")");
   check(mdb_env_create(&impl_->env), path, "env_create");
   check(mdb_env_set_mapsize(impl_->env, std::size_t{1} << 36), path, "set_mapsize");
   check(mdb_env_open(impl_->env, path.c_str(), 0, 0664), path, "open");

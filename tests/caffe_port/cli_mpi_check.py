@@ -16,22 +16,7 @@ import time
 
 tool, mpiexec, flags = sys.argv[1], sys.argv[2], sys.argv[3:]
 
-NET = """name: 'Small'
-layer { name: 'data' type: 'FileData' top: 'data' top: 'label' include { phase: TRAIN }
-  transform_param { scale: 0.00390625 }
-  file_data_param { source: 'd-img.gz' label_source: 'd-lab.gz' batch_size: 16 count: 1600 shuffle: true } }
-layer { name: 'data' type: 'FileData' top: 'data' top: 'label' include { phase: TEST }
-  transform_param { scale: 0.00390625 }
-  file_data_param { source: 'd-img.gz' label_source: 'd-lab.gz' batch_size: 50 first: 1600 } }
-layer { name: 'conv1' type: 'Convolution' bottom: 'data' top: 'conv1'
-  convolution_param { num_output: 8 kernel_size: 5 weight_filler { type: 'xavier' } } }
-layer { name: 'pool1' type: 'Pooling' bottom: 'conv1' top: 'pool1' pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
-layer { name: 'ip1' type: 'InnerProduct' bottom: 'pool1' top: 'ip1' inner_product_param { num_output: 32 weight_filler { type: 'xavier' } } }
-layer { name: 'relu1' type: 'ReLU' bottom: 'ip1' top: 'ip1' }
-layer { name: 'ip2' type: 'InnerProduct' bottom: 'ip1' top: 'ip2' inner_product_param { num_output: 10 weight_filler { type: 'xavier' } } }
-layer { name: 'accuracy' type: 'Accuracy' bottom: 'ip2' bottom: 'label' top: 'accuracy' include { phase: TEST } }
-layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip2' bottom: 'label' top: 'loss' }
-"""
+NET = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "small_digits_net.prototxt"), encoding="utf-8").read()
 SOLVER = """net: 'net.prototxt'
 test_iter: 4
 test_interval: 60
@@ -69,7 +54,7 @@ with tempfile.TemporaryDirectory() as d:
     if rc != 0:
         fail("make_digits", log)
     with open(os.path.join(d, "net.prototxt"), "w") as f:
-        f.write(NET)
+        f.write(NET.replace("BATCH", "16"))
     for name, prefix in (("dp.prototxt", "snap/dp"), ("topk.prototxt", "snap/topk"), ("plain.prototxt", "snap/plain")):
         with open(os.path.join(d, name), "w") as f:
             f.write(SOLVER.format(prefix=prefix))

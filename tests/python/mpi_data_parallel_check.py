@@ -29,22 +29,7 @@ if not os.access(mpiexec, os.X_OK):
 RANK_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_train_rank.py")
 ITERS, STEPS = 30, 10
 
-NET = """name: 'Small'
-layer { name: 'data' type: 'FileData' top: 'data' top: 'label' include { phase: TRAIN }
-  transform_param { scale: 0.00390625 }
-  file_data_param { source: 'd-img.gz' label_source: 'd-lab.gz' batch_size: BATCH count: 1600 shuffle: true } }
-layer { name: 'data' type: 'FileData' top: 'data' top: 'label' include { phase: TEST }
-  transform_param { scale: 0.00390625 }
-  file_data_param { source: 'd-img.gz' label_source: 'd-lab.gz' batch_size: 50 first: 1600 } }
-layer { name: 'conv1' type: 'Convolution' bottom: 'data' top: 'conv1'
-  convolution_param { num_output: 8 kernel_size: 5 weight_filler { type: 'xavier' } } }
-layer { name: 'pool1' type: 'Pooling' bottom: 'conv1' top: 'pool1' pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
-layer { name: 'ip1' type: 'InnerProduct' bottom: 'pool1' top: 'ip1' inner_product_param { num_output: 32 weight_filler { type: 'xavier' } } }
-layer { name: 'relu1' type: 'ReLU' bottom: 'ip1' top: 'ip1' }
-layer { name: 'ip2' type: 'InnerProduct' bottom: 'ip1' top: 'ip2' inner_product_param { num_output: 10 weight_filler { type: 'xavier' } } }
-layer { name: 'accuracy' type: 'Accuracy' bottom: 'ip2' bottom: 'label' top: 'accuracy' include { phase: TEST } }
-layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip2' bottom: 'label' top: 'loss' }
-"""
+NET = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../caffe_port/small_digits_net.prototxt"), encoding="utf-8").read()
 SOLVER = """net: '{net}'
 test_iter: 2
 test_interval: 10

@@ -354,7 +354,8 @@ TYPED_TEST(Level3, TrmmAndTrsmMatchNaiveInAll16Cases) {
           }
         auto top = [&](int i, int j) { return t[std::size_t(j) * order + i]; };
         std::vector<double> want(std::size_t(m) * n), scale(want.size());
-        auto w = [&](int i, int j) -> double& { return want[std::size_t(j) * m + i]; };
+        const std::size_t want_ld = std::size_t(m);  // a copy: clang 14 cannot capture the binding m
+        auto w = [&](int i, int j) -> double& { return want[std::size_t(j) * want_ld + i]; };
         if (!solve) {
           for (int j = 0; j < n; ++j)
             for (int i = 0; i < m; ++i) {

@@ -5,10 +5,12 @@
 
 #include <dlfcn.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
 #include "taihu_cblas.h"
+#include "taihu_cblas64.h"
 #include "xerbla_state.hpp"
 
 namespace taihu::blas {
@@ -38,19 +40,28 @@ int* row_major_strg() {
 
 }  // namespace
 
-void report_fortran(const char* srname, const Illegal& illegal) {
-  const int info = illegal.number;
-  xerbla_(srname, &info, std::strlen(srname));
+void report_fortran(Abi abi, const char* srname, const Illegal& illegal) {
+  if (abi == Abi::ilp64) {
+    const std::int64_t info = illegal.number;
+    xerbla_64_(srname, &info, std::strlen(srname));
+  } else {
+    const int info = illegal.number;
+    xerbla_(srname, &info, std::strlen(srname));
+  }
 }
 
-void report_cblas(const char* routine, bool row_major, const Illegal& illegal) {
+void report_cblas(Abi abi, const char* routine, bool row_major, const Illegal& illegal) {
   const int info =
       row_major ? netlib_row_major_swap(routine, illegal.number) : illegal.number;
   int* const strg = row_major_strg();
   const int saved = strg != nullptr ? *strg : 0;
   if (strg != nullptr) *strg = row_major ? 1 : 0;
   t_row_major_report = row_major;
-  cblas_xerbla(info, routine, "%s\n", illegal.detail);
+  if (abi == Abi::ilp64) {
+    cblas_xerbla64_(info, routine, "%s\n", illegal.detail);
+  } else {
+    cblas_xerbla(info, routine, "%s\n", illegal.detail);
+  }
   t_row_major_report = false;
   if (strg != nullptr) *strg = saved;
 }

@@ -3,6 +3,8 @@
 //   sgemm_/dgemm_:            xerbla_("SGEMM ", &info, 6), reference BLAS's numbering
 //   cblas_sgemm/cblas_dgemm:  cblas_xerbla(info, "cblas_sgemm", "%s\n", detail),
 //                             netlib CBLAS's numbering (see report_cblas)
+//   the ILP64 twins (sgemm_64_, cblas_sgemm64_; blas_abi.hpp): the same, through
+//   xerbla_64_ (64-bit info) and cblas_xerbla64_, with the reference routine names
 // Under TAIHU_VERBOSE taihu also logs what was wrong ("taihu: blas: SGEMM: LDA = 3,
 // must be >= max(1, M) = 5 (TRANSA = 'N')"). C is left alone; nothing aborts and no
 // exception crosses the C ABI (an exception from the library is reported on stderr).
@@ -10,6 +12,8 @@
 #include <exception>
 
 #include "taihu/arch/log.hpp"
+
+#include "blas_abi.hpp"
 
 namespace taihu::blas {
 
@@ -20,17 +24,17 @@ struct Illegal {
   char detail[192] = {};     // its value and the rule it breaks
 };
 
-// Calls xerbla_(srname, &illegal.number, strlen(srname)); srname is reference BLAS's
-// 6-character name ("SGEMM ").
-void report_fortran(const char* srname, const Illegal& illegal);
+// Calls xerbla_ (ILP64: xerbla_64_) with (srname, &illegal.number, strlen(srname));
+// srname is reference BLAS's 6-character name ("SGEMM ").
+void report_fortran(Abi abi, const char* srname, const Illegal& illegal);
 
 // Calls cblas_xerbla with the info netlib's CBLAS passes for `routine`: the parameter
 // position, except row major, where netlib's cblas_?gemm, ?symm, ?trmm and ?trsm hand
 // the swapped problem to the Fortran routine and so report M and N (and gemm's lda and
 // ldb) at each other's positions (netlib_row_major_swap, xerbla_state.hpp); its
 // cblas_xerbla swaps them back while RowMajorStrg is set, which taihu sets too where a
-// CBLAS defines it. illegal.number is the real position.
-void report_cblas(const char* routine, bool row_major, const Illegal& illegal);
+// CBLAS defines it. illegal.number is the real position. ILP64: cblas_xerbla64_.
+void report_cblas(Abi abi, const char* routine, bool row_major, const Illegal& illegal);
 
 // Prints "taihu_blas: <routine> failed: <what>" (an exception from the library).
 void report_failure(const char* routine, const char* what);

@@ -1,17 +1,19 @@
 // cblas_sgemm / cblas_dgemm, and the bf16-in / fp32-out cblas_sbgemm (OpenBLAS's name)
-// and cblas_gemm_bf16bf16f32 (MKL's): the CBLAS GEMM entry points of libtaihu_blas.so.
+// and cblas_gemm_bf16bf16f32 (MKL's): the CBLAS GEMM entry points of libtaihu_blas.so,
+// LP64 and ILP64 (cblas_sgemm64_ ...; blas_abi.hpp) from one definition.
 // Arguments are checked here in netlib CBLAS's order (1 Layout, 2 TransA, 3 TransB,
 // then, column major, 4 M, 5 N, 6 K, 9 lda, 11 ldb, 14 ldc; row major, where netlib
 // hands the swapped problem to Fortran GEMM, N before M and ldb before lda); a bad call
 // goes to cblas_xerbla (blas_report.hpp) and returns with C untouched. Good calls go
 // to taihu::gemm, which handles row and column major itself. CblasConjTrans means
 // CblasTrans (real data).
-#include "taihu/gemm/bf16.hpp"
-#include "taihu/gemm/gemm.hpp"
-
+#include "blas_abi.hpp"
 #include "blas_report.hpp"
 #include "gemm_arg_checks.hpp"
+#include "taihu/gemm/bf16.hpp"
+#include "taihu/gemm/gemm.hpp"
 #include "taihu_cblas.h"
+#include "taihu_cblas64.h"
 
 namespace taihu::blas {
 namespace {
@@ -19,13 +21,13 @@ namespace {
 bool bad_trans(Illegal& out, int number, const char* name, int value) {
   if (value == CblasNoTrans || value == CblasTrans || value == CblasConjTrans) return false;
   return fail(out, number, name,
-              "%s = %d, must be CblasNoTrans (111), CblasTrans (112) or CblasConjTrans (113)",
-              name, value);
+              "%s = %d, must be CblasNoTrans (111), CblasTrans (112) or CblasConjTrans (113)", name,
+              value);
 }
 
 // The first illegal argument in reference CBLAS's numbering, or number == 0.
-Illegal check(int order, int trans_a, int trans_b, int m, int n, int k, int lda, int ldb,
-              int ldc) {
+Illegal check(int order, int trans_a, int trans_b, index_t m, index_t n, index_t k, index_t lda,
+              index_t ldb, index_t ldc) {
   Illegal out;
   if (order != CblasRowMajor && order != CblasColMajor) {
     fail(out, 1, "Layout", "Layout = %d, must be CblasRowMajor (101) or CblasColMajor (102)",
@@ -59,15 +61,16 @@ Illegal check(int order, int trans_a, int trans_b, int m, int n, int k, int lda,
   return out;
 }
 
-// Checks, then calls compute(layout, trans_a, trans_b) for a good call.
+// Checks, then calls compute(layout, trans_a, trans_b) for a good call; a bad one goes
+// to the cblas_xerbla of `abi`.
 template <typename Compute>
-void cblas_gemm(const char* routine, CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a,
-                CBLAS_TRANSPOSE trans_b, int m, int n, int k, int lda, int ldb, int ldc,
-                Compute&& compute) {
+void cblas_gemm(Abi abi, const char* routine, CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a,
+                CBLAS_TRANSPOSE trans_b, index_t m, index_t n, index_t k, index_t lda, index_t ldb,
+                index_t ldc, Compute&& compute) {
   const Illegal illegal = check(order, trans_a, trans_b, m, n, k, lda, ldb, ldc);
   const bool row = order == CblasRowMajor;
   serve(
-      routine, illegal, [&] { report_cblas(routine, row, illegal); },
+      routine, illegal, [&] { report_cblas(abi, routine, row, illegal); },
       [&] {
         compute(row ? Layout::row_major : Layout::col_major,
                 trans_a == CblasNoTrans ? Trans::no : Trans::yes,
@@ -75,21 +78,22 @@ void cblas_gemm(const char* routine, CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a,
       });
 }
 
-template <typename T>
-void cblas_gemm(const char* routine, GemmFn<T> gemm_fn, CBLAS_ORDER order,
-                CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m, int n, int k, T alpha,
-                const T* a, int lda, const T* b, int ldb, T beta, T* c, int ldc) {
-  cblas_gemm(routine, order, trans_a, trans_b, m, n, k, lda, ldb, ldc,
+template <typename T, typename Int>
+void cblas_gemm(const char* routine, GemmFn<T> gemm_fn, CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a,
+                CBLAS_TRANSPOSE trans_b, Int m, Int n, Int k, T alpha, const T* a, Int lda,
+                const T* b, Int ldb, T beta, T* c, Int ldc) {
+  cblas_gemm(abi_of<Int>, routine, order, trans_a, trans_b, m, n, k, lda, ldb, ldc,
              [&](Layout layout, Trans ta, Trans tb) {
                gemm_fn(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
              });
 }
 
+template <typename Int>
 void cblas_bf16_gemm(const char* routine, CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a,
-                     CBLAS_TRANSPOSE trans_b, int m, int n, int k, float alpha,
-                     const std::uint16_t* a, int lda, const std::uint16_t* b, int ldb,
-                     float beta, float* c, int ldc) {
-  cblas_gemm(routine, order, trans_a, trans_b, m, n, k, lda, ldb, ldc,
+                     CBLAS_TRANSPOSE trans_b, Int m, Int n, Int k, float alpha,
+                     const std::uint16_t* a, Int lda, const std::uint16_t* b, Int ldb, float beta,
+                     float* c, Int ldc) {
+  cblas_gemm(abi_of<Int>, routine, order, trans_a, trans_b, m, n, k, lda, ldb, ldc,
              [&](Layout layout, Trans ta, Trans tb) {
                gemm::sbgemm(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
              });
@@ -98,35 +102,35 @@ void cblas_bf16_gemm(const char* routine, CBLAS_ORDER order, CBLAS_TRANSPOSE tra
 }  // namespace
 }  // namespace taihu::blas
 
+#define TAIHU_CBLAS_GEMM_ABI(Int, NAME)                                                           \
+  void NAME(cblas_sgemm)(CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b,     \
+                         Int m, Int n, Int k, float alpha, const float* a, Int lda,               \
+                         const float* b, Int ldb, float beta, float* c, Int ldc) {                \
+    taihu::blas::cblas_gemm<float, Int>("cblas_sgemm", &taihu::gemm::sgemm, order, trans_a,       \
+                                        trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);   \
+  }                                                                                               \
+  void NAME(cblas_dgemm)(CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b,     \
+                         Int m, Int n, Int k, double alpha, const double* a, Int lda,             \
+                         const double* b, Int ldb, double beta, double* c, Int ldc) {             \
+    taihu::blas::cblas_gemm<double, Int>("cblas_dgemm", &taihu::gemm::dgemm, order, trans_a,      \
+                                         trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);  \
+  }                                                                                               \
+  void NAME(cblas_sbgemm)(CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b,    \
+                          Int m, Int n, Int k, float alpha, const taihu_bfloat16* a, Int lda,     \
+                          const taihu_bfloat16* b, Int ldb, float beta, float* c, Int ldc) {      \
+    taihu::blas::cblas_bf16_gemm<Int>("cblas_sbgemm", order, trans_a, trans_b, m, n, k, alpha, a, \
+                                      lda, b, ldb, beta, c, ldc);                                 \
+  }                                                                                               \
+  void NAME(cblas_gemm_bf16bf16f32)(CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a,                   \
+                                    CBLAS_TRANSPOSE trans_b, Int m, Int n, Int k, float alpha,    \
+                                    const taihu_bfloat16* a, Int lda, const taihu_bfloat16* b,    \
+                                    Int ldb, float beta, float* c, Int ldc) {                     \
+    taihu::blas::cblas_bf16_gemm<Int>("cblas_gemm_bf16bf16f32", order, trans_a, trans_b, m, n, k, \
+                                      alpha, a, lda, b, ldb, beta, c, ldc);                       \
+  }
+
 extern "C" {
-
-void cblas_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m,
-                 int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
-                 float beta, float* c, int ldc) {
-  taihu::blas::cblas_gemm<float>("cblas_sgemm", &taihu::gemm::sgemm, order, trans_a, trans_b,
-                                 m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+TAIHU_CBLAS_GEMM_ABI(int, TAIHU_BLAS_LP64_NAME)
+TAIHU_CBLAS_GEMM_ABI(taihu_blasint64, TAIHU_BLAS_ILP64_NAME)
 }
-
-void cblas_dgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m,
-                 int n, int k, double alpha, const double* a, int lda, const double* b, int ldb,
-                 double beta, double* c, int ldc) {
-  taihu::blas::cblas_gemm<double>("cblas_dgemm", &taihu::gemm::dgemm, order, trans_a, trans_b,
-                                  m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
-
-void cblas_sbgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m,
-                  int n, int k, float alpha, const taihu_bfloat16* a, int lda,
-                  const taihu_bfloat16* b, int ldb, float beta, float* c, int ldc) {
-  taihu::blas::cblas_bf16_gemm("cblas_sbgemm", order, trans_a, trans_b, m, n, k, alpha, a, lda,
-                               b, ldb, beta, c, ldc);
-}
-
-void cblas_gemm_bf16bf16f32(CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a,
-                            CBLAS_TRANSPOSE trans_b, int m, int n, int k, float alpha,
-                            const taihu_bfloat16* a, int lda, const taihu_bfloat16* b, int ldb,
-                            float beta, float* c, int ldc) {
-  taihu::blas::cblas_bf16_gemm("cblas_gemm_bf16bf16f32", order, trans_a, trans_b, m, n, k,
-                               alpha, a, lda, b, ldb, beta, c, ldc);
-}
-
-}  // extern "C"
+#undef TAIHU_CBLAS_GEMM_ABI

@@ -1,4 +1,6 @@
-// sgemm_ / dgemm_ (and sbgemm_, OpenBLAS's bf16-in / fp32-out GEMM): the Fortran 77 GEMM entry points of libtaihu_blas.so, as gfortran
+// sgemm_ / dgemm_ (and sbgemm_, OpenBLAS's bf16-in / fp32-out GEMM): the Fortran 77 GEMM
+// entry points of libtaihu_blas.so, LP64 and ILP64 (sgemm_64_ ...; blas_abi.hpp) from
+// one definition, as gfortran
 // calls them (column major, every argument by pointer, then one hidden size_t length
 // per CHARACTER argument, which is never read: C callers that omit it are fine).
 // Arguments are checked here in reference BLAS's order and numbering (1 TRANSA,
@@ -7,12 +9,13 @@
 #include <cctype>
 #include <cstdio>
 
-#include "taihu/gemm/bf16.hpp"
-#include "taihu/gemm/gemm.hpp"
-
+#include "blas_abi.hpp"
 #include "blas_report.hpp"
 #include "gemm_arg_checks.hpp"
+#include "taihu/gemm/bf16.hpp"
+#include "taihu/gemm/gemm.hpp"
 #include "taihu_cblas.h"
+#include "taihu_cblas64.h"
 
 namespace taihu::blas {
 namespace {
@@ -31,7 +34,8 @@ bool bad_trans(Illegal& out, int number, const char* name, char value) {
 }
 
 // The first illegal argument in reference BLAS's numbering, or number == 0.
-Illegal check(char transa, char transb, int m, int n, int k, int lda, int ldb, int ldc) {
+Illegal check(char transa, char transb, index_t m, index_t n, index_t k, index_t lda, index_t ldb,
+              index_t ldc) {
   Illegal out;
   if (bad_trans(out, 1, "TRANSA", transa) || bad_trans(out, 2, "TRANSB", transb) ||
       bad_size(out, 3, "M", m) || bad_size(out, 4, "N", n) || bad_size(out, 5, "K", k)) {
@@ -51,57 +55,51 @@ Illegal check(char transa, char transb, int m, int n, int k, int lda, int ldb, i
   return out;
 }
 
-template <typename T>
-void fortran_gemm(const char* routine, const char* srname, GemmFn<T> gemm_fn, const char* transa,
-                  const char* transb, const int* m, const int* n, const int* k, const T* alpha,
-                  const T* a, const int* lda, const T* b, const int* ldb, const T* beta, T* c,
-                  const int* ldc) {
+// Checks, then runs gemm_fn (sgemm, dgemm: const T* A and B; sbgemm: bf16) for a good
+// call; a bad one goes to the xerbla_ of Int's ABI.
+template <typename Int, typename T, typename In, typename GemmCall>
+void fortran_gemm(const char* routine, const char* srname, GemmCall gemm_fn, const char* transa,
+                  const char* transb, const Int* m, const Int* n, const Int* k, const T* alpha,
+                  const In* a, const Int* lda, const In* b, const Int* ldb, const T* beta, T* c,
+                  const Int* ldc) {
   const Illegal illegal = check(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
   serve(
-      routine, illegal, [&] { report_fortran(srname, illegal); },
+      routine, illegal, [&] { report_fortran(abi_of<Int>, srname, illegal); },
       [&] {
         gemm_fn(Layout::col_major, is_trans(*transa) ? Trans::yes : Trans::no,
-                is_trans(*transb) ? Trans::yes : Trans::no, *m, *n, *k, *alpha, a, *lda, b,
-                *ldb, *beta, c, *ldc);
+                is_trans(*transb) ? Trans::yes : Trans::no, *m, *n, *k, *alpha, a, *lda, b, *ldb,
+                *beta, c, *ldc);
       });
 }
 
 }  // namespace
 }  // namespace taihu::blas
 
+#define TAIHU_FORTRAN_GEMM_ABI(Int, NAME)                                                        \
+  void NAME(sgemm_)(const char* transa, const char* transb, const Int* m, const Int* n,          \
+                    const Int* k, const float* alpha, const float* a, const Int* lda,            \
+                    const float* b, const Int* ldb, const float* beta, float* c, const Int* ldc, \
+                    size_t, size_t) {                                                            \
+    taihu::blas::fortran_gemm("SGEMM", "SGEMM ", &taihu::gemm::sgemm, transa, transb, m, n, k,   \
+                              alpha, a, lda, b, ldb, beta, c, ldc);                              \
+  }                                                                                              \
+  void NAME(dgemm_)(const char* transa, const char* transb, const Int* m, const Int* n,          \
+                    const Int* k, const double* alpha, const double* a, const Int* lda,          \
+                    const double* b, const Int* ldb, const double* beta, double* c,              \
+                    const Int* ldc, size_t, size_t) {                                            \
+    taihu::blas::fortran_gemm("DGEMM", "DGEMM ", &taihu::gemm::dgemm, transa, transb, m, n, k,   \
+                              alpha, a, lda, b, ldb, beta, c, ldc);                              \
+  }                                                                                              \
+  void NAME(sbgemm_)(const char* transa, const char* transb, const Int* m, const Int* n,         \
+                     const Int* k, const float* alpha, const taihu_bfloat16* a, const Int* lda,  \
+                     const taihu_bfloat16* b, const Int* ldb, const float* beta, float* c,       \
+                     const Int* ldc, size_t, size_t) {                                           \
+    taihu::blas::fortran_gemm("SBGEMM", "SBGEMM", &taihu::gemm::sbgemm, transa, transb, m, n, k, \
+                              alpha, a, lda, b, ldb, beta, c, ldc);                              \
+  }
+
 extern "C" {
-
-void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
-            const float* alpha, const float* a, const int* lda, const float* b, const int* ldb,
-            const float* beta, float* c, const int* ldc, size_t /*transa_len*/,
-            size_t /*transb_len*/) {
-  taihu::blas::fortran_gemm<float>("SGEMM", "SGEMM ", &taihu::gemm::sgemm, transa, transb, m, n, k,
-                                   alpha, a, lda, b, ldb, beta, c, ldc);
+TAIHU_FORTRAN_GEMM_ABI(int, TAIHU_BLAS_LP64_NAME)
+TAIHU_FORTRAN_GEMM_ABI(taihu_blasint64, TAIHU_BLAS_ILP64_NAME)
 }
-
-void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
-            const double* alpha, const double* a, const int* lda, const double* b,
-            const int* ldb, const double* beta, double* c, const int* ldc,
-            size_t /*transa_len*/, size_t /*transb_len*/) {
-  taihu::blas::fortran_gemm<double>("DGEMM", "DGEMM ", &taihu::gemm::dgemm, transa, transb, m, n, k,
-                                    alpha, a, lda, b, ldb, beta, c, ldc);
-}
-
-void sbgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
-             const float* alpha, const taihu_bfloat16* a, const int* lda,
-             const taihu_bfloat16* b, const int* ldb, const float* beta, float* c,
-             const int* ldc, size_t /*transa_len*/, size_t /*transb_len*/) {
-  using taihu::blas::Illegal;
-  const Illegal illegal = taihu::blas::check(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
-  taihu::blas::serve(
-      "SBGEMM", illegal, [&] { taihu::blas::report_fortran("SBGEMM", illegal); },
-      [&] {
-        using taihu::gemm::Trans;
-        taihu::gemm::sbgemm(taihu::gemm::Layout::col_major,
-                            taihu::blas::is_trans(*transa) ? Trans::yes : Trans::no,
-                            taihu::blas::is_trans(*transb) ? Trans::yes : Trans::no, *m, *n, *k,
-                            *alpha, a, *lda, b, *ldb, *beta, c, *ldc);
-      });
-}
-
-}  // extern "C"
+#undef TAIHU_FORTRAN_GEMM_ABI

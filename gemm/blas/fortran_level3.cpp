@@ -1,5 +1,6 @@
 // The Fortran 77 level-3 entry points beyond GEMM: ?gemmt_, ?syrk_, ?syr2k_, ?symm_,
-// ?trmm_, ?trsm_ (s and d), as gfortran calls them (column major, every argument by
+// ?trmm_, ?trsm_ (s and d), LP64 and ILP64 (strsm_64_ ...; blas_abi.hpp) from one
+// definition, as gfortran calls them (column major, every argument by
 // pointer, one hidden size_t length per CHARACTER argument, never read). Arguments are
 // checked in reference BLAS's order and numbering (?gemmt_: OpenBLAS's and MKL's);
 // a bad call goes to xerbla_ with reference BLAS's 6-character name and returns with
@@ -7,11 +8,12 @@
 #include <cctype>
 #include <cstdio>
 
-#include "taihu/gemm/level3.hpp"
-
+#include "blas_abi.hpp"
 #include "blas_report.hpp"
 #include "gemm_arg_checks.hpp"
+#include "taihu/gemm/level3.hpp"
 #include "taihu_cblas.h"
+#include "taihu_cblas64.h"
 
 namespace taihu::blas {
 namespace {
@@ -35,7 +37,8 @@ bool bad_letter(Illegal& out, int number, const char* name, char value, const ch
 
 bool yes(char c) { return upper_case(c) != 'N'; }  // TRANS = 'T' or 'C'
 
-Illegal check_gemmt(char uplo, char ta, char tb, int n, int k, int lda, int ldb, int ldc) {
+Illegal check_gemmt(char uplo, char ta, char tb, index_t n, index_t k, index_t lda, index_t ldb,
+                    index_t ldc) {
   Illegal out;
   if (bad_letter(out, 1, "UPLO", uplo, "UL") || bad_letter(out, 2, "TRANSA", ta, "NTC") ||
       bad_letter(out, 3, "TRANSB", tb, "NTC") || bad_size(out, 4, "N", n) ||
@@ -49,8 +52,8 @@ Illegal check_gemmt(char uplo, char ta, char tb, int n, int k, int lda, int ldb,
 }
 
 // syrk (ldb_pos == 0) and syr2k.
-Illegal check_rank_k(char uplo, char trans, int n, int k, int lda, int ldb_pos, int ldb,
-                     int ldc_pos, int ldc) {
+Illegal check_rank_k(char uplo, char trans, index_t n, index_t k, index_t lda, int ldb_pos,
+                     index_t ldb, int ldc_pos, index_t ldc) {
   Illegal out;
   if (bad_letter(out, 1, "UPLO", uplo, "UL") || bad_letter(out, 2, "TRANS", trans, "NTC") ||
       bad_size(out, 3, "N", n) || bad_size(out, 4, "K", k))
@@ -64,7 +67,8 @@ Illegal check_rank_k(char uplo, char trans, int n, int k, int lda, int ldb_pos, 
   return out;
 }
 
-Illegal check_symm(char side, char uplo, int m, int n, int lda, int ldb, int ldc) {
+Illegal check_symm(char side, char uplo, index_t m, index_t n, index_t lda, index_t ldb,
+                   index_t ldc) {
   Illegal out;
   if (bad_letter(out, 1, "SIDE", side, "LR") || bad_letter(out, 2, "UPLO", uplo, "UL") ||
       bad_size(out, 3, "M", m) || bad_size(out, 4, "N", n))
@@ -76,8 +80,8 @@ Illegal check_symm(char side, char uplo, int m, int n, int lda, int ldb, int ldc
   return out;
 }
 
-Illegal check_triangular(char side, char uplo, char trans, char diag, int m, int n, int lda,
-                         int ldb) {
+Illegal check_triangular(char side, char uplo, char trans, char diag, index_t m, index_t n,
+                         index_t lda, index_t ldb) {
   Illegal out;
   if (bad_letter(out, 1, "SIDE", side, "LR") || bad_letter(out, 2, "UPLO", uplo, "UL") ||
       bad_letter(out, 3, "TRANSA", trans, "NTC") || bad_letter(out, 4, "DIAG", diag, "UN") ||
@@ -89,9 +93,11 @@ Illegal check_triangular(char side, char uplo, char trans, char diag, int m, int
   return out;
 }
 
-template <typename Call>
+// A bad call goes to the xerbla_ of Int's ABI.
+template <typename Int, typename Call>
 void serve_fortran(const char* routine, const char* srname, const Illegal& illegal, Call&& call) {
-  serve(routine, illegal, [&] { report_fortran(srname, illegal); }, call);
+  serve(
+      routine, illegal, [&] { report_fortran(abi_of<Int>, srname, illegal); }, call);
 }
 
 Uplo uplo_of(char c) { return upper_case(c) == 'U' ? Uplo::upper : Uplo::lower; }
@@ -106,67 +112,70 @@ namespace tb = taihu::blas;
 namespace tg = taihu::gemm;
 constexpr auto kCol = tg::Layout::col_major;
 
-#define TAIHU_FORTRAN_LEVEL3(T, P, PU)                                                           \
-  void P##gemmt_(const char* uplo, const char* ta, const char* tbt, const int* n, const int* k,  \
-                 const T* alpha, const T* a, const int* lda, const T* b, const int* ldb,         \
-                 const T* beta, T* c, const int* ldc, size_t, size_t, size_t) {                  \
-    tb::serve_fortran(#PU "GEMMT", #PU "GEMMT",                                                  \
-                      tb::check_gemmt(*uplo, *ta, *tbt, *n, *k, *lda, *ldb, *ldc), [&] {         \
-                        tg::P##gemmt(kCol, tb::uplo_of(*uplo), tb::trans_of(*ta),                \
-                                     tb::trans_of(*tbt), *n, *k, *alpha, a, *lda, b, *ldb,       \
-                                     *beta, c, *ldc);                                            \
-                      });                                                                        \
-  }                                                                                              \
-  void P##syrk_(const char* uplo, const char* trans, const int* n, const int* k, const T* alpha, \
-                const T* a, const int* lda, const T* beta, T* c, const int* ldc, size_t,         \
-                size_t) {                                                                        \
-    tb::serve_fortran(#PU "SYRK", #PU "SYRK ",                                                   \
-                      tb::check_rank_k(*uplo, *trans, *n, *k, *lda, 0, 0, 10, *ldc), [&] {       \
-                        tg::P##syrk(kCol, tb::uplo_of(*uplo), tb::trans_of(*trans), *n, *k,      \
-                                    *alpha, a, *lda, *beta, c, *ldc);                            \
-                      });                                                                        \
-  }                                                                                              \
-  void P##syr2k_(const char* uplo, const char* trans, const int* n, const int* k,               \
-                 const T* alpha, const T* a, const int* lda, const T* b, const int* ldb,         \
-                 const T* beta, T* c, const int* ldc, size_t, size_t) {                          \
-    tb::serve_fortran(#PU "SYR2K", #PU "SYR2K",                                                  \
-                      tb::check_rank_k(*uplo, *trans, *n, *k, *lda, 9, *ldb, 12, *ldc), [&] {    \
-                        tg::P##syr2k(kCol, tb::uplo_of(*uplo), tb::trans_of(*trans), *n, *k,     \
-                                     *alpha, a, *lda, b, *ldb, *beta, c, *ldc);                  \
-                      });                                                                        \
-  }                                                                                              \
-  void P##symm_(const char* side, const char* uplo, const int* m, const int* n, const T* alpha,  \
-                const T* a, const int* lda, const T* b, const int* ldb, const T* beta, T* c,     \
-                const int* ldc, size_t, size_t) {                                                \
-    tb::serve_fortran(#PU "SYMM", #PU "SYMM ",                                                   \
-                      tb::check_symm(*side, *uplo, *m, *n, *lda, *ldb, *ldc), [&] {              \
-                        tg::P##symm(kCol, tb::side_of(*side), tb::uplo_of(*uplo), *m, *n,        \
-                                    *alpha, a, *lda, b, *ldb, *beta, c, *ldc);                   \
-                      });                                                                        \
-  }                                                                                              \
-  void P##trmm_(const char* side, const char* uplo, const char* trans, const char* diag,         \
-                const int* m, const int* n, const T* alpha, const T* a, const int* lda, T* b,    \
-                const int* ldb, size_t, size_t, size_t, size_t) {                                \
-    tb::serve_fortran(                                                                           \
-        #PU "TRMM", #PU "TRMM ",                                                                 \
-        tb::check_triangular(*side, *uplo, *trans, *diag, *m, *n, *lda, *ldb), [&] {             \
-          tg::P##trmm(kCol, tb::side_of(*side), tb::uplo_of(*uplo), tb::trans_of(*trans),        \
-                      tb::diag_of(*diag), *m, *n, *alpha, a, *lda, b, *ldb);                     \
-        });                                                                                      \
-  }                                                                                              \
-  void P##trsm_(const char* side, const char* uplo, const char* trans, const char* diag,         \
-                const int* m, const int* n, const T* alpha, const T* a, const int* lda, T* b,    \
-                const int* ldb, size_t, size_t, size_t, size_t) {                                \
-    tb::serve_fortran(                                                                           \
-        #PU "TRSM", #PU "TRSM ",                                                                 \
-        tb::check_triangular(*side, *uplo, *trans, *diag, *m, *n, *lda, *ldb), [&] {             \
-          tg::P##trsm(kCol, tb::side_of(*side), tb::uplo_of(*uplo), tb::trans_of(*trans),        \
-                      tb::diag_of(*diag), *m, *n, *alpha, a, *lda, b, *ldb);                     \
-        });                                                                                      \
+#define TAIHU_FORTRAN_LEVEL3(T, P, PU, Int, NAME)                                                  \
+  void NAME(P##gemmt_)(const char* uplo, const char* ta, const char* tbt, const Int* n,            \
+                       const Int* k, const T* alpha, const T* a, const Int* lda, const T* b,       \
+                       const Int* ldb, const T* beta, T* c, const Int* ldc, size_t, size_t,        \
+                       size_t) {                                                                   \
+    tb::serve_fortran<Int>(#PU "GEMMT", #PU "GEMMT",                                               \
+                           tb::check_gemmt(*uplo, *ta, *tbt, *n, *k, *lda, *ldb, *ldc), [&] {      \
+                             tg::P##gemmt(kCol, tb::uplo_of(*uplo), tb::trans_of(*ta),             \
+                                          tb::trans_of(*tbt), *n, *k, *alpha, a, *lda, b, *ldb,    \
+                                          *beta, c, *ldc);                                         \
+                           });                                                                     \
+  }                                                                                                \
+  void NAME(P##syrk_)(const char* uplo, const char* trans, const Int* n, const Int* k,             \
+                      const T* alpha, const T* a, const Int* lda, const T* beta, T* c,             \
+                      const Int* ldc, size_t, size_t) {                                            \
+    tb::serve_fortran<Int>(#PU "SYRK", #PU "SYRK ",                                                \
+                           tb::check_rank_k(*uplo, *trans, *n, *k, *lda, 0, 0, 10, *ldc), [&] {    \
+                             tg::P##syrk(kCol, tb::uplo_of(*uplo), tb::trans_of(*trans), *n, *k,   \
+                                         *alpha, a, *lda, *beta, c, *ldc);                         \
+                           });                                                                     \
+  }                                                                                                \
+  void NAME(P##syr2k_)(const char* uplo, const char* trans, const Int* n, const Int* k,            \
+                       const T* alpha, const T* a, const Int* lda, const T* b, const Int* ldb,     \
+                       const T* beta, T* c, const Int* ldc, size_t, size_t) {                      \
+    tb::serve_fortran<Int>(#PU "SYR2K", #PU "SYR2K",                                               \
+                           tb::check_rank_k(*uplo, *trans, *n, *k, *lda, 9, *ldb, 12, *ldc), [&] { \
+                             tg::P##syr2k(kCol, tb::uplo_of(*uplo), tb::trans_of(*trans), *n, *k,  \
+                                          *alpha, a, *lda, b, *ldb, *beta, c, *ldc);               \
+                           });                                                                     \
+  }                                                                                                \
+  void NAME(P##symm_)(const char* side, const char* uplo, const Int* m, const Int* n,              \
+                      const T* alpha, const T* a, const Int* lda, const T* b, const Int* ldb,      \
+                      const T* beta, T* c, const Int* ldc, size_t, size_t) {                       \
+    tb::serve_fortran<Int>(#PU "SYMM", #PU "SYMM ",                                                \
+                           tb::check_symm(*side, *uplo, *m, *n, *lda, *ldb, *ldc), [&] {           \
+                             tg::P##symm(kCol, tb::side_of(*side), tb::uplo_of(*uplo), *m, *n,     \
+                                         *alpha, a, *lda, b, *ldb, *beta, c, *ldc);                \
+                           });                                                                     \
+  }                                                                                                \
+  void NAME(P##trmm_)(const char* side, const char* uplo, const char* trans, const char* diag,     \
+                      const Int* m, const Int* n, const T* alpha, const T* a, const Int* lda,      \
+                      T* b, const Int* ldb, size_t, size_t, size_t, size_t) {                      \
+    tb::serve_fortran<Int>(                                                                        \
+        #PU "TRMM", #PU "TRMM ",                                                                   \
+        tb::check_triangular(*side, *uplo, *trans, *diag, *m, *n, *lda, *ldb), [&] {               \
+          tg::P##trmm(kCol, tb::side_of(*side), tb::uplo_of(*uplo), tb::trans_of(*trans),          \
+                      tb::diag_of(*diag), *m, *n, *alpha, a, *lda, b, *ldb);                       \
+        });                                                                                        \
+  }                                                                                                \
+  void NAME(P##trsm_)(const char* side, const char* uplo, const char* trans, const char* diag,     \
+                      const Int* m, const Int* n, const T* alpha, const T* a, const Int* lda,      \
+                      T* b, const Int* ldb, size_t, size_t, size_t, size_t) {                      \
+    tb::serve_fortran<Int>(                                                                        \
+        #PU "TRSM", #PU "TRSM ",                                                                   \
+        tb::check_triangular(*side, *uplo, *trans, *diag, *m, *n, *lda, *ldb), [&] {               \
+          tg::P##trsm(kCol, tb::side_of(*side), tb::uplo_of(*uplo), tb::trans_of(*trans),          \
+                      tb::diag_of(*diag), *m, *n, *alpha, a, *lda, b, *ldb);                       \
+        });                                                                                        \
   }
 
 extern "C" {
-TAIHU_FORTRAN_LEVEL3(float, s, S)
-TAIHU_FORTRAN_LEVEL3(double, d, D)
+TAIHU_FORTRAN_LEVEL3(float, s, S, int, TAIHU_BLAS_LP64_NAME)
+TAIHU_FORTRAN_LEVEL3(double, d, D, int, TAIHU_BLAS_LP64_NAME)
+TAIHU_FORTRAN_LEVEL3(float, s, S, taihu_blasint64, TAIHU_BLAS_ILP64_NAME)
+TAIHU_FORTRAN_LEVEL3(double, d, D, taihu_blasint64, TAIHU_BLAS_ILP64_NAME)
 }
 #undef TAIHU_FORTRAN_LEVEL3

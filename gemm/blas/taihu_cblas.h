@@ -22,6 +22,10 @@
  *   thread control            taihu_set/get_num_threads and the names programs and
  *                             threadpoolctl call on OpenBLAS, MKL and BLIS (below)
  *
+ *   ILP64 twins               every routine above with int64_t integers and the name
+ *                             followed by "64_" (sgemm_64_, cblas_sgemm64_,
+ *                             xerbla_64_, cblas_xerbla64_): taihu_cblas64.h
+ *
  * The enums are the standard CBLAS ones (the same names and values as cblas.h), so
  * include this header instead of cblas.h, or after it (then cblas.h's are used). */
 #ifndef TAIHU_CBLAS_H
@@ -57,129 +61,16 @@ enum CBLAS_DIAG TAIHU_CBLAS_ENUM_BASE { CblasNonUnit = 131, CblasUnit = 132 };
 enum CBLAS_SIDE TAIHU_CBLAS_ENUM_BASE { CblasLeft = 141, CblasRight = 142 };
 #endif
 
-TAIHU_BLAS_EXPORT void cblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE trans_a,
-                                   enum CBLAS_TRANSPOSE trans_b, int m, int n, int k,
-                                   float alpha, const float* a, int lda, const float* b,
-                                   int ldb, float beta, float* c, int ldc);
-
-TAIHU_BLAS_EXPORT void cblas_dgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE trans_a,
-                                   enum CBLAS_TRANSPOSE trans_b, int m, int n, int k,
-                                   double alpha, const double* a, int lda, const double* b,
-                                   int ldb, double beta, double* c, int ldc);
-
-TAIHU_BLAS_EXPORT void sgemm_(const char* transa, const char* transb, const int* m,
-                              const int* n, const int* k, const float* alpha, const float* a,
-                              const int* lda, const float* b, const int* ldb,
-                              const float* beta, float* c, const int* ldc, size_t transa_len,
-                              size_t transb_len);
-
-TAIHU_BLAS_EXPORT void dgemm_(const char* transa, const char* transb, const int* m,
-                              const int* n, const int* k, const double* alpha,
-                              const double* a, const int* lda, const double* b,
-                              const int* ldb, const double* beta, double* c, const int* ldc,
-                              size_t transa_len, size_t transb_len);
-
-/* bf16-in / fp32-out GEMM: C (float) = alpha op(A) op(B) + beta C with A and B in
- * bfloat16 (the upper half of an IEEE binary32, as uint16_t). cblas_sbgemm and sbgemm_
- * have OpenBLAS's signatures, cblas_gemm_bf16bf16f32 MKL's (the same arguments).
- * Arguments are checked and reported as for cblas_sgemm / sgemm_. */
+/* bf16 storage: the upper half of an IEEE binary32. */
 typedef uint16_t taihu_bfloat16;
-TAIHU_BLAS_EXPORT void cblas_sbgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE trans_a,
-                                    enum CBLAS_TRANSPOSE trans_b, int m, int n, int k,
-                                    float alpha, const taihu_bfloat16* a, int lda,
-                                    const taihu_bfloat16* b, int ldb, float beta, float* c,
-                                    int ldc);
-TAIHU_BLAS_EXPORT void cblas_gemm_bf16bf16f32(enum CBLAS_ORDER order,
-                                              enum CBLAS_TRANSPOSE trans_a,
-                                              enum CBLAS_TRANSPOSE trans_b, int m, int n, int k,
-                                              float alpha, const taihu_bfloat16* a, int lda,
-                                              const taihu_bfloat16* b, int ldb, float beta,
-                                              float* c, int ldc);
-TAIHU_BLAS_EXPORT void sbgemm_(const char* transa, const char* transb, const int* m,
-                               const int* n, const int* k, const float* alpha,
-                               const taihu_bfloat16* a, const int* lda,
-                               const taihu_bfloat16* b, const int* ldb, const float* beta,
-                               float* c, const int* ldc, size_t transa_len, size_t transb_len);
 
-/* The other level-3 routines, s and d, with netlib CBLAS's and reference BLAS's
- * signatures; ?gemmt (C's uplo triangle of alpha op(A) op(B) + beta C, C n x n) has
- * MKL's and OpenBLAS's. */
-#define TAIHU_BLAS_LEVEL3(T, P)                                                              \
-  TAIHU_BLAS_EXPORT void cblas_##P##gemmt(enum CBLAS_ORDER order, enum CBLAS_UPLO uplo,      \
-                                          enum CBLAS_TRANSPOSE trans_a,                      \
-                                          enum CBLAS_TRANSPOSE trans_b, int n, int k,        \
-                                          T alpha, const T* a, int lda, const T* b, int ldb, \
-                                          T beta, T* c, int ldc);                            \
-  TAIHU_BLAS_EXPORT void cblas_##P##syrk(enum CBLAS_ORDER order, enum CBLAS_UPLO uplo,       \
-                                         enum CBLAS_TRANSPOSE trans, int n, int k, T alpha,  \
-                                         const T* a, int lda, T beta, T* c, int ldc);        \
-  TAIHU_BLAS_EXPORT void cblas_##P##syr2k(enum CBLAS_ORDER order, enum CBLAS_UPLO uplo,      \
-                                          enum CBLAS_TRANSPOSE trans, int n, int k, T alpha, \
-                                          const T* a, int lda, const T* b, int ldb, T beta,  \
-                                          T* c, int ldc);                                    \
-  TAIHU_BLAS_EXPORT void cblas_##P##symm(enum CBLAS_ORDER order, enum CBLAS_SIDE side,       \
-                                         enum CBLAS_UPLO uplo, int m, int n, T alpha,        \
-                                         const T* a, int lda, const T* b, int ldb, T beta,   \
-                                         T* c, int ldc);                                     \
-  TAIHU_BLAS_EXPORT void cblas_##P##trmm(enum CBLAS_ORDER order, enum CBLAS_SIDE side,       \
-                                         enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans_a, \
-                                         enum CBLAS_DIAG diag, int m, int n, T alpha,        \
-                                         const T* a, int lda, T* b, int ldb);                \
-  TAIHU_BLAS_EXPORT void cblas_##P##trsm(enum CBLAS_ORDER order, enum CBLAS_SIDE side,       \
-                                         enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans_a, \
-                                         enum CBLAS_DIAG diag, int m, int n, T alpha,        \
-                                         const T* a, int lda, T* b, int ldb);                \
-  TAIHU_BLAS_EXPORT void P##gemmt_(const char* uplo, const char* transa, const char* transb, \
-                                   const int* n, const int* k, const T* alpha, const T* a,   \
-                                   const int* lda, const T* b, const int* ldb, const T* beta, \
-                                   T* c, const int* ldc, size_t, size_t, size_t);            \
-  TAIHU_BLAS_EXPORT void P##syrk_(const char* uplo, const char* trans, const int* n,         \
-                                  const int* k, const T* alpha, const T* a, const int* lda,  \
-                                  const T* beta, T* c, const int* ldc, size_t, size_t);      \
-  TAIHU_BLAS_EXPORT void P##syr2k_(const char* uplo, const char* trans, const int* n,        \
-                                   const int* k, const T* alpha, const T* a, const int* lda, \
-                                   const T* b, const int* ldb, const T* beta, T* c,          \
-                                   const int* ldc, size_t, size_t);                          \
-  TAIHU_BLAS_EXPORT void P##symm_(const char* side, const char* uplo, const int* m,          \
-                                  const int* n, const T* alpha, const T* a, const int* lda,  \
-                                  const T* b, const int* ldb, const T* beta, T* c,           \
-                                  const int* ldc, size_t, size_t);                           \
-  TAIHU_BLAS_EXPORT void P##trmm_(const char* side, const char* uplo, const char* transa,    \
-                                  const char* diag, const int* m, const int* n,              \
-                                  const T* alpha, const T* a, const int* lda, T* b,          \
-                                  const int* ldb, size_t, size_t, size_t, size_t);           \
-  TAIHU_BLAS_EXPORT void P##trsm_(const char* side, const char* uplo, const char* transa,    \
-                                  const char* diag, const int* m, const int* n,              \
-                                  const T* alpha, const T* a, const int* lda, T* b,          \
-                                  const int* ldb, size_t, size_t, size_t, size_t);
-TAIHU_BLAS_LEVEL3(float, s)
-TAIHU_BLAS_LEVEL3(double, d)
-#undef TAIHU_BLAS_LEVEL3
-
-/* Batched GEMM with MKL's signatures (OpenBLAS 0.3.29+ has the same): one problem over
- * strided matrices, and group_count groups of group_size[g] problems each (parameters
- * at index g, pointers consecutive over the groups). */
-#define TAIHU_BLAS_BATCH(T, P)                                                                \
-  TAIHU_BLAS_EXPORT void cblas_##P##gemm_batch_strided(                                       \
-      enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE trans_a, enum CBLAS_TRANSPOSE trans_b,     \
-      int m, int n, int k, T alpha, const T* a, int lda, int stride_a, const T* b, int ldb,   \
-      int stride_b, T beta, T* c, int ldc, int stride_c, int batch_size);                     \
-  TAIHU_BLAS_EXPORT void cblas_##P##gemm_batch(                                               \
-      enum CBLAS_ORDER order, const enum CBLAS_TRANSPOSE* trans_a,                            \
-      const enum CBLAS_TRANSPOSE* trans_b, const int* m, const int* n, const int* k,          \
-      const T* alpha, const T** a, const int* lda, const T** b, const int* ldb,               \
-      const T* beta, T** c, const int* ldc, int group_count, const int* group_size);
-TAIHU_BLAS_BATCH(float, s)
-TAIHU_BLAS_BATCH(double, d)
-#undef TAIHU_BLAS_BATCH
-
-/* Error handlers: weak defaults, replaced by a program's own definitions. */
-TAIHU_BLAS_EXPORT void xerbla_(const char* srname, const int* info, size_t srname_len);
-TAIHU_BLAS_EXPORT void cblas_xerbla(int info, const char* rout, const char* form, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+/* The BLAS routines with 32-bit int integers (LP64); taihu_cblas64.h declares their
+ * ILP64 twins (int64_t integers, names + "64_"). */
+#define TAIHU_BLAS_INT int
+#define TAIHU_BLAS_NAME(name) name
+#include "taihu_blas_prototypes.h"
+#undef TAIHU_BLAS_NAME
+#undef TAIHU_BLAS_INT
 
 /* Thread control. Setters: n >= 1 sets taihu's thread count for the process, n < 1
  * returns to the default (TAIHU_NUM_THREADS, else the physical cores capped by the

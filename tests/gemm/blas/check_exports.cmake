@@ -1,5 +1,6 @@
 # Checks that LIBRARY (libtaihu_blas.so) exports exactly the level-3 entry points, the
-# error handlers and the thread-control functions (gemm/blas/exports.map), so
+# error handlers, their ILP64 twins and the thread-control functions
+# (gemm/blas/exports.map), so
 # LD_PRELOAD interposes nothing else. Run with -DLIBRARY=... -DNM=... -P.
 execute_process(COMMAND ${NM} -D --defined-only ${LIBRARY}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -24,6 +25,13 @@ set(expected cblas_dgemm cblas_sgemm dgemm_ sgemm_ xerbla_ cblas_xerbla
   taihu_set_num_threads taihu_get_num_threads openblas_set_num_threads
   openblas_get_num_threads goto_set_num_threads mkl_set_num_threads MKL_Set_Num_Threads
   mkl_set_num_threads_local mkl_get_max_threads bli_thread_set_num_threads)
+# The ILP64 twins: every BLAS routine and error handler above (not the thread control)
+# with "64_" appended, OpenBLAS's INTERFACE64 + SYMBOLSUFFIX=64_ names.
+foreach(name IN LISTS expected)
+  if(NOT name MATCHES "thread|Thread")
+    list(APPEND expected "${name}64_")
+  endif()
+endforeach()
 list(SORT expected)
 if(NOT exported STREQUAL expected)
   message(FATAL_ERROR "${LIBRARY} exports [${exported}], expected exactly [${expected}]")

@@ -564,7 +564,9 @@ int main(int argc, char** argv) {
       ds::Hooks hooks;
       hooks.run_self = [](const std::vector<std::string>& args, int threads, int* status) { return run_self(args, threads, status); };
       const std::vector<std::string> args(argv + 3, argv + argc);
-      const bool no_tvm = std::find(args.begin(), args.end(), "none") != args.end();  // (--anchors none: no notice)
+      bool no_tvm = false;  // (--anchors none: no missing-anchor notice either)
+      for (std::size_t i = 0; i + 1 < args.size(); i += 2)
+        if (args[i] == "--anchors") no_tvm = args[i + 1] == "none";
       if (!no_tvm && !taihu::bench::anchor_python().empty() && !taihu::bench::anchor_setting("TAIHU_ANCHOR_TVM").empty()) {
         hooks.run_tvm = [](const std::string& shape, double budget_s, int threads) {
           char budget[32];

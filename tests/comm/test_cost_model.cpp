@@ -104,15 +104,36 @@ TEST(CommCostModel, ChoosesPerSizeAcrossTwoGroupsWithASharedUplink) {
   const auto l = grouped_layout(8, 1, 4);
   // Latency-bound: fewest steps.
   EXPECT_EQ(m.choose(l, 4).algorithm, tc::Algorithm::recursive_doubling);
-  // Mid sizes: Rabenseifner in topology order (its heavy halves stay inside a group).
-  EXPECT_EQ(m.choose(l, 256 << 10).algorithm, tc::Algorithm::rabenseifner);
-  // Large: hierarchical, whose pipelined top exchange keeps the uplink busy while the
-  // group's own phases run; the flat ring sends 1.75x the vector over each uplink.
+  // From 256 KiB: hierarchical, its top exchange pipelined in chunks of >= 64 KiB that
+  // keep the uplink busy while the group's own halving/doubling phases run (Rabenseifner
+  // in topology order moves the same bytes over the uplink, but not overlapped).
+  const auto mid = m.choose(l, 256 << 10);
+  EXPECT_EQ(mid.algorithm, tc::Algorithm::hierarchical);
+  EXPECT_GE(mid.pipeline_bytes, 64u << 10);
+  EXPECT_LT(mid.pipeline_bytes, 256u << 10);  // >= 2 chunks
+  EXPECT_LT(mid.predicted_seconds, m.rabenseifner_in_order(l, 256 << 10));
+  // The flat ring sends 1.75x the vector over each uplink.
   const auto big = m.choose(l, 64u << 20);
   EXPECT_EQ(big.algorithm, tc::Algorithm::hierarchical);
+  EXPECT_GE(big.pipeline_bytes, 1u << 20);
   EXPECT_LT(m.hierarchical(l, 64.0 * (1 << 20)), m.rabenseifner_in_order(l, 64.0 * (1 << 20)));
   EXPECT_LT(m.hierarchical(l, 64.0 * (1 << 20)),
             m.ring(8, 64.0 * (1 << 20), p.tiers[1], m.ring_segment(8, 64.0 * (1 << 20), p.tiers[1])));
+}
+
+TEST(CommCostModel, GroupPhasesHalveInPowerOfTwoGroupsAndRingOtherwise) {
+  tc::CostParams p;
+  p.gamma = 1e-10;
+  const tc::CostModel m(p);
+  const tc::LinkCost link{1e-3, 1e-9};
+  const double n = 1 << 20;
+  // 4 ranks: 2 halving + 2 doubling steps; 3/4 of the block each way, shared by 2 flows.
+  EXPECT_NEAR(m.group_phases(4, n, link, 2), 4 * 1e-3 + 2 * 0.75 * n * 1e-9 * 2 + 0.75 * n * 1e-10, 1e-12);
+  // 3 ranks: the ring's 2 x 2 steps.
+  EXPECT_NEAR(m.group_phases(3, n, link, 1), 4 * 1e-3 + 2 * (2.0 / 3) * n * 1e-9 + (2.0 / 3) * n * 1e-10, 1e-12);
+  // 8 ranks: 6 steps (the ring would take 14).
+  EXPECT_NEAR(m.group_phases(8, 0, link, 1), 6 * 1e-3, 1e-12);
+  EXPECT_EQ(m.group_phases(1, n, link, 1), 0.0);
 }
 
 TEST(CommCalibration, CacheRoundTripsAtomicallyAndRejectsJunk) {

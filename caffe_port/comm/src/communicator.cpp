@@ -15,7 +15,6 @@
 #include "taihu/arch/log.hpp"
 #include "taihu/comm/bandwidth_groups.hpp"
 #include "taihu/comm/calibration.hpp"
-#include "taihu/comm/simulator.hpp"
 
 namespace taihu::comm {
 
@@ -308,20 +307,23 @@ void Communicator::Impl::run_flat(MPI_Comm comm, const LinkCost& link, T* data, 
   }
 }
 
-// Chunk of the pipelined top exchange (hierarchical.cpp): the simulator's rule (1/16 of
-// the vector, at least 1 MiB, so per-chunk latency stays small), so that its
-// predictions model what runs; TAIHU_COMM_PIPELINE=<bytes> overrides (0: off).
-std::size_t Communicator::Impl::pipeline_bytes(std::size_t bytes) const {
+// Chunk of the pipelined top exchange (hierarchical.cpp): the cost model's plan (the
+// cheapest of 1, 2, 4, ... chunks), so that its predictions model what runs;
+// TAIHU_COMM_PIPELINE=<bytes> overrides (0: off).
+std::size_t Communicator::Impl::pipeline_bytes(const Choice& c) const {
   if (pipeline_override >= 0) return static_cast<std::size_t>(pipeline_override);
-  return static_cast<std::size_t>(sim::hierarchical_pipeline_chunk(static_cast<double>(bytes)));
+  return c.pipeline_bytes;
 }
 
 Choice Communicator::Impl::resolve(std::size_t bytes, Algorithm requested) const {
   if (requested == Algorithm::automatic) requested = forced;
   Choice c = model.choose(layout, bytes);
-  if (requested != Algorithm::automatic) {
+  if (requested != Algorithm::automatic && requested != c.algorithm) {
     c.algorithm = requested;
     c.segment_bytes = 0;  // run_flat derives it
+    c.pipeline_bytes = requested == Algorithm::hierarchical
+                           ? model.hierarchical_plan(layout, static_cast<double>(bytes)).pipeline_bytes
+                           : 0;
   }
   // shm needs one node; hierarchical on one node is the shm algorithm.
   if (c.algorithm == Algorithm::shared_memory && layout.nodes() > 1) c.algorithm = Algorithm::hierarchical;
@@ -376,7 +378,7 @@ void Communicator::Impl::run(T* data, std::size_t count, Op op, Algorithm reques
     case Algorithm::hierarchical:
       if (layout.uniform_nodes())
         detail::hierarchical_allreduce(*shm, rail_levels, data, count, scratch, tier_runner,
-                                       pipeline_bytes(count * sizeof(T)) / sizeof(T));
+                                       pipeline_bytes(c) / sizeof(T));
       else
         detail::leader_allreduce(*shm, leaders, data, count, tier_runner);
       break;

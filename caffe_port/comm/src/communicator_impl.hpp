@@ -40,7 +40,7 @@ struct Communicator::Impl {
                                    Algorithm algorithm, std::size_t segment_bytes);
   void check_global_counts(std::uint64_t count);
   Choice resolve(std::size_t bytes, Algorithm requested) const;
-  std::size_t pipeline_bytes(std::size_t bytes) const;
+  std::size_t pipeline_bytes(const Choice& c) const;
 };
 
 }  // namespace taihu::comm

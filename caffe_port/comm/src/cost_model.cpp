@@ -8,9 +8,11 @@
 //   shm:          small: sync + n copy + (L-1) n gamma (everyone sums every slot);
 //                 large: 2 sync + (2L-1)/L n copy + (L-1)/L n gamma (publish, store and
 //                 gather copies; each rank reduces its 1/L block)
-//   hierarchical: shm phases + per-tier ring RS/AG on shrinking blocks + top allreduce
-//                 (pipelined in chunks when the top joins two groups: fill + drain of one
-//                 chunk plus, per chunk, the slower of the top exchange and the inner phases)
+//   hierarchical: shm phases + per-tier RS/AG on shrinking blocks (halving/doubling in
+//                 power-of-two groups: 2 log2(s) alpha, else the ring's 2(s-1) alpha) + top
+//                 allreduce; when the top joins two groups, k pipelined chunks (k = 1, 2,
+//                 4, ... 64, the cheapest): one chunk's inner phases and top exchange plus,
+//                 per further chunk, the slower of the two (they overlap)
 // Across tiers (uniform nodes, complete tiers) the flat recursive doubling and
 // Rabenseifner run over the ranks in topology order with the distance ascending, so each
 // step is priced on the tier it crosses (step_link). Every rank of a group crosses in the
@@ -22,7 +24,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "taihu/comm/simulator.hpp"
 
 namespace taihu::comm {
 
@@ -145,7 +146,15 @@ double CostModel::rabenseifner_in_order(const RankLayout& layout, double n) cons
   return t;
 }
 
-double CostModel::hierarchical(const RankLayout& layout, double n) const {
+double CostModel::group_phases(int s, double block, const LinkCost& link, double sharing) const {
+  if (s <= 1) return 0;
+  const double moved = (s - 1.0) / s * block;  // sent (and reduced) per rank, each way
+  const bool halving = (s & (s - 1)) == 0;
+  const double steps = halving ? 2.0 * log2i(s) : 2.0 * (s - 1);
+  return steps * link.alpha + 2 * moved * link.beta * sharing + moved * params_.gamma;
+}
+
+HierarchicalPlan CostModel::hierarchical_plan(const RankLayout& layout, double n) const {
   const int L = layout.ranks_per_node.empty() ? 1 : layout.ranks_per_node.front();
   // The shm phases wrap a network step, so each node barrier also waits for the slowest
   // rail: a barrier costs at least one point-to-point latency here (measured: with
@@ -153,22 +162,24 @@ double CostModel::hierarchical(const RankLayout& layout, double n) const {
   double t = 2 * std::max(params_.shm_sync, params_.node_p2p.alpha) +
              (2.0 * L - 1) / std::max(L, 1) * n * params_.shm_copy + (L - 1.0) / std::max(L, 1) * n * params_.gamma;
   if (L <= 1) t = 0;
-  if (layout.nodes() <= 1) return t;
+  if (layout.nodes() <= 1) return {t, 0};
   double block = n / std::max(L, 1);
   int remaining = layout.nodes();
   std::size_t tier = 0;
-  double last_rs_ag = 0;  // the inner tier's ring phases, for the pipelined top
+  double last_rs_ag = 0;  // the inner tier's phases, for the pipelined top
   int last_size = 1;
+  LinkCost last_link;
   long long group_ranks = L;  // ranks in one group of the current tier
   double inner_beta = 0;      // per-flow beta of the last inner tier
   if (layout.complete_tiers()) {
     for (int s : layout.tier_sizes) {
       if (remaining <= s) break;  // this tier spans every node: it is the top
       const LinkCost link = params_.tier(tier);
-      // ring reduce-scatter + allgather inside groups of s, L rails per node link
-      last_rs_ag = 2.0 * (s - 1) * (link.alpha + block / s * link.beta * L) + (s - 1) * block / s * params_.gamma;
+      // reduce-scatter + allgather inside groups of s, L rails per node link
+      last_rs_ag = group_phases(s, block, link, L);
       t += last_rs_ag;
       last_size = s;
+      last_link = link;
       block /= s;
       remaining /= s;
       group_ranks *= s;
@@ -182,15 +193,27 @@ double CostModel::hierarchical(const RankLayout& layout, double n) const {
   // Every rank of a group crosses the top at once (one rail each).
   const bool shared_uplink = tier > 0 && top.beta >= 2 * inner_beta;
   top.beta *= shared_uplink ? static_cast<double>(group_ranks) : static_cast<double>(L);
-  const double chunk = sim::hierarchical_pipeline_chunk(n);
-  const double top_block = block * last_size;  // the block entering the last inner tier
-  if (remaining == 2 && last_size > 1 && top_block >= 2 * chunk) {
-    const double k = std::ceil(top_block / chunk);
-    const double across = top.alpha + block / k * top.beta + block / k * params_.gamma;
-    return t - last_rs_ag + last_rs_ag / k + k * std::max(across, last_rs_ag / k);
+  HierarchicalPlan best{t + best_flat(remaining, block, top).predicted_seconds, 0};
+  if (remaining == 2 && last_size > 1) {
+    // Two groups at the top: k chunks, chunk c's whole-block exchange across the top
+    // overlapping the inner phases of its neighbours (hierarchical.cpp).
+    const double top_block = block * last_size;  // the block entering the last inner tier
+    for (int k = 1; k <= 64; k *= 2) {
+      const double piece = top_block / k;
+      if (k > 1 && piece < kMinPipelineChunk) break;
+      const double inner = group_phases(last_size, piece, last_link, L);
+      const double mine = piece / last_size;
+      const double across = top.alpha + mine * top.beta + mine * params_.gamma;
+      const double tk = t - last_rs_ag + inner + across + (k - 1) * std::max(across, inner);
+      // Whole 8-byte elements per chunk, rounded up so that there are at most k chunks.
+      const double chunk_bytes = std::ceil(piece / 8) * 8;
+      if (tk < best.seconds) best = {tk, static_cast<std::size_t>(chunk_bytes)};
+    }
   }
-  return t + best_flat(remaining, block, top).predicted_seconds;
+  return best;
 }
+
+double CostModel::hierarchical(const RankLayout& layout, double n) const { return hierarchical_plan(layout, n).seconds; }
 
 LinkCost CostModel::flat_link(const RankLayout& layout) const {
   if (layout.nodes() <= 1) return params_.node_p2p;
@@ -222,8 +245,8 @@ Choice CostModel::choose(const RankLayout& layout, std::size_t bytes) const {
     if (const double t = shared_memory(layout.world_size, n); t < best.predicted_seconds)
       best = {Algorithm::shared_memory, best.segment_bytes, t};
   } else if (multi_rank_node || !layout.tier_sizes.empty()) {
-    if (const double t = hierarchical(layout, n); t < best.predicted_seconds)
-      best = {Algorithm::hierarchical, best.segment_bytes, t};
+    if (const HierarchicalPlan h = hierarchical_plan(layout, n); h.seconds < best.predicted_seconds)
+      best = {Algorithm::hierarchical, best.segment_bytes, h.seconds, h.pipeline_bytes};
   }
   return best;
 }

@@ -108,6 +108,12 @@ template <class T>
 void ring_reduce_scatter(MPI_Comm comm, T* data, std::size_t count, Scratch& s);
 template <class T>
 void ring_allgather(MPI_Comm comm, T* data, std::size_t count);
+// Inside one tier group: halving / doubling for a power-of-two group, else the ring
+// (group_phases.cpp); same block contract as the ring phases.
+template <class T>
+void group_reduce_scatter(MPI_Comm comm, T* data, std::size_t count, Scratch& s);
+template <class T>
+void group_allgather(MPI_Comm comm, T* data, std::size_t count);
 template <class T>
 void recursive_doubling_allreduce(MPI_Comm comm, T* data, std::size_t count, Scratch& s);
 template <class T>

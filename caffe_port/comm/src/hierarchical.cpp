@@ -3,12 +3,14 @@
 //      ranks ends with 1/L of the node's sum);
 //   2. across nodes, each local rank allreduces its 1/L block with the ranks of the same
 //      local index on the other nodes (its "rail"), so all L ranks use the network at
-//      once; with outer tiers (supernodes...), a ring reduce-scatter inside each tier
-//      group shrinks the block again before the next tier, and only the outermost tier
+//      once; with outer tiers (supernodes...), a reduce-scatter inside each tier group
+//      (halving in power-of-two groups, else the ring: group_phases.cpp) shrinks the
+//      block again before the next tier, and only the outermost tier
 //      runs a full allreduce - on the smallest block, over the slowest links;
 //   3. allgather back out tier by tier, then inside the node through the window.
-// When the outermost tier joins two groups and the block is large, steps 2-3 of the
-// last two tiers run pipelined in chunks (pipelined_pair_top below).
+// When the outermost tier joins two groups, steps 2-3 of the last two tiers run in the
+// chunks the cost model chose (pipelined_pair_top below; one chunk = a single
+// whole-block exchange across the top).
 // The heavy steps (whole vector in the node, 1/L per tier group...) stay in the fast
 // tiers; the oversubscribed top tier carries count / (L * prod(tier sizes)) elements.
 #include "hierarchical.hpp"
@@ -53,11 +55,11 @@ void pipelined_pair_top(MPI_Comm inner, MPI_Comm top, T* data, std::size_t count
     const auto [b, e] = mine(c);
     add_into(data + b, incoming[c % 2].data(), e - b);
     const std::size_t cb = block_begin(count, chunks, c);
-    ring_allgather(inner, data + cb, block_begin(count, chunks, c + 1) - cb);
+    group_allgather(inner, data + cb, block_begin(count, chunks, c + 1) - cb);
   };
   for (int c = 0; c < chunks; ++c) {
     const std::size_t cb = block_begin(count, chunks, c);
-    ring_reduce_scatter(inner, data + cb, block_begin(count, chunks, c + 1) - cb, scratch);
+    group_reduce_scatter(inner, data + cb, block_begin(count, chunks, c + 1) - cb, scratch);
     start(c);
     if (c > 0) finish(c - 1);
   }
@@ -67,7 +69,7 @@ void pipelined_pair_top(MPI_Comm inner, MPI_Comm top, T* data, std::size_t count
 template <class T>
 void tiered(const std::vector<MPI_Comm>& levels, std::size_t level, T* data, std::size_t count,
             Scratch& scratch, const FlatRunner<T>& flat, std::size_t pipeline_elems) {
-  if (pipeline_elems > 0 && level + 2 == levels.size() && count >= 2 * pipeline_elems) {
+  if (pipeline_elems > 0 && level + 2 == levels.size() && count >= pipeline_elems) {
     int top = 0;
     MPI_Comm_size(levels[level + 1], &top);
     if (top == 2) {
@@ -84,10 +86,10 @@ void tiered(const std::vector<MPI_Comm>& levels, std::size_t level, T* data, std
   int p = 1, r = 0;
   MPI_Comm_size(comm, &p);
   MPI_Comm_rank(comm, &r);
-  ring_reduce_scatter(comm, data, count, scratch);
+  group_reduce_scatter(comm, data, count, scratch);
   const std::size_t b = block_begin(count, p, r), e = block_begin(count, p, r + 1);
   tiered(levels, level + 1, data + b, e - b, scratch, flat, pipeline_elems);
-  ring_allgather(comm, data, count);
+  group_allgather(comm, data, count);
 }
 
 }  // namespace

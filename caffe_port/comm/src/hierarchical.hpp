@@ -14,9 +14,9 @@ using FlatRunner = std::function<void(MPI_Comm comm, int tier, T* data, std::siz
 
 // Uniform nodes: `levels` are communicators over this rank's rail (same local rank on
 // every node), inner tier first; the last one runs the flat allreduce, the others a
-// ring reduce-scatter before and an allgather after the next level. pipeline_elems > 0:
-// a top level of two groups runs chunks of that many elements pipelined with the level
-// below it (0: one chunk).
+// reduce-scatter before and an allgather after the next level (group_phases.cpp).
+// pipeline_elems > 0: a top level of two groups runs chunks of that many elements
+// pipelined with the level below it (0: the flat allreduce there).
 template <class T>
 void hierarchical_allreduce(ShmNode& node, const std::vector<MPI_Comm>& levels, T* data,
                             std::size_t count, Scratch& scratch, const FlatRunner<T>& flat,

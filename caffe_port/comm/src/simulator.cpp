@@ -24,6 +24,7 @@
 //    layout, and swCaffe's), sharing the node's link; between two core groups of a
 //    node 10 GB/s and 0.5 us (assumption: a copy through the node's memory).
 #include "taihu/comm/simulator.hpp"
+#include "taihu/comm/cost_model.hpp"  // kMinPipelineChunk: the library's pipelining rule
 
 #include <algorithm>
 #include <cmath>
@@ -211,17 +212,23 @@ double predict_ranks(const System& system, SimAlgorithm algorithm, double bytes)
         stride *= g;
         remaining /= g;
       }
-      const double chunk = hierarchical_pipeline_chunk(bytes);
-      if (remaining == 2 && last_g > 1 && last_block >= 2 * chunk) {
-        // Two groups at the top: taihu pipelines chunks (hierarchical.cpp) - chunk c's
+      if (remaining == 2 && last_g > 1) {
+        // Two groups at the top: taihu pipelines k chunks (hierarchical.cpp; k = 1, 2,
+        // 4, ... 64, the cheapest, as the library's cost model picks it) - chunk c's
         // whole-block exchange across the top overlaps the inner reduce-scatter of
-        // chunk c+1 and allgather of chunk c-1: fill + drain of one chunk's inner phases
-        // plus, per chunk, the slower of its exchange and its inner phases.
-        const double k = std::ceil(last_block / chunk), piece = last_block / k;
-        const double inner = rabenseifner(ev, last_g, piece, system.gamma, last_stride, last_stride);
-        const double mine = piece / static_cast<double>(last_g);
-        const double across = ev.step(Pattern::xor_distance, 1, 2, mine, stride, stride) + mine * system.gamma;
-        return t - last_rs_ag + inner + k * std::max(across, inner);
+        // chunk c+1 and allgather of chunk c-1: one chunk's inner phases and exchange,
+        // plus, per further chunk, the slower of the two.
+        double best = -1;
+        for (int k = 1; k <= 64; k *= 2) {
+          const double piece = last_block / k;
+          if (k > 1 && piece < kMinPipelineChunk) break;
+          const double inner = rabenseifner(ev, last_g, piece, system.gamma, last_stride, last_stride);
+          const double mine = piece / static_cast<double>(last_g);
+          const double across = ev.step(Pattern::xor_distance, 1, 2, mine, stride, stride) + mine * system.gamma;
+          const double tk = t - last_rs_ag + inner + across + (k - 1) * std::max(across, inner);
+          if (best < 0 || tk < best) best = tk;
+        }
+        return best;
       }
       if (remaining > 1) {
         // All nodes take part at the top: `stride` lanes of `remaining` ranks each.
@@ -239,7 +246,6 @@ double predict_ranks(const System& system, SimAlgorithm algorithm, double bytes)
 
 }  // namespace
 
-double hierarchical_pipeline_chunk(double bytes) { return std::max(double(1 << 20), bytes / 16); }
 
 double predict(const System& system, SimAlgorithm algorithm, double bytes) {
   return predict_ranks(rank_level(system), algorithm, bytes);

@@ -63,9 +63,6 @@ struct Prediction {
 
 // Predicted time of an allreduce of `bytes` over all ranks of `system`.
 double predict(const System& system, SimAlgorithm algorithm, double bytes);
-// The chunk taihu's hierarchical allreduce pipelines with when the top tier joins two
-// groups (the library's default rule: 1/16 of the vector, at least 1 MiB).
-double hierarchical_pipeline_chunk(double bytes);
 const char* name(SimAlgorithm algorithm);
 
 // TaihuLight-like preset with `nodes` nodes (supernodes of 256) and `ranks_per_node`

@@ -271,7 +271,8 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
     const std::vector<Record> log = load_log(opt.log_path);
     // Transfer: a shape not tuned yet starts from the best schedules of the 3 nearest
     // tuned shapes of the same operator (same spec, ISA, threads, backend), nearest by
-    // the summed |log2| ratios of their dims, carried over by Space::nearest_point.
+    // the summed |log2| ratios of their dims, carried over by Space::nearest_point, and
+    // from a cost model trained on all their records (below).
     std::vector<std::pair<double, Record>> others;
     for (const auto& r : best_records(log)) {
       if (r.op != base.op || r.spec_hash != base.spec_hash || r.isa != base.isa || r.threads != base.threads || r.backend != base.backend ||
@@ -295,6 +296,15 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
         arch::log_verbose("taihu-tune: starting from the best schedule of %s (distance %.2f)\n", others[i].second.shape.c_str(), others[i].first);
       }
       searcher.seed_first(seeds);
+    }
+    // Transfer: the cost model learns from every record of the other shapes too.
+    if (opt.cost_model && opt.transfer_model && !others.empty()) {
+      const TransferFeatures features(p, space, opt.threads);
+      std::vector<Point> carried;
+      std::vector<TransferSample> prior = transfer_samples(p, space, features, base, log, &carried);
+      arch::log_verbose("taihu-tune: the cost model starts from %zu records of %zu other shapes (%zu of their schedules carried over)\n",
+                        prior.size(), others.size(), carried.size());
+      if (!prior.empty()) searcher.use_transfer(p, opt.threads, std::move(prior), std::move(carried));
     }
     for (const auto& r : log) {
       if (r.key() != base.key()) continue;

@@ -25,26 +25,52 @@ void Searcher::observe(const Point& pt, double seconds) {
   seen_.insert(pt);
 }
 
+void Searcher::use_transfer(const Problem& p, int threads, std::vector<TransferSample> prior, std::vector<Point> carried) {
+  problem_ = &p;
+  transfer_ = std::make_unique<TransferFeatures>(p, space_, threads);
+  prior_ = std::move(prior);
+  carried_ = std::move(carried);
+  fitted_at_ = -1;
+}
+
+std::vector<double> Searcher::features(const Point& pt) const {
+  return transfer_ ? (*transfer_)(*problem_, space_, pt) : space_.features(pt);
+}
+
 void Searcher::refit() {
   if (!use_model_ || static_cast<int>(history_.size()) == fitted_at_) return;
   std::vector<std::vector<double>> x;
-  std::vector<double> y;
-  double worst = 0;
+  std::vector<double> y, w;
+  double best = std::numeric_limits<double>::infinity(), worst = 0;
   for (const auto& [p, s] : history_)
-    if (std::isfinite(s)) worst = std::max(worst, s);
-  for (const auto& [p, s] : history_) {
-    x.push_back(space_.features(p));
-    // Failed points teach the model "slow": twice the slowest success.
-    y.push_back(std::log(std::isfinite(s) ? s : (worst > 0 ? 2 * worst : 1.0)));
+    if (std::isfinite(s)) worst = std::max(worst, s), best = std::min(best, s);
+  for (const auto& smp : prior_) {
+    x.push_back(smp.x);
+    y.push_back(smp.y);
+    w.push_back(smp.weight);
   }
+  // With transfer the target is the time relative to the shape's best (as the other
+  // shapes' samples have it); without, the log time itself.
+  const double scale = transfer_ ? (std::isfinite(best) ? best : 0.0) : 1.0;
+  if (scale > 0)
+    for (const auto& [p, s] : history_) {
+      x.push_back(features(p));
+      // Failed points teach the model "slow": twice the slowest success.
+      y.push_back(std::log((std::isfinite(s) ? s : (worst > 0 ? 2 * worst : 1.0)) / scale));
+      w.push_back(1.0);
+    }
   if (x.size() < 8) return;
-  model_.fit(x, y);
+  model_.fit(x, y, w);
   fitted_at_ = static_cast<int>(history_.size());
 }
 
 double Searcher::predict(const Point& pt) const {
   if (!model_.trained()) return std::numeric_limits<double>::quiet_NaN();
-  return std::exp(model_.predict(space_.features(pt)));
+  const double v = std::exp(model_.predict(features(pt)));
+  if (!transfer_) return v;
+  double best = std::numeric_limits<double>::infinity();  // relative -> seconds
+  for (const auto& [p, s] : history_) best = std::min(best, s);
+  return std::isfinite(best) ? v * best : std::numeric_limits<double>::quiet_NaN();
 }
 
 Point Searcher::mutate(Point p) {
@@ -106,27 +132,39 @@ void Searcher::seed_first(const std::vector<Point>& pts) {
   for (const Point& p : pts)
     if (space_.valid(p) && std::find(first.begin(), first.end(), p) == first.end()) first.push_back(p);
   templates_.insert(templates_.begin() + static_cast<std::ptrdiff_t>(next_template_), first.begin(), first.end());
+  seeds_end_ = next_template_ + first.size();
 }
 
 std::vector<Point> Searcher::propose(int n) {
   std::vector<Point> out;
-  if (history_.empty() && !seen_.count(space_.default_point()) && space_.valid(space_.default_point())) {
+  // A model trained on other shapes ranks from the start: after the seeds, the
+  // templates compete in the ranked pool instead of being measured in order.
+  refit();
+  const bool transfer_ranked = !prior_.empty() && model_.trained();
+  if (!transfer_ranked && history_.empty() && !seen_.count(space_.default_point()) && space_.valid(space_.default_point())) {
     out.push_back(space_.default_point());
     seen_.insert(out.back());
   }
-  while (static_cast<int>(out.size()) < n && next_template_ < templates_.size()) {
+  while (static_cast<int>(out.size()) < n && next_template_ < templates_.size() && !(transfer_ranked && next_template_ >= seeds_end_)) {
     const Point& t = templates_[next_template_++];
     if (seen_.count(t)) continue;
     out.push_back(t);
     seen_.insert(t);
   }
   if (static_cast<int>(out.size()) >= n) return out;
-  refit();
   const bool ranked = use_model_ && model_.trained();
   std::vector<Point> cands = pool(ranked ? std::max(64, 16 * n) : n - static_cast<int>(out.size()));
+  if (transfer_ranked) {
+    std::set<Point> in(cands.begin(), cands.end());
+    auto offer = [&](const Point& p) {
+      if (!seen_.count(p) && space_.valid(p) && in.insert(p).second) cands.push_back(p);
+    };
+    for (std::size_t i = next_template_; i < templates_.size(); ++i) offer(templates_[i]);
+    for (const Point& p : carried_) offer(p);
+  }
   if (ranked) {
     std::vector<std::pair<double, std::size_t>> score;
-    for (std::size_t i = 0; i < cands.size(); ++i) score.emplace_back(model_.predict(space_.features(cands[i])), i);
+    for (std::size_t i = 0; i < cands.size(); ++i) score.emplace_back(model_.predict(features(cands[i])), i);
     std::stable_sort(score.begin(), score.end());
     // Mostly the best predicted; every fourth pick explores a random pool member.
     std::vector<bool> taken(cands.size(), false);

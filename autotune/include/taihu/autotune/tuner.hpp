@@ -37,6 +37,10 @@ struct TuneOptions {
   std::uint64_t seed = 1;
   Strategy strategy = Strategy::evolutionary;
   bool cost_model = true;
+  // With a --log holding other shapes of the operator: the cost model also learns from
+  // their records (shape-normalised features, transfer.hpp) and ranks from the first
+  // batch. false: those shapes only seed the search with their best schedules.
+  bool transfer_model = true;
   int batch = 4;                   // proposals per round
   int threads = 1;
   std::string log_path;            // "" = no log

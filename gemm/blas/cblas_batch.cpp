@@ -65,6 +65,8 @@ void strided(const char* routine, int order, int ta, int tb, Int m, Int n, Int k
   serve(
       routine, illegal, [&] { report_cblas(abi_of<Int>, routine, false, illegal); },
       [&] {
+        require_gemm_addressable(order == CblasRowMajor, ta != CblasNoTrans, tb != CblasNoTrans, m,
+                                 n, k, lda, ldb, ldc, sizeof(T), sizeof(T));
         if constexpr (std::is_same_v<T, float>) {
           gemm::sgemm_batch_strided(layout_of(order), trans_of(ta), trans_of(tb), m, n, k, alpha, a,
                                     lda, sa, b, ldb, sb, beta, c, ldc, sc, batch);
@@ -94,6 +96,10 @@ void grouped(const char* routine, int order, const CBLAS_TRANSPOSE* ta, const CB
   serve(
       routine, illegal, [&] { report_cblas(abi_of<Int>, routine, false, illegal); },
       [&] {
+        for (Int g = 0; g < groups; ++g)  // all groups before any computes
+          require_gemm_addressable(order == CblasRowMajor, ta[g] != CblasNoTrans,
+                                   tb[g] != CblasNoTrans, m[g], n[g], k[g], lda[g], ldb[g], ldc[g],
+                                   sizeof(T), sizeof(T));
         std::size_t first = 0;
         for (Int g = 0; g < groups; ++g) {
           if constexpr (std::is_same_v<T, float>) {

@@ -7,6 +7,9 @@
 // goes to cblas_xerbla (blas_report.hpp) and returns with C untouched. Good calls go
 // to taihu::gemm, which handles row and column major itself. CblasConjTrans means
 // CblasTrans (real data).
+#include <cstddef>
+#include <cstdint>
+
 #include "blas_abi.hpp"
 #include "blas_report.hpp"
 #include "gemm_arg_checks.hpp"
@@ -61,17 +64,20 @@ Illegal check(int order, int trans_a, int trans_b, index_t m, index_t n, index_t
   return out;
 }
 
-// Checks, then calls compute(layout, trans_a, trans_b) for a good call; a bad one goes
-// to the cblas_xerbla of `abi`.
+// Checks, then calls compute(layout, trans_a, trans_b) for a good call whose matrices
+// (elements of ab_size and c_size bytes) fit in the address space; a bad one goes to
+// the cblas_xerbla of `abi`.
 template <typename Compute>
 void cblas_gemm(Abi abi, const char* routine, CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a,
                 CBLAS_TRANSPOSE trans_b, index_t m, index_t n, index_t k, index_t lda, index_t ldb,
-                index_t ldc, Compute&& compute) {
+                index_t ldc, std::size_t ab_size, std::size_t c_size, Compute&& compute) {
   const Illegal illegal = check(order, trans_a, trans_b, m, n, k, lda, ldb, ldc);
   const bool row = order == CblasRowMajor;
   serve(
       routine, illegal, [&] { report_cblas(abi, routine, row, illegal); },
       [&] {
+        require_gemm_addressable(row, trans_a != CblasNoTrans, trans_b != CblasNoTrans, m, n, k,
+                                 lda, ldb, ldc, ab_size, c_size);
         compute(row ? Layout::row_major : Layout::col_major,
                 trans_a == CblasNoTrans ? Trans::no : Trans::yes,
                 trans_b == CblasNoTrans ? Trans::no : Trans::yes);
@@ -82,8 +88,8 @@ template <typename T, typename Int>
 void cblas_gemm(const char* routine, GemmFn<T> gemm_fn, CBLAS_ORDER order, CBLAS_TRANSPOSE trans_a,
                 CBLAS_TRANSPOSE trans_b, Int m, Int n, Int k, T alpha, const T* a, Int lda,
                 const T* b, Int ldb, T beta, T* c, Int ldc) {
-  cblas_gemm(abi_of<Int>, routine, order, trans_a, trans_b, m, n, k, lda, ldb, ldc,
-             [&](Layout layout, Trans ta, Trans tb) {
+  cblas_gemm(abi_of<Int>, routine, order, trans_a, trans_b, m, n, k, lda, ldb, ldc, sizeof(T),
+             sizeof(T), [&](Layout layout, Trans ta, Trans tb) {
                gemm_fn(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
              });
 }
@@ -94,7 +100,7 @@ void cblas_bf16_gemm(const char* routine, CBLAS_ORDER order, CBLAS_TRANSPOSE tra
                      const std::uint16_t* a, Int lda, const std::uint16_t* b, Int ldb, float beta,
                      float* c, Int ldc) {
   cblas_gemm(abi_of<Int>, routine, order, trans_a, trans_b, m, n, k, lda, ldb, ldc,
-             [&](Layout layout, Trans ta, Trans tb) {
+             sizeof(std::uint16_t), sizeof(float), [&](Layout layout, Trans ta, Trans tb) {
                gemm::sbgemm(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
              });
 }

@@ -141,6 +141,9 @@ namespace tg = taihu::gemm;
                               const T* b, Int ldb, T beta, T* c, Int ldc) {                        \
     tb::serve_cblas<Int>("cblas_" #P "gemmt", order,                                               \
                          tb::check_gemmt(order, uplo, ta, tbt, n, k, lda, ldb, ldc), [&] {         \
+                           tb::require_gemm_addressable(                                           \
+                               order == CblasRowMajor, ta != CblasNoTrans, tbt != CblasNoTrans, n, \
+                               n, k, lda, ldb, ldc, sizeof(T), sizeof(T));                         \
                            tg::P##gemmt(tb::layout_of(order), tb::uplo_of(uplo), tb::trans_of(ta), \
                                         tb::trans_of(tbt), n, k, alpha, a, lda, b, ldb, beta, c,   \
                                         ldc);                                                      \
@@ -150,6 +153,9 @@ namespace tg = taihu::gemm;
                              Int k, T alpha, const T* a, Int lda, T beta, T* c, Int ldc) {         \
     tb::serve_cblas<Int>("cblas_" #P "syrk", order,                                                \
                          tb::check_rank_k(order, uplo, trans, n, k, lda, 0, 0, 11, ldc), [&] {     \
+                           tb::require_rank_k_addressable(order == CblasRowMajor,                  \
+                                                          trans != CblasNoTrans, n, k, lda, 0,     \
+                                                          ldc, sizeof(T));                         \
                            tg::P##syrk(tb::layout_of(order), tb::uplo_of(uplo),                    \
                                        tb::trans_of(trans), n, k, alpha, a, lda, beta, c, ldc);    \
                          });                                                                       \
@@ -157,18 +163,22 @@ namespace tg = taihu::gemm;
   void NAME(cblas_##P##syr2k)(CBLAS_ORDER order, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, Int n,    \
                               Int k, T alpha, const T* a, Int lda, const T* b, Int ldb, T beta,    \
                               T* c, Int ldc) {                                                     \
-    tb::serve_cblas<Int>("cblas_" #P "syr2k", order,                                               \
-                         tb::check_rank_k(order, uplo, trans, n, k, lda, 10, ldb, 13, ldc), [&] {  \
-                           tg::P##syr2k(tb::layout_of(order), tb::uplo_of(uplo),                   \
-                                        tb::trans_of(trans), n, k, alpha, a, lda, b, ldb, beta, c, \
-                                        ldc);                                                      \
-                         });                                                                       \
+    tb::serve_cblas<Int>(                                                                          \
+        "cblas_" #P "syr2k", order,                                                                \
+        tb::check_rank_k(order, uplo, trans, n, k, lda, 10, ldb, 13, ldc), [&] {                   \
+          tb::require_rank_k_addressable(order == CblasRowMajor, trans != CblasNoTrans, n, k, lda, \
+                                         ldb, ldc, sizeof(T));                                     \
+          tg::P##syr2k(tb::layout_of(order), tb::uplo_of(uplo), tb::trans_of(trans), n, k, alpha,  \
+                       a, lda, b, ldb, beta, c, ldc);                                              \
+        });                                                                                        \
   }                                                                                                \
   void NAME(cblas_##P##symm)(CBLAS_ORDER order, CBLAS_SIDE side, CBLAS_UPLO uplo, Int m, Int n,    \
                              T alpha, const T* a, Int lda, const T* b, Int ldb, T beta, T* c,      \
                              Int ldc) {                                                            \
     tb::serve_cblas<Int>("cblas_" #P "symm", order,                                                \
                          tb::check_symm(order, side, uplo, m, n, lda, ldb, ldc), [&] {             \
+                           tb::require_side_addressable(order == CblasRowMajor, side == CblasLeft, \
+                                                        m, n, lda, ldb, ldc, sizeof(T));           \
                            tg::P##symm(tb::layout_of(order), tb::side_of(side), tb::uplo_of(uplo), \
                                        m, n, alpha, a, lda, b, ldb, beta, c, ldc);                 \
                          });                                                                       \
@@ -179,6 +189,8 @@ namespace tg = taihu::gemm;
     tb::serve_cblas<Int>(                                                                          \
         "cblas_" #P "trmm", order,                                                                 \
         tb::check_triangular(order, side, uplo, trans, diag, m, n, lda, ldb), [&] {                \
+          tb::require_side_addressable(order == CblasRowMajor, side == CblasLeft, m, n, lda, ldb,  \
+                                       0, sizeof(T));                                              \
           tg::P##trmm(tb::layout_of(order), tb::side_of(side), tb::uplo_of(uplo),                  \
                       tb::trans_of(trans), tb::diag_of(diag), m, n, alpha, a, lda, b, ldb);        \
         });                                                                                        \
@@ -189,6 +201,8 @@ namespace tg = taihu::gemm;
     tb::serve_cblas<Int>(                                                                          \
         "cblas_" #P "trsm", order,                                                                 \
         tb::check_triangular(order, side, uplo, trans, diag, m, n, lda, ldb), [&] {                \
+          tb::require_side_addressable(order == CblasRowMajor, side == CblasLeft, m, n, lda, ldb,  \
+                                       0, sizeof(T));                                              \
           tg::P##trsm(tb::layout_of(order), tb::side_of(side), tb::uplo_of(uplo),                  \
                       tb::trans_of(trans), tb::diag_of(diag), m, n, alpha, a, lda, b, ldb);        \
         });                                                                                        \

@@ -66,6 +66,8 @@ void fortran_gemm(const char* routine, const char* srname, GemmCall gemm_fn, con
   serve(
       routine, illegal, [&] { report_fortran(abi_of<Int>, srname, illegal); },
       [&] {
+        require_gemm_addressable(false, is_trans(*transa), is_trans(*transb), *m, *n, *k, *lda,
+                                 *ldb, *ldc, sizeof(In), sizeof(T));
         gemm_fn(Layout::col_major, is_trans(*transa) ? Trans::yes : Trans::no,
                 is_trans(*transb) ? Trans::yes : Trans::no, *m, *n, *k, *alpha, a, *lda, b, *ldb,
                 *beta, c, *ldc);

@@ -117,18 +117,22 @@ constexpr auto kCol = tg::Layout::col_major;
                        const Int* k, const T* alpha, const T* a, const Int* lda, const T* b,       \
                        const Int* ldb, const T* beta, T* c, const Int* ldc, size_t, size_t,        \
                        size_t) {                                                                   \
-    tb::serve_fortran<Int>(#PU "GEMMT", #PU "GEMMT",                                               \
-                           tb::check_gemmt(*uplo, *ta, *tbt, *n, *k, *lda, *ldb, *ldc), [&] {      \
-                             tg::P##gemmt(kCol, tb::uplo_of(*uplo), tb::trans_of(*ta),             \
-                                          tb::trans_of(*tbt), *n, *k, *alpha, a, *lda, b, *ldb,    \
-                                          *beta, c, *ldc);                                         \
-                           });                                                                     \
+    tb::serve_fortran<Int>(                                                                        \
+        #PU "GEMMT", #PU "GEMMT", tb::check_gemmt(*uplo, *ta, *tbt, *n, *k, *lda, *ldb, *ldc),     \
+        [&] {                                                                                      \
+          tb::require_gemm_addressable(false, tb::yes(*ta), tb::yes(*tbt), *n, *n, *k, *lda, *ldb, \
+                                       *ldc, sizeof(T), sizeof(T));                                \
+          tg::P##gemmt(kCol, tb::uplo_of(*uplo), tb::trans_of(*ta), tb::trans_of(*tbt), *n, *k,    \
+                       *alpha, a, *lda, b, *ldb, *beta, c, *ldc);                                  \
+        });                                                                                        \
   }                                                                                                \
   void NAME(P##syrk_)(const char* uplo, const char* trans, const Int* n, const Int* k,             \
                       const T* alpha, const T* a, const Int* lda, const T* beta, T* c,             \
                       const Int* ldc, size_t, size_t) {                                            \
     tb::serve_fortran<Int>(#PU "SYRK", #PU "SYRK ",                                                \
                            tb::check_rank_k(*uplo, *trans, *n, *k, *lda, 0, 0, 10, *ldc), [&] {    \
+                             tb::require_rank_k_addressable(false, tb::yes(*trans), *n, *k, *lda,  \
+                                                            0, *ldc, sizeof(T));                   \
                              tg::P##syrk(kCol, tb::uplo_of(*uplo), tb::trans_of(*trans), *n, *k,   \
                                          *alpha, a, *lda, *beta, c, *ldc);                         \
                            });                                                                     \
@@ -138,6 +142,8 @@ constexpr auto kCol = tg::Layout::col_major;
                        const T* beta, T* c, const Int* ldc, size_t, size_t) {                      \
     tb::serve_fortran<Int>(#PU "SYR2K", #PU "SYR2K",                                               \
                            tb::check_rank_k(*uplo, *trans, *n, *k, *lda, 9, *ldb, 12, *ldc), [&] { \
+                             tb::require_rank_k_addressable(false, tb::yes(*trans), *n, *k, *lda,  \
+                                                            *ldb, *ldc, sizeof(T));                \
                              tg::P##syr2k(kCol, tb::uplo_of(*uplo), tb::trans_of(*trans), *n, *k,  \
                                           *alpha, a, *lda, b, *ldb, *beta, c, *ldc);               \
                            });                                                                     \
@@ -145,11 +151,13 @@ constexpr auto kCol = tg::Layout::col_major;
   void NAME(P##symm_)(const char* side, const char* uplo, const Int* m, const Int* n,              \
                       const T* alpha, const T* a, const Int* lda, const T* b, const Int* ldb,      \
                       const T* beta, T* c, const Int* ldc, size_t, size_t) {                       \
-    tb::serve_fortran<Int>(#PU "SYMM", #PU "SYMM ",                                                \
-                           tb::check_symm(*side, *uplo, *m, *n, *lda, *ldb, *ldc), [&] {           \
-                             tg::P##symm(kCol, tb::side_of(*side), tb::uplo_of(*uplo), *m, *n,     \
-                                         *alpha, a, *lda, b, *ldb, *beta, c, *ldc);                \
-                           });                                                                     \
+    tb::serve_fortran<Int>(                                                                        \
+        #PU "SYMM", #PU "SYMM ", tb::check_symm(*side, *uplo, *m, *n, *lda, *ldb, *ldc), [&] {     \
+          tb::require_side_addressable(false, tb::side_of(*side) == tg::Side::left, *m, *n, *lda,  \
+                                       *ldb, *ldc, sizeof(T));                                     \
+          tg::P##symm(kCol, tb::side_of(*side), tb::uplo_of(*uplo), *m, *n, *alpha, a, *lda, b,    \
+                      *ldb, *beta, c, *ldc);                                                       \
+        });                                                                                        \
   }                                                                                                \
   void NAME(P##trmm_)(const char* side, const char* uplo, const char* trans, const char* diag,     \
                       const Int* m, const Int* n, const T* alpha, const T* a, const Int* lda,      \
@@ -157,6 +165,8 @@ constexpr auto kCol = tg::Layout::col_major;
     tb::serve_fortran<Int>(                                                                        \
         #PU "TRMM", #PU "TRMM ",                                                                   \
         tb::check_triangular(*side, *uplo, *trans, *diag, *m, *n, *lda, *ldb), [&] {               \
+          tb::require_side_addressable(false, tb::side_of(*side) == tg::Side::left, *m, *n, *lda,  \
+                                       *ldb, 0, sizeof(T));                                        \
           tg::P##trmm(kCol, tb::side_of(*side), tb::uplo_of(*uplo), tb::trans_of(*trans),          \
                       tb::diag_of(*diag), *m, *n, *alpha, a, *lda, b, *ldb);                       \
         });                                                                                        \
@@ -167,6 +177,8 @@ constexpr auto kCol = tg::Layout::col_major;
     tb::serve_fortran<Int>(                                                                        \
         #PU "TRSM", #PU "TRSM ",                                                                   \
         tb::check_triangular(*side, *uplo, *trans, *diag, *m, *n, *lda, *ldb), [&] {               \
+          tb::require_side_addressable(false, tb::side_of(*side) == tg::Side::left, *m, *n, *lda,  \
+                                       *ldb, 0, sizeof(T));                                        \
           tg::P##trsm(kCol, tb::side_of(*side), tb::uplo_of(*uplo), tb::trans_of(*trans),          \
                       tb::diag_of(*diag), *m, *n, *alpha, a, *lda, b, *ldb);                       \
         });                                                                                        \

@@ -10,7 +10,9 @@
  *     routine truncating to 32 bits would take as M = 2, a legal call; N = -2^40, whose
  *     low half is 0) reach this program's own xerbla_64_ / cblas_xerbla64_ with the
  *     reference parameter number, never xerbla_, and leave C untouched; legal calls
- *     with M = 2^33 and nothing to compute return at once.
+ *     with M = 2^33 and nothing to compute return at once;
+ *   - sizes that pass reference BLAS's rules but describe matrices larger than the
+ *     address space fail cleanly (C untouched, no handler, no crash).
  * Prints one line per failed check; exit status 0 when all pass. */
 #include <math.h>
 #include <stdint.h>
@@ -462,10 +464,46 @@ static void check_64bit_arguments(void) {
   }
 }
 
+/* Legal-looking ILP64 sizes for matrices larger than the address space (M = K = 2^40,
+ * A would hold 2^80 elements): reference BLAS has no rule against them, taihu reports a
+ * failure on stderr instead of overflowing its size arithmetic, calls no handler and
+ * leaves C alone (and does not crash reading the tiny arrays passed here). */
+static void check_unaddressable_sizes(void) {
+  float a[4] = {1, 2, 3, 4}, c[4] = {5, 6, 7, 8}, c_before[4];
+  double ad[4] = {1, 2, 3, 4}, bd[4] = {5, 6, 7, 8}, bd_before[4];
+  memcpy(c_before, c, sizeof c);
+  memcpy(bd_before, bd, sizeof bd);
+  const int64_t huge = (int64_t)1 << 40, one64 = 1;
+  const float one = 1.0f;
+  const double one_d = 1.0;
+  reset_handlers();
+  sgemm_64_("N", "N", &huge, &one64, &huge, &one, a, &huge, a, &huge, &one, c, &huge, 1, 1);
+  cblas_sgemm64_(CblasRowMajor, CblasTrans, CblasNoTrans, huge, 1, huge, 1.0f, a, huge, a, 1, 1.0f,
+                 c, 1);
+  dtrsm_64_("L", "U", "N", "N", &huge, &huge, &one_d, ad, &huge, bd, &huge, 1, 1, 1, 1);
+  cblas_dsyrk64_(CblasColMajor, CblasUpper, CblasNoTrans, huge, huge, 1.0, ad, huge, 1.0, bd, huge);
+  /* grouped batch: a small first group and a huge second one: nothing is computed */
+  {
+    const enum CBLAS_TRANSPOSE t[2] = {CblasNoTrans, CblasNoTrans};
+    const int64_t gm[2] = {2, huge}, gn[2] = {2, 1}, gk[2] = {2, huge}, gld[2] = {2, huge},
+                  gsize[2] = {1, 1};
+    const float galpha[2] = {1, 1}, gbeta[2] = {1, 1};
+    const float* pa[2] = {a, a};
+    float* pc[2] = {c, c};
+    cblas_sgemm_batch64_(CblasColMajor, t, t, gm, gn, gk, galpha, pa, gld, pa, gld, gbeta, pc, gld,
+                         2, gsize);
+  }
+  CHECK(lp64_xerbla_calls + ilp64_xerbla_calls + lp64_cblas_calls + ilp64_cblas_calls == 0,
+        "unaddressable sizes went to an error handler (info %lld)", last_info);
+  CHECK(memcmp(c, c_before, sizeof c) == 0, "unaddressable sizes: C was modified");
+  CHECK(memcmp(bd, bd_before, sizeof bd) == 0, "unaddressable sizes: B was modified");
+}
+
 int main(void) {
   check_gemm();
   check_twins();
   check_64bit_arguments();
+  check_unaddressable_sizes();
   if (failures != 0) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

@@ -99,10 +99,10 @@ TEST(AutotuneWinograd, RecognizesThe3x3Convolution) {
 }
 
 TEST(AutotuneWinograd, RefusedWithAReasonWhereItCannotRun) {
-  // 5x5 window: the space skips the winograd algorithm and says why.
-  ta::Problem p = conv2d("N=1,C=8,H=10,W=12,KO=8,R=5,S=5,P=2");
+  // 7x7 window: the space skips the winograd algorithm and says why.
+  ta::Problem p = conv2d("N=1,C=8,H=10,W=12,KO=8,R=7,S=7,P=3");
   const int w = winograd_index(p);
-  EXPECT_NE(p.winograd_unsupported(w).find("3x3 window; this shape has 5x5"), std::string::npos) << p.winograd_unsupported(w);
+  EXPECT_NE(p.winograd_unsupported(w).find("3x3 or 5x5 window; this shape has 7x7"), std::string::npos) << p.winograd_unsupported(w);
   ta::Space space(p);
   ta::Point pt = space.default_point();
   for (std::size_t i = 0; i < space.knobs().size(); ++i)
@@ -123,6 +123,28 @@ TEST(AutotuneWinograd, RefusedWithAReasonWhereItCannotRun) {
   text.replace(text.find("compute wino = winograd(direct)\n"), 32, "");
   EXPECT_THROW(ta::Space(ta::Problem(ta::parse_spec(text, "w.tdsl"), ta::parse_shape("N=1,C=2,H=6,W=6,KO=3,R=3,S=3,P=1"))),
                taihu::Error);
+}
+
+TEST(AutotuneWinograd, FiveByFiveWindowIsF2x2Only) {
+  // F(2x2,5x5) is generated; F(4x4,5x5) is not (the space says why), and the templates
+  // for a 5x5 window are all m = 2.
+  ta::Problem p = conv2d("N=1,C=20,H=12,W=12,KO=50,R=5,S=5,P=0");
+  const int w = winograd_index(p);
+  EXPECT_EQ(p.winograd_unsupported(w), "");
+  ta::Space space(p);
+  auto m = space.to_map(space.default_point());
+  m["algorithm"] = "winograd";
+  m["winograd m"] = "4";
+  EXPECT_NE(space.why_invalid(space.from_map(m)).find("F(2x2,5x5) only"), std::string::npos) << space.why_invalid(space.from_map(m));
+  m["winograd m"] = "2";
+  EXPECT_TRUE(space.valid(space.from_map(m))) << space.why_invalid(space.from_map(m));
+  int winograd_templates = 0;
+  for (const auto& t : space.templates())
+    if (space.schedule(t).algorithm == w) {
+      ++winograd_templates;
+      EXPECT_EQ(space.schedule(t).winograd.m, 2);
+    }
+  EXPECT_GE(winograd_templates, 1);
 }
 
 TEST(AutotuneWinograd, OnlyWinogradKnobsReachItsSchedule) {
@@ -188,7 +210,12 @@ TEST(AutotuneWinograd, SampledSchedulePointsMatchTheReference) {
                         {"N=2,C=13,H=11,W=13,KO=20,R=3,S=3,P=1", "4", "16", "6", "C", "0", "16"},
                         {"N=1,C=16,H=32,W=28,KO=20,R=3,S=3,P=1", "4", "8", "4", "16", "8", "16"},
                         {"N=1,C=40,H=9,W=10,KO=40,R=3,S=3,P=1", "2", "16", "3", "C", "2", "16"},
-                        {"N=1,C=8,H=9,W=7,KO=6,R=3,S=3,P=0", "4", "8", "4", "C", "0", "16"}};
+                        {"N=1,C=8,H=9,W=7,KO=6,R=3,S=3,P=0", "4", "8", "4", "C", "0", "16"},
+                        // F(2x2,5x5): padding 2 and 0 (LeNet conv2's shape), odd output
+                        // (tiles past the edge), per stage, row blocks, channel blocks.
+                        {"N=1,C=32,H=8,W=8,KO=64,R=5,S=5,P=2", "2", "16", "6", "C", "0"},
+                        {"N=2,C=20,H=12,W=12,KO=50,R=5,S=5,P=0", "2", "16", "4", "16", "2"},
+                        {"N=1,C=5,H=11,W=13,KO=40,R=5,S=5,P=2", "2", "8", "3", "C", "1", "16"}};
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.shape) + " m=" + c.m + " k=" + c.k + " t=" + c.t + " c=" + c.c + " r=" + c.r + " kb=" + c.kb);
     ta::Problem p = conv2d(c.shape);
@@ -220,7 +247,8 @@ TEST(AutotuneWinograd, SampledSchedulePointsMatchTheReference) {
       EXPECT_TRUE(a.ok) << a.message;
       // Winograd's error is larger than the direct loops' but far from garbage.
       EXPECT_LT(a.max_error, 5e-4) << "max |err| / (1 + |ref|)";
-      std::printf("  %s F(%sx%s,3x3): max |err|/(1+|ref|) = %.2e (bound %.2e)\n", c.shape, c.m, c.m, a.max_error,
+      std::printf("  %s F(%sx%s,%lldx%lld): max |err|/(1+|ref|) = %.2e (bound %.2e)\n", c.shape, c.m, c.m,
+                  static_cast<long long>(p.dim("R")), static_cast<long long>(p.dim("R")), a.max_error,
                   ta::default_tolerance(p, s.algorithm));
     }
   }

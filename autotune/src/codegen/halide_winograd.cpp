@@ -1,5 +1,5 @@
-// Winograd F(m x m, 3 x 3) in Halide (see halide_winograd.hpp). Halide dimensions are
-// listed innermost first. With alpha = m + 2, TH x TW tiles per image, tiles of an
+// Winograd F(m x m, 3 x 3) and F(2 x 2, 5 x 5) in Halide (see halide_winograd.hpp). Halide
+// dimensions are listed innermost first. With alpha = m + r - 1, TH x TW tiles per image, tiles of an
 // image flattened as t = th TW + tw, input channels c = 8 cb + ci (zero padded to Cp):
 //   U(k, c, b, a)  = sum_{r,s} G[a][r] W[k][c][r][s] G[b][s]      (weights pipeline)
 //   Xcb(ci, x, y, cb, n) = X[n][8 cb + ci][y][x], zero outside the image
@@ -41,21 +41,27 @@ using namespace Halide;
 using Matrix = std::vector<std::vector<double>>;
 
 struct Transforms {
-  int m = 0, alpha = 0;
-  Matrix bt, g, at;  // alpha x alpha, alpha x 3, m x alpha (Lavin & Gray 2016)
+  int m = 0, r = 0, alpha = 0;
+  Matrix bt, g, at;  // alpha x alpha, alpha x r, m x alpha (Lavin & Gray 2016)
 };
 
-Transforms transforms(int m) {
+// F(m x m, r x r) for a 3x3 window (m = 2 or 4) or a 5x5 one (m = 2: F(2x2,5x5) on
+// F(4x4,3x3)'s points 0, 1, -1, 2, -2, inf, as dnn's winograd_2x2 runs 5x5 kernels:
+// the same B^T, G = the points' Vandermonde rows scaled to match it, A^T its first two
+// rows; 9 multiplies per output instead of 25).
+Transforms transforms(int m, int r) {
   Transforms t;
   t.m = m;
-  t.alpha = m + 2;
-  if (m == 2) {
+  t.r = r;
+  t.alpha = m + r - 1;
+  const Matrix bt6 = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
+                      {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+  if (r == 3 && m == 2) {
     t.bt = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
     t.g = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
     t.at = {{1, 1, 1, 0}, {0, 1, -1, -1}};
-  } else if (m == 4) {
-    t.bt = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
-            {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+  } else if (r == 3 && m == 4) {
+    t.bt = bt6;
     t.g = {{1.0 / 4, 0, 0},
            {-1.0 / 6, -1.0 / 6, -1.0 / 6},
            {-1.0 / 6, 1.0 / 6, -1.0 / 6},
@@ -63,8 +69,18 @@ Transforms transforms(int m) {
            {1.0 / 24, -1.0 / 12, 1.0 / 6},
            {0, 0, 1}};
     t.at = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+  } else if (r == 5 && m == 2) {
+    t.bt = bt6;
+    t.g = {{1.0 / 4, 0, 0, 0, 0},
+           {-1.0 / 6, -1.0 / 6, -1.0 / 6, -1.0 / 6, -1.0 / 6},
+           {-1.0 / 6, 1.0 / 6, -1.0 / 6, 1.0 / 6, -1.0 / 6},
+           {1.0 / 24, 2.0 / 24, 4.0 / 24, 8.0 / 24, 16.0 / 24},
+           {1.0 / 24, -2.0 / 24, 4.0 / 24, -8.0 / 24, 16.0 / 24},
+           {0, 0, 0, 0, 1}};
+    t.at = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 1}};
   } else {
-    throw Error("winograd m=" + std::to_string(m) + ": only F(2x2,3x3) and F(4x4,3x3) are generated");
+    throw Error("winograd m=" + std::to_string(m) + " on a " + std::to_string(r) + "x" + std::to_string(r) +
+                " window: only F(2x2,3x3), F(4x4,3x3) and F(2x2,5x5) are generated");
   }
   return t;
 }
@@ -171,7 +187,7 @@ class WinogradKernel final : public Kernel {
     const ConvPattern& cv = p.winograd_conv(s.algorithm);
     const WinogradSchedule& ws = s.winograd;
     if (ws.k_tile % 8 != 0 || ws.k_tile < 8 || ws.t_tile < 1) throw Error("winograd: k tile must be a multiple of 8, t tile >= 1");
-    const Transforms tr = transforms(ws.m);
+    const Transforms tr = transforms(ws.m, static_cast<int>(cv.r));
     const int m = tr.m, alpha = tr.alpha;
     static std::atomic<int> count{0};
     const std::string sfx = "_w" + std::to_string(count.fetch_add(1));
@@ -185,7 +201,7 @@ class WinogradKernel final : public Kernel {
     const int TH = (OH + m - 1) / m, TW = (OW + m - 1) / m;
     const int CB = (C + 7) / 8, Cp = CB * 8;  // input channels in blocks of 8 (zero padded)
     x_sizes_ = {W, H, C, N};
-    w_sizes_ = {3, 3, C, K};
+    w_sizes_ = {static_cast<int>(cv.s), static_cast<int>(cv.r), C, K};
     y_sizes_ = {OW, OH, K, N};
     u_sizes_ = {Kp, Cp, alpha, alpha};
     if (jit) u_ = Buffer<float>(u_sizes_);

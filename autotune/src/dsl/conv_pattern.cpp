@@ -1,4 +1,4 @@
-// Recognizing a 3x3 stride-1 convolution in a statement, for the derived `winograd`
+// Recognizing a 3x3 or 5x5 stride-1 convolution in a statement, for the derived `winograd`
 // algorithm (see problem.hpp: match_winograd_conv). The test is semantic, not textual:
 // index expressions are evaluated (Problem::eval_int) at unit steps of each loop
 // variable, so `oh + r - P`, `r + oh - 1` or `oh - P + r` all match, while a stride
@@ -97,10 +97,12 @@ std::string match_winograd_conv(const Problem& p, int algorithm, ConvPattern* ou
   cp.ow = b.pure[3].extent;
   cp.r = b.extent(vr);
   cp.s = b.extent(vs);
-  if (cp.r != 3 || cp.s != 3)
-    return who + "Winograd F(m x m, 3 x 3) needs a 3x3 window; this shape has " + std::to_string(cp.r) + "x" + std::to_string(cp.s);
+  if (cp.r != cp.s || (cp.r != 3 && cp.r != 5))
+    return who + "Winograd F(m x m, 3 x 3) / F(2 x 2, 5 x 5) needs a 3x3 or 5x5 window; this shape has " + std::to_string(cp.r) + "x" +
+           std::to_string(cp.s);
   const auto& ws = p.tensor(cp.weight).shape;
-  if (ws[0] != cp.k || ws[1] != cp.c || ws[2] != 3 || ws[3] != 3) return who + "the weight's shape is not [K, C, 3, 3]";
+  if (ws[0] != cp.k || ws[1] != cp.c || ws[2] != cp.r || ws[3] != cp.s)
+    return who + "the weight's shape is not [K, C, " + std::to_string(cp.r) + ", " + std::to_string(cp.s) + "]";
   *out = cp;
   return "";
 }

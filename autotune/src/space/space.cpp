@@ -218,7 +218,8 @@ Schedule Space::schedule(const Point& pt) const {
     Schedule w;
     w.algorithm = s.algorithm;
     w.winograd = s.winograd;
-    if (w.winograd.m == 0) w.winograd.m = 4;
+    const bool five = p_.winograd_unsupported(s.algorithm).empty() && p_.winograd_conv(s.algorithm).r == 5;
+    if (w.winograd.m == 0) w.winograd.m = five ? 2 : 4;
     const std::int64_t channels = p_.winograd_unsupported(s.algorithm).empty() ? p_.winograd_conv(s.algorithm).c : 0;
     if (w.winograd.c_block >= channels) w.winograd.c_block = 0;
     if (channels > 0) {
@@ -255,7 +256,13 @@ std::string Space::why_invalid(const Point& pt) const {
   } catch (const Error& e) {
     return e.what();
   }
-  if (p_.is_winograd(s.algorithm)) return p_.winograd_unsupported(s.algorithm);
+  if (p_.is_winograd(s.algorithm)) {
+    const std::string why = p_.winograd_unsupported(s.algorithm);
+    // A 5x5 window has F(2x2,5x5) only (alpha 6; F(4x4,5x5) would need alpha 8).
+    if (why.empty() && p_.winograd_conv(s.algorithm).r == 5 && s.winograd.m != 2)
+      return "winograd m=" + std::to_string(s.winograd.m) + ": a 5x5 window is generated as F(2x2,5x5) only (winograd m 2)";
+    return why;
+  }
   const BoundStmt& b = main_stmt(p_, s.algorithm);
   for (const auto& [v, w] : s.vectorize) {
     if (!b.is_pure(v)) return "vectorize " + v + ": not a pure loop of the output statement";

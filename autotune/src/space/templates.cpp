@@ -17,7 +17,8 @@
 //   elementwise: the unit-stride loop vectorized (1 or 2 vectors), the outer loop parallel;
 //     with temps (softmax), first with every temp computed per tile of rows and its
 //     reduction split into 16 vector lanes (rfactor);
-//   winograd (first: it does the fewest flops): F(4x4) and F(2x2) with GEMM register
+//   winograd (first: it does the fewest flops; a 5x5 window: F(2x2,5x5) in the same
+//     structures): F(4x4) and F(2x2) with GEMM register
 //     tiles of 12 AVX2 accumulators (16 x 6, 32 x 3, 24 x 4, 8 x 12 ~ 8 x 8), per stage,
 //     and F(4x4) 16 x 6 as dnn runs it: blocks of half the tile rows (one per thread on
 //     two cores) or of the whole image, each block transformed, multiplied and
@@ -151,7 +152,9 @@ std::vector<Point> Space::templates() const {
       Point base = default_point();
       if (algo_knob >= 0) base[static_cast<std::size_t>(algo_knob)] = a;
       Builder t(knobs_, base);
-      if (!t.set_near("winograd", "m", static_cast<double>(w.m), [&](std::int64_t v) { return v == w.m; }) &&
+      // A 5x5 window: the same structures as F(2x2,5x5) (alpha 6, as F(4x4,3x3)).
+      const std::int64_t m = p_.winograd_conv(a).r == 5 ? 2 : w.m;
+      if (!t.set_near("winograd", "m", static_cast<double>(m), [&](std::int64_t v) { return v == m; }) &&
           t.find("winograd", "m") >= 0)
         continue;
       t.set_near("winograd", "k", static_cast<double>(w.k));
@@ -161,7 +164,7 @@ std::vector<Point> Space::templates() const {
       if (w.blocks == 0) {
         t.set_near("winograd", "r", 0);  // per stage: each GEMM's weights stay in L1
       } else {
-        const std::int64_t tile_rows = (cv.oh + w.m - 1) / w.m;
+        const std::int64_t tile_rows = (cv.oh + m - 1) / m;
         const std::int64_t rows = (tile_rows + w.blocks - 1) / w.blocks;
         if (!t.set_near("winograd", "r", static_cast<double>(rows), [&](std::int64_t v) { return v >= 1; })) continue;
       }

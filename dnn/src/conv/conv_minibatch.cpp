@@ -52,6 +52,7 @@ MinibatchConv::MinibatchConv(const ConvDesc& d)
   // Few weight columns (first layers): the register-tiled AVX2 kernel instead of a GEMM
   // that would pack both small operands.
   small_kernel_ = rows_ <= kSmallRows && arch::active_isa() >= arch::Isa::avx2;
+  avx512_ = arch::active_isa() >= arch::Isa::avx512;
   implicit_weights_ = arch::active_isa() >= arch::Isa::avx2 && d.groups == 1 && d.stride_h == 1 && d.stride_w == 1 &&
                       d.pad_h == 0 && d.pad_w == 0 && d.dil_h == 1 && d.dil_w == 1 && d.out_w() % 8 == 0;
   col2im_w8_ = arch::active_isa() >= arch::Isa::avx2 && d.stride_h == 1 && d.stride_w == 1 && d.pad_h == 0 &&
@@ -178,7 +179,8 @@ void MinibatchConv::forward(const float* x, const float* w, const float* bias, f
     const index_t vectors = d_.n * plane_ / 8, blocks = (vectors + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
     for (index_t b = 0; b < blocks; ++b)
-      minibatch_kernels::forward_implicit_avx2(g, x, w, bias, b * kBlock, std::min(vectors, (b + 1) * kBlock), y);
+      (avx512_ ? minibatch_kernels::forward_implicit_avx512 : minibatch_kernels::forward_implicit_avx2)(
+          g, x, w, bias, b * kBlock, std::min(vectors, (b + 1) * kBlock), y);
     return;
   }
   std::vector<gemm::PackedA<float>> packed;
@@ -294,7 +296,8 @@ void MinibatchConv::backward_weights_implicit(const float* x, const float* dy, f
     index_t n0, n1;
     split(d_.n, t, nt, &n0, &n1);
     if (!packed) {
-      minibatch_kernels::backward_weights_implicit_avx2(g, x, dy, n0, n1, mine);
+      (avx512_ ? minibatch_kernels::backward_weights_implicit_avx512 : minibatch_kernels::backward_weights_implicit_avx2)(
+          g, x, dy, n0, n1, mine);
     } else {
       float* xb = packs + scratch_stride_ * static_cast<std::size_t>(t);
       float* dyb = xb + pack_x;
@@ -320,7 +323,8 @@ void MinibatchConv::backward_weights_implicit(const float* x, const float* dy, f
         for (index_t c = 0; c < d_.c; ++c)
           for (index_t r = 0; r < d_.kh; ++r)
             for (index_t s = 0; s < d_.kw; ++s) offset[tap++] = (c * d_.h + r) * nb * 16 + s;
-        minibatch_kernels::backward_weights_packed_avx2(xb, dyb, oh * nb, d_.k, rows_, offset.data(), mine);
+        (avx512_ ? minibatch_kernels::backward_weights_packed_avx512 : minibatch_kernels::backward_weights_packed_avx2)(
+            xb, dyb, oh * nb, d_.k, rows_, offset.data(), mine);
       }
     }
     if (nt > 1) {
@@ -378,7 +382,8 @@ void MinibatchConv::backward_weights(const float* x, const float* dy, float* dw,
           }
         }
         if (small_kernel_) {
-          minibatch_kernels::backward_weights_small_avx2(dyc, col, kg_, rows_, ld, ld, my_dw + g * kg_ * rows_);
+          (avx512_ ? minibatch_kernels::backward_weights_small_avx512 : minibatch_kernels::backward_weights_small_avx2)(
+              dyc, col, kg_, rows_, ld, ld, my_dw + g * kg_ * rows_);
         } else {
           gemm::sgemm(Layout::row_major, Trans::no, Trans::yes, kg_, rows_, ld, 1.0f, dyc, ld, col, ld, 1.0f,
                       my_dw + g * kg_ * rows_, rows_);

@@ -23,7 +23,9 @@
 //     registers (with 8-pixel output rows: blocks of 12 images packed so each tap reads
 //     one evenly strided stream), each thread its own images and partial gradient,
 //     added in thread order; with 8-pixel output rows backward-data's col2im sums each input row in
-//     registers (kernels::col2im_w8_avx2) instead of adding every tap into memory.
+//     registers (kernels::col2im_w8_avx2) instead of adding every tap into memory;
+//   - with TAIHU_ISA at avx512 (the CPU's level by default) the register-tiled kernels
+//     run their AVX-512 forms (16 lanes = two 8-pixel segments), col2im_w8 stays AVX2.
 // Layouts and semantics are ConvAlgorithm's (NCHW, OIHW, groups, stride, pad,
 // dilation). Not safe to call one object from several threads at once.
 #pragma once
@@ -65,6 +67,7 @@ class MinibatchConv final : public ConvAlgorithm {
   static constexpr index_t kSmallRows = 128;
   int chunk_;  // images per backward GEMM
   bool small_kernel_ = false;  // rows_ <= kSmallRows on AVX2: minibatch_kernels_avx2.cpp
+  bool avx512_ = false;  // the kernels' AVX-512 forms (minibatch_kernels_avx512.cpp), col2im_w8 excepted
   bool implicit_weights_ = false;  // backward_weights_implicit (AVX2, see above)
   bool col2im_w8_ = false;  // backward-data's col2im by kernels::col2im_w8_avx2
   std::vector<std::int64_t> tap_offset_;  // per weight column: its input offset

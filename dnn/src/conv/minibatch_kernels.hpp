@@ -69,3 +69,21 @@ void backward_weights_packed_avx2(const float* x, const float* dy, std::int64_t 
                                   std::int64_t rows, const std::int64_t* offset, float* dwt);
 
 }  // namespace taihu::dnn::conv::minibatch_kernels
+
+namespace taihu::dnn::conv::minibatch_kernels {
+
+// The AVX-512 set (kernels/avx512/minibatch_kernels_avx512.cpp): the same contracts as
+// the AVX2 kernels of the same name above, with 16-lane vectors. A vector of the
+// implicit and packed kernels holds two 8-pixel segments (their pair of output rows or
+// images need not be adjacent in memory). col2im_w8 has no AVX-512 form: one 8-pixel
+// row is its natural vector, the AVX2 kernel runs on AVX-512 machines too.
+void backward_weights_small_avx512(const float* dy, const float* col, std::int64_t kg, std::int64_t rows,
+                                   std::int64_t depth, std::int64_t ld, float* dw);
+void backward_weights_implicit_avx512(const ImplicitBwdWeights& g, const float* x, const float* dy, std::int64_t n0,
+                                      std::int64_t n1, float* dwt);
+void forward_implicit_avx512(const ImplicitBwdWeights& g, const float* x, const float* w, const float* bias,
+                             std::int64_t v0, std::int64_t v1, float* y);
+void backward_weights_packed_avx512(const float* x, const float* dy, std::int64_t steps, std::int64_t k_count,
+                                    std::int64_t rows, const std::int64_t* offset, float* dwt);
+
+}  // namespace taihu::dnn::conv::minibatch_kernels

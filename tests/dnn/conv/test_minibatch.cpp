@@ -4,7 +4,9 @@
 // kernels, ragged chunks and the implicit (no im2col) backward-weights shapes, at 1 and
 // 2 threads, once per TAIHU_ISA level (test_dnn_conv); backward-weights accumulates into
 // the existing gradients as Caffe's layers ask. Its bias gradient is bitwise the one
-// every other entry computes, so a timed choice does not change the result.
+// every other entry computes, so a timed choice does not change the result. The shapes
+// cover the AVX-512 kernels' half vectors and remainders (TAIHU_ISA=avx512), and the
+// backward directions are also checked by finite differences.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -53,7 +55,16 @@ TEST_F(Minibatch, MatchesReferenceInAllDirections) {
                             // channel and tap remainders, two pixel vectors per row, and 21
                             // images of 64 pixels (a block of 16 and a ragged one).
                             "mb5ic3ih12oc6oh8kh5", "mb3ic2ih10oc7oh8kh3", "mb2ic1ih20oc5oh16kh5",
-                            "mb21ic4ih12oc9oh8kh5"};
+                            "mb21ic4ih12oc9oh8kh5",
+                            // AVX-512's two-segment vectors: an odd segment per image and an
+                            // odd step count in the packed streams (3 x 8 outputs) or 9 segments of
+                            // width 24 in the implicit backward-weights, pairs
+                            // that straddle output rows (width 24, LeNet conv1's), and
+                            // 9 taps (a 6-tap tile and a remainder) over 13 channels.
+                            "mb3ic2ih5iw10oc5oh3ow8kh3", "mb2ic1ih12iw28oc6oh8ow24kh5", "mb2ic1ih7iw28oc6oh3ow24kh5",
+                            "mb3ic1ih10oc13oh8kh3",
+                            // The small backward-weights kernel's pixel tail (9 x 7 plane).
+                            "mb3ic2ih9iw7oc5oh9ow7kh3ph1"};
   std::mt19937 rng(7);
   for (int threads : {1, 2}) {
     ThreadCount tc(threads);
@@ -98,6 +109,51 @@ TEST_F(Minibatch, MatchesReferenceInAllDirections) {
           .backward_weights(x.data(), dy.data(), dw3.data(), db_gemm.data(), false);
       EXPECT_EQ(db_min, db_gemm) << what;
     }
+  }
+}
+
+// Backward passes of the minibatch entry by central differences of an independent double
+// forward (L = sum(y * r), linear, so the quotient is exact up to rounding) on shapes
+// that take its own kernels, which test_conv_gradcheck's shapes do not reach: the
+// implicit forward and backward-weights (widths 8 and 16), the packed streams (width
+// 8, input width <= 16), the 8-pixel-row col2im, and the small backward-weights kernel.
+TEST_F(Minibatch, BackwardMatchesFiniteDifferences) {
+  using namespace conv_test;
+  const char* problems[] = {"mb2ic2ih10oc3oh8kh3", "mb2ic1ih6iw18oc3oh4ow16kh3", "mb3ic2ih5iw10oc5oh3ow8kh3",
+                            "mb2ic3ih6oc4oh6kh3ph1"};
+  for (const char* p : problems) {
+    const ConvDesc d = ConvDesc::parse(p);
+    const auto xf = random_vector(x_size(d), 31), wf = random_vector(w_size(d), 32), bf = random_vector(d.k, 33),
+               rf = random_vector(y_size(d), 34);
+    auto x = to_double(xf), w = to_double(wf), b = to_double(bf);
+    const auto r = to_double(rf);
+    const auto loss = [&] {
+      const auto y = conv_forward_double(d, x, w, b);
+      double s = 0;
+      for (std::size_t i = 0; i < y.size(); ++i) s += y[i] * r[i];
+      return s;
+    };
+    const auto numeric = [&](std::vector<double>& v) {
+      std::vector<double> g(v.size());
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        const double keep = v[i];
+        v[i] = keep + 1e-3;
+        const double up = loss();
+        v[i] = keep - 1e-3;
+        const double down = loss();
+        v[i] = keep;
+        g[i] = (up - down) / 2e-3;
+      }
+      return g;
+    };
+    const auto gx = numeric(x), gw = numeric(w), gb = numeric(b);
+    taihu::dnn::Convolution conv(d, ConvAlgo::minibatch);
+    std::vector<float> dx(x.size()), dw(w.size()), db(b.size());
+    conv.backward_data(rf.data(), wf.data(), dx.data());
+    conv.backward_weights(xf.data(), rf.data(), dw.data(), db.data(), false);
+    EXPECT_LE(max_rel_error(dx, gx), 1e-4) << p << " dx";
+    EXPECT_LE(max_rel_error(dw, gw), 1e-4) << p << " dw";
+    EXPECT_LE(max_rel_error(db, gb), 1e-4) << p << " dbias";
   }
 }
 

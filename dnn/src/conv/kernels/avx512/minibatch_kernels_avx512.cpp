@@ -40,27 +40,37 @@ template <int KI, int RJ>
 void small_tile(const float* dy, const float* col, std::int64_t ld, std::int64_t rows, std::int64_t p0,
                 std::int64_t p1, float* dw) {
   Reg acc[KI][RJ];
+  #pragma GCC unroll 8
   for (int i = 0; i < KI; ++i)
+    #pragma GCC unroll 8
     for (int j = 0; j < RJ; ++j) acc[i][j] = V::zero();
   std::int64_t p = p0;
   for (; p + V::W <= p1; p += V::W) {
     Reg c[RJ];
+    #pragma GCC unroll 8
     for (int j = 0; j < RJ; ++j) c[j] = V::loadu(col + j * ld + p);
+    #pragma GCC unroll 8
     for (int i = 0; i < KI; ++i) {
       const Reg d = V::loadu(dy + i * ld + p);
+      #pragma GCC unroll 8
       for (int j = 0; j < RJ; ++j) acc[i][j] = V::fma(d, c[j], acc[i][j]);
     }
   }
   if (p < p1) {  // the last < 16 pixels: masked-off lanes are zero in both operands
     const V::Mask m = V::first(static_cast<int>(p1 - p));
     Reg c[RJ];
+    #pragma GCC unroll 8
     for (int j = 0; j < RJ; ++j) c[j] = V::load_first(col + j * ld + p, m);
+    #pragma GCC unroll 8
     for (int i = 0; i < KI; ++i) {
       const Reg d = V::load_first(dy + i * ld + p, m);
+      #pragma GCC unroll 8
       for (int j = 0; j < RJ; ++j) acc[i][j] = V::fma(d, c[j], acc[i][j]);
     }
   }
+  #pragma GCC unroll 8
   for (int i = 0; i < KI; ++i)
+    #pragma GCC unroll 8
     for (int j = 0; j < RJ; ++j) dw[i * rows + j] += hsum(acc[i][j]);
 }
 
@@ -82,8 +92,10 @@ void small_row(const float* dy, const float* col, std::int64_t ld, std::int64_t 
 // Adds a tile's sums to the per-thread partial dwt[tap][channel] (k_count channels).
 template <int KI, int RJ>
 inline void flush_tile(const Reg (&acc)[KI][RJ], std::int64_t k_count, std::int64_t k, std::int64_t t, float* dwt) {
+  #pragma GCC unroll 8
   for (int j = 0; j < RJ; ++j) {
     float* out = dwt + (t + j) * k_count + k;
+    #pragma GCC unroll 8
     for (int i = 0; i < KI; ++i) out[i] += hsum(acc[i][j]);
   }
 }
@@ -125,9 +137,12 @@ void implicit_tile(const ImplicitBwdWeights& g, const float* x, const float* dy,
                    float* dwt, std::int64_t k, std::int64_t t) {
   const std::int64_t plane = g.oh * g.ow, image_x = g.c * g.h * g.w, image_dy = g.k * plane, segments = plane / 8;
   Reg acc[KI][RJ];
+  #pragma GCC unroll 8
   for (int i = 0; i < KI; ++i)
+    #pragma GCC unroll 8
     for (int j = 0; j < RJ; ++j) acc[i][j] = V::zero();
   std::int64_t off[RJ];
+  #pragma GCC unroll 8
   for (int j = 0; j < RJ; ++j) off[j] = g.tap_offset[t + j];
   for (std::int64_t n = n0; n < n1; ++n) {
     const float* xn = x + n * image_x;
@@ -144,17 +159,23 @@ void implicit_tile(const ImplicitBwdWeights& g, const float* x, const float* dy,
       col += 8, at += 8;
       if (col == g.ow) col = 0, at += g.w - g.ow;
       Reg c[RJ];
+      #pragma GCC unroll 8
       for (int j = 0; j < RJ; ++j) c[j] = V::load_blocks(lo + off[j], hi + off[j]);
+      #pragma GCC unroll 8
       for (int i = 0; i < KI; ++i) {
         const Reg d = V::loadu(dyn + i * plane + q * 8);
+        #pragma GCC unroll 8
         for (int j = 0; j < RJ; ++j) acc[i][j] = V::fma(d, c[j], acc[i][j]);
       }
     }
     if (q < segments) {  // an odd segment: the upper lanes are zero
       Reg c[RJ];
+      #pragma GCC unroll 8
       for (int j = 0; j < RJ; ++j) c[j] = V::load_first(xn + at + off[j], half());
+      #pragma GCC unroll 8
       for (int i = 0; i < KI; ++i) {
         const Reg d = V::load_first(dyn + i * plane + q * 8, half());
+        #pragma GCC unroll 8
         for (int j = 0; j < RJ; ++j) acc[i][j] = V::fma(d, c[j], acc[i][j]);
       }
     }
@@ -178,6 +199,7 @@ void forward_tile(const ImplicitBwdWeights& g, const float* x, const float* w, c
   const std::int64_t per_row = g.ow / 8, plane = g.oh * g.ow, per_image = plane / 8;
   const float* xs[2 * RJ];
   float* ys[2 * RJ];
+  #pragma GCC unroll 8
   for (int s = 0; s < 2 * RJ; ++s) {
     const std::int64_t vv = v + std::min(s, count - 1);  // a missing last segment repeats its neighbour
     const std::int64_t n = vv / per_image, rem = vv % per_image;
@@ -185,8 +207,10 @@ void forward_tile(const ImplicitBwdWeights& g, const float* x, const float* w, c
     ys[s] = y + n * g.k * plane + rem * 8;
   }
   Reg acc[KI][RJ];
+  #pragma GCC unroll 8
   for (int i = 0; i < KI; ++i) {
     const Reg b = bias ? V::set1(bias[k + i]) : V::zero();
+    #pragma GCC unroll 8
     for (int j = 0; j < RJ; ++j) acc[i][j] = b;
   }
   const float* wk = w + k * g.rows;
@@ -194,13 +218,18 @@ void forward_tile(const ImplicitBwdWeights& g, const float* x, const float* w, c
   for (std::int64_t t = 0; t < rows; ++t) {
     const std::int64_t off = g.tap_offset[t];
     Reg c[RJ];
+    #pragma GCC unroll 8
     for (int j = 0; j < RJ; ++j) c[j] = V::load_blocks(xs[2 * j] + off, xs[2 * j + 1] + off);
+    #pragma GCC unroll 8
     for (int i = 0; i < KI; ++i) {
       const Reg wi = V::bcast(wk + i * rows + t);
+      #pragma GCC unroll 8
       for (int j = 0; j < RJ; ++j) acc[i][j] = V::fma(wi, c[j], acc[i][j]);
     }
   }
+  #pragma GCC unroll 8
   for (int i = 0; i < KI; ++i)
+    #pragma GCC unroll 8
     for (int j = 0; j < RJ; ++j) {
       float* lo = ys[2 * j] + (k + i) * plane;
       if (2 * j + 1 < count) V::store_blocks(lo, ys[2 * j + 1] + (k + i) * plane, acc[i][j]);
@@ -230,26 +259,35 @@ template <int KI, int RJ>
 void packed_tile(const float* x, const float* dy, std::int64_t steps, std::int64_t k_count, const std::int64_t* offset,
                  float* dwt, std::int64_t k, std::int64_t t) {
   Reg acc[KI][RJ];
+  #pragma GCC unroll 8
   for (int i = 0; i < KI; ++i)
+    #pragma GCC unroll 8
     for (int j = 0; j < RJ; ++j) acc[i][j] = V::zero();
   const float* xs[RJ];
+  #pragma GCC unroll 8
   for (int j = 0; j < RJ; ++j) xs[j] = x + offset[t + j];
   const float* d0 = dy + k * steps * 8;
   const std::int64_t dstride = steps * 8;
   std::int64_t p = 0;
   for (; p + 2 <= steps; p += 2) {
     Reg c[RJ];
+    #pragma GCC unroll 8
     for (int j = 0; j < RJ; ++j) c[j] = V::load_blocks(xs[j] + p * 16, xs[j] + p * 16 + 16);
+    #pragma GCC unroll 8
     for (int i = 0; i < KI; ++i) {
       const Reg d = V::loadu(d0 + i * dstride + p * 8);
+      #pragma GCC unroll 8
       for (int j = 0; j < RJ; ++j) acc[i][j] = V::fma(d, c[j], acc[i][j]);
     }
   }
   if (p < steps) {  // an odd last step: the upper lanes are zero
     Reg c[RJ];
+    #pragma GCC unroll 8
     for (int j = 0; j < RJ; ++j) c[j] = V::load_first(xs[j] + p * 16, half());
+    #pragma GCC unroll 8
     for (int i = 0; i < KI; ++i) {
       const Reg d = V::load_first(d0 + i * dstride + p * 8, half());
+      #pragma GCC unroll 8
       for (int j = 0; j < RJ; ++j) acc[i][j] = V::fma(d, c[j], acc[i][j]);
     }
   }

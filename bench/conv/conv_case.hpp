@@ -49,8 +49,11 @@ struct ConvCase {
   static Buffer in_layout(Buffer v, taihu::dnn::index_t n, taihu::dnn::index_t c, taihu::dnn::index_t h,
                           taihu::dnn::index_t w, taihu::dnn::ActLayout layout) {
     if (layout == taihu::dnn::ActLayout::nchw) return v;
-    Buffer out(static_cast<std::size_t>(taihu::dnn::nchw8c_elements(n, c, h, w)));
-    taihu::dnn::reorder_nchw_to_nchw8c(v.data(), out.data(), n, c, h, w);
+    const taihu::dnn::index_t elements = layout == taihu::dnn::ActLayout::nchw8c
+                                             ? taihu::dnn::nchw8c_elements(n, c, h, w)
+                                             : taihu::dnn::nchw16c_elements(n, c, h, w);
+    Buffer out(static_cast<std::size_t>(elements));
+    taihu::dnn::reorder_nchw_to_layout(v.data(), out.data(), layout, n, c, h, w);
     return out;
   }
 

@@ -14,7 +14,7 @@
 // 3.x columns read "-" / 0 and the ratios are against 2.x, after a one-line notice.
 // This is how dnn/README.md's first table is measured:
 //   conv_cputime [--rounds=5] [--algo=NAME] [--threads=N] [--only=taihu|onednn]
-//                [--layout=best|nchw|nChw8c|nchw->nChw8c] problem[:dir] ...
+//                [--layout=best|nchw|nChw8c|nChw16c|nchw->nChw8c] problem[:dir] ...
 //     --layout: taihu's second layout (default best = preferred_layout(problem))
 //     dir: fwd | bwd_d | bwd_w | all (default all)
 //     --threads=N (N > 1): all libraries on N threads (oneDNN 3's server on the first N
@@ -233,7 +233,7 @@ int run_main(int argc, char** argv) {
   if (problems.empty()) {
     std::fprintf(stderr,
                  "usage: conv_cputime [--rounds=5] [--algo=NAME] [--threads=N] [--only=taihu|onednn] [--no-flush] "
-                 "[--layout=best|nchw|nChw8c|nchw->nChw8c] "
+                 "[--layout=best|nchw|nChw8c|nChw16c|nchw->nChw8c] "
                  "problem[:fwd|bwd_d|bwd_w|all] ...\n");
     return 2;
   }

@@ -33,6 +33,7 @@ using Dir = ConvDirection;
 constexpr Dir kDirections[] = {Dir::forward, Dir::backward_data, Dir::backward_weights};
 constexpr ConvLayout kNchw{};
 constexpr ConvLayout kBlocked{ActLayout::nchw8c, ActLayout::nchw8c};
+constexpr ConvLayout kBlocked16{ActLayout::nchw16c, ActLayout::nchw16c};
 constexpr ConvLayout kFirstLayerOut{ActLayout::nchw, ActLayout::nchw8c};
 
 index_t cg_of(const ConvDesc& d) { return d.c / d.groups; }
@@ -61,8 +62,9 @@ struct Entry {
   // The measured heuristic: whether `automatic` takes it when it is the first
   // supporting entry.
   bool (*profitable)(const ConvDesc&, Dir);
-  // The object; blocked: for the entry's native non-NCHW layout.
-  std::unique_ptr<conv::ConvAlgorithm> (*make)(const ConvDesc&, bool blocked);
+  // The object, for tensors in `native_layout` (the entry's native non-NCHW layout, or
+  // kNchw: the NCHW tensors or copies).
+  std::unique_ptr<conv::ConvAlgorithm> (*make)(const ConvDesc&, const ConvLayout& native_layout);
   // Whether its forward applies the post-ops in its kernels (forward_fused) for tensors
   // in `layout` (the entry supporting forward there); null: never (a separate pass).
   bool (*fuses)(const ConvDesc&, const ConvLayout&, const ConvPostOps&) = nullptr;
@@ -76,13 +78,16 @@ bool never(const ConvDesc&, Dir) { return false; }
 // NCHW tensors, including the NCHW copies between reorders).
 bool fuses_all(const ConvDesc&, const ConvLayout&, const ConvPostOps&) { return true; }
 
-// --- pointwise_blocked: 1x1 stride-1 unpadded on nChw8c, every direction ------------
-bool pointwise_blocked_supports(const ConvDesc& d, Dir, const ConvLayout& l, arch::Isa) {
-  return l == kBlocked && d.groups == 1 && conv::pointwise_shape(d);
+// --- pointwise_blocked: 1x1 stride-1 unpadded on nChw8c, every direction; on nChw16c
+// with AVX-512 (its 16-lane kernels; below AVX-512 nChw16c runs NCHW entries between
+// reorders) -------------------------------------------------------------------------
+bool pointwise_blocked_supports(const ConvDesc& d, Dir, const ConvLayout& l, arch::Isa isa) {
+  return (l == kBlocked || (l == kBlocked16 && isa == arch::Isa::avx512)) && d.groups == 1 &&
+         conv::pointwise_shape(d);
 }
 bool native_always(const ConvDesc&, Dir, const ConvLayout&) { return true; }
-std::unique_ptr<conv::ConvAlgorithm> make_pointwise_blocked(const ConvDesc& d, bool) {
-  return conv::make_pointwise_blocked(d);
+std::unique_ptr<conv::ConvAlgorithm> make_pointwise_blocked(const ConvDesc& d, const ConvLayout& l) {
+  return conv::make_pointwise_blocked(d, l == kBlocked16 ? 16 : 8);
 }
 
 // --- first_layer: <= 4 input channels per group, vectorised along output channels ----
@@ -106,8 +111,8 @@ bool first_layer_profitable(const ConvDesc& d, Dir dir) {
 bool first_layer_fuses(const ConvDesc& d, const ConvLayout& l, const ConvPostOps& post) {
   return !(first_layer_native(d, Dir::forward, l) && l != kNchw && post.sum);
 }
-std::unique_ptr<conv::ConvAlgorithm> make_first_layer(const ConvDesc& d, bool blocked) {
-  return blocked ? conv::make_direct_nchw8c_out(d) : conv::make_direct_kernel(d, conv::DirectKernel::first_layer);
+std::unique_ptr<conv::ConvAlgorithm> make_first_layer(const ConvDesc& d, const ConvLayout& l) {
+  return l != kNchw ? conv::make_direct_nchw8c_out(d) : conv::make_direct_kernel(d, conv::DirectKernel::first_layer);
 }
 
 // --- Winograd ------------------------------------------------------------------------
@@ -137,8 +142,8 @@ bool winograd_2x2_profitable(const ConvDesc& d, Dir dir) {
   if (d.kh == 5 && d.kw == 5 && cg_of(d) >= 32 && kg_of(d) >= 32) return true;
   return dir != Dir::backward_weights && wide(d) && d.kh == 3;
 }
-std::unique_ptr<conv::ConvAlgorithm> make_winograd_4x4(const ConvDesc& d, bool) { return conv::make_winograd_4x4(d); }
-std::unique_ptr<conv::ConvAlgorithm> make_winograd_2x2(const ConvDesc& d, bool) { return conv::make_winograd_2x2(d); }
+std::unique_ptr<conv::ConvAlgorithm> make_winograd_4x4(const ConvDesc& d, const ConvLayout&) { return conv::make_winograd_4x4(d); }
+std::unique_ptr<conv::ConvAlgorithm> make_winograd_2x2(const ConvDesc& d, const ConvLayout&) { return conv::make_winograd_2x2(d); }
 
 // --- the direct kernels on NCHW --------------------------------------------------------
 template <conv::DirectKernel K>
@@ -146,7 +151,7 @@ bool direct_supports(const ConvDesc& d, Dir dir, const ConvLayout&, arch::Isa) {
   return conv::direct_kernel_supports(K, d, dir);
 }
 template <conv::DirectKernel K>
-std::unique_ptr<conv::ConvAlgorithm> make_direct(const ConvDesc& d, bool) {
+std::unique_ptr<conv::ConvAlgorithm> make_direct(const ConvDesc& d, const ConvLayout&) {
   return conv::make_direct_kernel(d, K);
 }
 // 1x1 stride 1: x in L1-sized strips, 4 x 24 register tiles, no B panel; backward-data
@@ -193,13 +198,13 @@ bool implicit_gemm_supports(const ConvDesc& d, Dir dir, const ConvLayout&, arch:
 bool implicit_gemm_profitable(const ConvDesc& d, Dir dir) {
   return dir == Dir::forward && strided(d) && cg_of(d) > 4;
 }
-std::unique_ptr<conv::ConvAlgorithm> make_implicit_gemm(const ConvDesc& d, bool) { return conv::make_implicit_gemm(d); }
+std::unique_ptr<conv::ConvAlgorithm> make_implicit_gemm(const ConvDesc& d, const ConvLayout&) { return conv::make_implicit_gemm(d); }
 bool supports_all(const ConvDesc&, Dir, const ConvLayout&, arch::Isa) { return true; }
-std::unique_ptr<conv::ConvAlgorithm> make_explicit_gemm(const ConvDesc& d, bool) { return conv::make_explicit_gemm(d); }
+std::unique_ptr<conv::ConvAlgorithm> make_explicit_gemm(const ConvDesc& d, const ConvLayout&) { return conv::make_explicit_gemm(d); }
 // Minibatch: measured per shape by timed selection (Caffe's layer) or a tuning record;
 // the heuristic does not take it.
-std::unique_ptr<conv::ConvAlgorithm> make_minibatch(const ConvDesc& d, bool) { return conv::make_minibatch(d); }
-std::unique_ptr<conv::ConvAlgorithm> make_reference(const ConvDesc& d, bool) { return conv::make_reference(d); }
+std::unique_ptr<conv::ConvAlgorithm> make_minibatch(const ConvDesc& d, const ConvLayout&) { return conv::make_minibatch(d); }
+std::unique_ptr<conv::ConvAlgorithm> make_reference(const ConvDesc& d, const ConvLayout&) { return conv::make_reference(d); }
 
 // The list. Native blocked entries first (no reorders), then by arithmetic cost and
 // kernel speed; explicit GEMM takes whatever is left; the reference is last.
@@ -326,6 +331,7 @@ const char* to_string(ActLayout layout) {
   switch (layout) {
     case ActLayout::nchw: return "nchw";
     case ActLayout::nchw8c: return "nChw8c";
+    case ActLayout::nchw16c: return "nChw16c";
   }
   return "?";
 }
@@ -338,7 +344,8 @@ std::string to_string(const ConvLayout& layout) {
 ActLayout parse_act_layout(const std::string& name) {
   if (name == "nchw" || name == "NCHW") return ActLayout::nchw;
   if (name == "nChw8c" || name == "nchw8c") return ActLayout::nchw8c;
-  throw Error("taihu: conv: unknown activation layout '" + name + "' (expected nchw or nChw8c)");
+  if (name == "nChw16c" || name == "nchw16c") return ActLayout::nchw16c;
+  throw Error("taihu: conv: unknown activation layout '" + name + "' (expected nchw, nChw8c or nChw16c)");
 }
 
 ConvLayout parse_conv_layout(const std::string& name) {
@@ -352,23 +359,52 @@ ConvLayout parse_conv_layout(const std::string& name) {
 
 index_t conv_tensor_elements(const ConvDesc& d, bool dst, ActLayout layout) {
   const index_t c = dst ? d.k : d.c, h = dst ? d.out_h() : d.h, w = dst ? d.out_w() : d.w;
-  return layout == ActLayout::nchw8c ? nchw8c_elements(d.n, c, h, w) : d.n * c * h * w;
+  return layout == ActLayout::nchw8c    ? nchw8c_elements(d.n, c, h, w)
+         : layout == ActLayout::nchw16c ? nchw16c_elements(d.n, c, h, w)
+                                        : d.n * c * h * w;
 }
 
-ConvLayout preferred_layout(const ConvDesc& d) {
-  // The first layout some entry runs forward natively (NCHW entries are native to NCHW only).
-  for (const ConvLayout& l : {kBlocked, kFirstLayerOut})
+void reorder_nchw_to_layout(const float* src, float* dst, ActLayout layout, index_t n, index_t c, index_t h,
+                            index_t w) {
+  switch (layout) {
+    case ActLayout::nchw: std::copy(src, src + n * c * h * w, dst); return;
+    case ActLayout::nchw8c: return reorder_nchw_to_nchw8c(src, dst, n, c, h, w);
+    case ActLayout::nchw16c: return reorder_nchw_to_nchw16c(src, dst, n, c, h, w);
+  }
+  throw Error("taihu: reorder_nchw_to_layout: layout " + std::to_string(static_cast<int>(layout)) +
+              " is not an ActLayout");
+}
+
+void reorder_layout_to_nchw(const float* src, float* dst, ActLayout layout, index_t n, index_t c, index_t h,
+                            index_t w) {
+  switch (layout) {
+    case ActLayout::nchw: std::copy(src, src + n * c * h * w, dst); return;
+    case ActLayout::nchw8c: return reorder_nchw8c_to_nchw(src, dst, n, c, h, w);
+    case ActLayout::nchw16c: return reorder_nchw16c_to_nchw(src, dst, n, c, h, w);
+  }
+  throw Error("taihu: reorder_layout_to_nchw: layout " + std::to_string(static_cast<int>(layout)) +
+              " is not an ActLayout");
+}
+
+ConvLayout preferred_layout(const ConvDesc& d) { return preferred_layout(d, arch::active_isa()); }
+
+ConvLayout preferred_layout(const ConvDesc& d, arch::Isa isa) {
+  // The first layout some entry runs forward natively at `isa` (NCHW entries are native
+  // to NCHW only); the blocked layout whose block is the ISA's vector first.
+  for (const ConvLayout& l : {kBlocked16, kBlocked, kFirstLayerOut}) {
+    if (l == kBlocked16 && isa != arch::Isa::avx512) continue;
     for (const Entry& e : entries())
-      if (e.native != nchw_native && entry_supports(e, d, Dir::forward, l) && e.native(d, Dir::forward, l)) return l;
+      if (e.native != nchw_native && e.supports(d, Dir::forward, l, isa) && e.native(d, Dir::forward, l)) return l;
+  }
   return {};
 }
 
 namespace {
 
 void check_layout(ActLayout l, const char* which) {
-  if (l != ActLayout::nchw && l != ActLayout::nchw8c)
+  if (l != ActLayout::nchw && l != ActLayout::nchw8c && l != ActLayout::nchw16c)
     throw Error(std::string("taihu: conv: layout.") + which + " = " + std::to_string(static_cast<int>(l)) +
-                " is not an ActLayout (nchw or nChw8c)");
+                " is not an ActLayout (nchw, nChw8c or nChw16c)");
 }
 
 // NCHW <-> the caller's layout around an NCHW entry (a no-op for NCHW).
@@ -376,12 +412,12 @@ struct Reorderer {
   index_t n, c, h, w;
   ActLayout layout;
   std::vector<float> buf;
-  bool blocked() const { return layout == ActLayout::nchw8c; }
+  bool blocked() const { return layout != ActLayout::nchw; }
   // The caller's tensor as NCHW.
   const float* in(const float* p) {
     if (!blocked()) return p;
     buf.resize(static_cast<std::size_t>(n * c * h * w));
-    reorder_nchw8c_to_nchw(p, buf.data(), n, c, h, w);
+    reorder_layout_to_nchw(p, buf.data(), layout, n, c, h, w);
     return buf.data();
   }
   // Where the NCHW entry writes an output of this shape, holding the caller's p (a
@@ -389,7 +425,7 @@ struct Reorderer {
   float* out_with(float* p) {
     if (!blocked()) return p;
     buf.resize(static_cast<std::size_t>(n * c * h * w));
-    reorder_nchw8c_to_nchw(p, buf.data(), n, c, h, w);
+    reorder_layout_to_nchw(p, buf.data(), layout, n, c, h, w);
     return buf.data();
   }
   // Where the NCHW entry writes an output of this shape.
@@ -399,7 +435,7 @@ struct Reorderer {
     return buf.data();
   }
   void finish(float* p) {
-    if (blocked()) reorder_nchw_to_nchw8c(buf.data(), p, n, c, h, w);
+    if (blocked()) reorder_nchw_to_layout(buf.data(), p, layout, n, c, h, w);
   }
 };
 
@@ -427,7 +463,7 @@ struct Convolution::Impl {
   // The entry's object: on the blocked tensors (blocked) or on NCHW ones.
   conv::ConvAlgorithm& instance(const Entry& e, bool blocked) {
     auto& p = instances[{e.algo, blocked}];
-    if (!p) p = e.make(desc, blocked);
+    if (!p) p = e.make(desc, blocked ? layout : kNchw);
     return *p;
   }
 
@@ -571,9 +607,9 @@ void Convolution::choose_by_timing(ConvDirection dir, const float* x, const floa
   const auto ys = static_cast<std::size_t>(conv_tensor_elements(d, true, I.layout.dst));
   if (dir != Dir::forward) {
     I.scratch_dy.assign(ys, 0.01f);
-    if (I.layout.dst == ActLayout::nchw8c)  // lanes past k stay zero in nChw8c
-      reorder_nchw_to_nchw8c(std::vector<float>(static_cast<std::size_t>(d.n * d.k * d.out_h() * d.out_w()), 0.01f).data(),
-                             I.scratch_dy.data(), d.n, d.k, d.out_h(), d.out_w());
+    if (I.layout.dst != ActLayout::nchw)  // lanes past k stay zero in the blocked layouts
+      reorder_nchw_to_layout(std::vector<float>(static_cast<std::size_t>(d.n * d.k * d.out_h() * d.out_w()), 0.01f).data(),
+                             I.scratch_dy.data(), I.layout.dst, d.n, d.k, d.out_h(), d.out_w());
     I.scratch_dx.resize(xs);
     I.scratch_dw.resize(static_cast<std::size_t>(d.k * (d.c / d.groups) * d.kh * d.kw));
     I.scratch_db.resize(static_cast<std::size_t>(d.k));

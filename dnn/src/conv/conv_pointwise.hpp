@@ -30,8 +30,9 @@
 
 namespace taihu::dnn::conv {
 
-// The same layers (groups 1) on nChw8c activations (conv_pointwise_blocked.cpp).
-std::unique_ptr<ConvAlgorithm> make_pointwise_blocked(const ConvDesc& d);
+// The same layers (groups 1) on nChw8c (block 8) or nChw16c (block 16) activations
+// (conv_pointwise_blocked.cpp).
+std::unique_ptr<ConvAlgorithm> make_pointwise_blocked(const ConvDesc& d, int block);
 
 // True for the layers PointwiseConv runs: 1x1 kernel, stride 1, no padding.
 bool pointwise_shape(const ConvDesc& d);

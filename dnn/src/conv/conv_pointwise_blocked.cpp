@@ -1,5 +1,6 @@
-// 1x1 stride-1 unpadded convolution (groups 1) on nChw8c activations, every direction
-// (pointwise_blocked_kernels.hpp has the register tiles). Weights stay OIHW for the
+// 1x1 stride-1 unpadded convolution (groups 1) on nChw8c activations, and on nChw16c with
+// AVX-512, every direction (pointwise_blocked_kernels.hpp has the register tiles; the
+// figures below are nChw8c's, nChw16c's in the Geometry). Weights stay OIHW for the
 // caller and are packed once per weight version (WeightsHint::unchanged reuses them).
 //   forward: Y = W X per image: work items are (image, pixel chunk) with the chunk's
 //     input (all channels) <= 128 KiB (512 KiB when the weights outgrow L2), so it
@@ -40,7 +41,7 @@ struct PwbKernels {
   PwbDwStoreKernel dw_store;
 };
 
-const PwbKernels& pwb_kernels() {
+const PwbKernels& pwb8_kernels() {
   static const arch::ImplementationList<PwbKernels> list(
       "1x1 nChw8c conv kernels",
       {{"avx2_4x3", arch::Isa::avx2, {&pwb_fwd_avx2, &pwb_bwdw_avx2, &pwb_dw_store_avx2}},
@@ -50,26 +51,53 @@ const PwbKernels& pwb_kernels() {
   return list.chosen().impl;
 }
 
+// (conv_list.cpp offers nChw16c natively only at TAIHU_ISA=avx512; the generic loops
+// keep the list complete.)
+const PwbKernels& pwb16_kernels() {
+  static const arch::ImplementationList<PwbKernels> list(
+      "1x1 nChw16c conv kernels",
+      {{"avx512_4x6", arch::Isa::avx512, {&pwb16_fwd_avx512, &pwb16_bwdw_avx512, &pwb_dw_store_avx2}},
+       {"generic", arch::Isa::generic, {&pwb16_fwd_generic, &pwb16_bwdw_generic, &pwb_dw_store_generic}}});
+  return list.chosen().impl;
+}
+
 index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }
 
-constexpr index_t kGroup = kPwbBlocks * 8;  // output channels per packed group
-// Input blocks per reduction block: 128 channels, a group's packed weights 16 KiB of L1
-// (256 channels measured 5-10% slower on 256 -> 64 forward and 64 -> 256 backward-data:
-// 32 KiB fills L1; 64 and 128 channels measured alike).
-constexpr index_t kReduceBlocks = 16;
 constexpr index_t kChunkBytes = 128 * 1024;  // a chunk's input, all channels (L2)
+
+// The tiles' shape per block width B.
+struct Geometry {
+  index_t B;         // lanes per channel block (8: nChw8c, 16: nChw16c)
+  index_t blocks;    // output blocks per tile (a packed group: blocks * B channels)
+  index_t pixels;    // pixels per forward tile (chunks are multiples of it)
+  index_t cols;      // input channels per backward-weights tile
+  // Input blocks per reduction block: nChw8c 128 channels, a group's packed weights 16
+  // KiB of L1 (256 channels measured 5-10% slower on 256 -> 64 forward and 64 -> 256
+  // backward-data: 32 KiB fills L1; 64 and 128 channels measured alike).
+  index_t reduce_blocks;
+  index_t bwdw_pixels;  // backward-weights pixel chunk target (a group's dY <= 32 KiB)
+  index_t bwdw_cblk;    // backward-weights input channels per work unit
+  const PwbKernels& k;
+  index_t group() const { return blocks * B; }
+};
+
+Geometry geometry(int block) {
+  if (block == 16) return {16, kPwb16Blocks, kPwb16Pixels, kPwb16Cols, 4, 128, 48, pwb16_kernels()};
+  return {8, kPwbBlocks, kPwbPixels, kPwbCols, 16, 256, 48, pwb8_kernels()};
+}
 
 class PointwiseBlocked final : public ConvAlgorithm {
  public:
-  explicit PointwiseBlocked(const ConvDesc& d)
-      : d_(d), plane_(d.h * d.w), cb_(channel_blocks(d.c)), kb_(channel_blocks(d.k)) {}
+  PointwiseBlocked(const ConvDesc& d, int block)
+      : d_(d), g_(geometry(block)), B_(g_.B), G_(g_.group()), plane_(d.h * d.w), cb_(ceil_div(d.c, B_)),
+        kb_(ceil_div(d.k, B_)) {}
 
   void forward(const float* x, const float* w, const float* bias, float* y,
                WeightsHint hint) override {
     if (hint == WeightsHint::changed || wfwd_.size() == 0) pack(w, false, wfwd_);
     if (bias) {
       if (bias8_.size() == 0)
-        bias8_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(kb_ * 8));
+        bias8_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(kb_ * B_));
       std::fill(bias8_.data(), bias8_.data() + bias8_.size(), 0.0f);
       std::copy(bias, bias + d_.k, bias8_.data());
     }
@@ -83,11 +111,11 @@ class PointwiseBlocked final : public ConvAlgorithm {
 
   void backward_weights(const float* x, const float* dy, float* dw, float* dbias,
                         bool accumulate) override {
-    const index_t C = d_.c, K = d_.k, kgroups = ceil_div(kb_, kPwbBlocks);
-    const auto acc_size = static_cast<std::size_t>(kgroups * C * kGroup);
+    const index_t C = d_.c, K = d_.k, kgroups = ceil_div(kb_, g_.blocks), B = B_, G = G_;
+    const auto acc_size = static_cast<std::size_t>(kgroups * C * G);
     if (dwacc_.size() != acc_size) dwacc_ = arch::AlignedBuffer<float>(acc_size);
-    const PwbBwdwKernel kernel = pwb_kernels().bwdw;
-    const PwbDwStoreKernel store = pwb_kernels().dw_store;
+    const PwbBwdwKernel kernel = g_.k.bwdw;
+    const PwbDwStoreKernel store = g_.k.dw_store;
     // Pixel chunks of up to 256, evenly split (196 = 4 x 49, not 3 x 64 + 4), and input
     // channels in blocks of 48 (16 tiles of 3): the block's tiles sweep one 32-channel
     // group of dY (<= 32 KiB) and the block's x (<= 48 KiB) from L1/L2; work units are
@@ -97,11 +125,11 @@ class PointwiseBlocked final : public ConvAlgorithm {
     // the A/B, channel blocks of 24 and 96 alike.) The first pass's tiles start from zero
     // and the last pass stores its unit's block (6 KiB, still in L1) to dw right away,
     // so a single-pass layer (N = 1, one chunk) never moves the accumulator through L2.
-    const index_t target = 256, cblk = 48;
+    const index_t target = g_.bwdw_pixels, cblk = g_.bwdw_cblk, tile_cols = g_.cols;
     const index_t chunks = ceil_div(plane_, target), chunk = ceil_div(plane_, chunks),
                   cblocks = ceil_div(C, cblk), units = cblocks * kgroups;
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
-    const index_t xs = plane_ * 8;
+    const index_t xs = plane_ * B;
     // Work units run the larger operand once: channel blocks outer when x has more
     // channels than dY (the block's x stays in L1/L2 while the groups' dY, smaller,
     // comes from L2; 1024 -> 256 +2%, 512 -> 128 +6% in the A/B), output groups outer
@@ -114,72 +142,72 @@ class PointwiseBlocked final : public ConvAlgorithm {
       PwbBwdwArgs a{};
       a.dy_bstride = xs;
       a.x_bstride = xs;
-      a.acc_cstride = kGroup;
+      a.acc_cstride = G;
       for (index_t n = 0; n < d_.n; ++n)
         for (index_t ch = 0; ch < chunks; ++ch) {
           const index_t p0 = ch * chunk;
           const bool last = n == d_.n - 1 && ch == chunks - 1;
           a.pixels = std::min(plane_, p0 + chunk) - p0;
-          a.x = x + n * cb_ * xs + p0 * 8;
+          a.x = x + n * cb_ * xs + p0 * B;
           a.zero_init = n == 0 && ch == 0;
           for (index_t u = u0; u < u1; ++u) {
             const index_t kg = channels_outer ? u % kgroups : u / cblocks;
             const index_t cbk = channels_outer ? u / kgroups : u % cblocks;
-            a.nb = static_cast<int>(std::min<index_t>(kPwbBlocks, kb_ - kg * kPwbBlocks));
-            a.dy = dy + (n * kb_ + kg * kPwbBlocks) * xs + p0 * 8;
+            a.nb = static_cast<int>(std::min<index_t>(g_.blocks, kb_ - kg * g_.blocks));
+            a.dy = dy + (n * kb_ + kg * g_.blocks) * xs + p0 * B;
             const index_t c_begin = cbk * cblk, c_end = std::min(C, (cbk + 1) * cblk);
             // The last pass pulls the unit's dw lines into L1, a few rows per tile (the
             // store then writes cached lines; 14x14 1024<->256: +4-9% in the A/B).
-            const index_t rows = std::min<index_t>(kGroup, K - kg * kGroup), cols = c_end - c_begin;
-            float* dw_unit = dw + kg * kGroup * C + c_begin;
-            const index_t pf_rows = ceil_div(rows, ceil_div(cols, kPwbCols));
+            const index_t rows = std::min<index_t>(G, K - kg * G), cols = c_end - c_begin;
+            float* dw_unit = dw + kg * G * C + c_begin;
+            const index_t pf_rows = ceil_div(rows, ceil_div(cols, tile_cols));
             index_t pf_row = last ? 0 : rows;
-            for (index_t c0 = c_begin; c0 < c_end; c0 += kPwbCols) {
+            for (index_t c0 = c_begin; c0 < c_end; c0 += tile_cols) {
               for (index_t r = 0; r < pf_rows && pf_row < rows; ++r, ++pf_row) {
                 const float* row = dw_unit + pf_row * C;
                 for (index_t off = 0; off < cols; off += 16) __builtin_prefetch(row + off, 1, 3);
                 __builtin_prefetch(row + cols - 1, 1, 3);
               }
               a.c0 = c0;
-              a.cols = static_cast<int>(std::min<index_t>(kPwbCols, c_end - c0));
-              a.acc = dwacc_.data() + (kg * C + c0) * kGroup;
+              a.cols = static_cast<int>(std::min<index_t>(tile_cols, c_end - c0));
+              a.acc = dwacc_.data() + (kg * C + c0) * G;
               kernel(a);
             }
             // dw (+)= the unit's block of the tile-major accumulator, 8x8 blocks transposed.
-            if (last) store(dwacc_.data() + (kg * C + c_begin) * kGroup, rows, cols, dw_unit, C, accumulate);
+            if (last) store(dwacc_.data() + (kg * C + c_begin) * G, G, rows, cols, dw_unit, C, accumulate);
           }
         }
     }
     if (dbias) {
       for (index_t b = 0; b < kb_; ++b) {
-        double s[8] = {};
+        double s[16] = {};
         for (index_t n = 0; n < d_.n; ++n) {
           const float* v = dy + (n * kb_ + b) * xs;
           for (index_t p = 0; p < plane_; ++p)
-            for (int l = 0; l < 8; ++l) s[l] += v[p * 8 + l];
+            for (index_t l = 0; l < B; ++l) s[l] += v[p * B + l];
         }
-        for (index_t l = 0; l < 8 && b * 8 + l < K; ++l)
-          dbias[b * 8 + l] =
-              accumulate ? dbias[b * 8 + l] + static_cast<float>(s[l]) : static_cast<float>(s[l]);
+        for (index_t l = 0; l < B && b * B + l < K; ++l)
+          dbias[b * B + l] =
+              accumulate ? dbias[b * B + l] + static_cast<float>(s[l]) : static_cast<float>(s[l]);
       }
     }
   }
 
  private:
-  // [group of 4 output blocks][input channel (padded)][nb * 8]: W (rows k, columns c) or
-  // W^T (rows c, columns k), zero past the real channels.
+  // [group of `blocks` output blocks][input channel (padded)][nb * B]: W (rows k,
+  // columns c) or W^T (rows c, columns k), zero past the real channels.
   void pack(const float* w, bool transposed, arch::AlignedBuffer<float>& out) const {
     const index_t rows = transposed ? d_.c : d_.k, cols = transposed ? d_.k : d_.c;
-    const index_t rblocks = channel_blocks(rows), cpad = channel_blocks(cols) * 8;
-    const index_t groups = ceil_div(rblocks, kPwbBlocks);
-    const auto size = static_cast<std::size_t>(groups * cpad * kGroup);
+    const index_t rblocks = ceil_div(rows, B_), cpad = ceil_div(cols, B_) * B_;
+    const index_t groups = ceil_div(rblocks, g_.blocks);
+    const auto size = static_cast<std::size_t>(groups * cpad * G_);
     if (out.size() != size) out = arch::AlignedBuffer<float>(size);
     std::fill(out.data(), out.data() + size, 0.0f);
     for (index_t r = 0; r < rows; ++r) {
-      const index_t q = r / kGroup, nb = std::min<index_t>(kPwbBlocks, rblocks - q * kPwbBlocks);
-      float* dst = out.data() + q * cpad * kGroup + r % kGroup;
+      const index_t q = r / G_, nb = std::min<index_t>(g_.blocks, rblocks - q * g_.blocks);
+      float* dst = out.data() + q * cpad * G_ + r % G_;
       for (index_t c = 0; c < cols; ++c)
-        dst[c * nb * 8] = transposed ? w[c * d_.c + r] : w[r * d_.c + c];
+        dst[c * nb * B_] = transposed ? w[c * d_.c + r] : w[r * d_.c + c];
     }
   }
 
@@ -187,22 +215,23 @@ class PointwiseBlocked final : public ConvAlgorithm {
   void run(const float* x, index_t in_blocks, const float* packed, index_t out_blocks,
            const float* bias8, float* y) {
     const int nt = arch::threads_for_call();
-    const PwbFwdKernel kernel = pwb_kernels().fwd;
-    const index_t cpad = in_blocks * 8, groups = ceil_div(out_blocks, kPwbBlocks);
+    const PwbFwdKernel kernel = g_.k.fwd;
+    const index_t B = B_, G = G_, NB = g_.blocks, R = g_.reduce_blocks, TP = g_.pixels;
+    const index_t cpad = in_blocks * B, groups = ceil_div(out_blocks, NB);
     // Every chunk streams all the packed weights: when they outgrow L2 (ResNet's 14x14
     // 1024 <-> 256 layers: 1 MiB) chunks of 512 KiB of input, not 128 (+5-10% there in
     // the A/B; 128 KiB measured better on 56x56 and 28x28 layers with small weights).
-    const index_t wbytes = in_blocks * out_blocks * 64 * 4;
+    const index_t wbytes = cpad * out_blocks * B * 4;
     const index_t target = std::clamp<index_t>(
-        (wbytes > 256 * 1024 ? 4 : 1) * kChunkBytes / (in_blocks * 32), 24, 768);
-    // Chunks split the plane evenly (196 = 2 x 98, not 126 + 70), in multiples of 3
-    // pixels; with 2+ threads at least 4 items per thread.
+        (wbytes > 256 * 1024 ? 4 : 1) * kChunkBytes / (cpad * 4), 24, 768);
+    // Chunks split the plane evenly (196 = 2 x 98, not 126 + 70), in multiples of the
+    // tile's pixels; with 2+ threads at least 4 items per thread.
     index_t chunks = ceil_div(plane_, target);
     if (nt > 1)
       while (d_.n * chunks < 4 * nt && ceil_div(plane_, chunks + 1) >= 24) ++chunks;
-    const index_t chunk = ceil_div(ceil_div(plane_, chunks), 3) * 3;
+    const index_t chunk = ceil_div(ceil_div(plane_, chunks), TP) * TP;
     chunks = ceil_div(plane_, chunk);
-    const index_t items = d_.n * chunks, xs = plane_ * 8;
+    const index_t items = d_.n * chunks, xs = plane_ * B;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (index_t it = 0; it < items; ++it) {
       const index_t n = it / chunks, p0 = it % chunks * chunk;
@@ -210,26 +239,26 @@ class PointwiseBlocked final : public ConvAlgorithm {
       a.x_bstride = xs;
       a.y_bstride = xs;
       a.pixels = std::min(plane_, p0 + chunk) - p0;
-      for (index_t r0 = 0; r0 < in_blocks; r0 += kReduceBlocks) {
-        a.cblocks = std::min(kReduceBlocks, in_blocks - r0);
-        a.x = x + (n * in_blocks + r0) * xs + p0 * 8;
+      for (index_t r0 = 0; r0 < in_blocks; r0 += R) {
+        a.cblocks = std::min(R, in_blocks - r0);
+        a.x = x + (n * in_blocks + r0) * xs + p0 * B;
         a.accumulate = r0 > 0;
         for (index_t q = 0; q < groups; ++q) {
-          a.nb = static_cast<int>(std::min<index_t>(kPwbBlocks, out_blocks - q * kPwbBlocks));
-          a.w = packed + q * cpad * kGroup + r0 * 8 * a.nb * 8;
-          a.y = y + (n * out_blocks + q * kPwbBlocks) * xs + p0 * 8;
-          a.bias = r0 == 0 && bias8 ? bias8 + q * kGroup : nullptr;
+          a.nb = static_cast<int>(std::min<index_t>(NB, out_blocks - q * NB));
+          a.w = packed + q * cpad * G + r0 * B * a.nb * B;
+          a.y = y + (n * out_blocks + q * NB) * xs + p0 * B;
+          a.bias = r0 == 0 && bias8 ? bias8 + q * G : nullptr;
           a.prefetch_x = q == 0;
           // The next (group, reduction block)'s weights are pulled into L2 over this
           // run's tiles: 14x14 1024 <-> 256 (1 MiB of weights, each 16 KiB block read
           // once per chunk, cold) +2-6% median forward and backward-data in the A/B;
           // layers whose weights stay in L2 unchanged (-1..+4%).
-          const index_t q2 = q + 1 < groups ? q + 1 : 0, r2 = q + 1 < groups ? r0 : r0 + kReduceBlocks;
+          const index_t q2 = q + 1 < groups ? q + 1 : 0, r2 = q + 1 < groups ? r0 : r0 + R;
           a.next_w = nullptr;
           if (r2 < in_blocks) {
-            const index_t nb2 = std::min<index_t>(kPwbBlocks, out_blocks - q2 * kPwbBlocks);
-            a.next_w = packed + q2 * cpad * kGroup + r2 * 8 * nb2 * 8;
-            a.next_w_floats = std::min(kReduceBlocks, in_blocks - r2) * 8 * nb2 * 8;
+            const index_t nb2 = std::min<index_t>(NB, out_blocks - q2 * NB);
+            a.next_w = packed + q2 * cpad * G + r2 * B * nb2 * B;
+            a.next_w_floats = std::min(R, in_blocks - r2) * B * nb2 * B;
           }
           kernel(a);
         }
@@ -238,14 +267,16 @@ class PointwiseBlocked final : public ConvAlgorithm {
   }
 
   ConvDesc d_;
+  Geometry g_;
+  index_t B_, G_;  // lanes per block, output channels per packed group
   index_t plane_, cb_, kb_;
   arch::AlignedBuffer<float> wfwd_, wbwd_, bias8_, dwacc_;
 };
 
 }  // namespace
 
-std::unique_ptr<ConvAlgorithm> make_pointwise_blocked(const ConvDesc& d) {
-  return std::make_unique<PointwiseBlocked>(d);
+std::unique_ptr<ConvAlgorithm> make_pointwise_blocked(const ConvDesc& d, int block) {
+  return std::make_unique<PointwiseBlocked>(d, block);
 }
 
 }  // namespace taihu::dnn::conv

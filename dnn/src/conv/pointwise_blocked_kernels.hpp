@@ -1,5 +1,9 @@
-// Micro-kernels of the 1x1 convolution on nChw8c activations (conv_pointwise_blocked.cpp),
-// one set per ISA (pointwise_blocked_kernels_<isa>.cpp). In nChw8c a pixel's 8 channels
+// Micro-kernels of the 1x1 convolution on nChw8c / nChw16c activations
+// (conv_pointwise_blocked.cpp), one set per (ISA, block width B):
+// pointwise_blocked_kernels_<isa>.cpp for nChw8c, kernels/avx512/ for nChw16c (the
+// width-generic tiles of kernels/pointwise_blocked_tile.hpp). Described for nChw8c
+// below; nChw16c is the same with 16 lanes (AVX-512: 4 output blocks x 6 pixels, 4
+// vectors of dY x 6 input channels). In nChw8c a pixel's 8 channels
 // of a block are one vector, so a 1x1 layer is Y[kb][p][:] = sum_c W[kb*8 + :][c] X[c][p]
 // with the input values broadcast and the weights loaded as vectors of 8 output channels:
 //   forward: a tile of nb (1..4) output blocks x 3 consecutive pixels (a 1-2 pixel tail
@@ -18,6 +22,9 @@
 namespace taihu::dnn::conv {
 
 constexpr int kPwbBlocks = 4, kPwbPixels = 3, kPwbCols = 3;
+// nChw16c (AVX-512): output blocks, pixels per forward tile, input channels per
+// backward-weights tile.
+constexpr int kPwb16Blocks = 4, kPwb16Pixels = 6, kPwb16Cols = 6;
 
 struct PwbFwdArgs {
   const float* x;          // nChw8c input at (block 0, first pixel)
@@ -50,10 +57,11 @@ struct PwbBwdwArgs {
   bool zero_init;            // the tile starts from zero (the first pass), not from acc
 };
 
-// dw[l * ldd + c] (+)= acc[c * 32 + l] for l < rows (<= 32), c < cols: a 32-channel
-// group of the backward-weights accumulator into OIHW dw (8x8 transposes on AVX2).
-using PwbDwStoreKernel = void (*)(const float* acc, std::int64_t rows, std::int64_t cols, float* dw,
-                                  std::int64_t ldd, bool accumulate);
+// dw[l * ldd + c] (+)= acc[c * G + l] for l < rows (<= G), c < cols: a G-channel group
+// (32 for nChw8c, 64 for nChw16c) of the backward-weights accumulator into OIHW dw
+// (8x8 transposes on AVX2 and AVX-512).
+using PwbDwStoreKernel = void (*)(const float* acc, std::int64_t G, std::int64_t rows, std::int64_t cols,
+                                  float* dw, std::int64_t ldd, bool accumulate);
 
 using PwbFwdKernel = void (*)(const PwbFwdArgs&);
 using PwbBwdwKernel = void (*)(const PwbBwdwArgs&);
@@ -62,9 +70,15 @@ void pwb_fwd_generic(const PwbFwdArgs& a);
 void pwb_fwd_avx2(const PwbFwdArgs& a);
 void pwb_bwdw_generic(const PwbBwdwArgs& a);
 void pwb_bwdw_avx2(const PwbBwdwArgs& a);
-void pwb_dw_store_generic(const float* acc, std::int64_t rows, std::int64_t cols, float* dw,
+void pwb_dw_store_generic(const float* acc, std::int64_t G, std::int64_t rows, std::int64_t cols, float* dw,
                           std::int64_t ldd, bool accumulate);
-void pwb_dw_store_avx2(const float* acc, std::int64_t rows, std::int64_t cols, float* dw,
+void pwb_dw_store_avx2(const float* acc, std::int64_t G, std::int64_t rows, std::int64_t cols, float* dw,
                        std::int64_t ldd, bool accumulate);
+
+// nChw16c (B = 16): the generic loops at 16 lanes, and AVX-512's tiles.
+void pwb16_fwd_generic(const PwbFwdArgs& a);
+void pwb16_bwdw_generic(const PwbBwdwArgs& a);
+void pwb16_fwd_avx512(const PwbFwdArgs& a);
+void pwb16_bwdw_avx512(const PwbBwdwArgs& a);
 
 }  // namespace taihu::dnn::conv

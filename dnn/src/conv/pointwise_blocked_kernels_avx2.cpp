@@ -184,13 +184,13 @@ void pwb_fwd_avx2(const PwbFwdArgs& a) {
   }
 }
 
-void pwb_dw_store_avx2(const float* acc, std::int64_t rows, std::int64_t cols, float* dw, std::int64_t ldd,
-                       bool accumulate) {
+void pwb_dw_store_avx2(const float* acc, std::int64_t G, std::int64_t rows, std::int64_t cols, float* dw,
+                       std::int64_t ldd, bool accumulate) {
   const std::int64_t rows8 = rows / 8 * 8, cols8 = cols / 8 * 8;
   for (std::int64_t l = 0; l < rows8; l += 8)
     for (std::int64_t c = 0; c < cols8; c += 8) {
       __m256 r[8];
-      for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(acc + (c + i) * 32 + l);
+      for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(acc + (c + i) * G + l);
       transpose8x8(r);  // r[i]: row l + i, columns c..c+7
       for (int i = 0; i < 8; ++i) {
         float* d = dw + (l + i) * ldd + c;
@@ -199,7 +199,7 @@ void pwb_dw_store_avx2(const float* acc, std::int64_t rows, std::int64_t cols, f
     }
   for (std::int64_t l = 0; l < rows; ++l)
     for (std::int64_t c = l < rows8 ? cols8 : 0; c < cols; ++c)
-      dw[l * ldd + c] = accumulate ? dw[l * ldd + c] + acc[c * 32 + l] : acc[c * 32 + l];
+      dw[l * ldd + c] = accumulate ? dw[l * ldd + c] + acc[c * G + l] : acc[c * G + l];
 }
 
 void pwb_bwdw_avx2(const PwbBwdwArgs& a) { kBwdw[static_cast<std::size_t>(a.nb - 1)][static_cast<std::size_t>(a.cols - 1)](a); }

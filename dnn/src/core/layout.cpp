@@ -1,6 +1,6 @@
-// Reorders between NCHW/OIHW and the blocked nChw8c/OIhw8i8o layouts (layout.hpp); the
-// activation reorders run per channel block through layout_kernels.hpp (AVX2: 8x8
-// register transposes, 3-5x the scalar loops on ResNet conv1's 64 x 112 x 112).
+// Reorders between NCHW/OIHW and the blocked nChw8c/nChw16c/OIhw8i8o layouts
+// (layout.hpp); the activation reorders run per channel block through layout_kernels.hpp
+// (AVX2: 8x8 register transposes, 3-5x the scalar loops on ResNet conv1's 64 x 112 x 112).
 #include "taihu/dnn/layout.hpp"
 
 #include <algorithm>
@@ -33,7 +33,7 @@ struct ReorderKernels {
 
 const ReorderKernels& reorder_kernels() {
   static const arch::ImplementationList<ReorderKernels> list(
-      "nChw8c reorders",
+      "nChw8c/nChw16c reorders",
       {{"avx2_8x8", arch::Isa::avx2, {&layout_kernels::unblock_avx2, &layout_kernels::block_avx2}},
        {"generic", arch::Isa::generic, {&layout_kernels::unblock_generic, &layout_kernels::block_generic}}});
   return list.chosen().impl;
@@ -48,26 +48,45 @@ index_t oihw8i8o_elements(index_t k, index_t c, index_t kh, index_t kw) {
   return channel_blocks(k) * channel_blocks(c) * kh * kw * kChannelBlock * kChannelBlock;
 }
 
-void reorder_nchw_to_nchw8c(const float* src, float* dst, index_t n, index_t c, index_t h,
-                            index_t w) {
-  check("reorder_nchw_to_nchw8c", src, dst, {{"n", n}, {"c", c}, {"h", h}, {"w", w}});
-  const index_t cb = channel_blocks(c), hw = h * w;
+namespace {
+// NCHW -> blocks of B channels ([n][ceil(c/B)][h][w][B], the lanes past c zero).
+void block_nchw(const char* routine, const float* src, float* dst, index_t n, index_t c, index_t h, index_t w,
+                int B) {
+  check(routine, src, dst, {{"n", n}, {"c", c}, {"h", h}, {"w", w}});
+  const index_t cb = (c + B - 1) / B, hw = h * w;
   const layout_kernels::BlockKernel kernel = reorder_kernels().block;
   for (index_t i = 0; i < n; ++i)
     for (index_t b = 0; b < cb; ++b)
-      kernel(src + (i * c + b * kChannelBlock) * hw, dst + (i * cb + b) * hw * kChannelBlock,
-             std::min<index_t>(kChannelBlock, c - b * kChannelBlock), hw);
+      kernel(src + (i * c + b * B) * hw, dst + (i * cb + b) * hw * B, std::min<index_t>(B, c - b * B), hw, B);
 }
 
-void reorder_nchw8c_to_nchw(const float* src, float* dst, index_t n, index_t c, index_t h,
-                            index_t w) {
-  check("reorder_nchw8c_to_nchw", src, dst, {{"n", n}, {"c", c}, {"h", h}, {"w", w}});
-  const index_t cb = channel_blocks(c), hw = h * w;
+void unblock_nchw(const char* routine, const float* src, float* dst, index_t n, index_t c, index_t h, index_t w,
+                  int B) {
+  check(routine, src, dst, {{"n", n}, {"c", c}, {"h", h}, {"w", w}});
+  const index_t cb = (c + B - 1) / B, hw = h * w;
   const layout_kernels::UnblockKernel kernel = reorder_kernels().unblock;
   for (index_t i = 0; i < n; ++i)
     for (index_t b = 0; b < cb; ++b)
-      kernel(src + (i * cb + b) * hw * kChannelBlock, dst + (i * c + b * kChannelBlock) * hw,
-             std::min<index_t>(kChannelBlock, c - b * kChannelBlock), hw);
+      kernel(src + (i * cb + b) * hw * B, dst + (i * c + b * B) * hw, std::min<index_t>(B, c - b * B), hw, B);
+}
+}  // namespace
+
+void reorder_nchw_to_nchw8c(const float* src, float* dst, index_t n, index_t c, index_t h, index_t w) {
+  block_nchw("reorder_nchw_to_nchw8c", src, dst, n, c, h, w, 8);
+}
+
+void reorder_nchw8c_to_nchw(const float* src, float* dst, index_t n, index_t c, index_t h, index_t w) {
+  unblock_nchw("reorder_nchw8c_to_nchw", src, dst, n, c, h, w, 8);
+}
+
+index_t nchw16c_elements(index_t n, index_t c, index_t h, index_t w) { return n * ((c + 15) / 16) * 16 * h * w; }
+
+void reorder_nchw_to_nchw16c(const float* src, float* dst, index_t n, index_t c, index_t h, index_t w) {
+  block_nchw("reorder_nchw_to_nchw16c", src, dst, n, c, h, w, 16);
+}
+
+void reorder_nchw16c_to_nchw(const float* src, float* dst, index_t n, index_t c, index_t h, index_t w) {
+  unblock_nchw("reorder_nchw16c_to_nchw", src, dst, n, c, h, w, 16);
 }
 
 void reorder_oihw_to_oihw8i8o(const float* src, float* dst, index_t k, index_t c, index_t kh,

@@ -1,7 +1,8 @@
-// Convolution on nChw8c activations (ConvLayout): every direction in every layout
-// against naive double-precision loops on the NCHW tensors (odd channel counts, pixel
-// tails, strides, padding, several reduction blocks), which (layer, layout) pairs run
-// natively, the zero lanes past the channels, the weight cache, and bad layouts.
+// Convolution on nChw8c / nChw16c activations (ConvLayout): every direction in every
+// layout against naive double-precision loops on the NCHW tensors (odd channel counts,
+// pixel tails, strides, padding, several reduction blocks), which (layer, layout, ISA)
+// triples run natively, the zero lanes past the channels, the weight cache, and bad
+// layouts.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "conv_test_support.hpp"
 #include "taihu/arch/error.hpp"
+#include "taihu/arch/isa.hpp"
 #include "taihu/dnn/conv.hpp"
 #include "taihu/dnn/layout.hpp"
 
@@ -32,9 +34,9 @@ Tensors make_tensors(const ConvDesc& d, std::uint64_t seed) {
 std::vector<float> to_layout(const std::vector<float>& v, index_t n, index_t c, index_t h,
                              index_t w, ActLayout l) {
   if (l == ActLayout::nchw) return v;
-  std::vector<float> out(static_cast<std::size_t>(nchw8c_elements(n, c, h, w)),
-                         7.0f);  // junk in the pad lanes
-  reorder_nchw_to_nchw8c(v.data(), out.data(), n, c, h, w);
+  const index_t elements = l == ActLayout::nchw8c ? nchw8c_elements(n, c, h, w) : nchw16c_elements(n, c, h, w);
+  std::vector<float> out(static_cast<std::size_t>(elements), 7.0f);  // junk in the pad lanes
+  reorder_nchw_to_layout(v.data(), out.data(), l, n, c, h, w);
   return out;
 }
 
@@ -42,14 +44,14 @@ std::vector<float> to_layout(const std::vector<float>& v, index_t n, index_t c, 
 std::vector<float> from_layout(const std::vector<float>& v, index_t n, index_t c, index_t h,
                                index_t w, ActLayout l) {
   if (l == ActLayout::nchw) return v;
-  const index_t cb = channel_blocks(c);
+  const index_t B = l == ActLayout::nchw8c ? 8 : 16, cb = (c + B - 1) / B;
   for (index_t i = 0; i < n; ++i)
     for (index_t p = 0; p < h * w; ++p)
-      for (index_t lane = c - (cb - 1) * 8; lane < 8; ++lane)
-        EXPECT_EQ(v[static_cast<std::size_t>(((i * cb + cb - 1) * h * w + p) * 8 + lane)], 0.0f)
+      for (index_t lane = c - (cb - 1) * B; lane < B; ++lane)
+        EXPECT_EQ(v[static_cast<std::size_t>(((i * cb + cb - 1) * h * w + p) * B + lane)], 0.0f)
             << "pad lane " << lane;
   std::vector<float> out(static_cast<std::size_t>(n * c * h * w));
-  reorder_nchw8c_to_nchw(v.data(), out.data(), n, c, h, w);
+  reorder_layout_to_nchw(v.data(), out.data(), l, n, c, h, w);
   return out;
 }
 
@@ -98,7 +100,12 @@ void check_layout(const ConvDesc& d, ConvLayout layout, bool expect_native_fwd,
 }
 
 const ConvLayout kBlocked{ActLayout::nchw8c, ActLayout::nchw8c};
+const ConvLayout kBlocked16{ActLayout::nchw16c, ActLayout::nchw16c};
 const ConvLayout kFirst{ActLayout::nchw, ActLayout::nchw8c};
+
+// pointwise_blocked runs nChw16c natively only at TAIHU_ISA=avx512 (below, NCHW entries
+// between reorders).
+bool avx512() { return taihu::arch::active_isa() == taihu::arch::Isa::avx512; }
 
 class BlockedLayout : public ConvTest {};
 
@@ -110,6 +117,20 @@ TEST_F(BlockedLayout, PointwiseNativeInEveryDirection) {
         "mb3ic20ih5oc36oh5kh1", "mb1ic300ih3oc70oh3kh1", "mb1ic16ih4oc264oh4kh1",
         "mb2ic10ih17oc9oh17kh1"})  // (last: several pixel chunks)
     check_layout(ConvDesc::parse(p), kBlocked, true, true, true);
+}
+
+TEST_F(BlockedLayout, PointwiseNchw16cInEveryDirection) {
+  // nChw16c: channels not multiples of 16 (13, 21, 300 = 18 x 16 + 12), pixel tails of
+  // 1..5 (6-pixel tiles: 35, 2, 25, 9, 289 = 48 x 6 + 1), partial output groups (21 ->
+  // 2 blocks of the 4-block tile, 264 = 16.5 blocks), several 64-channel reduction
+  // blocks (300), backward-weights column tails (13 = 2 x 6 + 1, 40 -> 48-channel units
+  // 48 + ..., 70), several pixel chunks (289 at 128), batch.
+  const bool nat = avx512();
+  for (const char* p :
+       {"mb2ic13ih5iw7oc21oh5ow7kh1", "mb1ic64ih7oc40oh7kh1", "mb1ic3ih2iw1oc5oh2ow1kh1", "mb3ic20ih5oc36oh5kh1",
+        "mb1ic300ih3oc70oh3kh1", "mb1ic16ih4oc264oh4kh1", "mb2ic10ih17oc9oh17kh1", "mb1ic128ih3oc64oh3kh1",
+        "mb1ic70ih3iw3oc130oh3ow3kh1"})
+    check_layout(ConvDesc::parse(p), kBlocked16, nat, nat, nat);
 }
 
 TEST_F(BlockedLayout, FirstLayerForwardAndBackwardWeightsNative) {
@@ -134,7 +155,15 @@ TEST_F(BlockedLayout, OtherLayersRunBetweenReorders) {
 }
 
 TEST_F(BlockedLayout, PreferredLayoutAndForcedAlgorithm) {
-  EXPECT_EQ(preferred_layout(ConvDesc::parse("mb1ic64ih56oc256oh56kh1")), kBlocked);
+  // The blocked layout follows the vector: nChw16c on AVX-512, nChw8c below.
+  using taihu::arch::Isa;
+  EXPECT_EQ(preferred_layout(ConvDesc::parse("mb1ic64ih56oc256oh56kh1"), Isa::avx512), kBlocked16);
+  EXPECT_EQ(preferred_layout(ConvDesc::parse("mb1ic64ih56oc256oh56kh1"), Isa::avx2), kBlocked);
+  EXPECT_EQ(preferred_layout(ConvDesc::parse("mb1ic64ih56oc256oh56kh1"), Isa::generic), kBlocked);
+  EXPECT_EQ(preferred_layout(ConvDesc::parse("mb1ic64ih56oc256oh56kh1")), avx512() ? kBlocked16 : kBlocked);
+  EXPECT_EQ(preferred_layout(ConvDesc::parse("mb1ic3ih224oc64oh112kh7sh2ph3"), Isa::avx512), kFirst);
+  EXPECT_EQ(preferred_layout(ConvDesc::parse("mb1ic64ih56oc64oh56kh3ph1"), Isa::avx512), ConvLayout{});
+  EXPECT_EQ(preferred_layout(ConvDesc::parse("g2mb1ic64ih56oc64oh56kh1"), Isa::avx512), ConvLayout{});
   EXPECT_EQ(preferred_layout(ConvDesc::parse("mb1ic3ih224oc64oh112kh7sh2ph3")), kFirst);
   EXPECT_EQ(preferred_layout(ConvDesc::parse("mb1ic64ih56oc64oh56kh3ph1")), ConvLayout{});
   // A forced non-direct algorithm runs between reorders, and is still right.
@@ -147,21 +176,30 @@ TEST_F(BlockedLayout, PreferredLayoutAndForcedAlgorithm) {
 
 TEST_F(BlockedLayout, WeightsHintRepacks) {
   const ConvDesc d = ConvDesc::parse("mb1ic16ih3oc16oh3kh1");
-  Tensors t = make_tensors(d, 5);
-  Convolution conv(d, ConvAlgo::automatic, kBlocked);
-  const auto xl = to_layout(t.x, 1, 16, 3, 3, ActLayout::nchw8c);
-  std::vector<float> y1(xl.size()), y2(xl.size()), y3(xl.size());
-  conv.forward(xl.data(), t.w.data(), nullptr, y1.data());
-  for (auto& v : t.w) v *= 2;
-  conv.forward(xl.data(), t.w.data(), nullptr, y2.data(),
-               WeightsHint::unchanged);  // promise broken: old weights
-  EXPECT_EQ(y2, y1);
-  conv.forward(xl.data(), t.w.data(), nullptr, y3.data());
-  for (std::size_t i = 0; i < y1.size(); ++i) EXPECT_FLOAT_EQ(y3[i], 2 * y1[i]);
+  for (const ConvLayout& l : {kBlocked, kBlocked16}) {
+    SCOPED_TRACE(to_string(l));
+    Tensors t = make_tensors(d, 5);
+    Convolution conv(d, ConvAlgo::automatic, l);
+    const auto xl = to_layout(t.x, 1, 16, 3, 3, l.src);
+    std::vector<float> y1(xl.size()), y2(xl.size()), y3(xl.size());
+    conv.forward(xl.data(), t.w.data(), nullptr, y1.data());
+    for (auto& v : t.w) v *= 2;
+    conv.forward(xl.data(), t.w.data(), nullptr, y2.data(),
+                 WeightsHint::unchanged);  // promise broken: old weights
+    if (conv.layout_native(ConvDirection::forward)) {  // (NCHW entries may repack anyway)
+      EXPECT_EQ(y2, y1);
+    }
+    conv.forward(xl.data(), t.w.data(), nullptr, y3.data());
+    for (std::size_t i = 0; i < y1.size(); ++i) EXPECT_FLOAT_EQ(y3[i], 2 * y1[i]);
+  }
 }
 
 TEST(BlockedLayoutNames, ParseAndReject) {
   EXPECT_EQ(parse_act_layout("nChw8c"), ActLayout::nchw8c);
+  EXPECT_EQ(parse_act_layout("nChw16c"), ActLayout::nchw16c);
+  EXPECT_EQ(parse_act_layout("nchw16c"), ActLayout::nchw16c);
+  EXPECT_EQ(parse_conv_layout("nChw16c"), kBlocked16);
+  EXPECT_EQ(to_string(kBlocked16), "nChw16c");
   EXPECT_EQ(parse_act_layout("nchw"), ActLayout::nchw);
   EXPECT_EQ(parse_conv_layout("nchw->nChw8c"), kFirst);
   EXPECT_EQ(parse_conv_layout("nChw8c"), kBlocked);

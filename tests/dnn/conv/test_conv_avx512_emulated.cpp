@@ -47,6 +47,7 @@ static inline simde__m512 emulated_mask_loadu_ps(simde__m512 src, simde__mmask16
 #include "conv/kernels/avx512/vec_avx512.hpp"
 #include "conv/kernels/direct_bwdw_tile.hpp"
 #include "conv/kernels/direct_ocv_tile.hpp"
+#include "conv/kernels/pointwise_blocked_tile.hpp"
 #include "conv/kernels/pointwise_tile.hpp"
 #include "pointwise_kernel_check.hpp"
 
@@ -189,6 +190,100 @@ TEST(DnnConvAvx512Emulated, FirstLayerTileMatchesTheDefinition) {
     check_ocv32<12>(7, false, true, mode);
     check_ocv32<12>(7, false, false, mode);
   }
+}
+
+// The nChw16c 1x1 forward tiles (PwbFwdArgs: nb 1..4 output blocks, runs of 1..14
+// pixels: whole 6-pixel tiles and every tail, 2 input blocks) from zero, the bias or y
+// (accumulate) against the double sum; the blocks and pixels past the run untouched.
+TEST(DnnConvAvx512Emulated, PointwiseBlocked16ForwardMatchesTheDefinition) {
+  using taihu::dnn::conv::PwbFwdArgs;
+  constexpr int B = 16, NB = taihu::dnn::conv::kPwb16Blocks;
+  const std::int64_t plane = 16, cblocks = 2;
+  const auto x = pointwise_kernel_check::random_floats(static_cast<std::size_t>(cblocks * plane * B), 81);
+  const auto w = pointwise_kernel_check::random_floats(static_cast<std::size_t>(cblocks * B * NB * B), 82);
+  const auto bias = pointwise_kernel_check::random_floats(NB * B, 83);
+  const auto y0 = pointwise_kernel_check::random_floats(static_cast<std::size_t>(NB * plane * B), 84);
+  for (int nb = 1; nb <= NB; ++nb)
+    for (std::int64_t pixels = 1; pixels <= 14; ++pixels)
+      for (int mode = 0; mode < 3; ++mode) {
+        SCOPED_TRACE("nb " + std::to_string(nb) + " pixels " + std::to_string(pixels) + " mode " +
+                     std::to_string(mode));
+        std::vector<float> y = y0;
+        PwbFwdArgs a{};
+        a.x = x.data();
+        a.x_bstride = plane * B;
+        a.cblocks = cblocks;
+        a.w = w.data();
+        a.y = y.data();
+        a.y_bstride = plane * B;
+        a.nb = nb;
+        a.pixels = pixels;
+        a.bias = mode == 1 ? bias.data() : nullptr;
+        a.accumulate = mode == 2;
+        a.prefetch_x = pixels % 2 == 0;
+        taihu::dnn::conv::kernels::pwb_fwd_simd<taihu::dnn::conv::kernels::VecAvx512, NB,
+                                                taihu::dnn::conv::kPwb16Pixels>(a);
+        for (int b = 0; b < NB; ++b)
+          for (std::int64_t p = 0; p < plane; ++p)
+            for (int l = 0; l < B; ++l) {
+              const auto at = static_cast<std::size_t>((b * plane + p) * B + l);
+              if (b >= nb || p >= pixels) {
+                EXPECT_EQ(y[at], y0[at]) << "block " << b << " pixel " << p << " written";
+                continue;
+              }
+              double want = mode == 2 ? y0[at] : mode == 1 ? bias[static_cast<std::size_t>(b * B + l)] : 0.0;
+              for (std::int64_t c = 0; c < cblocks * B; ++c)
+                want += double(w[static_cast<std::size_t>(c * nb * B + b * B + l)]) *
+                        x[static_cast<std::size_t>((c / B * plane + p) * B + c % B)];
+              EXPECT_NEAR(y[at], want, 1e-4) << "block " << b << " pixel " << p << " lane " << l;
+            }
+      }
+}
+
+// The nChw16c backward-weights tiles (PwbBwdwArgs: nb 1..4 vectors of dY, 1..6 input
+// channels from c0 = 13: across an input block boundary) over a run of pixels, from zero
+// or added to the accumulator, against the double sum; the accumulator past the tile
+// untouched.
+TEST(DnnConvAvx512Emulated, PointwiseBlocked16BackwardWeightsMatchesTheDefinition) {
+  using taihu::dnn::conv::PwbBwdwArgs;
+  constexpr int B = 16, NB = taihu::dnn::conv::kPwb16Blocks, NC = taihu::dnn::conv::kPwb16Cols, G = NB * B;
+  const std::int64_t plane = 11, c0 = 13;
+  const auto x = pointwise_kernel_check::random_floats(static_cast<std::size_t>(2 * plane * B), 91);
+  const auto dy = pointwise_kernel_check::random_floats(static_cast<std::size_t>(NB * plane * B), 92);
+  const auto acc0 = pointwise_kernel_check::random_floats(static_cast<std::size_t>((NC + 1) * G), 93);
+  for (int nb = 1; nb <= NB; ++nb)
+    for (int cols = 1; cols <= NC; ++cols)
+      for (bool zero : {false, true}) {
+        SCOPED_TRACE("nb " + std::to_string(nb) + " cols " + std::to_string(cols) + " zero " + std::to_string(zero));
+        std::vector<float> acc = acc0;
+        PwbBwdwArgs a{};
+        a.dy = dy.data();
+        a.dy_bstride = plane * B;
+        a.nb = nb;
+        a.x = x.data();
+        a.x_bstride = plane * B;
+        a.c0 = c0;
+        a.cols = cols;
+        a.pixels = plane;
+        a.acc = acc.data();
+        a.acc_cstride = G;
+        a.zero_init = zero;
+        taihu::dnn::conv::kernels::pwb_bwdw_simd<taihu::dnn::conv::kernels::VecAvx512, NB, NC>(a);
+        for (int j = 0; j <= NC; ++j)
+          for (int m = 0; m < G; ++m) {
+            const auto at = static_cast<std::size_t>(j * G + m);
+            if (j >= cols || m >= nb * B) {
+              EXPECT_EQ(acc[at], acc0[at]) << "column " << j << " channel " << m << " written";
+              continue;
+            }
+            double want = zero ? 0.0 : acc0[at];
+            const std::int64_t c = c0 + j;
+            for (std::int64_t p = 0; p < plane; ++p)
+              want += double(dy[static_cast<std::size_t>((m / B * plane + p) * B + m % B)]) *
+                      x[static_cast<std::size_t>((c / B * plane + p) * B + c % B)];
+            EXPECT_NEAR(acc[at], want, 1e-4) << "column " << j << " channel " << m;
+          }
+      }
 }
 
 }  // namespace

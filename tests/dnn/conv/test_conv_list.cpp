@@ -12,6 +12,7 @@
 
 #include "conv_test_support.hpp"
 #include "taihu/arch/error.hpp"
+#include "taihu/arch/isa.hpp"
 #include "taihu/dnn/conv.hpp"
 #include "taihu/dnn/tuning_records.hpp"
 
@@ -89,6 +90,14 @@ TEST_F(ConvList, BlockedLayoutsGoThroughTheList) {
   for (ConvDirection dir : {ConvDirection::forward, ConvDirection::backward_data, ConvDirection::backward_weights}) {
     EXPECT_EQ(pw.algorithm(dir), ConvAlgo::pointwise_blocked);
     EXPECT_TRUE(pw.layout_native(dir));
+  }
+  // nChw16c: natively at AVX-512 (its 16-lane kernels), NCHW entries between reorders below.
+  const bool avx512 = taihu::arch::active_isa() == taihu::arch::Isa::avx512;
+  const Convolution pw16(ConvDesc::parse("mb1ic64ih14oc32kh1"), ConvAlgo::automatic,
+                         ConvLayout{ActLayout::nchw16c, ActLayout::nchw16c});
+  for (ConvDirection dir : {ConvDirection::forward, ConvDirection::backward_data, ConvDirection::backward_weights}) {
+    EXPECT_EQ(pw16.algorithm(dir) == ConvAlgo::pointwise_blocked, avx512);
+    EXPECT_EQ(pw16.layout_native(dir), avx512);
   }
   const Convolution fl(ConvDesc::parse("mb1ic3ih30oc16kh3sh2"), ConvAlgo::automatic, first);
   EXPECT_EQ(fl.algorithm(ConvDirection::forward), ConvAlgo::first_layer);

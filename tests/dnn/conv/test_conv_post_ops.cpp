@@ -38,19 +38,19 @@ class ConvPostOpsTest : public conv_test::ConvTest, public ::testing::WithParamI
 std::vector<float> to_nchw(const ConvDesc& d, const std::vector<float>& y, ActLayout l) {
   if (l == ActLayout::nchw) return y;
   std::vector<float> out(static_cast<std::size_t>(conv_test::y_size(d)));
-  taihu::dnn::reorder_nchw8c_to_nchw(y.data(), out.data(), d.n, d.k, d.out_h(), d.out_w());
+  taihu::dnn::reorder_layout_to_nchw(y.data(), out.data(), l, d.n, d.k, d.out_h(), d.out_w());
   return out;
 }
 std::vector<float> from_nchw(const ConvDesc& d, const std::vector<float>& y, ActLayout l) {
   if (l == ActLayout::nchw) return y;
   std::vector<float> out(static_cast<std::size_t>(taihu::dnn::conv_tensor_elements(d, true, l)), 0.0f);
-  taihu::dnn::reorder_nchw_to_nchw8c(y.data(), out.data(), d.n, d.k, d.out_h(), d.out_w());
+  taihu::dnn::reorder_nchw_to_layout(y.data(), out.data(), l, d.n, d.k, d.out_h(), d.out_w());
   return out;
 }
 std::vector<float> src_in(const ConvDesc& d, const std::vector<float>& x, ActLayout l) {
   if (l == ActLayout::nchw) return x;
   std::vector<float> out(static_cast<std::size_t>(taihu::dnn::conv_tensor_elements(d, false, l)), 0.0f);
-  taihu::dnn::reorder_nchw_to_nchw8c(x.data(), out.data(), d.n, d.c, d.h, d.w);
+  taihu::dnn::reorder_nchw_to_layout(x.data(), out.data(), l, d.n, d.c, d.h, d.w);
   return out;
 }
 
@@ -120,10 +120,11 @@ TEST_P(ConvPostOpsTest, FusedMatchesConvThenSumThenRelu) {
         yl = post.sum ? from_nchw(d, res, c.layout.dst)
                       : std::vector<float>(yl.size(), 7.0f);
         conv.forward(xs.data(), w.data(), b.data(), yl.data(), post, taihu::dnn::WeightsHint::unchanged);
-        if (c.layout.dst == ActLayout::nchw8c) {  // [n][k / 8][plane][8]: lanes past k stay zero
-          const std::size_t kb = static_cast<std::size_t>((d.k + 7) / 8);
+        if (c.layout.dst != ActLayout::nchw) {  // [n][k / B][plane][B]: lanes past k stay zero
+          const std::size_t B = c.layout.dst == ActLayout::nchw8c ? 8 : 16;
+          const std::size_t kb = (static_cast<std::size_t>(d.k) + B - 1) / B;
           for (std::size_t i = 0; i < yl.size(); ++i)
-            if (i / (plane * 8) % kb * 8 + i % 8 >= static_cast<std::size_t>(d.k)) {
+            if (i / (plane * B) % kb * B + i % B >= static_cast<std::size_t>(d.k)) {
               ASSERT_EQ(yl[i], 0.0f) << "padding lane " << i;
             }
         }

@@ -42,6 +42,33 @@ TEST(TensorDesc, DenseStridesAndChecks) {
 // The activation reorders dispatch on TAIHU_ISA (skipped where the level cannot run).
 class LayoutReorder : public conv_test::ConvTest {};
 
+TEST_F(LayoutReorder, Nchw16cPositionsAndRoundTrip) {
+  // partial last block (11: 8 + 3 lanes, 19: 16 + 3, 24: 16 + 8), whole blocks (32),
+  // pixel tails past the 8-pixel transposes, several images.
+  const index_t shapes[][4] = {{2, 11, 3, 5}, {1, 19, 5, 7}, {2, 24, 4, 4}, {1, 32, 1, 3}, {1, 5, 3, 3}};
+  for (const auto& s : shapes) {
+    const index_t n = s[0], c = s[1], h = s[2], w = s[3];
+    SCOPED_TRACE("n " + std::to_string(n) + " c " + std::to_string(c) + " hw " + std::to_string(h * w));
+    const auto src = conv_test::random_vector(n * c * h * w, 43);
+    std::vector<float> blk(nchw16c_elements(n, c, h, w), -1.0f), back(src.size(), -1.0f);
+    ASSERT_EQ(blk.size(), static_cast<std::size_t>(n * ((c + 15) / 16) * 16 * h * w));
+    reorder_nchw_to_nchw16c(src.data(), blk.data(), n, c, h, w);
+    const index_t cb = (c + 15) / 16;
+    for (index_t i = 0; i < n; ++i)
+      for (index_t ch = 0; ch < cb * 16; ++ch)
+        for (index_t y = 0; y < h; ++y)
+          for (index_t x = 0; x < w; ++x) {
+            const float got = blk[(((i * cb + ch / 16) * h + y) * w + x) * 16 + ch % 16];
+            ASSERT_EQ(got, ch < c ? src[((i * c + ch) * h + y) * w + x] : 0.0f);
+          }
+    reorder_nchw16c_to_nchw(blk.data(), back.data(), n, c, h, w);
+    EXPECT_EQ(back, src);
+  }
+  std::vector<float> blk(nchw16c_elements(1, 3, 2, 2), -1.0f);
+  EXPECT_THROW(reorder_nchw_to_nchw16c(nullptr, blk.data(), 1, 3, 2, 2), taihu::Error);
+  EXPECT_THROW(reorder_nchw16c_to_nchw(blk.data(), blk.data(), 1, -3, 2, 2), taihu::Error);
+}
+
 TEST_F(LayoutReorder, Nchw8cPositionsAndRoundTrip) {
   // partial last block (11, 19, 3 channels), pixel tails past the 8-pixel transposes
   // (15 = 8 + 7, 35 = 32 + 3, 16: none), several images.

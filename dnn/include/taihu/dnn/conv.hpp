@@ -14,7 +14,7 @@
 // Algorithms: one ordered implementation list (dnn/src/conv/conv_list.cpp, as oneDNN's
 // cpu_convolution_list.cpp): every kernel family is an entry (ConvAlgo) that accepts or
 // declines (desc, direction, layout, ISA); the list order is the preference:
-//   pointwise_blocked  1x1 stride-1 unpadded, groups 1, on nChw8c tensors (no reorders)
+//   pointwise_blocked  1x1 stride-1 unpadded, groups 1, on nChw8c / nChw16c (AVX-512) tensors (no reorders)
 //   first_layer        <= 4 input channels per group (strided, or >= 32 output channels),
 //                      forward vectorised along output channels; NCHW -> nChw8c native
 //   winograd_4x4       F(4x4,3x3): 3x3, stride 1, dilation 1, pad <= 2
@@ -35,10 +35,10 @@
 // directions it lacks run the automatic choice; algorithm(direction) says which.
 //
 // Activation layouts (ConvLayout): x/dx ("src") and y/dy ("dst") are NCHW by default or
-// nChw8c (layout.hpp: [n][ceil(c/8)][h][w][8], channels past c zero; written outputs
-// keep those lanes zero). Weights, bias and dw stay OIHW / [k] in every layout.
+// nChw8c / nChw16c (layout.hpp: [n][ceil(c/B)][h][w][B], channels past c zero; written
+// outputs keep those lanes zero). Weights, bias and dw stay OIHW / [k] in every layout.
 // Entries that run on the blocked tensors natively: pointwise_blocked (nChw8c -> nChw8c,
-// all three directions) and first_layer (NCHW x -> nChw8c y, forward and
+// and nChw16c -> nChw16c on AVX-512, all three directions) and first_layer (NCHW x -> nChw8c y, forward and
 // backward-weights); any other (layer, layout, entry) runs on NCHW copies between
 // reorders (correct, slower); layout_native(dir) says which. preferred_layout(d) is
 // taihu's fastest layout for a layer (what a framework asking for "any" should use, as
@@ -60,6 +60,7 @@
 #include <string>
 #include <vector>
 
+#include "taihu/arch/isa.hpp"
 #include "taihu/dnn/tensor.hpp"
 
 namespace taihu::dnn {
@@ -145,7 +146,7 @@ struct TuningRecord;  // tuning_records.hpp
 // Collective: each rank calls it with the same candidates in the same order.
 using ConvAgreement = std::function<void(std::span<double> seconds)>;
 
-enum class ActLayout { nchw, nchw8c };
+enum class ActLayout { nchw, nchw8c, nchw16c };
 
 struct ConvLayout {
   ActLayout src = ActLayout::nchw;  // x and dx
@@ -153,22 +154,32 @@ struct ConvLayout {
   friend bool operator==(const ConvLayout&, const ConvLayout&) = default;
 };
 
-// "nchw" / "nChw8c"; parse_act_layout also accepts "nchw8c" and throws taihu::Error
-// naming the string otherwise. to_string(ConvLayout): "nchw", "nChw8c" (both the same)
-// or "nchw->nChw8c" (src->dst). parse_conv_layout reads those three forms.
+// "nchw" / "nChw8c" / "nChw16c"; parse_act_layout also accepts "nchw8c" / "nchw16c" and
+// throws taihu::Error naming the string otherwise. to_string(ConvLayout): "nchw",
+// "nChw8c", "nChw16c" (both the same) or "nchw->nChw8c" (src->dst). parse_conv_layout
+// reads those forms.
 const char* to_string(ActLayout layout);
 std::string to_string(const ConvLayout& layout);
 ActLayout parse_act_layout(const std::string& name);
 ConvLayout parse_conv_layout(const std::string& name);
 
-// Elements of d's x (dst = false) or y (dst = true) in `layout` (nChw8c pads the
-// channels to a multiple of 8).
+// Elements of d's x (dst = false) or y (dst = true) in `layout` (nChw8c / nChw16c pad
+// the channels to a multiple of 8 / 16).
 index_t conv_tensor_elements(const ConvDesc& d, bool dst, ActLayout layout);
 
-// taihu's fastest activation layout for d: a layout a native entry runs forward in
-// (nChw8c for 1x1 stride-1 unpadded layers, NCHW x -> nChw8c y for first layers), NCHW
-// otherwise.
+// An [n][c][h][w] tensor to / from `layout` (layout.hpp's reorders; a copy for NCHW).
+// Throws taihu::Error as those do, and for a value outside ActLayout.
+void reorder_nchw_to_layout(const float* src, float* dst, ActLayout layout, index_t n, index_t c, index_t h,
+                            index_t w);
+void reorder_layout_to_nchw(const float* src, float* dst, ActLayout layout, index_t n, index_t c, index_t h,
+                            index_t w);
+
+// taihu's fastest activation layout for d at `isa` (default: the level in force): a
+// layout a native entry runs forward in. 1x1 stride-1 unpadded layers (groups 1): the
+// blocked layout of the ISA's vector, nChw16c on AVX-512, nChw8c on AVX2 and generic;
+// first layers: NCHW x -> nChw8c y; NCHW otherwise.
 ConvLayout preferred_layout(const ConvDesc& d);
+ConvLayout preferred_layout(const ConvDesc& d, arch::Isa isa);
 
 // Post-ops of the forward pass (oneDNN's primitive-attribute post-ops), applied in this
 // order after the bias:

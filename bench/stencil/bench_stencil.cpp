@@ -436,6 +436,7 @@ const Case kCases[] = {
     {"vti_o8_256^3", Physics::vti, 8, 256, 256, 256},
     {"tti_o8_256^3", Physics::tti, 8, 256, 256, 256},
     {"acoustic_o8_256^3_temporal2", Physics::acoustic, 8, 256, 256, 256, true},
+    {"acoustic_o8_512x512x256_temporal2", Physics::acoustic, 8, 512, 512, 256, true},
     {"acoustic_o8_256^3_half", Physics::acoustic, 8, 256, 256, 256, false, true},
     {"density_o8_256^3_half", Physics::acoustic_density, 8, 256, 256, 256, false, true},
     {"vti_o8_256^3_half", Physics::vti, 8, 256, 256, 256, false, true},

@@ -332,7 +332,8 @@ TEST(TemporalBlocking, StepPairEqualsTwoSteps) {
 }
 
 // The wavefront with several y slabs per call (threads meet through flags at the slab
-// edges, more threads than this machine's cores included), over whole planes and in
+// edges, more threads than this machine's cores included), or with x tiles over threads
+// pipelined along y (TAIHU_STENCIL_PAIR_SPLIT=x), over whole planes (L2-sized tiles) and in
 // tiles of 7 x lines (TAIHU_STENCIL_TILE), equals two single steps bitwise, for a short
 // and a long stencil and order 8 (two planes per round on AVX2; 3 threads give slabs of
 // odd height).
@@ -340,11 +341,13 @@ TEST(TemporalBlocking, SlabsOfThreadsEqualTwoSteps) {
   TAIHU_TEST_REQUIRE_ISA();
   std::mt19937 rng(3);
   const Model m = random_model(three_slab_grid({48, 40, 104}), Physics::acoustic, rng);
+  for (const char* split : {"y", "x"})
   for (const char* tile : {"0", "7"})
   for (int threads : {2, 3}) {
     for (int order : {4, 8, 16}) {  // (8: the AVX2 plane-pair kernel, odd slab heights)
       taihu::arch::set_num_threads(threads);
       setenv("TAIHU_STENCIL_TILE", tile, 1);
+      setenv("TAIHU_STENCIL_PAIR_SPLIT", split, 1);
       Options o;
       o.space_order = order;
       o.boundary.kind = BoundaryKind::none;
@@ -354,6 +357,7 @@ TEST(TemporalBlocking, SlabsOfThreadsEqualTwoSteps) {
       randomize(b, r2);
       a.step_pair_blocked();
       unsetenv("TAIHU_STENCIL_TILE");
+      unsetenv("TAIHU_STENCIL_PAIR_SPLIT");
       b.step(nullptr, 0.f);
       b.step(nullptr, 0.f);
       const Layout& L = a.current().layout();
@@ -363,7 +367,7 @@ TEST(TemporalBlocking, SlabsOfThreadsEqualTwoSteps) {
           for (long i0 = 0; i0 < L.n[0]; ++i0)
             mismatches += a.current().at(i0, i1, i2) != b.current().at(i0, i1, i2) ||
                           a.previous().at(i0, i1, i2) != b.previous().at(i0, i1, i2);
-      EXPECT_EQ(mismatches, 0) << threads << " threads, order " << order << ", tile " << tile;
+      EXPECT_EQ(mismatches, 0) << threads << " threads, order " << order << ", tile " << tile << ", split " << split;
     }
   }
   taihu::arch::set_num_threads(0);

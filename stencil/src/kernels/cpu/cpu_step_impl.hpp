@@ -818,6 +818,49 @@ inline long acoustic_tile_lines(const Layout& L, int half, int threads) {
   return (L.n[1] + tiles - 1) / tiles;  // equal tiles
 }
 
+// x lines per tile of the temporally blocked pair (step_pair_acoustic3d): TAIHU_STENCIL_TILE
+// or TAIHU_STENCIL_PAIR_TILE=n when set, else the widest equal tiles whose working set fits
+// `kPairL2Share` of the per-core L2 (and tile_lines' last-level-cache share). A tile row
+// keeps both steps' y windows in flight: u (t) planes y-H .. y+H+1 for step 1 and u_prev
+// (t+1) planes y-2H .. y+1 for step 2 (4H+4 planes with plane pairs), plus A's planes y,
+// y+1 and y-H, y-H+1, each over the tile and its 2H halo lines. With them in L2 each u
+// line comes from DRAM once per two steps; on the Xeon (2 MiB L2, 256^2 planes of 1088 B
+// lines, order 8) that gives 4 tiles of 64 lines, where tile_lines' 2 tiles of 128 spilled
+// the windows to L3 and ran 0.74-0.86x two single steps.
+inline constexpr double kPairL2Share = 0.75;
+inline long pair_tile_lines(const Layout& L, int half, int threads) {
+  long requested = env_count("TAIHU_STENCIL_PAIR_TILE", 0);
+  if (requested <= 0) requested = env_count("TAIHU_STENCIL_TILE", 0);
+  if (requested > 0) return std::min(requested, L.n[1]);
+  const long tile = tile_lines(L, 2 * half, threads);
+  static const double l2 = [] {
+    const arch::CacheLevel* c = arch::topology().cache(2);
+    return c ? double(c->size_bytes) : 0.0;
+  }();
+  if (l2 <= 0) return tile;
+  const double line = double(L.s1) * sizeof(float) * (4 * half + 4 + 4);
+  const long fit = std::max(2L * half, static_cast<long>(kPairL2Share * l2 / line) - 2 * half);
+  if (fit >= tile) return tile;
+  const long tiles = (L.n[1] + fit - 1) / fit;
+  return (L.n[1] + tiles - 1) / tiles;  // equal tiles
+}
+
+// How step_pair_acoustic3d splits the grid over threads: y slabs (default, (a)) or x tiles
+// pipelined along y (TAIHU_STENCIL_PAIR_SPLIT=x, (b)).
+inline bool pair_split_x_tiles() {
+  const char* v = std::getenv("TAIHU_STENCIL_PAIR_SPLIT");
+  return v && v[0] == 'x';
+}
+
+// TAIHU_VERBOSE=1: how the temporal pair splits and tiles the grid (once per process).
+inline void log_pair_tiling(const char* split, int threads, long tile) {
+  static bool logged = false;
+  if (logged) return;
+  logged = true;
+  arch::log_verbose("stencil: temporal pair, %d %s, tiles of %ld x lines (TAIHU_STENCIL_PAIR_TILE, "
+                    "TAIHU_STENCIL_PAIR_SPLIT=y|x)", threads, split, tile);
+}
+
 // TAIHU_STENCIL_PAIR=0 turns the plane-pair order-8 acoustic kernel off (A/B): the sweep
 // then runs one line at a time (read once per time step).
 inline bool plane_pair_enabled() {
@@ -953,10 +996,10 @@ struct alignas(64) Progress {
 // plane y - H to t+2 (U1 <- 2 U0 - U1 + A lap U0), a tile row of step 1 then a tile row
 // of step 2. Step 2 of plane y' reads t+1 planes up to y' + H (done) and overwrites U1
 // plane y', which step 1 no longer needs.
-// The ~4H planes in flight per thread stay in L3, so each array crosses DRAM about once
-// per two steps.
-// Large planes are swept in tiles of x lines (tile_lines with the window of both steps),
-// step 2 skewed H lines behind step 1 so the update stays in place.
+// The ~4H planes in flight per thread (over one x tile) stay in L2, so each array crosses
+// DRAM about once per two steps.
+// Planes are swept in tiles of x lines whose windows of both steps fit the per-core L2
+// (pair_tile_lines), step 2 skewed H lines behind step 1 so the update stays in place.
 // Threads own contiguous y slabs [ya, yb) (at least 2H planes) and meet only at slab
 // edges, through two flags per slab instead of barriers:
 //  - `head` counts the tiles whose first H planes step 1 has done: the slab below may
@@ -987,8 +1030,54 @@ void step_pair_acoustic3d(const StepArgs& a) {
   auto plane = [&](const float* u, float* up, long y) {
     for (long x = 0; x < n1; ++x) line(u, up, x, y, none);
   };
-  const long tile = tile_lines(L, 2 * H, threads), tiles = (n1 + tile - 1) / tile;
   const bool pairs = use_plane_pairs<H>(a, ah);
+  if (pair_split_x_tiles()) {
+    // (b) Threads own x tiles (round robin, a multiple of the thread count) and each tile
+    // sweeps every plane; tile j runs a row once tile j - 1's step 1 is done through the
+    // row's last plane, because its step 2 reads tile j - 1's t+1 halo lines
+    // [xa - 2H, xa) and overwrites u lines from xa - H on, which tile j - 1's step 1 reads
+    // (up to xa + H) H planes ahead. No deferred planes, no slab halos; the ordering is
+    // transitive, so tiles narrower than 2H are safe too.
+    const long tiles0 = (n1 + pair_tile_lines(L, H, threads) - 1) / pair_tile_lines(L, H, threads);
+    const int workers = static_cast<int>(std::min<long>(threads_for_points(double(n0) * double(n1) * double(n2)), tiles0));
+    const long tiles = (tiles0 + workers - 1) / workers * workers;
+    const long tile = (n1 + tiles - 1) / tiles;
+    const std::unique_ptr<Progress[]> step1_through(new Progress[tiles]);
+    const long per = pairs ? 2 : 1;
+    log_pair_tiling("threads on x tiles pipelined along y", workers, tile);
+#pragma omp parallel num_threads(workers)
+    {
+      FlushDenormals ftz;
+      const long t = team_thread_index(), nt = team_thread_count();
+      for (long j = t; j < tiles; j += nt) {
+        const long xa = std::min(n1, j * tile), xb = std::min(n1, xa + tile);
+        const long x2a = std::max(0L, xa - H), x2b = j + 1 == tiles ? n1 : std::max(x2a, xb - H);
+        for (long y = 0; y < n2 + H; y += per) {
+          const long ylast = std::min(y + per, n2 + H) - 1, y2 = y - H, y2last = ylast - H;
+          if (j > 0) step1_through[j - 1].wait_for(std::min(ylast, n2 - 1));
+          auto inside = [&](long p) { return p >= 0 && p < n2; };
+          if (per == 2 && inside(y) && inside(y + 1)) {
+            for (long x = xa; x < xb; ++x) pair_lines<H>(U1, U0, a.A, a.packed, L, w, L.index(0, x, y), ah);
+          } else {
+            for (long p = y; p <= ylast; ++p)
+              if (inside(p))
+                for (long x = xa; x < xb; ++x) line(U1, U0, x, p, ah);
+          }
+          if (per == 2 && inside(y2) && inside(y2 + 1)) {
+            for (long x = x2a; x < x2b; ++x) pair_lines<H>(U0, U1, a.A, a.packed, L, w, L.index(0, x, y2), none);
+          } else {
+            for (long p = y2; p <= y2last; ++p)
+              if (inside(p))
+                for (long x = x2a; x < x2b; ++x) line(U0, U1, x, p, none);
+          }
+          step1_through[j].publish(std::min(ylast, n2 - 1));
+        }
+      }
+    }
+    return;
+  }
+  const long tile = pair_tile_lines(L, H, threads), tiles = (n1 + tile - 1) / tile;
+  log_pair_tiling("threads on y slabs", threads, tile);
 #pragma omp parallel num_threads(threads)
   {
     FlushDenormals ftz;

@@ -26,14 +26,26 @@ namespace {
 
 using taihu::gemm::index_t;
 
+// Row-major C (m x n) = op(A) op(B); trans_a / trans_b as dnn's conv calls pass them
+// (forward explicit GEMM: no/no; implicit GEMM and backward data: no/yes, yes/no).
 struct GemmShape {
   index_t m, n, k;
+  bool trans_a = false, trans_b = false;
 };
 
 const GemmShape kShapes[] = {
     {64, 64, 64},     {128, 128, 128},  {256, 256, 256},   {512, 512, 512},
     {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
-    {64, 3136, 576},  {256, 196, 2304}, {128, 128, 4096},  {1000, 1, 4096}};
+    {64, 3136, 576},  {64, 3136, 64},   {256, 3136, 64},
+    {64, 3136, 576, false, true}, {576, 3136, 64, true, false},
+    {256, 196, 2304}, {128, 128, 4096},  {1000, 1, 4096}};
+
+// "64x3136x576", with "nt" / "tn" appended for a transposed operand.
+std::string shape_name(const GemmShape& s) {
+  std::string name = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+  if (s.trans_a || s.trans_b) name += std::string(s.trans_a ? "t" : "n") + (s.trans_b ? "t" : "n");
+  return name;
+}
 
 // The peers, strongest first: MKL and the newest OpenBLAS from scripts/anchors (PyPI),
 // then Debian's OpenBLAS and BLIS (2022), which stay as columns so a ratio against
@@ -73,13 +85,17 @@ void run_gemm(benchmark::State& state, GemmShape s, int threads) {
 
   taihu::arch::set_num_threads(threads);
   const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
+  const int lda = s.trans_a ? m : k, ldb = s.trans_b ? k : n;
+  using taihu::gemm::Trans;
+  const Trans ta = s.trans_a ? Trans::yes : Trans::no, tb = s.trans_b ? Trans::yes : Trans::no;
+  const int cta = s.trans_a ? 112 : 111, ctb = s.trans_b ? 112 : 111;  // CblasTrans / CblasNoTrans
   auto taihu_call = [&] {
     if constexpr (sizeof(T) == 4)
-      taihu::gemm::sgemm(taihu::gemm::Layout::row_major, taihu::gemm::Trans::no, taihu::gemm::Trans::no,
-                         s.m, s.n, s.k, 1.f, next_a(), s.k, b.data(), s.n, 0.f, c.data(), s.n);
+      taihu::gemm::sgemm(taihu::gemm::Layout::row_major, ta, tb, s.m, s.n, s.k, 1.f, next_a(), lda, b.data(), ldb,
+                         0.f, c.data(), s.n);
     else
-      taihu::gemm::dgemm(taihu::gemm::Layout::row_major, taihu::gemm::Trans::no, taihu::gemm::Trans::no,
-                         s.m, s.n, s.k, 1.0, next_a(), s.k, b.data(), s.n, 0.0, c.data(), s.n);
+      taihu::gemm::dgemm(taihu::gemm::Layout::row_major, ta, tb, s.m, s.n, s.k, 1.0, next_a(), lda, b.data(), ldb,
+                         0.0, c.data(), s.n);
   };
   std::vector<taihu::bench::Anchor> peers;
   for (const auto& lib : anchors()) {
@@ -88,9 +104,9 @@ void run_gemm(benchmark::State& state, GemmShape s, int threads) {
     const taihu::bench::CblasAnchor* p = lib.get();
     peers.push_back({lib->name(), [&, p] {
                        if constexpr (sizeof(T) == 4)
-                         p->sgemm()(101, 111, 111, m, n, k, 1.f, next_a(), k, b.data(), n, 0.f, c.data(), n);
+                         p->sgemm()(101, cta, ctb, m, n, k, 1.f, next_a(), lda, b.data(), ldb, 0.f, c.data(), n);
                        else
-                         p->dgemm()(101, 111, 111, m, n, k, 1.0, next_a(), k, b.data(), n, 0.0, c.data(), n);
+                         p->dgemm()(101, cta, ctb, m, n, k, 1.0, next_a(), lda, b.data(), ldb, 0.0, c.data(), n);
                      }});
   }
   taihu::bench::Work work;
@@ -106,9 +122,8 @@ void register_all() {
   for (const char* type : {"sgemm", "dgemm"})
     for (int threads : {1, 2})
       for (const auto& s : kShapes) {
-        const std::string name = std::string(type) + "/" + std::to_string(s.m) + "x" +
-                                 std::to_string(s.n) + "x" + std::to_string(s.k) +
-                                 "/threads:" + std::to_string(threads);
+        const std::string name =
+            std::string(type) + "/" + shape_name(s) + "/threads:" + std::to_string(threads);
         const bool single = type[0] == 's';
         auto* b = benchmark::RegisterBenchmark(name.c_str(), [s, threads, single](benchmark::State& st) {
           if (single)

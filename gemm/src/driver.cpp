@@ -4,7 +4,7 @@
 // micro-panels, streaming from L2); products large in both m and n take the B-resident
 // order instead (BLIS's, see b_resident_body). Threads split C's columns and share A's blocks
 // (one barrier per block), or, with narrow C, split the rows with no barrier. Beside
-// it: the skinny path (A read in place), its no-pack form (op(B) in place too), the
+// it: the skinny path (A read in place, or strip by strip packed into L1), its no-pack form (op(B) in place too), the
 // depth split of deep products with a small C, and, in gemv.cpp, m or n == 1.
 // Every C element is computed in the same order whatever the thread count, so the
 // result is bitwise identical with 1 or N threads.
@@ -120,12 +120,29 @@ const T* b_block(const Problem<T>& pr, index_t q, index_t pc, index_t kc, index_
   return b_buf;
 }
 
+// Micro-panels [lo, hi) of op(A)'s rows [ic, ic + mc) x depth [pc, pc + kc) into
+// a_buf: a transposed A's full panels through the ISA's transposing packer where it
+// has one, everything else through pack_a.
+template <class T>
+void pack_a_panels(const MatrixView<T>& a, const kernels::MicroKernel<T>& uk, index_t ic, index_t mc, index_t pc,
+                   index_t kc, T* a_buf, index_t lo, index_t hi) {
+  const int mr = uk.mr;
+  if (!a.trans || uk.pack_a_transposed == nullptr) {
+    pack_a(a, ic, mc, pc, kc, mr, a_buf, lo, hi);
+    return;
+  }
+  const index_t full_end = std::min(hi, mc / mr);
+  for (index_t panel = lo; panel < full_end; ++panel)
+    uk.pack_a_transposed(a.data + pc + (ic + panel * mr) * a.ld, a.ld, kc, a_buf + panel * mr * kc);
+  if (full_end < hi) pack_a(a, ic, mc, pc, kc, mr, a_buf, std::max(lo, full_end), hi);
+}
+
 // A's mc x kc block the same way: pre-packed, or micro-panels [lo, hi) packed into a_buf.
 template <class T>
-const T* a_block(const Problem<T>& pr, index_t q, index_t ic, index_t mc, index_t pc, index_t kc, int mr,
-                 T* a_buf, index_t lo, index_t hi) {
-  if (pr.packed_a) return pr.packed_a->blocks[q].data() + (ic / mr) * mr * kc;
-  pack_a(pr.a, ic, mc, pc, kc, mr, a_buf, lo, hi);
+const T* a_block(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, index_t q, index_t ic, index_t mc,
+                 index_t pc, index_t kc, T* a_buf, index_t lo, index_t hi) {
+  if (pr.packed_a) return pr.packed_a->blocks[q].data() + (ic / uk.mr) * uk.mr * kc;
+  pack_a_panels(pr.a, uk, ic, mc, pc, kc, a_buf, lo, hi);
   return a_buf;
 }
 
@@ -166,7 +183,7 @@ void a_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
       const T beta = pc == pr.k_lo ? pr.beta : T(1);
       index_t lo = 0, hi = a_panels;
       if (shared_a) share(a_panels, tid, nt, lo, hi);
-      const T* ap = a_block(pr, q, ic, mc, pc, kc, mr, a_bufs[a_blocks % 2], lo, hi);
+      const T* ap = a_block(pr, uk, q, ic, mc, pc, kc, a_bufs[a_blocks % 2], lo, hi);
       // Barriers only inside taihu's own team: with nt == 1 this may run inside a
       // caller's parallel region, where a barrier would bind to the caller's team.
       if (shared_a && nt > 1 && !pr.packed_a) {
@@ -353,7 +370,7 @@ void b_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
       for (index_t ic = rg.row_lo; ic < rg.row_hi; ic += mc_step) {
         const index_t mc = std::min<index_t>(mc_step, rg.row_hi - ic);
         const index_t a_panels = ceil_div(mc, mr);
-        const T* ap = a_block(pr, q, ic, mc, pc, kc, mr, a_buf, 0, a_panels);
+        const T* ap = a_block(pr, uk, q, ic, mc, pc, kc, a_buf, 0, a_panels);
         for (index_t jr = 0; jr < b_panels; ++jr) {
           const index_t cols = std::min<index_t>(nr, nc - jr * nr);
           const T* b_micro = bp + jr * nr * kc;
@@ -456,15 +473,20 @@ T* edge_panel(int mr, index_t kc) {
   return edge.data();
 }
 
+// How the skinny paths read A's row strips: in place, or each packed into a micro-panel
+// that stays in L1 while it meets every micro-panel of B (see use_skinny).
+enum class Strips { none, in_place, packed };
+
 // A's row strip at `row` for depth block [pc, pc + kc): read in place (a_step = lda),
-// or, when it has fewer than mr rows, packed zero-padded into `edge` (a_step = mr).
+// or, when packed or when it has fewer than mr rows, packed zero-padded into `edge`
+// (a_step = mr).
 template <class T>
-const T* strip_of_a(const Problem<T>& pr, index_t row, index_t rows, index_t pc, index_t kc, int mr, T* edge,
-                    index_t& a_step) {
+const T* strip_of_a(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, index_t row, index_t rows, index_t pc,
+                    index_t kc, T* edge, Strips strips, index_t& a_step) {
   a_step = pr.a.ld;
-  if (rows == mr) return pr.a.data + row + pc * pr.a.ld;
-  pack_a(pr.a, row, rows, pc, kc, mr, edge, 0, 1);
-  a_step = mr;
+  if (rows == uk.mr && strips == Strips::in_place) return pr.a.data + row + pc * pr.a.ld;
+  pack_a_panels(pr.a, uk, row, rows, pc, kc, edge, 0, 1);
+  a_step = uk.mr;
   return edge;
 }
 
@@ -484,7 +506,7 @@ index_t skinny_b_elems(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, 
 // one barrier per kc block suffices: a thread packing block q+1 overwrites block q-1,
 // which every thread finished before the barrier of block q.
 template <class T>
-void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
+void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs, Strips strips,
                  T* b_buf, int tid, int nt) {
   const int mr = uk.mr, nr = uk.nr;
   const index_t b_panels = ceil_div(pr.n, nr);
@@ -506,7 +528,7 @@ void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
       const index_t row = ir * mr;
       const index_t rows = std::min<index_t>(mr, pr.m - row);
       index_t a_step;
-      const T* a_strip = strip_of_a(pr, row, rows, pc, kc, mr, edge_a, a_step);
+      const T* a_strip = strip_of_a(pr, uk, row, rows, pc, kc, edge_a, strips, a_step);
       for (index_t jr = 0; jr < b_panels; ++jr) {
         const index_t cols = std::min<index_t>(nr, pr.n - jr * nr);
         const T* b_micro = b_cur + jr * nr * kc;
@@ -523,8 +545,8 @@ void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
 // pays only while the strips are few (64^3 SGEMM spent 10% of its time packing B).
 // Ragged rows go through a small packed A panel and a scratch tile.
 template <class T>
-void unpacked_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs, int tid,
-                   int nt) {
+void unpacked_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs, Strips strips,
+                   int tid, int nt) {
   const int mr = uk.mr, nr = uk.nr;
   const index_t b_panels = ceil_div(pr.n, nr);
   const index_t b_rs = pr.b.trans ? pr.b.ld : 1, b_cs = pr.b.trans ? 1 : pr.b.ld;
@@ -538,7 +560,7 @@ void unpacked_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, cons
       const index_t row = ir * mr;
       const index_t rows = std::min<index_t>(mr, pr.m - row);
       index_t a_step;
-      const T* a_strip = strip_of_a(pr, row, rows, pc, kc, mr, edge_a, a_step);
+      const T* a_strip = strip_of_a(pr, uk, row, rows, pc, kc, edge_a, strips, a_step);
       for (index_t jr = 0; jr < b_panels; ++jr) {
         const index_t col = jr * nr;
         const index_t cols = std::min<index_t>(nr, pr.n - col);
@@ -557,18 +579,24 @@ index_t sets_touched(const CacheGeometry& g, index_t stride_bytes) {
   return sets / std::gcd<index_t>(sets, stride_bytes / g.line);
 }
 
-// True when the skinny path should run: A is read in place (column-major, not
-// transposed, not pre-packed), B's kc block is small enough to stay in L2, and there
-// are at least two full row strips.
+// Whether the skinny path runs, and how it reads A's strips: B's kc block is small
+// enough to stay in L2, there are at least two full row strips, and A is either read
+// in place (column-major, strips that stay in L1) or, when a strip would not stay in
+// L1 or A is transposed, packed strip by strip into L1 (C too narrow for the
+// B-resident order: fewer than 8 B micro-panels).
 // (TAIHU_GEMM_SKINNY=0 turns the path off, for comparisons.)
 template <class T>
-bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs) {
+Strips use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs) {
   static const bool enabled = switched_on("TAIHU_GEMM_SKINNY");
-  if (!enabled) return false;
+  if (!enabled) return Strips::none;
   static const CacheGeometry l1 = cache_geometry(1), l2 = cache_geometry(2);
   // B's kc block may take three quarters of this core's L2 (the A strip and C share it).
   const double panel_bytes =
       double(bs.kc) * double(ceil_div(pr.n, uk.nr) * uk.nr) * double(sizeof(T));
+  if (pr.packed_a || pr.packed_b || panel_bytes > 0.75 * double(l2.bytes) || pr.m < 2 * uk.mr)
+    return Strips::none;
+  const bool narrow = ceil_div(pr.n, uk.nr) < 8;
+  if (pr.a.trans) return narrow ? Strips::packed : Strips::none;
   // The A strip (min(kc, k) steps at a stride of lda) must stay in L1 while it meets
   // every micro-panel of B: a stride that is a multiple of several cache lines maps the
   // strip to few L1 sets (lda = 128 floats: 8 of 64 sets), where it thrashes and comes
@@ -577,12 +605,12 @@ bool use_skinny(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const B
   const index_t stride_bytes = pr.a.ld * static_cast<index_t>(sizeof(T));
   const index_t strip = std::min<index_t>(bs.kc, pr.k - pr.k_lo);
   const bool strip_fits_l1 = sets_touched(l1, stride_bytes) * (l1.ways / 2) >= strip;
+  if (strip_fits_l1) return Strips::in_place;
   // With at most 64 columns packing A costs more than an L1-thrashing strip that L2
   // still holds (3136x64x576: 77 vs 61 GFLOP/s), unless the stride crowds the strip
   // into a few L2 sets too (lda = 4096 floats: 24 vs 40).
   const bool strip_fits_l2 = sets_touched(l2, stride_bytes) * (l2.ways / 2) >= strip;
-  return !pr.packed_a && !pr.packed_b && !pr.a.trans && panel_bytes <= 0.75 * double(l2.bytes) &&
-         (strip_fits_l1 || (pr.n <= 64 && strip_fits_l2)) && pr.m >= 2 * uk.mr;
+  return pr.n <= 64 && strip_fits_l2 ? Strips::in_place : Strips::none;
 }
 
 // kc for a product of depth k: from k >= 4 kc on, the depth is cut into an even number
@@ -645,26 +673,26 @@ namespace {
 template <class T>
 void run_undivided(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs, int threads) {
   thread_local Workspace<T> ws;
-  const bool skinny = use_skinny(pr, uk, bs);
-  if (skinny && use_unpacked(pr, uk)) {
+  const Strips strips = use_skinny(pr, uk, bs);
+  if (strips != Strips::none && use_unpacked(pr, uk)) {
     if (threads <= 1) {
-      unpacked_body(pr, uk, bs, 0, 1);
+      unpacked_body(pr, uk, bs, strips, 0, 1);
       return;
     }
 #pragma omp parallel num_threads(threads)
-    unpacked_body(pr, uk, bs, omp_get_thread_num(), omp_get_num_threads());
+    unpacked_body(pr, uk, bs, strips, omp_get_thread_num(), omp_get_num_threads());
     return;
   }
-  if (skinny) {
+  if (strips != Strips::none) {
     const int buffers = threads > 1 && pr.k - pr.k_lo > bs.kc ? 2 : 1;
     ws.reserve(0, static_cast<std::size_t>(buffers * skinny_b_elems(pr, uk, bs)));
     T* b_buf = ws.b_panel.data();
     if (threads <= 1) {
-      skinny_body(pr, uk, bs, b_buf, 0, 1);
+      skinny_body(pr, uk, bs, strips, b_buf, 0, 1);
       return;
     }
 #pragma omp parallel num_threads(threads)
-    skinny_body(pr, uk, bs, b_buf, omp_get_thread_num(), omp_get_num_threads());
+    skinny_body(pr, uk, bs, strips, b_buf, omp_get_thread_num(), omp_get_num_threads());
     return;
   }
   if (use_b_resident(pr, uk, threads)) {

@@ -1,4 +1,4 @@
-// The skinny path (few columns of op(B), A read in place without packing) and its
+// The skinny path (few columns of op(B), A read in place or packed strip by strip) and its
 // no-pack form (op(B) in place too): shapes that take them, with k spanning several kc blocks, ragged row strips, padded leading
 // dimensions, beta != 0, 1 and 2 threads, against the naive reference; and the same
 // shapes with the path switched off give the same answer.
@@ -26,21 +26,28 @@ TYPED_TEST(GemmSkinny, MatchesNaiveReferenceAcrossKcBlocksAndRaggedRows) {
   std::mt19937_64 rng(7);
   // Column-major, A not transposed: the layout the skinny path reads in place. The
   // row-major case with B not transposed maps to it too (C^T = B^T A^T). Up to 8 row
-  // strips the no-pack path reads op(B) in place too, transposed or not.
+  // strips the no-pack path reads op(B) in place too, transposed or not. A transposed
+  // A (row-major with B transposed, as dnn's implicit GEMM calls it) is packed strip by
+  // strip, through the ISA's transposing packer where it has one.
   struct Case {
     Layout layout;
     index_t m, n, k;
     Trans tb = Trans::no;
+    Trans ta = Trans::no;
   };
   const Case cases[] = {{Layout::col_major, 333, 50, 1000},           {Layout::col_major, 64, 64, 64},
                         {Layout::col_major, 97, 7, 641},              {Layout::row_major, 40, 301, 577},
                         {Layout::col_major, 1000, 64, 3},             {Layout::row_major, 64, 3136, 96},
-                        {Layout::col_major, 100, 13, 700, Trans::yes}, {Layout::col_major, 128, 45, 300, Trans::yes}};
+                        {Layout::col_major, 100, 13, 700, Trans::yes}, {Layout::col_major, 128, 45, 300, Trans::yes},
+                        {Layout::col_major, 333, 50, 1000, Trans::no, Trans::yes},
+                        {Layout::col_major, 97, 7, 641, Trans::yes, Trans::yes},
+                        {Layout::row_major, 40, 301, 577, Trans::yes},
+                        {Layout::col_major, 1000, 64, 19, Trans::no, Trans::yes}};
   for (int threads : {1, 2}) {
     taihu::arch::set_num_threads(threads);
     for (const Case& cs : cases)
       for (double beta : {0.0, 0.5}) {
-        const Shape s = make_shape(cs.layout, Trans::no, cs.tb, cs.m, cs.n, cs.k, 3);
+        const Shape s = make_shape(cs.layout, cs.ta, cs.tb, cs.m, cs.n, cs.k, 3);
         auto a = random_vector<T>(a_size(s), rng);
         auto b = random_vector<T>(b_size(s), rng);
         auto c = random_vector<T>(c_size(s), rng);

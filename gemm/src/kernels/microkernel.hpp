@@ -34,6 +34,11 @@ template <class T>
 using UnpackedBKernelFn = void (*)(index_t k, T alpha, const T* a, index_t a_step, const T* b,
                                    index_t b_rs, index_t b_cs, T beta, T* c, index_t ldc);
 
+// Packs one full mr-row micro-panel of a transposed A (row i at src + i * ld, contiguous
+// along k) into dst[p * mr + i] for p < kc.
+template <class T>
+using PackLinesFn = void (*)(const T* src, index_t ld, index_t kc, T* dst);
+
 inline constexpr int kMaxNr = 16;
 
 template <class T>
@@ -50,6 +55,9 @@ struct MicroKernel {
   // half the work of a full tile on a zero-padded panel.
   MicroKernelFn<T> half_rows = nullptr;
   UnpackedBKernelFn<T> half_rows_unpacked_b = nullptr;
+  // Optional: a transposing packer for full micro-panels of a transposed A, in this
+  // ISA's registers (nullptr: the portable packer in packing.cpp).
+  PackLinesFn<T> pack_a_transposed = nullptr;
 };
 
 // Everything one ISA level provides.

@@ -1,5 +1,7 @@
 // AVX-512 kernels: sgemm 32x12 and dgemm 16x12 register tiles (24 accumulators of the
-// 32 ZMM registers, 2 vector loads of A and 12 broadcasts of B per k step), and GEMV.
+// 32 ZMM registers, 2 vector loads of A and 12 broadcasts of B per k step), GEMV, and
+// the transposing packers for A stored along k (16x16 float / 8x8 double blocks
+// transposed in registers: a quarter of the shuffles of the portable 4x4 SSE packer).
 #include <immintrin.h>
 
 #include "kernels/simd_kernels.hpp"
@@ -51,11 +53,85 @@ struct Avx512F64 {
   static void prefetch(const T* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
 };
 
+// GCC 12's 512-bit unpack and lane-shuffle intrinsics pass an undefined vector as the
+// unused merge source, which trips -Wuninitialized (as its extracts do in hsum above).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+// dst[p * dst_step + i] = rows[i][p] for p < 16: the 16 x 16 block in four shuffle stages
+// (pairs of floats, pairs of doubles, then two 128-bit lane shuffles).
+inline void transpose16x16(const float* src, index_t ld, float* dst, index_t dst_step) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * ld);
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  // u[4i + c], 128-bit lane L: rows 4i..4i+3 at k = 4L + c.
+  for (int i = 0; i < 4; ++i) {
+    const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
+    const __m512d c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
+    r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+  for (int c = 0; c < 4; ++c) {
+    const __m512 v = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88), w = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xdd);
+    const __m512 v2 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x88);
+    const __m512 w2 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xdd);
+    _mm512_storeu_ps(dst + c * dst_step, _mm512_shuffle_f32x4(v, v2, 0x88));
+    _mm512_storeu_ps(dst + (4 + c) * dst_step, _mm512_shuffle_f32x4(w, w2, 0x88));
+    _mm512_storeu_ps(dst + (8 + c) * dst_step, _mm512_shuffle_f32x4(v, v2, 0xdd));
+    _mm512_storeu_ps(dst + (12 + c) * dst_step, _mm512_shuffle_f32x4(w, w2, 0xdd));
+  }
+}
+
+// dst[p * dst_step + i] = rows[i][p] for an 8 x 8 block of doubles.
+inline void transpose8x8(const double* src, index_t ld, double* dst, index_t dst_step) {
+  __m512d r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm512_loadu_pd(src + i * ld);
+  // t[2i + c], 128-bit lane L: rows 2i, 2i+1 at k = 2L + c.
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm512_unpacklo_pd(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_pd(r[2 * i], r[2 * i + 1]);
+  }
+  for (int c = 0; c < 2; ++c) {
+    const __m512d v = _mm512_shuffle_f64x2(t[c], t[2 + c], 0x88), w = _mm512_shuffle_f64x2(t[c], t[2 + c], 0xdd);
+    const __m512d v2 = _mm512_shuffle_f64x2(t[4 + c], t[6 + c], 0x88);
+    const __m512d w2 = _mm512_shuffle_f64x2(t[4 + c], t[6 + c], 0xdd);
+    _mm512_storeu_pd(dst + c * dst_step, _mm512_shuffle_f64x2(v, v2, 0x88));
+    _mm512_storeu_pd(dst + (2 + c) * dst_step, _mm512_shuffle_f64x2(w, w2, 0x88));
+    _mm512_storeu_pd(dst + (4 + c) * dst_step, _mm512_shuffle_f64x2(v, v2, 0xdd));
+    _mm512_storeu_pd(dst + (6 + c) * dst_step, _mm512_shuffle_f64x2(w, w2, 0xdd));
+  }
+}
+
+#pragma GCC diagnostic pop
+
+// One MR-row micro-panel of A stored along k: B x B register transposes over full
+// blocks of k, element by element for the last kc % B steps.
+template <class T, int MR, int B, void (*Transpose)(const T*, index_t, T*, index_t)>
+void pack_a_transposed(const T* src, index_t ld, index_t kc, T* dst) {
+  index_t p = 0;
+  for (; p + B <= kc; p += B)
+    for (int i = 0; i < MR; i += B) Transpose(src + i * ld + p, ld, dst + p * MR + i, MR);
+  for (; p < kc; ++p)
+    for (int i = 0; i < MR; ++i) dst[p * MR + i] = src[i * ld + p];
+}
+
+template <class T>
+constexpr MicroKernel<T> with_packer(MicroKernel<T> uk, PackLinesFn<T> packer) {
+  uk.pack_a_transposed = packer;
+  return uk;
+}
+
 }  // namespace
 
 const KernelSet kAvx512Kernels = {
-    make_microkernel<Avx512F32, 32, 12>(),
-    make_microkernel<Avx512F64, 16, 12>(),
+    with_packer(make_microkernel<Avx512F32, 32, 12>(), &pack_a_transposed<float, 32, 16, transpose16x16>),
+    with_packer(make_microkernel<Avx512F64, 16, 12>(), &pack_a_transposed<double, 16, 8, transpose8x8>),
     &simd_gemv_n<Avx512F32>, &simd_gemv_t<Avx512F32>,
     &simd_gemv_n<Avx512F64>, &simd_gemv_t<Avx512F64>};
 

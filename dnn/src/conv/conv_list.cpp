@@ -72,7 +72,6 @@ struct Entry {
 
 bool nchw_native(const ConvDesc&, Dir, const ConvLayout& l) { return l == kNchw; }
 bool always(const ConvDesc&, Dir) { return true; }
-bool never(const ConvDesc&, Dir) { return false; }
 
 // The direct family's kernels apply bias, sum and ReLU as they store each tile (on the
 // NCHW tensors, including the NCHW copies between reorders).
@@ -201,8 +200,36 @@ bool implicit_gemm_profitable(const ConvDesc& d, Dir dir) {
 std::unique_ptr<conv::ConvAlgorithm> make_implicit_gemm(const ConvDesc& d, const ConvLayout&) { return conv::make_implicit_gemm(d); }
 bool supports_all(const ConvDesc&, Dir, const ConvLayout&, arch::Isa) { return true; }
 std::unique_ptr<conv::ConvAlgorithm> make_explicit_gemm(const ConvDesc& d, const ConvLayout&) { return conv::make_explicit_gemm(d); }
-// Minibatch: measured per shape by timed selection (Caffe's layer) or a tuning record;
-// the heuristic does not take it.
+// Minibatch: Caffe's small images at training batch sizes (LeNet, CIFAR-10 quick).
+// Measured at 1 thread, GFLOP/s minibatch vs the entry taken otherwise, LeNet at batch
+// 64 (bench/results/2026-11-27-xeon-dnn-winograd.md, AVX-512 Xeon, the AVX2 kernels):
+//   - forward on the implicit geometry (stride 1, unpadded, one group, output width a
+//     multiple of 8) with <= 24x24 outputs and <= 500 weight columns: LeNet conv1 54.5
+//     vs direct 48.2, conv2 96.1 vs direct 83.5;
+//   - backward-data with 8-pixel output rows (col2im in registers): LeNet conv2 111.6 vs
+//     explicit GEMM 83.3; or 3-4 input channels at stride 1, where direct's transposed
+//     problem has 3-4 output channels: CIFAR-10 conv1 57.0 vs direct 36.1;
+//   - backward-weights of one-input-channel implicit layers: LeNet conv1 39.3 vs direct
+//     35.8.
+// Slower everywhere else measured (CIFAR-10 conv2/conv3: Winograd; conv1 forward and
+// backward-weights: first_layer; LeNet conv2 backward-weights: direct). Not measured
+// below batch 16: off there.
+bool minibatch_implicit_geometry(const ConvDesc& d) {
+  return d.groups == 1 && !strided(d) && d.pad_h == 0 && d.pad_w == 0 && d.dil_h == 1 && d.dil_w == 1 &&
+         d.out_w() % 8 == 0;
+}
+bool minibatch_profitable(const ConvDesc& d, Dir dir) {
+  if (d.n < 16) return false;
+  switch (dir) {
+    case Dir::forward:
+      return minibatch_implicit_geometry(d) && d.out_h() * d.out_w() <= 576 && cg_of(d) * d.kh * d.kw <= 500;
+    case Dir::backward_data:
+      return (minibatch_implicit_geometry(d) && d.out_w() == 8 && d.w <= 16) ||
+             (d.groups == 1 && !strided(d) && cg_of(d) >= 3 && cg_of(d) <= 4);
+    case Dir::backward_weights: return minibatch_implicit_geometry(d) && cg_of(d) == 1;
+  }
+  return false;
+}
 std::unique_ptr<conv::ConvAlgorithm> make_minibatch(const ConvDesc& d, const ConvLayout&) { return conv::make_minibatch(d); }
 std::unique_ptr<conv::ConvAlgorithm> make_reference(const ConvDesc& d, const ConvLayout&) { return conv::make_reference(d); }
 
@@ -220,10 +247,10 @@ const std::vector<Entry>& entries() {
        fuses_all},
       {ConvAlgo::pointwise_strided, direct_supports<K::pointwise_strided>, nchw_native, pointwise_strided_profitable,
        make_direct<K::pointwise_strided>, fuses_all},
+      {ConvAlgo::minibatch, supports_all, nchw_native, minibatch_profitable, make_minibatch},
       {ConvAlgo::direct, direct_supports<K::pixel>, nchw_native, direct_profitable, make_direct<K::pixel>, fuses_all},
       {ConvAlgo::implicit_gemm, implicit_gemm_supports, nchw_native, implicit_gemm_profitable, make_implicit_gemm},
       {ConvAlgo::explicit_gemm, supports_all, nchw_native, always, make_explicit_gemm},
-      {ConvAlgo::minibatch, supports_all, nchw_native, never, make_minibatch},
       {ConvAlgo::reference, supports_all, nchw_native, always, make_reference},
   };
   return list;

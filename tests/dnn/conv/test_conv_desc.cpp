@@ -119,14 +119,20 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
   EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic32ih16oc32kh5ph2")).algorithm(), ConvAlgo::winograd_2x2);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic32ih16oc32kh5ph2")).algorithm(ConvDirection::backward_data),
             ConvAlgo::winograd_2x2);
-  EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic20ih12oc50kh5")).algorithm(), ConvAlgo::direct);
+  // LeNet conv2 at batch 64: the minibatch entry (forward, backward-data), its rule's shapes.
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic20ih12oc50kh5")).algorithm(), ConvAlgo::minibatch);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb4ic20ih12oc50kh5")).algorithm(), ConvAlgo::direct);  // batch < 16
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic3ih224oc64kh7sh2ph3")).algorithm(ConvDirection::backward_data),
             ConvAlgo::explicit_gemm);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic20ih12oc50kh5")).algorithm(ConvDirection::backward_data),
+            ConvAlgo::minibatch);  // 8-pixel rows: col2im in registers
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb4ic20ih12oc50kh5")).algorithm(ConvDirection::backward_data),
             ConvAlgo::explicit_gemm);  // transposed problem would be mostly zeros
   EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic1ih28oc20kh5ph2")).algorithm(ConvDirection::backward_data),
             ConvAlgo::explicit_gemm);  // one input channel: transposed tile mostly empty
   EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic3ih32oc32kh5ph2")).algorithm(ConvDirection::backward_data),
+            ConvAlgo::minibatch);  // CIFAR-10 conv1: 3 input channels
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb8ic3ih32oc32kh5ph2")).algorithm(ConvDirection::backward_data),
             ConvAlgo::direct);
   // Backward-weights picks the tile by the tile count (the GEMMs' depth).
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic128ih28oc128kh3ph1")).algorithm(ConvDirection::backward_weights),

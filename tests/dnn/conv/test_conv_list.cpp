@@ -47,9 +47,10 @@ TEST_F(ConvList, AutomaticTakesTheMeasuredEntry) {
       {"mb1ic64ih56oc256oh56kh1", ConvAlgo::pointwise, ConvAlgo::pointwise, ConvAlgo::explicit_gemm},
       {"mb1ic256ih56oc512kh1sh2", ConvAlgo::pointwise_strided, ConvAlgo::explicit_gemm, ConvAlgo::explicit_gemm},
       {"mb1ic3ih224oc64oh112kh7sh2ph3", ConvAlgo::first_layer, ConvAlgo::explicit_gemm, ConvAlgo::direct},
-      {"mb64ic3ih32oc32oh32kh5ph2", ConvAlgo::first_layer, ConvAlgo::direct, ConvAlgo::direct},
+      {"mb64ic3ih32oc32oh32kh5ph2", ConvAlgo::first_layer, ConvAlgo::minibatch, ConvAlgo::direct},
       {"mb1ic1ih28oc20oh24kh5", ConvAlgo::direct, ConvAlgo::explicit_gemm, ConvAlgo::direct},
-      {"mb64ic20ih12oc50oh8kh5", ConvAlgo::direct, ConvAlgo::explicit_gemm, ConvAlgo::direct},
+      {"mb64ic20ih12oc50oh8kh5", ConvAlgo::minibatch, ConvAlgo::minibatch, ConvAlgo::direct},
+      {"mb64ic1ih28oc20oh24kh5", ConvAlgo::minibatch, ConvAlgo::explicit_gemm, ConvAlgo::minibatch},
       {"g2mb1ic96ih27oc256oh27kh5ph2", ConvAlgo::winograd_2x2, ConvAlgo::winograd_2x2, ConvAlgo::winograd_2x2},
       {"mb1ic128ih56oc128kh3sh2ph1", ConvAlgo::implicit_gemm, ConvAlgo::explicit_gemm, ConvAlgo::direct},
   };

@@ -201,19 +201,23 @@ std::unique_ptr<conv::ConvAlgorithm> make_implicit_gemm(const ConvDesc& d, const
 bool supports_all(const ConvDesc&, Dir, const ConvLayout&, arch::Isa) { return true; }
 std::unique_ptr<conv::ConvAlgorithm> make_explicit_gemm(const ConvDesc& d, const ConvLayout&) { return conv::make_explicit_gemm(d); }
 // Minibatch: Caffe's small images at training batch sizes (LeNet, CIFAR-10 quick).
-// Measured at 1 thread, GFLOP/s minibatch vs the entry taken otherwise, LeNet at batch
-// 64 (bench/results/2026-11-27-xeon-dnn-winograd.md, AVX-512 Xeon, the AVX2 kernels):
+// GFLOP/s at 1 thread, minibatch vs the entry taken otherwise, LeNet at batch 64,
+// CIFAR-10 quick at 100, AVX-512 Xeon; 2026-11-28 (AVX-512 minibatch kernels,
+// bench/results/2026-11-28-xeon-dnn-minibatch.md) and 2026-11-27 (AVX2 kernels,
+// ...-dnn-winograd.md):
 //   - forward on the implicit geometry (stride 1, unpadded, one group, output width a
-//     multiple of 8) with <= 24x24 outputs and <= 500 weight columns: LeNet conv1 54.5
-//     vs direct 48.2, conv2 96.1 vs direct 83.5;
-//   - backward-data with 8-pixel output rows (col2im in registers): LeNet conv2 111.6 vs
-//     explicit GEMM 83.3; or 3-4 input channels at stride 1, where direct's transposed
-//     problem has 3-4 output channels: CIFAR-10 conv1 57.0 vs direct 36.1;
-//   - backward-weights of one-input-channel implicit layers: LeNet conv1 39.3 vs direct
-//     35.8.
-// Slower everywhere else measured (CIFAR-10 conv2/conv3: Winograd; conv1 forward and
-// backward-weights: first_layer; LeNet conv2 backward-weights: direct). Not measured
-// below batch 16: off there.
+//     multiple of 8) with several input channels, <= 24x24 outputs and <= 500 weight
+//     columns: LeNet conv2 92.6-101.9 vs direct 80.1 (96.1 vs 83.5). One input channel
+//     (LeNet conv1) stays with direct: 56.5-59.2 vs 62.6 (54.5 vs 48.2 the day before);
+//   - backward-data with 8-pixel output rows (col2im in registers): LeNet conv2
+//     115.6-124.8 vs explicit GEMM 81.9 (111.6 vs 83.3); or 3-4 input channels at
+//     stride 1, where direct's transposed problem has 3-4 output channels: CIFAR-10
+//     conv1 58.1-67.3 vs direct 29.6 (57.0 vs 36.1);
+//   - backward-weights of one-input-channel implicit layers: LeNet conv1 56.7-60.6 vs
+//     direct 48.2 (39.3 vs 35.8).
+// Slower everywhere else measured (CIFAR-10 conv2/conv3: Winograd 117-190 vs 70-95;
+// conv1 forward and backward-weights: first_layer/direct; LeNet conv2 backward-weights:
+// direct 88.9 vs 72-81). Not measured below batch 16: off there.
 bool minibatch_implicit_geometry(const ConvDesc& d) {
   return d.groups == 1 && !strided(d) && d.pad_h == 0 && d.pad_w == 0 && d.dil_h == 1 && d.dil_w == 1 &&
          d.out_w() % 8 == 0;
@@ -222,7 +226,8 @@ bool minibatch_profitable(const ConvDesc& d, Dir dir) {
   if (d.n < 16) return false;
   switch (dir) {
     case Dir::forward:
-      return minibatch_implicit_geometry(d) && d.out_h() * d.out_w() <= 576 && cg_of(d) * d.kh * d.kw <= 500;
+      return minibatch_implicit_geometry(d) && cg_of(d) > 1 && d.out_h() * d.out_w() <= 576 &&
+             cg_of(d) * d.kh * d.kw <= 500;
     case Dir::backward_data:
       return (minibatch_implicit_geometry(d) && d.out_w() == 8 && d.w <= 16) ||
              (d.groups == 1 && !strided(d) && cg_of(d) >= 3 && cg_of(d) <= 4);

@@ -50,7 +50,7 @@ TEST_F(ConvList, AutomaticTakesTheMeasuredEntry) {
       {"mb64ic3ih32oc32oh32kh5ph2", ConvAlgo::first_layer, ConvAlgo::minibatch, ConvAlgo::direct},
       {"mb1ic1ih28oc20oh24kh5", ConvAlgo::direct, ConvAlgo::explicit_gemm, ConvAlgo::direct},
       {"mb64ic20ih12oc50oh8kh5", ConvAlgo::minibatch, ConvAlgo::minibatch, ConvAlgo::direct},
-      {"mb64ic1ih28oc20oh24kh5", ConvAlgo::minibatch, ConvAlgo::explicit_gemm, ConvAlgo::minibatch},
+      {"mb64ic1ih28oc20oh24kh5", ConvAlgo::direct, ConvAlgo::explicit_gemm, ConvAlgo::minibatch},
       {"g2mb1ic96ih27oc256oh27kh5ph2", ConvAlgo::winograd_2x2, ConvAlgo::winograd_2x2, ConvAlgo::winograd_2x2},
       {"mb1ic128ih56oc128kh3sh2ph1", ConvAlgo::implicit_gemm, ConvAlgo::explicit_gemm, ConvAlgo::direct},
   };

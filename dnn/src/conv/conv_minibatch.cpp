@@ -3,7 +3,9 @@
 #include "conv_minibatch.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <immintrin.h>
 #include <omp.h>
 
@@ -52,7 +54,16 @@ MinibatchConv::MinibatchConv(const ConvDesc& d)
   // Few weight columns (first layers): the register-tiled AVX2 kernel instead of a GEMM
   // that would pack both small operands.
   small_kernel_ = rows_ <= kSmallRows && arch::active_isa() >= arch::Isa::avx2;
+  // AVX-512 forms where they measured faster (1 thread, bench/results/
+  // 2026-11-28-xeon-dnn-minibatch.md): small backward-weights (CIFAR-10 conv1 48.4 vs
+  // 44.0 GFLOP/s), implicit backward-weights (LeNet conv1 60.6-63.8 vs 56.7-65.3: a tie).
+  // Forward and the packed backward-weights stay AVX2 (LeNet conv2 forward 93.5 vs
+  // 101.6, packed 82.9 vs 91.3; conv1 forward 61.5 vs 69.2): each 16-lane vector there
+  // is two 8-pixel rows from separate addresses (two masked loads and stores).
+  // TAIHU_MINIBATCH_AVX512_ALL=1 runs those AVX-512 forms too (A/B, tests).
   avx512_ = arch::active_isa() >= arch::Isa::avx512;
+  const char* all = std::getenv("TAIHU_MINIBATCH_AVX512_ALL");
+  avx512_all_ = avx512_ && all != nullptr && std::string(all) == "1";
   implicit_weights_ = arch::active_isa() >= arch::Isa::avx2 && d.groups == 1 && d.stride_h == 1 && d.stride_w == 1 &&
                       d.pad_h == 0 && d.pad_w == 0 && d.dil_h == 1 && d.dil_w == 1 && d.out_w() % 8 == 0;
   col2im_w8_ = arch::active_isa() >= arch::Isa::avx2 && d.stride_h == 1 && d.stride_w == 1 && d.pad_h == 0 &&
@@ -179,7 +190,7 @@ void MinibatchConv::forward(const float* x, const float* w, const float* bias, f
     const index_t vectors = d_.n * plane_ / 8, blocks = (vectors + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
     for (index_t b = 0; b < blocks; ++b)
-      (avx512_ ? minibatch_kernels::forward_implicit_avx512 : minibatch_kernels::forward_implicit_avx2)(
+      (avx512_all_ ? minibatch_kernels::forward_implicit_avx512 : minibatch_kernels::forward_implicit_avx2)(
           g, x, w, bias, b * kBlock, std::min(vectors, (b + 1) * kBlock), y);
     return;
   }
@@ -323,7 +334,7 @@ void MinibatchConv::backward_weights_implicit(const float* x, const float* dy, f
         for (index_t c = 0; c < d_.c; ++c)
           for (index_t r = 0; r < d_.kh; ++r)
             for (index_t s = 0; s < d_.kw; ++s) offset[tap++] = (c * d_.h + r) * nb * 16 + s;
-        (avx512_ ? minibatch_kernels::backward_weights_packed_avx512 : minibatch_kernels::backward_weights_packed_avx2)(
+        (avx512_all_ ? minibatch_kernels::backward_weights_packed_avx512 : minibatch_kernels::backward_weights_packed_avx2)(
             xb, dyb, oh * nb, d_.k, rows_, offset.data(), mine);
       }
     }

@@ -24,8 +24,10 @@
 //     one evenly strided stream), each thread its own images and partial gradient,
 //     added in thread order; with 8-pixel output rows backward-data's col2im sums each input row in
 //     registers (kernels::col2im_w8_avx2) instead of adding every tap into memory;
-//   - with TAIHU_ISA at avx512 (the CPU's level by default) the register-tiled kernels
-//     run their AVX-512 forms (16 lanes = two 8-pixel segments), col2im_w8 stays AVX2.
+//   - with TAIHU_ISA at avx512 (the CPU's level by default) the small and implicit
+//     backward-weights run their AVX-512 forms (16 lanes = two 8-pixel segments); the
+//     forward and packed backward-weights forms exist but measured slower than AVX2, so
+//     they run only with TAIHU_MINIBATCH_AVX512_ALL=1; col2im_w8 is AVX2 only.
 // Layouts and semantics are ConvAlgorithm's (NCHW, OIHW, groups, stride, pad,
 // dilation). Not safe to call one object from several threads at once.
 #pragma once
@@ -67,7 +69,8 @@ class MinibatchConv final : public ConvAlgorithm {
   static constexpr index_t kSmallRows = 128;
   int chunk_;  // images per backward GEMM
   bool small_kernel_ = false;  // rows_ <= kSmallRows on AVX2: minibatch_kernels_avx2.cpp
-  bool avx512_ = false;  // the kernels' AVX-512 forms (minibatch_kernels_avx512.cpp), col2im_w8 excepted
+  bool avx512_ = false;  // AVX-512 small and implicit backward-weights (minibatch_kernels_avx512.cpp)
+  bool avx512_all_ = false;  // also its forward and packed backward-weights (TAIHU_MINIBATCH_AVX512_ALL=1)
   bool implicit_weights_ = false;  // backward_weights_implicit (AVX2, see above)
   bool col2im_w8_ = false;  // backward-data's col2im by kernels::col2im_w8_avx2
   std::vector<std::int64_t> tap_offset_;  // per weight column: its input offset

@@ -6,10 +6,12 @@
 // the existing gradients as Caffe's layers ask. Its bias gradient is bitwise the one
 // every other entry computes, so a timed choice does not change the result. The shapes
 // cover the AVX-512 kernels' half vectors and remainders (TAIHU_ISA=avx512), and the
-// backward directions are also checked by finite differences.
+// backward directions are also checked by finite differences; both with and without
+// TAIHU_MINIBATCH_AVX512_ALL=1 (the AVX-512 forward and packed forms, off by default).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -66,11 +68,13 @@ TEST_F(Minibatch, MatchesReferenceInAllDirections) {
                             // The small backward-weights kernel's pixel tail (9 x 7 plane).
                             "mb3ic2ih9iw7oc5oh9ow7kh3ph1"};
   std::mt19937 rng(7);
+  for (const char* all_avx512 : {"0", "1"})  // TAIHU_MINIBATCH_AVX512_ALL: every AVX-512 form
   for (int threads : {1, 2}) {
+    ::setenv("TAIHU_MINIBATCH_AVX512_ALL", all_avx512, 1);
     ThreadCount tc(threads);
     for (const char* p : problems) {
       const ConvDesc d = ConvDesc::parse(p);
-      const std::string what = std::string(p) + " threads " + std::to_string(threads);
+      const std::string what = std::string(p) + " threads " + std::to_string(threads) + " all-avx512 " + all_avx512;
       const auto x = random_values(static_cast<std::size_t>(d.n * d.c * d.h * d.w), rng);
       const auto w = random_values(static_cast<std::size_t>(d.k * (d.c / d.groups) * d.kh * d.kw), rng);
       const auto bias = random_values(static_cast<std::size_t>(d.k), rng);
@@ -110,6 +114,7 @@ TEST_F(Minibatch, MatchesReferenceInAllDirections) {
       EXPECT_EQ(db_min, db_gemm) << what;
     }
   }
+  ::unsetenv("TAIHU_MINIBATCH_AVX512_ALL");
 }
 
 // Backward passes of the minibatch entry by central differences of an independent double
@@ -147,14 +152,18 @@ TEST_F(Minibatch, BackwardMatchesFiniteDifferences) {
       return g;
     };
     const auto gx = numeric(x), gw = numeric(w), gb = numeric(b);
-    taihu::dnn::Convolution conv(d, ConvAlgo::minibatch);
-    std::vector<float> dx(x.size()), dw(w.size()), db(b.size());
-    conv.backward_data(rf.data(), wf.data(), dx.data());
-    conv.backward_weights(xf.data(), rf.data(), dw.data(), db.data(), false);
-    EXPECT_LE(max_rel_error(dx, gx), 1e-4) << p << " dx";
-    EXPECT_LE(max_rel_error(dw, gw), 1e-4) << p << " dw";
-    EXPECT_LE(max_rel_error(db, gb), 1e-4) << p << " dbias";
+    for (const char* all_avx512 : {"0", "1"}) {
+      ::setenv("TAIHU_MINIBATCH_AVX512_ALL", all_avx512, 1);
+      taihu::dnn::Convolution conv(d, ConvAlgo::minibatch);
+      std::vector<float> dx(x.size()), dw(w.size()), db(b.size());
+      conv.backward_data(rf.data(), wf.data(), dx.data());
+      conv.backward_weights(xf.data(), rf.data(), dw.data(), db.data(), false);
+      EXPECT_LE(max_rel_error(dx, gx), 1e-4) << p << " dx all-avx512 " << all_avx512;
+      EXPECT_LE(max_rel_error(dw, gw), 1e-4) << p << " dw all-avx512 " << all_avx512;
+      EXPECT_LE(max_rel_error(db, gb), 1e-4) << p << " dbias all-avx512 " << all_avx512;
+    }
   }
+  ::unsetenv("TAIHU_MINIBATCH_AVX512_ALL");
 }
 
 }  // namespace

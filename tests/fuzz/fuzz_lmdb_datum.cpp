@@ -1,11 +1,12 @@
 // libFuzzer harness: Caffe Datum records as the data layer reads them from an LMDB,
-// through taihu::caffe::LmdbReader (open, truncation check, count, cursor walk with
+// through taihu::caffe::LmdbReader (open, page structure check, count, cursor walk with
 // wrap-around, Datum decode). The input is split at each "\n--\n" into up to 8 record
 // values; each is stored verbatim (no re-encoding) under Caffe's "%08d" keys in a valid
 // single-file LMDB on /dev/shm, which the reader then reads in full, twice.
 // A taihu::Error is a clean rejection; a crash is a bug.
-// The LMDB container itself is written by liblmdb here, not mutated: liblmdb trusts
-// its page structure, and a corrupted data.mdb faults inside it (tests/fuzz/README.md).
+// The LMDB container itself is written by liblmdb here, not mutated, so that every
+// input reaches the Datum decode; fuzz_lmdb_file.cpp fuzzes the container (the page
+// structure check before liblmdb maps it).
 #include <lmdb.h>
 #include <unistd.h>
 

@@ -207,17 +207,19 @@ std::unique_ptr<conv::ConvAlgorithm> make_explicit_gemm(const ConvDesc& d, const
 // ...-dnn-winograd.md):
 //   - forward on the implicit geometry (stride 1, unpadded, one group, output width a
 //     multiple of 8) with several input channels, <= 24x24 outputs and <= 500 weight
-//     columns: LeNet conv2 92.6-101.9 vs direct 80.1 (96.1 vs 83.5). One input channel
-//     (LeNet conv1) stays with direct: 56.5-59.2 vs 62.6 (54.5 vs 48.2 the day before);
+//     columns: LeNet conv2 100.2-103.8 vs direct 84.2-86.2 (96.1 vs 83.5). One input
+//     channel (LeNet conv1) stays with direct: 56.5-70.2 vs 60.1-62.6, within noise;
 //   - backward-data with 8-pixel output rows (col2im in registers): LeNet conv2
-//     115.6-124.8 vs explicit GEMM 81.9 (111.6 vs 83.3); or 3-4 input channels at
+//     115.6-133.2 vs explicit GEMM 81.9-92.2 (111.6 vs 83.3); or 3-4 input channels at
 //     stride 1, where direct's transposed problem has 3-4 output channels: CIFAR-10
-//     conv1 58.1-67.3 vs direct 29.6 (57.0 vs 36.1);
-//   - backward-weights of one-input-channel implicit layers: LeNet conv1 56.7-60.6 vs
-//     direct 48.2 (39.3 vs 35.8).
+//     conv1 58.1-80.1 vs direct 29.6-44.2 (57.0 vs 36.1);
+//   - backward-weights of one-input-channel implicit layers: LeNet conv1 56.7-65.6 vs
+//     direct 45.2-48.2 (39.3 vs 35.8).
 // Slower everywhere else measured (CIFAR-10 conv2/conv3: Winograd 117-190 vs 70-95;
 // conv1 forward and backward-weights: first_layer/direct; LeNet conv2 backward-weights:
-// direct 88.9 vs 72-81). Not measured below batch 16: off there.
+// direct 88.9-111.4 vs 72-91). Not measured below batch 16: off there. bench_caffe
+// with this rule alone (TAIHU_CAFFE_CONV_TUNE=0, 1 thread): LeNet +10-22%, CIFAR-10
+// quick +2-4% (its trained layers are not the rule's; conv1's backward-data is not run).
 bool minibatch_implicit_geometry(const ConvDesc& d) {
   return d.groups == 1 && !strided(d) && d.pad_h == 0 && d.pad_w == 0 && d.dil_h == 1 && d.dil_w == 1 &&
          d.out_w() % 8 == 0;

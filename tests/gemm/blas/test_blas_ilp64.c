@@ -22,17 +22,7 @@
 
 #include "taihu_cblas64.h"
 
-static int failures = 0;
-
-#define CHECK(cond, ...)                                     \
-  do {                                                       \
-    if (!(cond)) {                                           \
-      ++failures;                                            \
-      fprintf(stderr, "FAILED %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                          \
-      fputc('\n', stderr);                                   \
-    }                                                        \
-  } while (0)
+#include "c_test_check.h"
 
 /* ---- this program's error handlers (they replace taihu's weak defaults) ---- */
 static char last_srname[8];

@@ -28,17 +28,7 @@ void dgesv_64_(const int64_t* n, const int64_t* nrhs, double* a, const int64_t* 
 void dposv_64_(const char* uplo, const int64_t* n, const int64_t* nrhs, double* a,
                const int64_t* lda, double* b, const int64_t* ldb, int64_t* info, size_t);
 
-static int failures = 0;
-
-#define CHECK(cond, ...)                                     \
-  do {                                                       \
-    if (!(cond)) {                                           \
-      ++failures;                                            \
-      fprintf(stderr, "FAILED %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                          \
-      fputc('\n', stderr);                                   \
-    }                                                        \
-  } while (0)
+#include "c_test_check.h"
 
 enum { N = 300, NRHS = 7 };
 

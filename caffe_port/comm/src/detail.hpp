@@ -65,6 +65,23 @@ void sendrecv(const T* send, std::size_t send_count, int dest, T* recv, std::siz
     r += rc;
   } while (s < send_count || r < recv_count);
 }
+// One recursive-halving exchange over the blocks [lo, hi) of `count` split into `parts`
+// that this rank still reduces: keep the lower half (keep_low) or the upper one, send
+// the other half to `partner`, add the partner's copy of the kept half (received into
+// tmp) and narrow [lo, hi) to it. Rabenseifner's reduce-scatter and the hierarchical
+// algorithm's in-group one are sequences of these steps.
+template <class T>
+void halving_step(MPI_Comm comm, T* data, T* tmp, std::size_t count, int parts, bool keep_low, int partner, int tag,
+                  int& lo, int& hi) {
+  auto at = [&](int block) { return block_begin(count, parts, block); };
+  const int mid = (lo + hi) / 2;
+  const int klo = keep_low ? lo : mid, khi = keep_low ? mid : hi;
+  const int slo = keep_low ? mid : lo, shi = keep_low ? hi : mid;
+  sendrecv(data + at(slo), at(shi) - at(slo), partner, tmp, at(khi) - at(klo), partner, tag, comm);
+  add_into(data + at(klo), tmp, at(khi) - at(klo));
+  lo = klo;
+  hi = khi;
+}
 template <class T>
 void send(const T* data, std::size_t count, int dest, int tag, MPI_Comm comm) {
   std::size_t s = 0;

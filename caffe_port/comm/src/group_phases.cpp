@@ -25,20 +25,10 @@ void group_reduce_scatter(MPI_Comm comm, T* data, std::size_t count, Scratch& s)
   MPI_Comm_rank(comm, &r);
   if (p == 1 || count == 0) return;
   if (!power_of_two(p)) return ring_reduce_scatter(comm, data, count, s);
-  auto at = [&](int block) { return block_begin(count, p, block); };
-  T* tmp = s.get<T>(at(p / 2) + 1);  // the largest half received
-  int lo = 0, hi = p;                 // the blocks this rank still reduces
-  for (int mask = p / 2; mask >= 1; mask >>= 1) {
-    const int partner = r ^ mask, mid = (lo + hi) / 2;
-    const bool keep_low = (r & mask) == 0;
-    const int klo = keep_low ? lo : mid, khi = keep_low ? mid : hi;
-    const int slo = keep_low ? mid : lo, shi = keep_low ? hi : mid;
-    sendrecv(data + at(slo), at(shi) - at(slo), partner, tmp, at(khi) - at(klo), partner, kHalvingTag + mask % 100,
-             comm);
-    add_into(data + at(klo), tmp, at(khi) - at(klo));
-    lo = klo;
-    hi = khi;
-  }
+  T* tmp = s.get<T>(block_begin(count, p, p / 2) + 1);  // the largest half received
+  int lo = 0, hi = p;                                    // the blocks this rank still reduces
+  for (int mask = p / 2; mask >= 1; mask >>= 1)
+    halving_step(comm, data, tmp, count, p, (r & mask) == 0, r ^ mask, kHalvingTag + mask % 100, lo, hi);
 }
 
 template <class T>

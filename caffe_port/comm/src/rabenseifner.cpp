@@ -22,17 +22,9 @@ void rabenseifner_allreduce(MPI_Comm comm, T* data, std::size_t count, Scratch& 
     int lo = 0, hi = P;  // my block range
     std::vector<std::pair<int, int>> parents;
     for (int mask = 1; mask < P; mask <<= 1) {
-      const int partner = f.real_rank(f.new_rank ^ mask);
-      const int mid = (lo + hi) / 2;
       parents.emplace_back(lo, hi);
-      const bool keep_low = (f.new_rank & mask) == 0;
-      const int klo = keep_low ? lo : mid, khi = keep_low ? mid : hi;
-      const int slo = keep_low ? mid : lo, shi = keep_low ? hi : mid;
-      sendrecv(data + at(slo), at(shi) - at(slo), partner, tmp, at(khi) - at(klo), partner,
-               7200 + mask % 1000, comm);
-      add_into(data + at(klo), tmp, at(khi) - at(klo));
-      lo = klo;
-      hi = khi;
+      halving_step(comm, data, tmp, count, P, (f.new_rank & mask) == 0, f.real_rank(f.new_rank ^ mask),
+                   7200 + mask % 1000, lo, hi);
     }
     for (int mask = P / 2; mask >= 1; mask >>= 1) {
       const int partner = f.real_rank(f.new_rank ^ mask);

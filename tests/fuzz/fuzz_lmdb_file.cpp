@@ -9,19 +9,10 @@
 #include <cstdint>
 
 #include "fuzz_util.hpp"
-#include "taihu/arch/error.hpp"
-#include "taihu/caffe/data_sources.hpp"
+#include "lmdb_read_all.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string path = taihu::fuzz::scratch_file(data, size, "lmdb-file", ".mdb");
-  try {
-    taihu::caffe::LmdbReader reader(path);
-    for (std::size_t i = 0; i < 2 * reader.entries(); ++i) {
-      const auto d = reader.read(i);
-      (void)d.data().size();
-    }
-    (void)reader.read(0);  // rewind from the middle
-  } catch (const taihu::Error&) {
-  }
+  taihu::fuzz::read_all_lmdb_records(path);
   return 0;
 }

@@ -1038,7 +1038,7 @@ void step_pair_acoustic3d(const StepArgs& a) {
     // [xa - 2H, xa) and overwrites u lines from xa - H on, which tile j - 1's step 1 reads
     // (up to xa + H) H planes ahead. No deferred planes, no slab halos; the ordering is
     // transitive, so tiles narrower than 2H are safe too.
-    const long tiles0 = (n1 + pair_tile_lines(L, H, threads) - 1) / pair_tile_lines(L, H, threads);
+    const long fit = pair_tile_lines(L, H, threads), tiles0 = (n1 + fit - 1) / fit;
     const int workers = static_cast<int>(std::min<long>(threads_for_points(double(n0) * double(n1) * double(n2)), tiles0));
     const long tiles = (tiles0 + workers - 1) / workers * workers;
     const long tile = (n1 + tiles - 1) / tiles;

@@ -1,6 +1,6 @@
 // bench_gemm's level-3 and bf16 rows: taihu's trsm, syrk, gemmt, symm, trmm, syr2k (s and
 // d) and sbgemm against MKL and the newest OpenBLAS (scripts/anchors), interleaved in
-// one process, square n x n problems at 1 and 2 threads. Counters as bench_gemm's:
+// one process, square n x n problems (512, 1024, 2048) at 1 and 2 threads. Counters as bench_gemm's:
 // gflops (the routine's nominal flops: trsm/trmm m^2 n, syrk/gemmt n^2 k, syr2k and
 // symm twice that), pct_peak, vs_mkl, vs_openblas (peer time / taihu time). The bf16
 // rows' pct_peak is of the fp32 FMA peak (vdpbf16ps does twice the multiply-adds) and
@@ -207,7 +207,7 @@ const bool registered = [] {
   const Routine routines[] = {Routine::trsm, Routine::syrk, Routine::gemmt, Routine::symm, Routine::trmm, Routine::syr2k};
   for (const char* type : {"s", "d"})
     for (Routine r : routines)
-      for (index_t n : {index_t{512}, index_t{2048}})
+      for (index_t n : {index_t{512}, index_t{1024}, index_t{2048}})
         for (int threads : {1, 2}) {
           const std::string name = std::string("level3/") + type + name_of(r) + "/" + std::to_string(n) +
                                    "/threads:" + std::to_string(threads);

@@ -340,6 +340,48 @@ void run_a_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, con
   }
 }
 
+// How a rows x cols tile of C at (r0, c0) meets the problem's part: wholly outside,
+// wholly inside, or cut by the diagonal.
+enum class Cover { outside, inside, cut };
+Cover tile_cover(Part part, index_t r0, index_t rows, index_t c0, index_t cols) {
+  if (part == Part::all) return Cover::inside;
+  const index_t r1 = r0 + rows - 1, c1 = c0 + cols - 1;
+  if (part == Part::lower) {
+    if (r1 < c0) return Cover::outside;
+    return r0 >= c1 ? Cover::inside : Cover::cut;
+  }
+  if (r0 > c1) return Cover::outside;
+  return r1 <= c0 ? Cover::inside : Cover::cut;
+}
+
+// A tile cut by the diagonal: the kernel into a scratch tile, then only the entries
+// of the part (i >= j lower, i <= j upper, in C's coordinates) merged into C.
+template <class T>
+void cut_tile(const kernels::MicroKernel<T>& uk, index_t kc, T alpha, const T* ap, const T* bp, T beta, T* c,
+              index_t ldc, Part part, index_t r0, index_t rows, index_t c0, index_t cols) {
+  // C's lines first, so that they arrive while the kernel runs (the tile on the
+  // diagonal is the first of its column strip: nothing prefetched it, and waiting for
+  // it made gemmt 2048 25% slower).
+  if (beta != T(0))
+    for (index_t j = 0; j < cols; ++j) {
+      __builtin_prefetch(c + j * ldc, 1, 3);
+      __builtin_prefetch(c + j * ldc + rows - 1, 1, 3);
+    }
+  alignas(64) T tile[32 * 16];
+  uk.fn(kc, alpha, ap, uk.mr, bp, T(0), tile, uk.mr);
+  for (index_t j = 0; j < cols; ++j) {
+    const index_t diag = c0 + j - r0;  // the tile row on C's diagonal in this column
+    const index_t lo = part == Part::lower ? std::max<index_t>(0, diag) : 0;
+    const index_t hi = part == Part::lower ? rows : std::min<index_t>(rows, diag + 1);
+    T* col = c + j * ldc;
+    const T* t = tile + j * uk.mr;
+    if (beta == T(0))
+      for (index_t i = lo; i < hi; ++i) col[i] = t[i];
+    else
+      for (index_t i = lo; i < hi; ++i) col[i] = t[i] + beta * col[i];
+  }
+}
+
 // The B-resident order (BLIS's), for products large in both m and n: jc (B's kc x nc
 // block, packed once, in L3) > pc > ic (A's mc x kc block, packed into this thread's
 // L2) > jr (B's nr x kc micro-panel, held in L1) > ir (A's micro-panels, streaming from
@@ -348,7 +390,9 @@ void run_a_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, con
 // order walks along C's rows: on 2048^3 SGEMM each tile touched 12 new pages and the
 // kernel waited on C). Threads share B's blocks (each packs a share of its
 // micro-panels, then a barrier; two buffers alternate as A's do above) and split the
-// rows, each packing its own A blocks.
+// rows, each packing its own A blocks. With a triangular part (one thread), each B
+// block meets only the rows of A that reach the triangle, and tiles outside it are
+// skipped.
 template <class T>
 void b_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs, T* a_buf,
                      T* const b_bufs[2], const Region& rg, int tid, int nt) {
@@ -367,8 +411,13 @@ void b_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
       if (nt > 1 && !pr.packed_b) {
 #pragma omp barrier
       }
-      for (index_t ic = rg.row_lo; ic < rg.row_hi; ic += mc_step) {
-        const index_t mc = std::min<index_t>(mc_step, rg.row_hi - ic);
+      // The rows of this B block's columns that reach the part.
+      index_t row_lo = rg.row_lo, row_hi = rg.row_hi, ic_step = mc_step;
+      if (pr.part == Part::lower) row_lo = std::max(row_lo, jc / mr * mr);
+      if (pr.part == Part::upper) row_hi = std::min(row_hi, jc + nc);
+      if (pr.part != Part::all) ic_step = balanced(row_hi - row_lo, bs.mc, mr);
+      for (index_t ic = row_lo; ic < row_hi; ic += ic_step) {
+        const index_t mc = std::min<index_t>(ic_step, row_hi - ic);
         const index_t a_panels = ceil_div(mc, mr);
         const T* ap = a_block(pr, uk, q, ic, mc, pc, kc, a_buf, 0, a_panels);
         for (index_t jr = 0; jr < b_panels; ++jr) {
@@ -378,6 +427,8 @@ void b_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
           for (index_t ir = 0; ir < a_panels; ++ir) {
             const index_t rows = std::min<index_t>(mr, mc - ir * mr);
             T* c = c_col + ic + ir * mr;
+            const Cover cover = tile_cover(pr.part, ic + ir * mr, rows, jc + jr * nr, cols);
+            if (cover == Cover::outside) continue;
             // The next tile's C lines (just below this one in the same columns), which
             // the kernel would otherwise only fetch as it stores.
             if (ir + 1 < a_panels)
@@ -385,6 +436,11 @@ void b_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
                 __builtin_prefetch(c + j * pr.ldc + mr, 1, 3);
                 __builtin_prefetch(c + j * pr.ldc + 2 * mr - 1, 1, 3);
               }
+            if (cover == Cover::cut) {
+              cut_tile(uk, kc, pr.alpha, ap + ir * mr * kc, b_micro, beta, c, pr.ldc, pr.part, ic + ir * mr, rows,
+                       jc + jr * nr, cols);
+              continue;
+            }
             micro_tile(uk, kc, pr.alpha, ap + ir * mr * kc, mr, b_micro, beta, c, pr.ldc, rows, cols);
           }
         }
@@ -673,7 +729,7 @@ namespace {
 template <class T>
 void run_undivided(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs, int threads) {
   thread_local Workspace<T> ws;
-  const Strips strips = use_skinny(pr, uk, bs);
+  const Strips strips = pr.part == Part::all ? use_skinny(pr, uk, bs) : Strips::none;
   if (strips != Strips::none && use_unpacked(pr, uk)) {
     if (threads <= 1) {
       unpacked_body(pr, uk, bs, strips, 0, 1);
@@ -695,7 +751,7 @@ void run_undivided(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, cons
     skinny_body(pr, uk, bs, strips, b_buf, omp_get_thread_num(), omp_get_num_threads());
     return;
   }
-  if (use_b_resident(pr, uk, threads)) {
+  if (pr.part != Part::all || use_b_resident(pr, uk, threads)) {
     // The same kc as the A-resident order (and the pre-packed operands): the sums then
     // run in one order whichever loops compute them, so packed and unpacked calls stay
     // bitwise equal. On 2048^3 SGEMM kc = 192 and 512 ran within 1% of each other.
@@ -703,7 +759,7 @@ void run_undivided(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, cons
     BlockSizes b_bs = bs;
     b_bs.mc = std::max<index_t>(uk.mr, model.mc * model.kc / bs.kc / uk.mr * uk.mr);
     b_bs.nc = std::max<index_t>(uk.nr, model.nc * model.kc / bs.kc / uk.nr * uk.nr);
-    run_b_resident(pr, uk, b_bs, threads, ws);
+    run_b_resident(pr, uk, b_bs, pr.part != Part::all ? 1 : threads, ws);
     return;
   }
   run_a_resident(pr, uk, bs, threads, ws);
@@ -720,7 +776,7 @@ void run_undivided(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, cons
 // More than two threads gain little on so small a product: the split runs on two.
 template <class T>
 bool splits_depth(const Problem<T>& pr, const BlockSizes& bs) {
-  if (pr.k <= bs.kc) return false;
+  if (pr.k <= bs.kc || pr.part != Part::all) return false;
   const Split forced = forced_split();
   if (forced != Split::model) return forced == Split::depth;
   return pr.k >= 4 * bs.kc && pr.m * pr.n <= 256 * 256;

@@ -20,6 +20,12 @@ struct PrepackedPanels {
   std::vector<arch::AlignedBuffer<T>> blocks;  // one per kc block
 };
 
+// Which part of C a product writes: all of it, or only its lower (i >= j) or upper
+// (i <= j) triangle relative to C's own origin (gemmt/syrk's diagonal blocks).
+// Entries outside the part are never read or written; micro-tiles wholly outside it
+// are not computed.
+enum class Part { all, lower, upper };
+
 template <class T>
 struct Problem {
   index_t m = 0, n = 0, k = 0;
@@ -30,6 +36,7 @@ struct Problem {
   index_t ldc = 0;
   const PrepackedPanels<T>* packed_a = nullptr;  // overrides `a` when set
   const PrepackedPanels<T>* packed_b = nullptr;  // overrides `b` when set
+  Part part = Part::all;  // not all: one thread, B-resident loops, no pre-packed operands
 };
 
 // Runs the five loops with `threads` threads (1: no parallel region). Requires

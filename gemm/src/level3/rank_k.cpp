@@ -1,20 +1,20 @@
-// gemmt (and through it syrk) and syr2k: the triangle of C by recursive halving. The
-// off-diagonal half of each split is one GEMM call; a diagonal block of at most
-// kDiagonal columns is one small GEMM into a scratch square whose triangle is then
-// added to C, so C's other triangle is never read or written.
+// gemmt (and through it syrk) and syr2k: the triangle of C as one pass of the GEMM
+// driver's B-resident loops that computes only the micro-tiles reaching the triangle
+// (Part::lower / Part::upper in driver.hpp); tiles on the diagonal run the kernel into
+// a scratch tile whose triangle is merged, so C's other triangle is never read or
+// written. This replaced recursive halving into GEMM calls with 96-column diagonal
+// squares (2048, 1 thread: sgemmt 0.75-0.79x -> see bench/results/
+// 2026-11-28-xeon-gemm-level3-vs-mkl.md): each operand block is packed once per pass
+// instead of once per recursion level, and no square is computed twice.
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
+#include "../driver.hpp"
+#include "../kernels/microkernel.hpp"
 #include "level3.hpp"
 
 namespace taihu::gemm::level3 {
 namespace {
-
-constexpr index_t kDiagonal = 96;
-
-// The split point: half of n rounded up to a multiple of 32 (GEMM-friendly panels).
-index_t split(index_t n) { return std::min(n - 1, (n / 2 + 31) / 32 * 32); }
 
 template <class T>
 void scale_triangle(bool upper, index_t n, T beta, T* c, index_t ldc) {
@@ -26,42 +26,19 @@ void scale_triangle(bool upper, index_t n, T beta, T* c, index_t ldc) {
   }
 }
 
+// The `upper` (or lower) triangle of the n x n block at c: one driver call whose
+// B-resident loops skip the micro-tiles outside the triangle and merge only the
+// triangle's entries of the tiles on the diagonal (one thread: callers split threads).
 template <class T>
-void diagonal_block(bool upper, index_t n, index_t k, T alpha, const OpView<T>& a,
-                    const OpView<T>& b, T beta, T* c, index_t ldc, std::vector<T>& scratch) {
-  T* t = scratch.data();
-  gemm_cm<T>(n, n, k, alpha, a, b, T(0), t, n);
-  for (index_t j = 0; j < n; ++j) {
-    const index_t lo = upper ? 0 : j;
-    const index_t hi = upper ? j + 1 : n;
-    T* col = c + j * ldc;
-    const T* tcol = t + j * n;
-    if (beta == T(0)) {
-      for (index_t i = lo; i < hi; ++i) col[i] = tcol[i];
-    } else {
-      for (index_t i = lo; i < hi; ++i) col[i] = beta * col[i] + tcol[i];
-    }
-  }
-}
-
-template <class T>
-void gemmt_rec(bool upper, index_t n, index_t k, T alpha, const OpView<T>& a, const OpView<T>& b,
-               T beta, T* c, index_t ldc, std::vector<T>& scratch) {
-  if (n <= kDiagonal) {
-    diagonal_block(upper, n, k, alpha, a, b, beta, c, ldc, scratch);
-    return;
-  }
-  const index_t n1 = split(n);
-  const index_t n2 = n - n1;
-  gemmt_rec(upper, n1, k, alpha, a, b, beta, c, ldc, scratch);
-  if (upper) {  // C12 = op(A)(0:n1, :) op(B)(:, n1:n)
-    gemm_cm<T>(n1, n2, k, alpha, a, OpView<T>{b.at(0, n1), b.ld, b.trans}, beta, c + n1 * ldc,
-               ldc);
-  } else {  // C21 = op(A)(n1:n, :) op(B)(:, 0:n1)
-    gemm_cm<T>(n2, n1, k, alpha, OpView<T>{a.at(n1, 0), a.ld, a.trans}, b, beta, c + n1, ldc);
-  }
-  gemmt_rec(upper, n2, k, alpha, OpView<T>{a.at(n1, 0), a.ld, a.trans},
-            OpView<T>{b.at(0, n1), b.ld, b.trans}, beta, c + n1 + n1 * ldc, ldc, scratch);
+void triangle_block(bool upper, index_t n, index_t k, T alpha, const OpView<T>& a, const OpView<T>& b,
+                    T beta, T* c, index_t ldc) {
+  Problem<T> pr;
+  pr.m = n, pr.n = n, pr.k = k, pr.alpha = alpha, pr.beta = beta;
+  pr.a = MatrixView<T>{a.p, a.ld, a.trans};
+  pr.b = MatrixView<T>{b.p, b.ld, b.trans};
+  pr.c = c, pr.ldc = ldc;
+  pr.part = upper ? Part::upper : Part::lower;
+  run_driver(pr, kernels::microkernel_of<T>(kernels::active_kernels()), 1);
 }
 
 // Column c where the triangle's area left of it is `fraction` of the whole, rounded
@@ -85,8 +62,7 @@ void gemmt(bool upper, index_t n, index_t k, T alpha, OpView<T> a, OpView<T> b, 
   const double flops = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(k);
   const int threads = slice_threads(flops, n, 128);
   if (threads <= 1) {
-    std::vector<T> scratch(static_cast<size_t>(std::min(n, kDiagonal) * std::min(n, kDiagonal)));
-    gemmt_rec(upper, n, k, alpha, a, b, beta, c, ldc, scratch);
+    triangle_block(upper, n, k, alpha, a, b, beta, c, ldc);
     return;
   }
   // Column blocks of equal triangle area; each is its diagonal triangle plus the
@@ -97,7 +73,6 @@ void gemmt(bool upper, index_t n, index_t k, T alpha, OpView<T> a, OpView<T> b, 
     bounds[static_cast<size_t>(t)] = triangle_cut(upper, n, double(t) / threads);
   run_slices(bounds, [&](index_t c0, index_t c1) {
     const index_t w = c1 - c0;
-    std::vector<T> scratch(static_cast<size_t>(std::min(w, kDiagonal) * std::min(w, kDiagonal)));
     const OpView<T> b_cols{b.at(0, c0), b.ld, b.trans};
     if (upper) {
       if (c0 > 0) gemm_cm<T>(c0, w, k, alpha, a, b_cols, beta, c + c0 * ldc, ldc);
@@ -105,8 +80,8 @@ void gemmt(bool upper, index_t n, index_t k, T alpha, OpView<T> a, OpView<T> b, 
       gemm_cm<T>(n - c1, w, k, alpha, OpView<T>{a.at(c1, 0), a.ld, a.trans}, b_cols, beta,
                  c + c1 + c0 * ldc, ldc);
     }
-    gemmt_rec(upper, w, k, alpha, OpView<T>{a.at(c0, 0), a.ld, a.trans}, b_cols, beta,
-              c + c0 + c0 * ldc, ldc, scratch);
+    triangle_block(upper, w, k, alpha, OpView<T>{a.at(c0, 0), a.ld, a.trans}, b_cols, beta,
+                   c + c0 + c0 * ldc, ldc);
   });
 }
 

@@ -221,7 +221,10 @@ double op(const Matrix<T>& x, bool t, int i, int j) { return t ? x.at(j, i) : x.
 TYPED_TEST(Level3, GemmtTriangleMatchesNaive) {
   using T = TypeParam;
   std::mt19937 rng(1);
-  const int sizes[][2] = {{1, 3}, {7, 0}, {13, 5}, {250, 67}, {97, 130}};
+  // 300 x 200: two depth blocks at the model's kc (the second accumulates onto the
+  // first through the diagonal tiles' merge); the small_blocks run cuts every size into
+  // several row, column and depth blocks.
+  const int sizes[][2] = {{1, 3}, {7, 0}, {13, 5}, {250, 67}, {97, 130}, {300, 200}};
   for (Api api : kApis)
     for (const auto& [n, k] : sizes)
       for (int flags = 0; flags < 8; ++flags) {
@@ -253,7 +256,7 @@ TYPED_TEST(Level3, GemmtTriangleMatchesNaive) {
 TYPED_TEST(Level3, SyrkAndSyr2kMatchNaive) {
   using T = TypeParam;
   std::mt19937 rng(2);
-  const int sizes[][2] = {{5, 3}, {1, 0}, {250, 67}};
+  const int sizes[][2] = {{5, 3}, {1, 0}, {250, 67}, {131, 250}};
   for (Api api : kApis)
     for (const auto& [n, k] : sizes)
       for (int flags = 0; flags < 8; ++flags) {

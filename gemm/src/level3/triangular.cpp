@@ -1,14 +1,21 @@
 // trmm and trsm by recursive halving of the triangle (as ReLAPACK and BLIS's trsm
 // variants): each split turns the off-diagonal block into one GEMM update of the other
-// half of B. A diagonal block of at most kDiagonal is expanded into a dense square
-// (zeros outside the triangle, ones on a unit diagonal; inverted by substitution for
-// trsm, as OpenBLAS's trsm kernels use the inverted diagonal) and applied to a copy of
-// its slice of B by one more GEMM. Only A's `uplo` triangle is read (and not its
-// diagonal when unit); B outside its m x n block is never touched.
+// half of B. trsm solves a diagonal block of at most fused_block() (512 here) in one
+// fused pass on the GEMM micro-kernel (solve_block: A's block packed once with its
+// inverted mr x mr diagonal triangles, B walked in L1-resident strips); trmm expands a
+// diagonal block of at most kDiagonal into a dense square (zeros outside the triangle,
+// ones on a unit diagonal) applied to a copy of its slice of B by one more GEMM. Only
+// A's `uplo` triangle is read (and not its diagonal when unit); B outside its m x n
+// block is never touched.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
+#include "../block_sizes.hpp"
+#include "../kernels/microkernel.hpp"
+#include "../packing.hpp"
 #include "level3.hpp"
+#include "taihu/arch/aligned_buffer.hpp"
 
 namespace taihu::gemm::level3 {
 namespace {
@@ -27,9 +34,127 @@ struct Triangle {
   index_t other;   // B's extent along the side A does not multiply (n if left, m if right)
   std::vector<T> dense;  // kDiagonal^2
   std::vector<T> copy;   // kDiagonal * other
+  // The fused left-side solve (solve_left_block): the packed row panels of one diagonal
+  // block, one mr x mr inverse, one row panel's off-diagonal part, one strip of B.
+  arch::AlignedBuffer<T> panels, strip;
+  std::vector<T> inverse, off_diagonal;
 };
 
-// dense (s x s) := op(A)(o:o+s, o:o+s) as a full square, inverted for trsm.
+// The largest diagonal block the recursion stops at: trsm's fused solve takes blocks
+// whose packed triangle (s^2 / 2 elements) fills up to half of this core's L2, in
+// multiples of 128 up to 512 (2 MiB: 512 float or double; 512 KiB: 256); trmm's expanded
+// square kDiagonal. strsm 2048 (1 thread, left lower) with fused blocks of at most 64 /
+// 128 / 256 / 512 / 1024 / 2048: 128 / 131 / 136 / 141 / 128 / 120 GFLOP/s.
+template <class T>
+index_t fused_block() {
+  static const index_t s = [] {
+    const double l2 = static_cast<double>(cache_geometry(2).bytes);
+    const auto side = static_cast<index_t>(std::sqrt(l2 / static_cast<double>(sizeof(T))));
+    return std::clamp<index_t>(side / 128 * 128, 128, 512);
+  }();
+  return s;
+}
+template <class T>
+index_t diagonal_limit(const Triangle<T>& tr) { return tr.solve ? fused_block<T>() : kDiagonal; }
+
+// out (column major, ld >= s) := the inverse of the triangle op(A)(o:o+s, o:o+s), zeros
+// elsewhere in its s columns (rows s..ld-1 included), by substitution.
+template <class T>
+void triangle_inverse(const OpView<T>& op, bool lower, bool unit, index_t o, index_t s, T* out, index_t ld) {
+  for (index_t j = 0; j < s; ++j) {
+    T* x = out + j * ld;
+    std::fill(x, x + ld, T(0));
+    x[j] = T(1);
+    if (lower) {
+      for (index_t l = j; l < s; ++l) {
+        if (!unit) x[l] /= op(o + l, o + l);
+        for (index_t i = l + 1; i < s; ++i) x[i] -= op(o + i, o + l) * x[l];
+      }
+    } else {
+      for (index_t l = j; l >= 0; --l) {
+        if (!unit) x[l] /= op(o + l, o + l);
+        for (index_t i = 0; i < l; ++i) x[i] -= op(o + i, o + l) * x[l];
+      }
+    }
+  }
+}
+
+// Left-side trsm of one diagonal block, B's slice (s x other) := alpha op(A)^-1 B's
+// slice, fused as BLIS's gemmtrsm but on taihu's GEMM micro-kernel alone: A's block is
+// packed once into mr-row panels, panel i holding [-D_i^-1 A_i | alpha D_i^-1] (lower;
+// upper the other way round), where D_i is its mr x mr diagonal triangle and A_i the
+// part left (right) of it. Then for each nr-column strip of B, packed once into an L1
+// panel, X_i = alpha D_i^-1 B_i - D_i^-1 A_i X is one kernel call over the panel's
+// whole depth, the solved rows already in the packed strip; X_i is written to B and
+// packed over B_i in the strip. So every flop of the block runs in the kernel (the
+// diagonal triangles as full mr x mr squares), with no GEMM call, copy or C round
+// trip between the recursive halves of the block.
+// The right side solves the transposed system op(A)^T X^T = alpha B^T the same way:
+// B's slice is read and written transposed (through the scratch tile).
+template <class T>
+void solve_block(Triangle<T>& tr, index_t o, index_t s, T alpha, T* b, index_t ldb) {
+  const auto& uk = kernels::microkernel_of<T>(kernels::active_kernels());
+  const index_t mr = uk.mr, nr = uk.nr;
+  const index_t panel_count = (s + mr - 1) / mr;
+  const bool right = !tr.left;
+  const OpView<T> op = right ? OpView<T>{tr.op.p, tr.op.ld, !tr.op.trans} : tr.op;
+  const bool lower = right ? !tr.lower : tr.lower;
+  const MatrixView<T> a_view{op.p, op.ld, op.trans};
+  T* inv = tr.inverse.data();
+  T* off = tr.off_diagonal.data();
+  // Row panel i: rows [r, r + rows) of the block; depth [first, first + len) of it.
+  std::vector<index_t> start(static_cast<size_t>(panel_count) + 1, 0);
+  for (index_t i = 0; i < panel_count; ++i) {
+    const index_t r = i * mr, rows = std::min(mr, s - r);
+    const index_t len = lower ? r + rows : s - r;
+    start[static_cast<size_t>(i) + 1] = start[static_cast<size_t>(i)] + mr * len;
+    T* dst = tr.panels.data() + start[static_cast<size_t>(i)];
+    const index_t depth = len - rows;  // the off-diagonal part
+    T* d_inv = dst + (lower ? depth : 0) * mr;
+    T* d_off = dst + (lower ? 0 : rows) * mr;
+    triangle_inverse(op, lower, tr.unit, o + r, rows, inv, mr);
+    for (index_t e = 0; e < rows * mr; ++e) d_inv[e] = alpha * inv[e];
+    if (depth == 0) continue;
+    pack_a(a_view, o + r, rows, lower ? o : o + r + rows, depth, static_cast<int>(mr), off, 0, 1);
+    for (index_t p = 0; p < depth; ++p) {
+      T* out = d_off + p * mr;
+      std::fill(out, out + mr, T(0));
+      for (index_t q = 0; q < rows; ++q) {
+        const T a = off[p * mr + q];
+        const T* inv_col = inv + q * mr;
+        for (index_t x = 0; x < mr; ++x) out[x] -= inv_col[x] * a;
+      }
+    }
+  }
+  const MatrixView<T> b_view{b, ldb, right};
+  T* strip = tr.strip.data();
+  alignas(64) T tile[32 * 16];
+  for (index_t j0 = 0; j0 < tr.other; j0 += nr) {
+    const index_t cols = std::min(nr, tr.other - j0);
+    pack_b(b_view, 0, s, j0, cols, static_cast<int>(nr), strip, 0, 1);
+    for (index_t step = 0; step < panel_count; ++step) {
+      const index_t i = lower ? step : panel_count - 1 - step;
+      const index_t r = i * mr, rows = std::min(mr, s - r);
+      const index_t first = lower ? 0 : r, len = lower ? r + rows : s - r;
+      const T* ap = tr.panels.data() + start[static_cast<size_t>(i)];
+      if (right) {  // X_i^T is B's columns [r, r + rows) of rows [j0, j0 + cols)
+        uk.fn(len, T(1), ap, mr, strip + first * nr, T(0), tile, mr);
+        for (index_t q = 0; q < rows; ++q)
+          for (index_t j = 0; j < cols; ++j) b[j0 + j + (r + q) * ldb] = tile[q + j * mr];
+      } else if (rows == mr && cols == nr) {
+        uk.fn(len, T(1), ap, mr, strip + first * nr, T(0), b + r + j0 * ldb, ldb);
+      } else {
+        T* c = b + r + j0 * ldb;
+        uk.fn(len, T(1), ap, mr, strip + first * nr, T(0), tile, mr);
+        for (index_t j = 0; j < cols; ++j)
+          for (index_t q = 0; q < rows; ++q) c[q + j * ldb] = tile[q + j * mr];
+      }
+      pack_b(b_view, r, rows, j0, cols, static_cast<int>(nr), strip + r * nr, 0, 1);
+    }
+  }
+}
+
+// dense (s x s) := op(A)(o:o+s, o:o+s) as a full square (trmm).
 template <class T>
 void expand_diagonal(Triangle<T>& tr, index_t o, index_t s) {
   T* d = tr.dense.data();
@@ -39,28 +164,10 @@ void expand_diagonal(Triangle<T>& tr, index_t o, index_t s) {
       d[i + j * s] = inside ? tr.op(o + i, o + j) : T(0);
     }
   for (index_t i = 0; i < s; ++i) d[i + i * s] = tr.unit ? T(1) : tr.op(o + i, o + i);
-  if (!tr.solve) return;
-  // Column j of the inverse solves D x = e_j; x overwrites a copy of e_j.
-  std::vector<T> inv(static_cast<size_t>(s * s), T(0));
-  for (index_t j = 0; j < s; ++j) {
-    T* x = inv.data() + j * s;
-    x[j] = T(1);
-    if (tr.lower) {
-      for (index_t l = j; l < s; ++l) {
-        x[l] /= d[l + l * s];
-        for (index_t i = l + 1; i < s; ++i) x[i] -= d[i + l * s] * x[l];
-      }
-    } else {
-      for (index_t l = j; l >= 0; --l) {
-        x[l] /= d[l + l * s];
-        for (index_t i = 0; i < l; ++i) x[i] -= d[i + l * s] * x[l];
-      }
-    }
-  }
-  std::copy(inv.begin(), inv.end(), tr.dense.begin());
 }
 
-// B's slice := alpha dense B's slice (left) or alpha B's slice dense (right).
+// trmm's diagonal block: B's slice := alpha dense B's slice (left) or alpha B's slice
+// dense (right).
 template <class T>
 void diagonal_block(Triangle<T>& tr, index_t o, index_t s, T alpha, T* b, index_t ldb) {
   expand_diagonal(tr, o, s);
@@ -80,8 +187,9 @@ void diagonal_block(Triangle<T>& tr, index_t o, index_t s, T alpha, T* b, index_
 // The triangle op(A)(o:o+s, o:o+s) applied to B's slice starting at b.
 template <class T>
 void recurse(Triangle<T>& tr, index_t o, index_t s, T alpha, T* b, index_t ldb) {
-  if (s <= kDiagonal) {
-    diagonal_block(tr, o, s, alpha, b, ldb);
+  if (s <= diagonal_limit(tr)) {
+    if (tr.solve) solve_block(tr, o, s, alpha, b, ldb);
+    else diagonal_block(tr, o, s, alpha, b, ldb);
     return;
   }
   const index_t s1 = split(s);
@@ -126,11 +234,20 @@ template <class T>
 void triangular_serial(bool solve, bool left, bool upper, bool trans, bool unit, index_t m,
                        index_t n, T alpha, const T* a, index_t lda, T* b, index_t ldb) {
   const index_t order = left ? m : n;
-  Triangle<T> tr{OpView<T>{a, lda, trans}, upper == trans, unit, solve, left, left ? n : m, {},
-                 {}};
-  const index_t d = std::min(order, kDiagonal);
-  tr.dense.resize(static_cast<size_t>(d * d));
-  tr.copy.resize(static_cast<size_t>(d * tr.other));
+  Triangle<T> tr{OpView<T>{a, lda, trans}, upper == trans, unit, solve, left, left ? n : m, {}, {}, {}, {}, {}, {}};
+  if (solve) {
+    const index_t mr = kernels::microkernel_of<T>(kernels::active_kernels()).mr;
+    const index_t nr = kernels::microkernel_of<T>(kernels::active_kernels()).nr;
+    const index_t d = std::min(order, diagonal_limit(tr)) + mr;  // rounded up to panels
+    tr.panels = arch::AlignedBuffer<T>(static_cast<size_t>(d * d));
+    tr.strip = arch::AlignedBuffer<T>(static_cast<size_t>(d * nr));
+    tr.inverse.resize(static_cast<size_t>(mr * mr));
+    tr.off_diagonal.resize(static_cast<size_t>(mr * d));
+  } else {
+    const index_t d = std::min(order, kDiagonal);
+    tr.dense.resize(static_cast<size_t>(d * d));
+    tr.copy.resize(static_cast<size_t>(d * tr.other));
+  }
   recurse(tr, 0, order, alpha, b, ldb);
 }
 

@@ -4,9 +4,12 @@
 // translation unit compiled for that ISA.
 //
 // Contract: like line_acoustic<4, 3>: u_prev <- 2u - u_prev + A lap u along one z line,
-// on the line's first multiple of 16 points, returning how many it did (the caller
-// finishes the ragged end); reads u at +-4 along z and at +-1..4 lines / planes along
-// x and y; prefetches u's leading plane, u_prev and A 4 KiB ahead.
+// returning how many points it did (the caller finishes the rest with the template code):
+// AVX2 the line's first multiple of 16 points; AVX-512 the whole line, in vectors on
+// 64-byte boundaries with masked stores at both ends (AlignedSpan), so it also reads up
+// to 31 floats before and after the line (a 3D layout's pads and neighbouring lines;
+// only the line's own points are written). Reads u at +-4 along z and at +-1..4 lines /
+// planes along x and y; prefetches u's leading plane, u_prev and A 4 KiB ahead.
 //
 // Why by hand: the template kernel made GCC keep one address (or offset) per neighbour,
 // 16 of them, and reload them from the stack every vector (8.4 instructions per point).
@@ -15,6 +18,9 @@
 // p - 3s = [c - 4s + s], p + 3s = [c + 3s], p - s = [c - 4s + 3s], ...).
 #pragma once
 #include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
 
 namespace taihu::stencil::kernels {
 namespace {
@@ -45,6 +51,18 @@ inline xvec xadd(xvec a, xvec b) { return _mm512_add_ps(a, b); }
 inline xvec xsub(xvec a, xvec b) { return _mm512_sub_ps(a, b); }
 inline xvec xmul(xvec a, xvec b) { return _mm512_mul_ps(a, b); }
 inline xvec xfma(xvec a, xvec b, xvec c) { return _mm512_fmadd_ps(a, b, c); }
+inline xvec xfmsub(xvec a, xvec b, xvec c) { return _mm512_fmsub_ps(a, b, c); }
+// Stores the lanes of v whose bit is set in m.
+inline void xstore_mask(char* p, __mmask16 m, xvec v) {
+#if defined(__AVX512F__)
+  _mm512_mask_storeu_ps(p, m, v);
+#else  // (SIMDe 0.7 has no masked store)
+  float lanes[kXW];
+  std::memcpy(lanes, &v, sizeof lanes);
+  for (long i = 0; i < kXW; ++i)
+    if ((m >> i) & 1) std::memcpy(p + i * long(sizeof(float)), &lanes[i], sizeof(float));
+#endif
+}
 // Elements R .. R + 15 of the concatenation (a, b).
 template <int R>
 inline xvec xrot(xvec a, xvec b) {
@@ -66,129 +84,138 @@ struct ZNeighbours {
     m[4] = xrot<12>(vm, v0);
   }
 };
-// Returns the number of points done (a multiple of the vector width; the rest of the line
-// is the caller's).
+// One output vector's update from its neighbours, one FMA chain with the axis ratios
+// folded into the weights (27 FP operations per 16 points instead of 31 with an
+// accumulator per axis; in-cache 1.03-1.05x):
+//   acc = wc u + sum_k wz_k (z+k + z-k) + sum_k wx_k (x+k + x-k) + sum_k wy_k (y+k + y-k)
+//   u_prev <- (2u - u_prev) + A acc    (2u - u_prev as one fmsub: 2u is exact)
+// Every caller (single line, plane pair) goes through it, so their results are bitwise
+// equal, whatever a vector's position in the line.
+struct ChainWeights {
+  xvec wc, two, wz[5], wx[5], wy[5];
+  explicit ChainWeights(const AcousticO8Weights& wt) {
+    wc = xset1(wt.centre);
+    two = xset1(2.f);
+    for (int k = 1; k <= 4; ++k) {
+      wz[k] = xset1(wt.w[k]);
+      wx[k] = xset1(wt.w[k] * wt.rx);
+      wy[k] = xset1(wt.w[k] * wt.ry);
+    }
+  }
+};
+// yp[k], ym[k]: u at y + k and y - k (k = 1..4); cc: the vector's u address (x neighbours
+// at cc +- k sx).
+inline xvec chain_update(const ChainWeights& cw, const ZNeighbours& z, xvec v0, const char* cc, long sx,
+                         const xvec (&yp)[5], const xvec (&ym)[5], xvec prev, xvec a) {
+  const char* cm = cc - 4 * sx;
+  xvec acc = xmul(cw.wc, v0);
+  for (int k = 1; k <= 4; ++k) acc = xfma(cw.wz[k], xadd(z.p[k], z.m[k]), acc);
+  acc = xfma(cw.wx[1], xadd(xload(cc + sx), xload(cm + 3 * sx)), acc);
+  acc = xfma(cw.wx[2], xadd(xload(cc + 2 * sx), xload(cm + 2 * sx)), acc);
+  acc = xfma(cw.wx[3], xadd(xload(cc + 3 * sx), xload(cm + sx)), acc);
+  acc = xfma(cw.wx[4], xadd(xload(cc + 4 * sx), xload(cm)), acc);
+  for (int k = 1; k <= 4; ++k) acc = xfma(cw.wy[k], xadd(yp[k], ym[k]), acc);
+  return xfma(a, acc, xfmsub(cw.two, v0, prev));
+}
+
+// Where a line's vectors start and which lanes of its first and last vector are its own.
+// The vectors sit on 64-byte boundaries of u (every load of u, u_prev and A a single cache
+// line when the three arrays share u's alignment, as fields of one layout do): a line
+// starting 32 bytes into a cache line, as every line of the padded layout does, made each
+// 64-byte load a split load (in-cache 1.3 -> 1.7 GPts/s per core with aligned lines).
+// The first vector starts up to 15 floats before the line and the last ends up to 15
+// after it: those lanes are computed from the halo and whatever follows the line (read,
+// never written: the stores are masked).
+struct AlignedSpan {
+  long lead;                   // floats from the first vector to the line's first point
+  long count;                  // vectors
+  __mmask16 first, last;       // lanes to store in the first and last vector
+  AlignedSpan(const float* u, long n0) {
+    lead = long((reinterpret_cast<std::uintptr_t>(u) / sizeof(float)) % kXW);
+    count = (lead + n0 + kXW - 1) / kXW;
+    const long tail = lead + n0 - (count - 1) * kXW;  // lanes of the last vector in the line (1..16)
+    first = __mmask16(0xFFFFu << lead);
+    last = __mmask16(0xFFFFu >> (kXW - tail));
+    if (count == 1) first = last = __mmask16(first & last);
+  }
+  __mmask16 mask(long j) const { return j == 0 ? first : j + 1 == count ? last : __mmask16(0xFFFF); }
+};
+
+// Returns n0: the whole line (its own points only).
 __attribute__((noinline)) long line_acoustic_o8_x86(const float* u, float* up, const float* A, long n0, long s1,
                                                     long s2, const AcousticO8Weights& wt) {
-  const long lead = 4 * s2, dist = 1024;  // prefetch 4 KiB ahead, u from its leading plane
-  const long nv = n0 / kXW * kXW;
-  if (nv == 0) return 0;
-  const xvec wc = xset1(wt.centre), w1 = xset1(wt.w[1]), w2 = xset1(wt.w[2]), w3 = xset1(wt.w[3]),
-             w4 = xset1(wt.w[4]), rx = xset1(wt.rx), ry = xset1(wt.ry);
-  const char* c = reinterpret_cast<const char*>(u);
-  const char* const end = c + nv * long(sizeof(float));
-  const long sx = s1 * long(sizeof(float)), sx3 = 3 * sx, sy = s2 * long(sizeof(float)), sy3 = 3 * sy;
-  const char* cx = c - 4 * sx;  // line x - 4
-  const char* cy = c - 4 * sy;  // plane y - 4
-  const long dup = reinterpret_cast<const char*>(up) - c, da = reinterpret_cast<const char*>(A) - c;
-  const long pf_lead = (lead + dist) * long(sizeof(float)), pf_dist = dist * long(sizeof(float));
-  constexpr long VB = kXW * long(sizeof(float));  // bytes per vector
-
-  // lap along a strided axis: pairs (c + k s, c - k s), k = 1..4, from c, cm = c - 4s, s, s3.
-  auto strided = [&](const char* cc, const char* cm, long s, long s3) {
-    xvec l = xmul(w1, xadd(xload(cc + s), xload(cm + s3)));
-    l = xfma(w2, xadd(xload(cc + 2 * s), xload(cm + 2 * s)), l);
-    l = xfma(w3, xadd(xload(cc + s3), xload(cm + s)), l);
-    return xfma(w4, xadd(xload(cc + 4 * s), xload(cm)), l);
-  };
-  auto update = [&](const char* cc, const char* cxx, const char* cyy, const ZNeighbours& z, xvec v0) {
-    xvec lz = xfma(w1, xadd(z.p[1], z.m[1]), xmul(wc, v0));
-    lz = xfma(w2, xadd(z.p[2], z.m[2]), lz);
-    lz = xfma(w3, xadd(z.p[3], z.m[3]), lz);
-    lz = xfma(w4, xadd(z.p[4], z.m[4]), lz);
-    const xvec lx = strided(cc, cxx, sx, sx3);
-    const xvec ly = strided(cc, cyy, sy, sy3);
-    const xvec lap = xadd(lz, xfma(rx, lx, xmul(ry, ly)));
-    const xvec prev = xsub(xadd(v0, v0), xload(cc + dup));
-    xstore(const_cast<char*>(cc) + dup, xfma(xload(cc + da), lap, prev));
-  };
-
+  if (n0 <= 0) return 0;
+  const AlignedSpan span(u, n0);
+  const ChainWeights cw(wt);
+  const char* c = reinterpret_cast<const char*>(u - span.lead);
+  const long sx = s1 * long(sizeof(float)), sy = s2 * long(sizeof(float));
+  const long dup = reinterpret_cast<const char*>(up) - reinterpret_cast<const char*>(u);
+  const long da = reinterpret_cast<const char*>(A) - reinterpret_cast<const char*>(u);
+  const long dist = 4096, pf_lead = 4 * sy + dist;  // prefetch 4 KiB ahead, u from its leading plane
+  constexpr long VB = kXW * long(sizeof(float));
   xvec vm = xload(c - VB), v0 = xload(c);
-  for (; c < end;) {
-    asm("" : "+r"(c), "+r"(cx), "+r"(cy));
+  for (long j = 0; j < span.count; ++j, c += VB) {
+    asm("" : "+r"(c));
     _mm_prefetch(c + pf_lead, _MM_HINT_T0);
-    _mm_prefetch(c + dup + pf_dist, _MM_HINT_T0);
-    _mm_prefetch(c + da + pf_dist, _MM_HINT_T0);
+    _mm_prefetch(c + dup + dist, _MM_HINT_T0);
+    _mm_prefetch(c + da + dist, _MM_HINT_T0);
     const xvec vp = xload(c + VB);
-    update(c, cx, cy, ZNeighbours(vm, v0, vp), v0);
+    xvec yp[5], ym[5];
+    for (int k = 1; k <= 4; ++k) {
+      yp[k] = xload(c + k * sy);
+      ym[k] = xload(c - k * sy);
+    }
+    const xvec r = chain_update(cw, ZNeighbours(vm, v0, vp), v0, c, sx, yp, ym, xload(c + dup), xload(c + da));
+    xstore_mask(const_cast<char*>(c) + dup, span.mask(j), r);
     vm = v0;
     v0 = vp;
-    c += VB;
-    cx += VB;
-    cy += VB;
   }
-  return nv;
+  return n0;
 }
 // Line x of planes y and y + 1 (u, up, A at plane y; the second at + s2): the y
 // neighbours of both, planes y-4 .. y+5, loaded once (10 loads instead of 16: the y
-// window is what a 256^2 plane sweep misses in L2). Every point gets line_acoustic_o8_x86's
-// operations in its order (the same sums of the same loads), so results are bitwise those
-// of two single-line calls. Returns the points done per plane (a multiple of 16).
+// window is what a 256^2 plane sweep misses in L2), each point through chain_update as
+// in line_acoustic_o8_x86, so results are bitwise those of two single-line calls.
+// Returns n0 (both planes' lines whole; s2 a multiple of 16 floats keeps both aligned).
 constexpr bool kO8PlanePairKernel = true;
 __attribute__((noinline)) long line_pair_acoustic_o8_x86(const float* u, float* up, const float* A, long n0, long s1,
                                                          long s2, const AcousticO8Weights& wt) {
-  const long lead = 5 * s2, dist = 1024;  // prefetch 4 KiB ahead, u from plane y + 5
-  const long nv = n0 / kXW * kXW;
-  if (nv == 0) return 0;
-  const xvec wc = xset1(wt.centre), w1 = xset1(wt.w[1]), w2 = xset1(wt.w[2]), w3 = xset1(wt.w[3]),
-             w4 = xset1(wt.w[4]), rx = xset1(wt.rx), ry = xset1(wt.ry);
-  const char* c = reinterpret_cast<const char*>(u);
-  const char* const end = c + nv * long(sizeof(float));
-  const long sx = s1 * long(sizeof(float)), sx3 = 3 * sx, sy = s2 * long(sizeof(float));
-  const long dup = reinterpret_cast<const char*>(up) - c, da = reinterpret_cast<const char*>(A) - c;
-  const long pf_lead = (lead + dist) * long(sizeof(float)), pf_dist = dist * long(sizeof(float));
+  if (n0 <= 0) return 0;
+  const AlignedSpan span(u, n0);
+  const ChainWeights cw(wt);
+  const char* c = reinterpret_cast<const char*>(u - span.lead);
+  const long sx = s1 * long(sizeof(float)), sy = s2 * long(sizeof(float));
+  const long dup = reinterpret_cast<const char*>(up) - reinterpret_cast<const char*>(u);
+  const long da = reinterpret_cast<const char*>(A) - reinterpret_cast<const char*>(u);
+  const long dist = 4096, pf_lead = 5 * sy + dist;  // prefetch 4 KiB ahead, u from plane y + 5
   constexpr long VB = kXW * long(sizeof(float));
-
-  // As line_acoustic_o8_x86's `strided`, from loaded values: (p_k, m_k) = (c + k s, c - k s).
-  auto sum4 = [&](xvec p1, xvec m1, xvec p2, xvec m2, xvec p3, xvec m3, xvec p4, xvec m4) {
-    xvec l = xmul(w1, xadd(p1, m1));
-    l = xfma(w2, xadd(p2, m2), l);
-    l = xfma(w3, xadd(p3, m3), l);
-    return xfma(w4, xadd(p4, m4), l);
-  };
-  auto strided_x = [&](const char* cc) {
-    const char* cm = cc - 4 * sx;
-    return sum4(xload(cc + sx), xload(cm + sx3), xload(cc + 2 * sx), xload(cm + 2 * sx), xload(cc + sx3),
-                xload(cm + sx), xload(cc + 4 * sx), xload(cm));
-  };
-  // One output vector at cc from its z neighbours, v0 = u there, lx, ly; stores nothing.
-  auto result = [&](const char* cc, const ZNeighbours& z, xvec v0, xvec ly) {
-    xvec lz = xfma(w1, xadd(z.p[1], z.m[1]), xmul(wc, v0));
-    lz = xfma(w2, xadd(z.p[2], z.m[2]), lz);
-    lz = xfma(w3, xadd(z.p[3], z.m[3]), lz);
-    lz = xfma(w4, xadd(z.p[4], z.m[4]), lz);
-    const xvec lx = strided_x(cc);
-    const xvec lap = xadd(lz, xfma(rx, lx, xmul(ry, ly)));
-    const xvec prev = xsub(xadd(v0, v0), xload(cc + dup));
-    return xfma(xload(cc + da), lap, prev);
-  };
-
   xvec vm0 = xload(c - VB), v00 = xload(c), vm1 = xload(c + sy - VB), v01 = xload(c + sy);
-  for (; c < end;) {
+  for (long j = 0; j < span.count; ++j, c += VB) {
     asm("" : "+r"(c));
     _mm_prefetch(c + pf_lead, _MM_HINT_T0);
-    _mm_prefetch(c + dup + pf_dist, _MM_HINT_T0);
-    _mm_prefetch(c + dup + sy + pf_dist, _MM_HINT_T0);
-    _mm_prefetch(c + da + pf_dist, _MM_HINT_T0);
-    _mm_prefetch(c + da + sy + pf_dist, _MM_HINT_T0);
+    _mm_prefetch(c + dup + dist, _MM_HINT_T0);
+    _mm_prefetch(c + dup + sy + dist, _MM_HINT_T0);
+    _mm_prefetch(c + da + dist, _MM_HINT_T0);
+    _mm_prefetch(c + da + sy + dist, _MM_HINT_T0);
     const char* c1 = c + sy;
     // planes y-4 .. y+5 of this vector; plane y is v00, plane y+1 is v01
     const xvec q4 = xload(c - 4 * sy), q3 = xload(c - 3 * sy), q2 = xload(c - 2 * sy), q1 = xload(c - sy);
     const xvec p2 = xload(c + 2 * sy), p3 = xload(c + 3 * sy), p4 = xload(c + 4 * sy), p5 = xload(c + 5 * sy);
-    const xvec ly0 = sum4(v01, q1, p2, q2, p3, q3, p4, q4);
-    const xvec ly1 = sum4(p2, v00, p3, q1, p4, q2, p5, q3);
+    const xvec yp0[5] = {v00, v01, p2, p3, p4}, ym0[5] = {v00, q1, q2, q3, q4};
+    const xvec yp1[5] = {v01, p2, p3, p4, p5}, ym1[5] = {v01, v00, q1, q2, q3};
     const xvec vp0 = xload(c + VB), vp1 = xload(c1 + VB);
-    const xvec r0 = result(c, ZNeighbours(vm0, v00, vp0), v00, ly0);
-    const xvec r1 = result(c1, ZNeighbours(vm1, v01, vp1), v01, ly1);
-    xstore(const_cast<char*>(c) + dup, r0);
-    xstore(const_cast<char*>(c1) + dup, r1);
+    const xvec r0 = chain_update(cw, ZNeighbours(vm0, v00, vp0), v00, c, sx, yp0, ym0, xload(c + dup), xload(c + da));
+    const xvec r1 =
+        chain_update(cw, ZNeighbours(vm1, v01, vp1), v01, c1, sx, yp1, ym1, xload(c1 + dup), xload(c1 + da));
+    const __mmask16 m = span.mask(j);
+    xstore_mask(const_cast<char*>(c) + dup, m, r0);
+    xstore_mask(const_cast<char*>(c1) + dup, m, r1);
     vm0 = v00;
     v00 = vp0;
     vm1 = v01;
     v01 = vp1;
-    c += VB;
   }
-  return nv;
+  return n0;
 }
 inline long line_pair_acoustic_o8_x86_half(const float*, float*, const unsigned short*, long, long, long,
                                            const AcousticO8Weights&) {

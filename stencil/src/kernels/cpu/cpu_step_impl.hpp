@@ -19,9 +19,10 @@
 //    long sequential streams the hardware prefetchers follow (software prefetching a
 //    few lines ahead measured no faster); fields sit on transparent huge pages (grid.cpp);
 //  - 3D acoustic order 8 runs a hand-written x86 line kernel (acoustic_o8_x86.hpp: AVX2
-//    inline assembly, AVX-512 intrinsics) on each line's multiple of 16 points: one
-//    base + index * scale address per neighbour, 5.5 instructions per point instead of
-//    8.4 (TAIHU_STENCIL_HAND=0 turns it off for A/B comparisons); 3D density and VTI
+//    inline assembly on each line's multiple of 16 points; AVX-512 intrinsics on the
+//    whole line in 64-byte-aligned vectors with masked ends): one base + index * scale
+//    address per neighbour, 5.5 instructions per point instead of 8.4
+//    (TAIHU_STENCIL_HAND=0 turns it off for A/B comparisons); 3D density and VTI
 //    of order 8 run hand-written AVX2 intrinsics line kernels (coupled_o8_avx2.hpp: the
 //    same one-address-per-neighbour scheme, weights as FMA memory operands);
 //  - the update is in place (u_prev <- u_next): the line being written was just read,

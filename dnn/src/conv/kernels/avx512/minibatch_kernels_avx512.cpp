@@ -242,8 +242,9 @@ void forward_channels(const ImplicitBwdWeights& g, const float* x, const float* 
                       std::int64_t v0, std::int64_t v1, float* y, std::int64_t k) {
   std::int64_t v = v0;
   for (; v + 8 <= v1; v += 8) forward_tile<KI, 4>(g, x, w, bias, k, v, 8, y);
-  const int rest = static_cast<int>(v1 - v);
+  const int rest = static_cast<int>(v1 - v);  // 0..7 segments: 7 is 3 pairs and a half vector
   switch ((rest + 1) / 2) {
+    case 4: forward_tile<KI, 4>(g, x, w, bias, k, v, rest, y); break;
     case 3: forward_tile<KI, 3>(g, x, w, bias, k, v, rest, y); break;
     case 2: forward_tile<KI, 2>(g, x, w, bias, k, v, rest, y); break;
     case 1: forward_tile<KI, 1>(g, x, w, bias, k, v, rest, y); break;

@@ -1,6 +1,8 @@
 // The column-major level-3 algorithms behind taihu/gemm/level3.hpp (level3_api.cpp maps
-// row major onto them and checks arguments). Each is recursive or panel-blocked so that
-// nearly all of its flops are GEMM calls into the five-loop driver.
+// row major onto them and checks arguments). Nearly all of their flops run in the GEMM
+// micro-kernels: through GEMM calls into the five-loop driver (recursive or
+// panel-blocked splits), a triangle-only pass of the driver (gemmt/syrk/syr2k), or
+// trsm's fused diagonal-block solve.
 // Threads: a call big enough for several threads cuts its output into independent
 // slices of equal work (trsm/trmm/symm: B's or C's columns or rows; gemmt/syrk/syr2k:
 // column blocks of the triangle) and runs one slice per thread in a single parallel

@@ -138,6 +138,9 @@ std::string schedule_key(const Schedule& s) {
     k += " winograd m=" + std::to_string(s.winograd.m) + " k=" + std::to_string(s.winograd.k_tile) + " t=" +
          std::to_string(s.winograd.t_tile) + " c=" + std::to_string(s.winograd.c_block) + " r=" + std::to_string(s.winograd.rows) +
          " kb=" + std::to_string(s.winograd.k_block);
+  if (s.ocvec.x_tile > 0)
+    k += " ocvec x=" + std::to_string(s.ocvec.x_tile) + " k=" + std::to_string(s.ocvec.k_vectors) + " c=" + std::to_string(s.ocvec.c_block) +
+         " o=" + std::to_string(s.ocvec.rows_outer);
   return k;
 }
 

@@ -325,7 +325,7 @@ Comparison compare(const ta::Problem& p, const ta::Space& space, const std::vect
     for (int al = 0; al < p.algorithm_count(); ++al) {  // the anchor gets every algorithm too
       // ... except a derived winograd one: its statements are its base's (the same
       // direct loops again); an autoscheduler cannot turn them into Winograd.
-      if (p.is_winograd(al)) continue;
+      if (p.is_winograd(al) || p.is_ocvec(al)) continue;
       try {
         kernels.push_back(ta::make_halide_autoscheduled(p, al, a, opt.threads));
         ta::Kernel* k = kernels.back().get();

@@ -80,7 +80,7 @@ TEST(AutotuneParser, DerivedDimsAndAlgorithms) {
   ta::Problem p(std::move(s), ta::parse_shape("N=1,C=2,H=5,W=6,KO=3,R=3,S=3,P=1"));
   EXPECT_EQ(p.dim("OH"), 5);
   EXPECT_EQ(p.dim("OW"), 6);
-  EXPECT_EQ(p.algorithm_count(), 3);
+  EXPECT_EQ(p.algorithm_count(), 4);
   EXPECT_EQ(p.spec().algorithms[1].name, "im2col");
   EXPECT_EQ(p.stmts(1).size(), 2u);
   EXPECT_EQ(p.spec().algorithms[2].name, "winograd");  // = winograd(direct): direct's statement

@@ -38,7 +38,7 @@ TEST(AutotuneSpace, AlgorithmKnobAndDimValues) {
   ta::Problem p = load("conv2d", "N=1,C=8,H=10,W=12,KO=4,R=3,S=3,P=1");
   ta::Space s(p);
   EXPECT_EQ(s.knobs()[0].name(), "algorithm");
-  EXPECT_EQ(s.knobs()[0].labels, (std::vector<std::string>{"direct", "im2col", "winograd"}));
+  EXPECT_EQ(s.knobs()[0].labels, (std::vector<std::string>{"direct", "im2col", "winograd", "ocvec"}));
   const ta::Knob* ow = nullptr;
   for (const auto& k : s.knobs())
     if (k.name() == "tile ow") ow = &k;

@@ -236,6 +236,15 @@ void show_spec(const Args& a) {
         std::printf("  %s (skipped for this shape)\n", why.c_str());
       continue;
     }
+    if (p.is_ocvec(al)) {
+      const std::string& why = p.conv_unsupported(al);
+      if (why.empty())
+        std::printf("  compute %s = ocvec(%s): this convolution with output channels in %d-lane vectors, weights packed once\n",
+                    alg.name.c_str(), alg.base.c_str(), ta::vector_lanes());
+      else
+        std::printf("  %s (skipped for this shape)\n", why.c_str());
+      continue;
+    }
     std::printf("  compute %s (%.3g flop):\n", alg.name.c_str(), p.flops(al));
     for (const auto& b : p.stmts(al)) {
       std::printf("    %s %s  pure:", b.stmt->tensor.c_str(), ta::reduce_op_text(b.stmt->op));

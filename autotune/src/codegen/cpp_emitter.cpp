@@ -332,6 +332,9 @@ std::string emit_cpp(const Problem& p, const Schedule& s, const std::string& fun
   if (p.is_winograd(s.algorithm))
     throw Error("the C++ emitter has no Winograd lowering (algorithm '" + p.spec().algorithms.at(static_cast<std::size_t>(s.algorithm)).name +
                 "'): use the Halide backend, or a record of another algorithm");
+  if (p.is_ocvec(s.algorithm))
+    throw Error("the C++ emitter has no ocvec lowering (algorithm '" + p.spec().algorithms.at(static_cast<std::size_t>(s.algorithm)).name +
+                "'): use the Halide backend, or a record of another algorithm");
   Emitter e(p, s, threads);
   std::string body = e.run(function);
   // Helpers used by the body, placed after the includes.

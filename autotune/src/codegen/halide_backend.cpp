@@ -5,6 +5,7 @@
 #include <set>
 
 #include "codegen/halide_lower.hpp"
+#include "codegen/halide_ocvec.hpp"
 #include "codegen/halide_winograd.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/log.hpp"
@@ -73,6 +74,7 @@ std::unique_ptr<Kernel> make_halide_kernel(const Problem& p, const Schedule& s, 
   set_halide_threads(threads);
   if (p.is_winograd(s.algorithm))
     return guarded("halide jit (winograd)", [&] { return halide::make_winograd_kernel(p, s); });
+  if (p.is_ocvec(s.algorithm)) return guarded("halide jit (ocvec)", [&] { return halide::make_ocvec_kernel(p, s); });
   return guarded("halide jit", [&] {
     return std::unique_ptr<Kernel>(new HalideKernel(p, halide::lower(p, s.algorithm, &s, threads)));
   });
@@ -110,6 +112,7 @@ std::vector<std::string> emit_halide_aot(const Problem& p, const Schedule& s, co
                                          const std::string& function) {
   if (p.is_winograd(s.algorithm))
     return guarded("halide aot (winograd)", [&] { return halide::emit_winograd_aot(p, s, dir, function); });
+  if (p.is_ocvec(s.algorithm)) return guarded("halide aot (ocvec)", [&] { return halide::emit_ocvec_aot(p, s, dir, function); });
   return guarded("halide aot", [&] {
     halide::Lowered l = halide::lower(p, s.algorithm, &s, 0);
     std::vector<Halide::Argument> args;

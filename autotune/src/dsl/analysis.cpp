@@ -178,7 +178,7 @@ Problem::Problem(Spec spec, const std::map<std::string, std::int64_t>& dims,
   winograd_why_.assign(s.algorithms.size(), "");
   winograd_conv_.assign(s.algorithms.size(), ConvPattern{});
   for (std::size_t a = 0; a < s.algorithms.size(); ++a)
-    if (s.algorithms[a].method == "winograd")
+    if (s.algorithms[a].method == "winograd" || s.algorithms[a].method == "ocvec")
       winograd_why_[a] = match_winograd_conv(*this, static_cast<int>(a), &winograd_conv_[a]);
 }
 

@@ -1,5 +1,5 @@
-// Recognizing a 3x3 or 5x5 stride-1 convolution in a statement, for the derived `winograd`
-// algorithm (see problem.hpp: match_winograd_conv). The test is semantic, not textual:
+// Recognizing a stride-1 convolution in a statement, for the derived `winograd` (3x3 or
+// 5x5 window) and `ocvec` (any window) algorithms (see problem.hpp: match_winograd_conv). The test is semantic, not textual:
 // index expressions are evaluated (Problem::eval_int) at unit steps of each loop
 // variable, so `oh + r - P`, `r + oh - 1` or `oh - P + r` all match, while a stride
 // (`2 * oh + r`), a dilation (`oh + 2 * r`) or a transposed weight do not.
@@ -38,7 +38,7 @@ bool unit_sum(const Problem& p, const Expr& idx, const std::vector<std::string>&
 
 std::string match_winograd_conv(const Problem& p, int algorithm, ConvPattern* out) {
   const Algorithm& alg = p.spec().algorithms.at(static_cast<std::size_t>(algorithm));
-  const std::string who = "compute " + alg.name + " = winograd(" + alg.base + "): ";
+  const std::string who = "compute " + alg.name + " = " + alg.method + "(" + alg.base + "): ";
   const auto& stmts = p.stmts(algorithm);
   const char* form = "Y[n, k, y, x] += X[n, c, y + r + a, x + s + b] * W[k, c, r, s]";
   if (stmts.size() != 1) return who + "needs a single statement of the form " + form;
@@ -81,13 +81,13 @@ std::string match_winograd_conv(const Problem& p, int algorithm, ConvPattern* ou
   if (!i0 || i0->name != vn || !i1 || i1->name != vc)
     return who + "the image factor must be indexed [n, c, ...] by the batch and the reduced channel";
   if (!unit_sum(p, *image->args[2], all, vy, vr, &cp.off_y) || !unit_sum(p, *image->args[3], all, vx, vs, &cp.off_x))
-    return who + "the image rows/columns are not y + r + const / x + s + const (Winograd needs stride 1 and dilation 1)";
+    return who + "the image rows/columns are not y + r + const / x + s + const (" + alg.method + " needs stride 1 and dilation 1)";
   for (const Expr* t : {image, weight}) {
     const TensorDecl* d = p.spec().find_tensor(t->name);
     if (!d || d->role != TensorRole::input) return who + "'" + t->name + "' must be an input tensor";
   }
   if (p.tensor(image->name).decl->boundary == Boundary::clamp)
-    return who + "the image has 'boundary clamp'; Winograd here pads with zeros (boundary zero or none)";
+    return who + "the image has 'boundary clamp'; " + alg.method + " here pads with zeros (boundary zero or none)";
   cp.image = image->name;
   cp.weight = weight->name;
   const auto& xs = p.tensor(cp.image).shape;
@@ -97,7 +97,7 @@ std::string match_winograd_conv(const Problem& p, int algorithm, ConvPattern* ou
   cp.ow = b.pure[3].extent;
   cp.r = b.extent(vr);
   cp.s = b.extent(vs);
-  if (cp.r != cp.s || (cp.r != 3 && cp.r != 5))
+  if (alg.method == "winograd" && (cp.r != cp.s || (cp.r != 3 && cp.r != 5)))
     return who + "Winograd F(m x m, 3 x 3) / F(2 x 2, 5 x 5) needs a 3x3 or 5x5 window; this shape has " + std::to_string(cp.r) + "x" +
            std::to_string(cp.s);
   const auto& ws = p.tensor(cp.weight).shape;

@@ -9,6 +9,7 @@
 //             | 'steps' IDENT ':' IDENT '->' IDENT     # repeat; output feeds input
 //             | 'compute' [IDENT] '{' stmt* '}'        # several = algorithm choice
 //             | 'compute' IDENT '=' 'winograd' '(' IDENT ')'   # Winograd of a 3x3 conv block
+//             | 'compute' IDENT '=' 'ocvec' '(' IDENT ')'      # a conv block, output channels in lanes
 //             | 'space' '{' knob* '}'
 //   type     := 'f32' | 'f64'
 //   stmt     := IDENT '[' IDENT (',' IDENT)* ']' ('=' | '+=' | 'max' '=' | 'min' '=') expr
@@ -22,6 +23,7 @@
 //             | 'parallel' ':' IDENT (',' IDENT)*
 //             | 'timeblock' ':' NUMBER (',' NUMBER)*
 //             | 'winograd' ('m' | 'k' | 't' | 'c' | 'r') ':' value (',' value)*   # Winograd knobs
+//             | 'ocvec' ('x' | 'k' | 'c' | 'o') ':' value (',' value)*   # output-channel-vector knobs
 //             | 'rfactor' IDENT ':' NUMBER (',' NUMBER)*  # a temp reduction's partial-sum lanes (1: none)
 //             | 'order' ':' IDENT+ ('|' IDENT+)*          # a permutation ends at its line end
 //   value    := NUMBER | IDENT                         # a dim name: the full extent
@@ -184,8 +186,9 @@ class Parser {
       if (is_punct("=")) {
         next();
         const Token& how = peek();
-        a.method = expect_ident("a derived algorithm (winograd)");
-        if (a.method != "winograd") fail(how, "unknown derived algorithm '" + a.method + "' (expected winograd)");
+        a.method = expect_ident("a derived algorithm (winograd or ocvec)");
+        if (a.method != "winograd" && a.method != "ocvec")
+          fail(how, "unknown derived algorithm '" + a.method + "' (expected winograd or ocvec)");
         expect_punct("(");
         const Token& base = peek();
         a.base = expect_ident("the compute block it is derived from");
@@ -256,12 +259,12 @@ class Parser {
     k.loc = peek().loc;
     const Token& kw = peek();
     k.kind = expect_ident("a space entry (tile, block, vectorize, unroll, parallel, order, layout, timeblock, compute_at, rfactor)");
-    static const std::set<std::string> with_target = {"tile", "block", "vectorize", "unroll", "layout", "compute_at", "winograd", "rfactor"};
+    static const std::set<std::string> with_target = {"tile", "block", "vectorize", "unroll", "layout", "compute_at", "winograd", "ocvec", "rfactor"};
     static const std::set<std::string> without = {"parallel", "order", "timeblock"};
     if (with_target.count(k.kind)) {
       k.target = expect_ident("the variable or tensor '" + k.kind + "' applies to");
     } else if (!without.count(k.kind)) {
-      fail(kw, "unknown space entry '" + k.kind + "' (expected tile, block, vectorize, unroll, parallel, order, layout, timeblock, compute_at, rfactor or winograd)");
+      fail(kw, "unknown space entry '" + k.kind + "' (expected tile, block, vectorize, unroll, parallel, order, layout, timeblock, compute_at, rfactor, winograd or ocvec)");
     }
     expect_punct(":");
     if (k.kind == "order") {

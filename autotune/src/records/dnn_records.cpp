@@ -41,6 +41,8 @@ std::string dnn_conv_line(const Record& r) {
   if (algo_it->second == "winograd") {  // conv2d.tdsl's derived winograd(direct): dnn's winograd_MxM
     auto m = r.schedule.find("winograd m");
     algo = m != r.schedule.end() && m->second == "2" ? dnn::ConvAlgo::winograd_2x2 : dnn::ConvAlgo::winograd_4x4;
+  } else if (algo_it->second == "ocvec") {  // conv2d.tdsl's ocvec(direct): output channels in lanes, packed weights
+    algo = d.kh == 1 && d.kw == 1 ? dnn::ConvAlgo::pointwise : dnn::conv_direct_family_entry(d, dnn::ConvDirection::forward);
   } else if (algo_it->second == "im2col") {
     algo = dnn::ConvAlgo::explicit_gemm;
   } else {  // a direct loop nest: dnn's direct kernel for this shape

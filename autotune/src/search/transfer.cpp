@@ -110,7 +110,7 @@ std::vector<double> TransferFeatures::operator()(const Problem& p, const Space& 
   }
   // The loops of the chosen algorithm, relative to their extents.
   const int lanes = vector_lanes();
-  const bool loops = !p.is_winograd(s.algorithm);
+  const bool loops = !p.is_winograd(s.algorithm) && !p.is_ocvec(s.algorithm);
   const BoundStmt& b = p.stmts(s.algorithm).back();
   std::map<std::string, double> tile, block;
   for (const auto& v : vars_) {

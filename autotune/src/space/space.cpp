@@ -57,7 +57,7 @@ Space::Space(const Problem& p) : p_(p) {
     k.target = d.target;
     if (!seen.insert(k.name()).second) fail(d.loc, "space entry '" + k.name() + "' appears twice");
     const bool numeric = d.kind == "tile" || d.kind == "block" || d.kind == "vectorize" || d.kind == "unroll" || d.kind == "timeblock" ||
-                         d.kind == "winograd" || d.kind == "rfactor";
+                         d.kind == "winograd" || d.kind == "ocvec" || d.kind == "rfactor";
     k.numeric = numeric;
     if (d.kind == "tile" || d.kind == "block" || d.kind == "vectorize" || d.kind == "unroll") {
       if (!is_loop_var_anywhere(p, d.target))
@@ -89,6 +89,15 @@ Space::Space(const Problem& p) : p_(p) {
       bool any = false;
       for (int a = 0; a < p.algorithm_count(); ++a) any = any || p.is_winograd(a);
       if (!any) fail(d.loc, "winograd knobs need a 'compute NAME = winograd(BASE)' algorithm");
+    } else if (d.kind == "ocvec") {
+      if (d.target != "x" && d.target != "k" && d.target != "c" && d.target != "o")
+        fail(d.loc,
+             "ocvec knobs are x (output pixels per register tile), k (output-channel vectors per tile), c (input-channel block, "
+             "0: all) and o (1: rows outside channel tiles), not '" +
+                 d.target + "'");
+      bool any = false;
+      for (int a = 0; a < p.algorithm_count(); ++a) any = any || p.is_ocvec(a);
+      if (!any) fail(d.loc, "ocvec knobs need a 'compute NAME = ocvec(BASE)' algorithm");
     }
     for (const auto& v : d.values) {
       std::int64_t n = 0;
@@ -105,10 +114,15 @@ Space::Space(const Problem& p) : p_(p) {
           }
         }
         // winograd r 0: per stage; winograd kb 0: per-stage GEMMs (no output-channel tasks)
-        const bool zero_ok = d.kind == "winograd" && (d.target == "r" || d.target == "kb") && n == 0;
+        // ocvec c 0: the whole reduction; ocvec o 0: channel tiles outside rows
+        const bool zero_ok = ((d.kind == "winograd" && (d.target == "r" || d.target == "kb")) ||
+                              (d.kind == "ocvec" && (d.target == "c" || d.target == "o"))) &&
+                             n == 0;
         if (n < 1 && !zero_ok) fail(d.loc, k.name() + ": values must be >= 1");
         if (d.kind == "winograd" && d.target == "m" && n != 2 && n != 4)
           fail(d.loc, "winograd m: F(m x m, 3 x 3) is generated for m = 2 and m = 4, not " + std::to_string(n));
+        if (d.kind == "ocvec" && ((d.target == "k" && n > 4) || (d.target == "o" && n > 1)))
+          fail(d.loc, k.name() + ": " + std::to_string(n) + " is out of range (k: 1-4 vectors, o: 0 or 1)");
         if (d.kind == "winograd" && d.target == "k" && n % 8 != 0)
           fail(d.loc, "winograd k: the output-channel tile is vectorized by 8; " + std::to_string(n) + " is not a multiple of 8");
         // A dim whose bound value is also listed would be the same choice twice.
@@ -210,8 +224,30 @@ Schedule Space::schedule(const Point& pt) const {
       else if (k.target == "r") s.winograd.rows = static_cast<int>(n);
       else if (k.target == "kb") s.winograd.k_block = static_cast<int>(n);
       else s.winograd.c_block = n;
+    } else if (k.kind == "ocvec") {
+      if (k.target == "x") s.ocvec.x_tile = static_cast<int>(n);
+      else if (k.target == "k") s.ocvec.k_vectors = static_cast<int>(n);
+      else if (k.target == "c") s.ocvec.c_block = n;
+      else s.ocvec.rows_outer = static_cast<int>(n);
     }
   }
+  if (p_.is_ocvec(s.algorithm)) {
+    // Only the ocvec knobs apply (as for winograd); values beyond the shape are clamped
+    // so that equal code has an equal Schedule (one measurement).
+    Schedule o;
+    o.algorithm = s.algorithm;
+    o.ocvec = s.ocvec;
+    if (o.ocvec.x_tile <= 0) o.ocvec.x_tile = 8;
+    if (p_.conv_unsupported(s.algorithm).empty()) {
+      const ConvPattern& cv = p_.conv_pattern(s.algorithm);
+      o.ocvec.x_tile = static_cast<int>(std::min<std::int64_t>(o.ocvec.x_tile, cv.ow));
+      const std::int64_t k_vecs = (cv.k + vector_lanes() - 1) / vector_lanes();
+      o.ocvec.k_vectors = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(o.ocvec.k_vectors, k_vecs)));
+      if (o.ocvec.c_block >= cv.c) o.ocvec.c_block = 0;
+    }
+    return o;
+  }
+  s.ocvec = OcvecSchedule{};
   if (p_.is_winograd(s.algorithm)) {
     // Only the winograd knobs apply: the loop knobs name the direct loops, which a
     // Winograd pipeline does not have (equal Schedules: one measurement).
@@ -262,6 +298,16 @@ std::string Space::why_invalid(const Point& pt) const {
     if (why.empty() && p_.winograd_conv(s.algorithm).r == 5 && s.winograd.m != 2)
       return "winograd m=" + std::to_string(s.winograd.m) + ": a 5x5 window is generated as F(2x2,5x5) only (winograd m 2)";
     return why;
+  }
+  if (p_.is_ocvec(s.algorithm)) {
+    const std::string why = p_.conv_unsupported(s.algorithm);
+    if (!why.empty()) return why;
+    // The accumulators, plus a weight vector and a broadcast, must fit the registers.
+    const int accumulators = s.ocvec.k_vectors * s.ocvec.x_tile;
+    if (accumulators > vector_registers() - 2)
+      return "ocvec k=" + std::to_string(s.ocvec.k_vectors) + " x=" + std::to_string(s.ocvec.x_tile) + ": " + std::to_string(accumulators) +
+             " accumulators exceed the " + std::to_string(vector_registers()) + " vector registers less 2";
+    return "";
   }
   const BoundStmt& b = main_stmt(p_, s.algorithm);
   for (const auto& [v, w] : s.vectorize) {

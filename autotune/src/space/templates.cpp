@@ -23,7 +23,13 @@
 //     and F(4x4) 16 x 6 as dnn runs it: blocks of half the tile rows (one per thread on
 //     two cores) or of the whole image, each block transformed, multiplied and
 //     transformed back by one task.
-// Each candidate is kept only if valid; duplicates are dropped; at most kMaxTemplates.
+//   ocvec (output channels in vector lanes, packed weights): register tiles of the
+//     vector registers less 2 (2 vectors of channels x half of them in pixels, 1 x all,
+//     4 x a quarter), the whole channel reduction per tile, channel tiles outside rows;
+//     then 2 x half with rows outside and with blocks of 64 input channels.
+// Each candidate is kept only if valid; duplicates are dropped; at most kMaxTemplates
+// (the ocvec ones first for a 1x1 window, after Winograd's for 3x3), then the loop
+// templates up to kMaxTemplates in all.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -35,7 +41,7 @@
 namespace taihu::autotune {
 namespace {
 
-constexpr std::size_t kMaxTemplates = 12;
+constexpr std::size_t kMaxTemplates = 12;  // plus the ocvec ones (at most 5)
 
 class Builder {
  public:
@@ -113,12 +119,13 @@ class Builder {
 std::vector<Point> Space::templates() const {
   std::vector<Point> out;
   std::set<Point> seen;
+  std::size_t limit = kMaxTemplates;
   auto keep = [&](Point pt) {
     if (!valid(pt)) {  // e.g. a staged input whose other reader runs at root: read it in place
       for (std::size_t i = 0; i < knobs_.size(); ++i)
         if (knobs_[i].kind == "layout") pt[i] = 0;
     }
-    if (out.size() < kMaxTemplates && !seen.count(pt) && valid(pt)) {
+    if (out.size() < limit && !seen.count(pt) && valid(pt)) {
       seen.insert(pt);
       out.push_back(pt);
     }
@@ -179,7 +186,34 @@ std::vector<Point> Space::templates() const {
     }
   }
   for (int a = 0; a < p_.algorithm_count(); ++a) {
-    if (p_.is_winograd(a)) continue;
+    if (!p_.is_ocvec(a) || !p_.conv_unsupported(a).empty()) continue;
+    struct Tile {
+      int k;          // vectors of output channels
+      int share;      // pixels = (registers - 2) / share / k
+      double c_block; // 0: the whole reduction
+      int rows_outer;
+    };
+    const int budget = vector_registers() - 2;
+    limit = out.size() + 5;
+    for (const Tile& w : {Tile{2, 1, 0, 0}, Tile{1, 1, 0, 0}, Tile{4, 1, 0, 0}, Tile{2, 1, 0, 1}, Tile{2, 1, 64, 0}}) {
+      Point base = default_point();
+      if (algo_knob >= 0) base[static_cast<std::size_t>(algo_knob)] = a;
+      Builder t(knobs_, base);
+      if (!t.set_near("ocvec", "k", w.k, [&](std::int64_t v) { return v == w.k; }) && t.find("ocvec", "k") >= 0) continue;
+      const int pixels = budget / w.share / w.k;
+      t.set_near("ocvec", "x", pixels, [&](std::int64_t v) { return v * w.k <= budget; });
+      if (w.c_block > 0) {
+        if (!t.set_near("ocvec", "c", w.c_block, [&](std::int64_t v) { return v >= 1; })) continue;
+      } else {
+        t.set_near("ocvec", "c", 1, [](std::int64_t v) { return v == 0; });
+      }
+      t.set_near("ocvec", "o", 1, [&](std::int64_t v) { return v == w.rows_outer; });
+      keep(t.point());
+    }
+    limit = std::max(out.size(), kMaxTemplates);
+  }
+  for (int a = 0; a < p_.algorithm_count(); ++a) {
+    if (p_.is_winograd(a) || p_.is_ocvec(a)) continue;
     Point base = default_point();
     if (algo_knob >= 0) base[static_cast<std::size_t>(algo_knob)] = a;
     const BoundStmt& b = p_.stmts(a).back();

@@ -48,8 +48,9 @@ struct ConvPattern {
 };
 
 // Recognizes the pattern in an algorithm's single statement; returns "" and fills
-// *out, or says why not (e.g. "the window is 5x5"). Shape-dependent: a spec may be a
-// 3x3 convolution for one --shape and not for another.
+// *out, or says why not (e.g. "the window is 7x7"). Shape-dependent: a spec may be a
+// 3x3 convolution for one --shape and not for another. The window size is checked
+// only for a `winograd` algorithm (3x3 or 5x5); an `ocvec` one takes any window.
 std::string match_winograd_conv(const class Problem& p, int algorithm, ConvPattern* out);
 
 class Problem {
@@ -71,6 +72,13 @@ class Problem {
   const std::string& output() const { return output_; }
   int algorithm_count() const { return static_cast<int>(spec_->algorithms.size()); }
   bool is_winograd(int algorithm) const { return spec_->algorithms.at(static_cast<std::size_t>(algorithm)).method == "winograd"; }
+  // A derived `ocvec` algorithm: the base's convolution with output channels in vector
+  // lanes and packed weights (any window, stride 1; space.hpp OcvecSchedule).
+  bool is_ocvec(int algorithm) const { return spec_->algorithms.at(static_cast<std::size_t>(algorithm)).method == "ocvec"; }
+  // For any derived convolution algorithm (winograd, ocvec): "" when this shape can run
+  // it (then conv_pattern() is the convolution), else why not.
+  const std::string& conv_unsupported(int algorithm) const { return winograd_why_.at(static_cast<std::size_t>(algorithm)); }
+  const ConvPattern& conv_pattern(int algorithm) const { return winograd_conv_.at(static_cast<std::size_t>(algorithm)); }
   // For a winograd algorithm: "" when this shape can run it (then winograd_conv() is
   // the convolution), else why not ("compute winograd: the window is 5x5 ...").
   const std::string& winograd_unsupported(int algorithm) const { return winograd_why_.at(static_cast<std::size_t>(algorithm)); }

@@ -26,7 +26,7 @@ int vector_lanes();
 int vector_registers();
 
 struct Knob {
-  std::string kind;    // algorithm | tile | block | vectorize | unroll | parallel | order | layout | timeblock | compute_at | rfactor | winograd
+  std::string kind;    // algorithm | tile | block | vectorize | unroll | parallel | order | layout | timeblock | compute_at | rfactor | winograd | ocvec
   std::string target;  // loop variable or tensor ("" for algorithm, parallel, order, timeblock)
   std::vector<std::string> labels;  // the values as written (dim names resolved to numbers)
   std::vector<std::int64_t> ints;   // numeric value per label (0 for names)
@@ -54,6 +54,23 @@ struct WinogradSchedule {
   int k_block = 0;  // a multiple of k_tile (rounded up)
 };
 
+// The schedule of a derived `ocvec` algorithm (knobs `ocvec x|k|c|o`): a direct
+// convolution whose register tile is k_vectors vectors of output channels (the ISA's
+// lanes each) x x_tile output pixels of a row; each input value is broadcast and
+// FMA'd into the k_vectors accumulators of its pixel. The weights are repacked once per
+// weight pointer (outside the timed calls, as dnn prepacks) to [K/V][C][R][S][V], zero
+// padded to whole vectors. c_block (0: all) splits the input-channel reduction into
+// blocks, each swept over a whole output row of the tile's channels before the next
+// (the tile's weights of a block stay in L1). rows_outer: the loop over output rows
+// runs outside the loop over output-channel tiles (each row's input read once, all the
+// weights per row); else channel tiles outside (a tile's weights read once per image).
+struct OcvecSchedule {
+  int x_tile = 0;  // 0: not ocvec
+  int k_vectors = 1;
+  std::int64_t c_block = 0;
+  int rows_outer = 0;
+};
+
 // What a Point means, in the generators' terms.
 struct Schedule {
   int algorithm = 0;
@@ -68,6 +85,7 @@ struct Schedule {
   std::map<std::string, int> rfactor;             // temp -> lanes of partial reductions (>1; Halide only)
   int timeblock = 1;                              // steps fused per pass (stencils)
   WinogradSchedule winograd;                      // set (m > 0) only for a winograd algorithm
+  OcvecSchedule ocvec;                            // set (x_tile > 0) only for an ocvec algorithm
 };
 
 class SplitMix64 {  // small, portable, reproducible across platforms

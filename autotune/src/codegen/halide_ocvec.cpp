@@ -1,0 +1,179 @@
+// Output-channel-vectorised direct convolution in Halide (see halide_ocvec.hpp). Halide
+// dimensions are listed innermost first; V = vector_lanes(), T = k_vectors, X = x_tile.
+//   wp(kv, s, r, c, ko)     = W[ko V + kv][c][r][s], zero for ko V + kv >= K
+//   xin(x, y, c, n)         = X[n][c][y + oy][x + ox] (zero padded at root when the
+//                             window reads outside the image)
+//   acc(kv, x, ko, y, n)    = sum_{c,r,s} wp(kv, s, r, c, ko) xin(x + s, y + r, c, n)
+//   Y(x, y, k, n)           = acc(k % V, x, k / V, y, n)
+// The output loops: (x in tiles of X, channels in tiles of T V; rows and channel tiles
+// in either order, the outer of the two fused with the images and run in parallel).
+// c_block = 0: acc is the register tile itself (T x X vectors), computed per output
+// tile over the whole reduction (s, r innermost, then c), then transposed into the
+// tile's NCHW rows. c_block > 0: acc is a whole output row of the tile's channels, its
+// reduction split into blocks of c_block input channels, each block swept over the row
+// in register tiles before the next (the block's weights stay in L1).
+#include "codegen/halide_ocvec.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+
+#include "codegen/halide_jit_hooks.hpp"
+#include "codegen/halide_lower.hpp"
+#include "taihu/arch/error.hpp"
+
+namespace taihu::autotune::halide {
+namespace {
+
+using namespace Halide;
+
+class OcvecKernel final : public Kernel {
+ public:
+  // jit = false: the pipelines are only built (for compile_aot), not JIT-compiled.
+  OcvecKernel(const Problem& p, const Schedule& s, bool jit = true) {
+    const std::string why = p.conv_unsupported(s.algorithm);
+    if (!why.empty()) throw Error(why);
+    const ConvPattern& cv = p.conv_pattern(s.algorithm);
+    const OcvecSchedule& os = s.ocvec;
+    const int V = vector_lanes();
+    const int N = static_cast<int>(cv.n), C = static_cast<int>(cv.c), H = static_cast<int>(cv.h), W = static_cast<int>(cv.w);
+    const int K = static_cast<int>(cv.k), OH = static_cast<int>(cv.oh), OW = static_cast<int>(cv.ow);
+    const int R = static_cast<int>(cv.r), S = static_cast<int>(cv.s);
+    const int KV = (K + V - 1) / V;
+    const int T = std::max(1, std::min(os.k_vectors, KV));
+    const int X = std::max(1, std::min(os.x_tile, OW));
+    const int KVp = static_cast<int>(round_up(KV, T));
+    const int cb = os.c_block > 0 && os.c_block < C ? static_cast<int>(os.c_block) : 0;
+    static std::atomic<int> count{0};
+    const std::string sfx = "_o" + std::to_string(count.fetch_add(1));
+    for (std::size_t i = 0; i < p.inputs().size(); ++i) {
+      if (p.inputs()[i] == cv.image) image_ = i;
+      if (p.inputs()[i] == cv.weight) weight_ = i;
+    }
+    x_sizes_ = {W, H, C, N};
+    w_sizes_ = {S, R, C, K};
+    y_sizes_ = {OW, OH, K, N};
+    wp_sizes_ = {V, S, R, C, KVp};
+    if (jit) wp_ = Buffer<float>(wp_sizes_);
+
+    Var kv("kv"), ko("ko"), k("k"), c("c"), r("r"), sv("sv"), x("x"), y("y"), n("n");
+    {  // Weights: packed [ko][c][r][s][kv], zero past K.
+      w_in_ = ImageParam(Float(32), 4, "ocv_w" + sfx);
+      set_dense(w_in_, w_sizes_);
+      Func wz = BoundaryConditions::constant_exterior(w_in_, 0.0f);
+      Func wp("ocv_wp" + sfx);
+      wp(kv, sv, r, c, ko) = wz(sv, r, c, ko * V + kv);
+      wp.reorder(kv, sv, r, c, ko).vectorize(kv).parallel(ko);
+      set_dense(wp.output_buffer(), wp_sizes_);
+      weights_ = Pipeline(wp);
+      if (jit) weights_.compile_jit(target_for_this_cpu());
+    }
+    x_in_ = ImageParam(Float(32), 4, "ocv_x" + sfx);
+    set_dense(x_in_, x_sizes_);
+    wp_in_ = ImageParam(Float(32), 5, "ocv_wpin" + sfx);
+    set_dense(wp_in_, wp_sizes_);
+    // The input as the window reads it: xin(x + s, y + r) for output (x, y). Read in
+    // place when every read stays inside the image; else a zero-padded copy at root
+    // (no boundary tests in the FMA loop).
+    const int x_span = cb > 0 ? static_cast<int>(round_up(OW, X)) : OW;  // a row tile may run past OW
+    const bool inside = cv.off_x >= 0 && cv.off_y >= 0 && cv.off_x + x_span + S - 1 <= W && cv.off_y + OH + R - 1 <= H;
+    Func xin("ocv_xin" + sfx);
+    if (inside) {
+      xin(x, y, c, n) = x_in_(x + static_cast<int>(cv.off_x), y + static_cast<int>(cv.off_y), c, n);
+    } else {
+      Func xz = BoundaryConditions::constant_exterior(x_in_, 0.0f);
+      xin(x, y, c, n) = xz(x + static_cast<int>(cv.off_x), y + static_cast<int>(cv.off_y), c, n);
+      Var cn("cn");
+      xin.compute_root().fuse(c, n, cn).parallel(cn);
+      if (x_span + S - 1 >= V) xin.vectorize(x, V);
+    }
+    RDom rd(0, S, 0, R, 0, C, "ocv_rd" + sfx);
+    Func acc("ocv_acc" + sfx), out("ocv_y" + sfx);
+    acc(kv, x, ko, y, n) = 0.0f;
+    acc(kv, x, ko, y, n) += wp_in_(kv, rd.x, rd.y, rd.z, ko) * xin(x + rd.x, y + rd.y, rd.z, n);
+    out(x, y, k, n) = acc(k % V, x, k / V, y, n);
+    set_dense(out.output_buffer(), y_sizes_);
+
+    // Output loops: (xi, kv, koi) in a tile, then xo, then rows and channel tiles.
+    Var kq("kq"), kr("kr"), koi("koi"), kvo("kvo"), xo("xo"), xi("xi"), task("task");
+    out.split(k, kq, kr, T * V, TailStrategy::GuardWithIf).split(kr, koi, kvo, V, TailStrategy::GuardWithIf);
+    out.split(x, xo, xi, X, X <= OW ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
+    const bool rows_outer = os.rows_outer != 0;
+    if (rows_outer) out.reorder(xi, kvo, koi, xo, kq, y, n).fuse(y, n, task);
+    else out.reorder(xi, kvo, koi, xo, y, kq, n).fuse(kq, n, task);
+    out.parallel(task);
+    // The tile's store: X pixels of a row per output channel (the register tile
+    // transposed), vectorized over the pixels when the tile is a vector or more.
+    if (X >= 4) out.vectorize(xi);
+    else out.unroll(xi);
+    out.unroll(kvo);
+    if (cb == 0) {
+      // acc = the register tile: T vectors of output channels x X pixels.
+      acc.compute_at(out, xo).store_in(MemoryType::Register).bound_extent(kv, V).bound_extent(ko, T).bound_extent(x, X);
+      acc.reorder(kv, x, ko, y, n).vectorize(kv).unroll(x).unroll(ko);
+      acc.update().reorder(kv, x, ko, rd.x, rd.y, rd.z, y, n).vectorize(kv).unroll(x).unroll(ko);
+    } else {
+      // acc = one output row of the tile's channels; the reduction in blocks of cb input
+      // channels, each swept over the row in register tiles before the next.
+      acc.compute_at(out, rows_outer ? kq : y).bound_extent(kv, V).bound_extent(ko, T).bound_extent(x, x_span);
+      acc.reorder(kv, x, ko, y, n).vectorize(kv);
+      RVar rco("rco"), rci("rci");
+      Var axo("axo"), axi("axi");
+      acc.update()
+          .split(x, axo, axi, X, TailStrategy::GuardWithIf)
+          .split(rd.z, rco, rci, cb, TailStrategy::GuardWithIf)
+          .reorder(kv, axi, ko, rd.x, rd.y, rci, axo, rco, y, n)
+          .vectorize(kv)
+          .unroll(axi)
+          .unroll(ko);
+    }
+    main_ = Pipeline(out);
+    install_jit_hooks(main_);
+    if (jit) main_.compile_jit(target_for_this_cpu());
+  }
+
+  void run(const std::vector<const float*>& inputs, float* output) override {
+    try {
+      if (inputs[weight_] != cached_weights_) {
+        // Packed once per weight buffer (as dnn prepacks): callers must not change
+        // weights in place.
+        w_in_.set(Buffer<float>(const_cast<float*>(inputs[weight_]), w_sizes_));
+        weights_.realize(wp_);
+        cached_weights_ = inputs[weight_];
+      }
+      x_in_.set(Buffer<float>(const_cast<float*>(inputs[image_]), x_sizes_));
+      wp_in_.set(wp_);
+      Buffer<float> y(output, y_sizes_);
+      main_.realize(y);
+    } catch (const Halide::Error& e) {
+      throw Error(std::string("halide ocvec kernel failed: ") + e.what());
+    }
+  }
+
+  // <dir>/<fn>_weights.{a,h}: fn_weights(W, Wp); <dir>/<fn>.{a,h}: fn(X, Wp, Y), built
+  // without the Halide runtime (the first library carries it).
+  std::vector<std::string> compile_aot(const std::string& dir, const std::string& fn) {
+    const Target t = target_for_this_cpu();
+    weights_.compile_to_static_library(dir + "/" + fn + "_weights", {w_in_}, fn + "_weights", t);
+    main_.compile_to_static_library(dir + "/" + fn, {x_in_, wp_in_}, fn, t.with_feature(Target::NoRuntime));
+    return {dir + "/" + fn + "_weights.a", dir + "/" + fn + "_weights.h", dir + "/" + fn + ".a", dir + "/" + fn + ".h"};
+  }
+
+ private:
+  std::size_t image_ = 0, weight_ = 1;
+  std::vector<int> x_sizes_, w_sizes_, y_sizes_, wp_sizes_;
+  ImageParam w_in_, x_in_, wp_in_;
+  Pipeline weights_, main_;
+  Buffer<float> wp_;
+  const float* cached_weights_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_ocvec_kernel(const Problem& p, const Schedule& s) { return std::make_unique<OcvecKernel>(p, s); }
+
+std::vector<std::string> emit_ocvec_aot(const Problem& p, const Schedule& s, const std::string& dir, const std::string& function) {
+  return OcvecKernel(p, s, false).compile_aot(dir, function);
+}
+
+}  // namespace taihu::autotune::halide

@@ -15,6 +15,7 @@
 #include "mpi_world.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/comm/communicator.hpp"
+#include "taihu/comm/eager_limit.hpp"
 #include "taihu/comm/parameters.hpp"
 
 namespace tc = taihu::comm;
@@ -124,6 +125,55 @@ TEST(CommAllreduce, FakeNodesAndSupernodes) {
   o.topology = "node=2,supernode=2";
   tc::Communicator comm(MPI_COMM_WORLD, o);
   check_all<double>(comm, "node=2,supernode=2");
+}
+
+// The cost model's own chunking of the hierarchical top exchange (two groups of two),
+// sized below the eager limit, gives exactly MPI_Allreduce's sums on integer data, the
+// same bits as the unchunked algorithm, and each rank's message across stays <= the limit.
+TEST(CommAllreduce, ChunksBelowTheEagerLimitMatchUnchunked) {
+  if (world_size() != 4) GTEST_SKIP() << "needs 4 ranks (two groups of two)";
+  if (std::getenv("TAIHU_COMM_PIPELINE")) GTEST_SKIP() << "TAIHU_COMM_PIPELINE forces the chunk";
+  tc::Options o;
+  o.topology = "node=1,supernode=2";
+  tc::CostParams p;
+  p.gamma = 1e-10;
+  p.tiers = {{1e-5, 1e-9}, {1e-5, 1e-7}};  // a 100x slower top: the pipelined plan pays
+  p.eager_limit = 40000;  // 64 KiB chunks fit (32 KiB + a few elements per rank), 128 KiB do not
+  const std::size_t count = (1u << 20) / sizeof(float) + 5;  // not a multiple of the chunk
+  const double bytes = static_cast<double>(count * sizeof(float));
+  tc::Communicator chunked(MPI_COMM_WORLD, o);
+  chunked.set_cost_params(p);
+  ASSERT_EQ(chunked.cost_model().params().eager_limit, p.eager_limit);
+  const tc::Choice c = chunked.cost_model().choose(chunked.layout(), count * sizeof(float));
+  ASSERT_EQ(c.algorithm, tc::Algorithm::hierarchical);
+  ASSERT_GT(c.pipeline_bytes, 0u);
+  EXPECT_LT(c.pipeline_bytes, bytes / 4);  // several chunks
+  // Each rank sends half of a chunk across (whole elements, so at most one more).
+  EXPECT_LE((c.pipeline_bytes / sizeof(float) + 1) / 2 * sizeof(float), tc::eager_payload(p.eager_limit));
+
+  setenv("TAIHU_COMM_PIPELINE", "0", 1);
+  tc::Communicator unchunked(MPI_COMM_WORLD, o);
+  unsetenv("TAIHU_COMM_PIPELINE");
+  unchunked.set_cost_params(p);
+
+  const auto in = make_input<float>(count, true, 5);
+  const auto want = reference(in, tc::Op::sum);
+  auto got = in, flat = in;
+  chunked.allreduce(got.data(), got.size(), tc::Op::sum, tc::Algorithm::automatic);
+  unchunked.allreduce(flat.data(), flat.size(), tc::Op::sum, tc::Algorithm::hierarchical);
+  EXPECT_TRUE(got == want) << "chunked differs from MPI_Allreduce";
+  EXPECT_TRUE(got == flat) << "chunked differs from unchunked";
+  EXPECT_TRUE(identical_on_all_ranks(got));
+}
+
+// btl_tcp_eager_limit read through MPI_T (ctest sets it with --mca and names the value
+// in TAIHU_TEST_EAGER_LIMIT; without the TCP transport the documented default).
+TEST(CommAllreduce, EagerLimitFromTheLibrary) {
+  const char* expect = std::getenv("TAIHU_TEST_EAGER_LIMIT");
+  if (!expect) GTEST_SKIP() << "TAIHU_TEST_EAGER_LIMIT not set";
+  tc::Communicator comm(MPI_COMM_WORLD);
+  EXPECT_EQ(comm.cost_model().params().eager_limit, std::stoull(expect));
+  EXPECT_EQ(tc::mpi_tcp_eager_limit(), std::stoull(expect));
 }
 
 TEST(CommAllreduce, TopologyFromEnvironment) {

@@ -112,13 +112,47 @@ TEST(CommCostModel, ChoosesPerSizeAcrossTwoGroupsWithASharedUplink) {
   EXPECT_GE(mid.pipeline_bytes, 64u << 10);
   EXPECT_LT(mid.pipeline_bytes, 256u << 10);  // >= 2 chunks
   EXPECT_LT(mid.predicted_seconds, m.rabenseifner_in_order(l, 256 << 10));
-  // The flat ring sends 1.75x the vector over each uplink.
+  // The flat ring sends 1.75x the vector over each uplink. The chunks keep each rank's
+  // message across the uplink within Open MPI's TCP eager limit (64 KiB with the header:
+  // 32 KiB per rank, chunks of 128 KiB over the group of 4).
   const auto big = m.choose(l, 64u << 20);
   EXPECT_EQ(big.algorithm, tc::Algorithm::hierarchical);
-  EXPECT_GE(big.pipeline_bytes, 1u << 20);
+  EXPECT_EQ(big.pipeline_bytes, 128u << 10);
   EXPECT_LT(m.hierarchical(l, 64.0 * (1 << 20)), m.rabenseifner_in_order(l, 64.0 * (1 << 20)));
   EXPECT_LT(m.hierarchical(l, 64.0 * (1 << 20)),
             m.ring(8, 64.0 * (1 << 20), p.tiers[1], m.ring_segment(8, 64.0 * (1 << 20), p.tiers[1])));
+}
+
+TEST(CommCostModel, PipelinedChunksSendTopMessagesBelowTheEagerLimit) {
+  tc::CostParams p;  // the namespace cluster's shape: 1 Gbit/s hosts, 100 Mbit/s uplink
+  p.gamma = 7e-11;
+  p.tiers = {{6e-4, 6.25e-9}, {6e-4, 6.25e-8}};
+  const auto l = grouped_layout(8, 1, 4);
+  for (const std::size_t limit : {std::size_t{65536}, std::size_t{32768} + 64, std::size_t{1} << 20}) {
+    p.eager_limit = limit;
+    const tc::CostModel m(p);
+    for (const std::size_t mib : {1, 4, 16, 64}) {
+      const double n = static_cast<double>(mib << 20);
+      const tc::HierarchicalPlan plan = m.hierarchical_plan(l, n);
+      ASSERT_GT(plan.pipeline_bytes, 0u) << mib << " MiB, limit " << limit;
+      // Each rank of the group of 4 sends a quarter of a chunk across the uplink.
+      const std::size_t per_rank = (plan.pipeline_bytes + 3) / 4;
+      EXPECT_LE(per_rank, tc::eager_payload(limit)) << mib << " MiB, limit " << limit;
+      EXPECT_GE(plan.pipeline_bytes, static_cast<std::size_t>(tc::kMinPipelineChunk));
+      // Only the eager restriction makes chunks this small: the model alone (a rendezvous
+      // priced as 2 extra alpha) would take fewer, larger chunks at 4 MiB and up.
+      if (limit == 65536 && mib >= 4) {
+        EXPECT_LE(plan.pipeline_bytes, 128u << 10) << mib << " MiB";
+      }
+      if (limit == std::size_t{1} << 20 && mib >= 4) {
+        EXPECT_GT(plan.pipeline_bytes, 128u << 10) << mib << " MiB";
+      }
+    }
+  }
+  // A limit no chunk of >= kMinPipelineChunk fits: the cheapest chunks, whatever their size.
+  p.eager_limit = 4096;
+  const tc::HierarchicalPlan plan = tc::CostModel(p).hierarchical_plan(l, 4.0 * (1 << 20));
+  EXPECT_GE(plan.pipeline_bytes, static_cast<std::size_t>(tc::kMinPipelineChunk));
 }
 
 TEST(CommCostModel, GroupPhasesHalveInPowerOfTwoGroupsAndRingOtherwise) {

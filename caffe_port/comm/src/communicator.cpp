@@ -15,6 +15,7 @@
 #include "taihu/arch/log.hpp"
 #include "taihu/comm/bandwidth_groups.hpp"
 #include "taihu/comm/calibration.hpp"
+#include "taihu/comm/eager_limit.hpp"
 
 namespace taihu::comm {
 
@@ -37,6 +38,13 @@ bool env_flag(const char* name) {
   if (v == "0" || v == "off" || v == "false") return false;
   if (v == "1" || v == "on" || v == "true") return true;
   throw Error(std::string(name) + "='" + v + "': use 0 or 1");
+}
+
+// Rank 0's value everywhere, so every rank makes the same choices.
+std::size_t broadcast_size(std::size_t v, MPI_Comm comm) {
+  unsigned long long u = v;
+  MPI_Bcast(&u, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  return static_cast<std::size_t>(u);
 }
 
 }  // namespace
@@ -265,10 +273,12 @@ void Communicator::Impl::load_or_probe() {
   MPI_Bcast(&len, 1, MPI_INT, 0, world);
   text.resize(len);
   MPI_Bcast(text.data(), len, MPI_CHAR, 0, world);
-  model = CostModel(parse_calibration(text, "broadcast calibration"));
+  CostParams agreed = parse_calibration(text, "broadcast calibration");
+  agreed.eager_limit = broadcast_size(mpi_tcp_eager_limit(), world);
+  model = CostModel(agreed);
   if (rank == 0 && arch::verbose_enabled())
-    arch::log_verbose("comm: cost parameters %s (%s)\n", text.c_str(),
-                      have ? "cache" : (mode == Probe::never ? "defaults" : "probe"));
+    arch::log_verbose("comm: cost parameters %s (%s), eager limit %zu B\n", text.c_str(),
+                      have ? "cache" : (mode == Probe::never ? "defaults" : "probe"), agreed.eager_limit);
 }
 
 void Communicator::Impl::check_global_counts(std::uint64_t count) {
@@ -409,7 +419,9 @@ void Communicator::set_cost_params(const CostParams& params) {
   MPI_Bcast(&len, 1, MPI_INT, 0, impl_->world);
   text.resize(len);
   MPI_Bcast(text.data(), len, MPI_CHAR, 0, impl_->world);
-  impl_->model = CostModel(parse_calibration(text, "set_cost_params"));
+  CostParams agreed = parse_calibration(text, "set_cost_params");
+  agreed.eager_limit = broadcast_size(params.eager_limit, impl_->world);
+  impl_->model = CostModel(agreed);
 }
 
 void Communicator::allreduce(float* data, std::size_t count, Op op, Algorithm algorithm) {
@@ -420,7 +432,8 @@ void Communicator::allreduce(double* data, std::size_t count, Op op, Algorithm a
 }
 
 void Communicator::calibrate() {
-  const CostParams p = probe(impl_->ordered, impl_->node, impl_->layout);
+  CostParams p = probe(impl_->ordered, impl_->node, impl_->layout);
+  p.eager_limit = impl_->model.params().eager_limit;  // the library's, read at start-up
   set_cost_params(p);
   if (impl_->rank == 0) {
     char host[256] = {0};

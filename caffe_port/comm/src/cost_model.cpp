@@ -11,8 +11,13 @@
 //   hierarchical: shm phases + per-tier RS/AG on shrinking blocks (halving/doubling in
 //                 power-of-two groups: 2 log2(s) alpha, else the ring's 2(s-1) alpha) + top
 //                 allreduce; when the top joins two groups, k pipelined chunks (k = 1, 2,
-//                 4, ... 64, the cheapest): one chunk's inner phases and top exchange plus,
-//                 per further chunk, the slower of the two (they overlap)
+//                 4, ... 512, the cheapest): one chunk's inner phases and top exchange plus,
+//                 per further chunk, the slower of the two (they overlap). Only chunks
+//                 whose per-rank message across the top fits the MPI library's eager
+//                 limit are candidates when any such chunk is >= kMinPipelineChunk: a
+//                 rendezvous message waits a round trip across the slow link before its
+//                 data (priced as 2 extra alpha), and measured worse than that (4 MiB on
+//                 the namespace cluster: 64 KiB per rank 494 ms, 32 KiB 374 ms).
 // Across tiers (uniform nodes, complete tiers) the flat recursive doubling and
 // Rabenseifner run over the ranks in topology order with the distance ascending, so each
 // step is priced on the tier it crosses (step_link). Every rank of a group crosses in the
@@ -198,17 +203,25 @@ HierarchicalPlan CostModel::hierarchical_plan(const RankLayout& layout, double n
     // Two groups at the top: k chunks, chunk c's whole-block exchange across the top
     // overlapping the inner phases of its neighbours (hierarchical.cpp).
     const double top_block = block * last_size;  // the block entering the last inner tier
-    for (int k = 1; k <= 64; k *= 2) {
+    const double eager = static_cast<double>(eager_payload(params_.eager_limit));
+    HierarchicalPlan best_eager = best, best_any = best;
+    bool any_eager = false;
+    for (int k = 1; k <= kMaxPipelineChunks; k *= 2) {
       const double piece = top_block / k;
       if (k > 1 && piece < kMinPipelineChunk) break;
       const double inner = group_phases(last_size, piece, last_link, L);
-      const double mine = piece / last_size;
-      const double across = top.alpha + mine * top.beta + mine * params_.gamma;
+      const double mine = std::ceil(piece / last_size / 8) * 8;  // per-rank message across
+      const bool fits = mine <= eager;
+      const double across = top.alpha * (fits ? 1 : 3) + mine * top.beta + mine * params_.gamma;
       const double tk = t - last_rs_ag + inner + across + (k - 1) * std::max(across, inner);
       // Whole 8-byte elements per chunk, rounded up so that there are at most k chunks.
-      const double chunk_bytes = std::ceil(piece / 8) * 8;
-      if (tk < best.seconds) best = {tk, static_cast<std::size_t>(chunk_bytes)};
+      const HierarchicalPlan plan{tk, static_cast<std::size_t>(std::ceil(piece / 8) * 8)};
+      if (tk < best_any.seconds) best_any = plan;
+      if (fits && (!any_eager || tk < best_eager.seconds)) best_eager = plan;
+      any_eager = any_eager || fits;
     }
+    // The unpipelined plan stays a candidate; among pipelined ones, eager chunks only.
+    best = any_eager ? (best_eager.seconds < best.seconds ? best_eager : best) : best_any;
   }
   return best;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "taihu/comm/eager_limit.hpp"
 #include "taihu/comm/topology.hpp"
 #include "taihu/comm/types.hpp"
 
@@ -28,6 +29,9 @@ struct CostParams {
   double shm_copy = 1.8e-10;                // s per byte through the shared window
   double gamma = 1.6e-10;                   // s per byte reduced (memory bound)
   std::vector<LinkCost> tiers;              // tiers above node: [0] = between nodes, ...
+  // The MPI library's eager limit between hosts (mpi_tcp_eager_limit(); not part of the
+  // cached calibration: the communicator reads it from the library at start-up).
+  std::size_t eager_limit = kDefaultEagerLimit;
   // The link cost between nodes at tier index t (0 = between nodes of one group of
   // tier 1); missing entries repeat the last one, or node_p2p when there are none.
   LinkCost tier(std::size_t t) const;
@@ -51,6 +55,8 @@ struct Choice {
 // (8 ranks on 2 cores) cost 2.4x at 16 KiB chunks of a 64 KiB vector, while 128 KiB
 // chunks of 1 MiB ran 1.4x faster than one chunk.
 inline constexpr double kMinPipelineChunk = 64 * 1024;
+// The most chunks the pipelined top exchange is priced with (64 MiB in 128 KiB chunks).
+inline constexpr int kMaxPipelineChunks = 512;
 
 // The hierarchical algorithm's predicted time and how it runs its top tier.
 struct HierarchicalPlan {

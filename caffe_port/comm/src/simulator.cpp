@@ -214,21 +214,28 @@ double predict_ranks(const System& system, SimAlgorithm algorithm, double bytes)
       }
       if (remaining == 2 && last_g > 1) {
         // Two groups at the top: taihu pipelines k chunks (hierarchical.cpp; k = 1, 2,
-        // 4, ... 64, the cheapest, as the library's cost model picks it) - chunk c's
+        // 4, ... 512, the cheapest, as the library's cost model picks it) - chunk c's
         // whole-block exchange across the top overlaps the inner reduce-scatter of
         // chunk c+1 and allgather of chunk c-1: one chunk's inner phases and exchange,
-        // plus, per further chunk, the slower of the two.
-        double best = -1;
-        for (int k = 1; k <= 64; k *= 2) {
+        // plus, per further chunk, the slower of the two. As in the cost model, chunks
+        // whose per-rank message across exceeds the eager limit are taken only when no
+        // chunk fits it; a rendezvous message adds a round trip (2 latencies).
+        const double eager = static_cast<double>(eager_payload(system.eager_limit));
+        const double top_latency = system.tiers.back().latency;
+        double best = -1, best_eager = -1;
+        for (int k = 1; k <= kMaxPipelineChunks; k *= 2) {
           const double piece = last_block / k;
           if (k > 1 && piece < kMinPipelineChunk) break;
           const double inner = rabenseifner(ev, last_g, piece, system.gamma, last_stride, last_stride);
           const double mine = piece / static_cast<double>(last_g);
-          const double across = ev.step(Pattern::xor_distance, 1, 2, mine, stride, stride) + mine * system.gamma;
+          const bool fits = mine <= eager;
+          const double across = ev.step(Pattern::xor_distance, 1, 2, mine, stride, stride) + mine * system.gamma +
+                                (fits ? 0 : 2 * top_latency);
           const double tk = t - last_rs_ag + inner + across + (k - 1) * std::max(across, inner);
           if (best < 0 || tk < best) best = tk;
+          if (fits && (best_eager < 0 || tk < best_eager)) best_eager = tk;
         }
-        return best;
+        return best_eager >= 0 ? best_eager : best;
       }
       if (remaining > 1) {
         // All nodes take part at the top: `stride` lanes of `remaining` ranks each.

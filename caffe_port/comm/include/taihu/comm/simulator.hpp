@@ -17,6 +17,7 @@
 // oversubscribed ranks_per_node times more, so a node's flows split its injection
 // bandwidth as they do on the machine.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct System {
   int ranks_per_node = 1;      // MPI processes per node, sharing its network link
   double node_bandwidth = 0;   // bytes/s between two ranks of one node (ranks_per_node > 1)
   double node_latency = 0;     // seconds per message between two ranks of one node
+  // The MPI library's eager limit (bytes with header): the hierarchical pipelined top
+  // exchange keeps each rank's message within it, as the library's cost model does.
+  std::size_t eager_limit = 64 * 1024;
 };
 
 // flat_default: MPICH's fixed rule over the job's rank placement. hierarchical: per-tier

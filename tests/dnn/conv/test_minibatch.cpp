@@ -65,6 +65,9 @@ TEST_F(Minibatch, MatchesReferenceInAllDirections) {
                             // 9 taps (a 6-tap tile and a remainder) over 13 channels.
                             "mb3ic2ih5iw10oc5oh3ow8kh3", "mb2ic1ih12iw28oc6oh8ow24kh5", "mb2ic1ih7iw28oc6oh3ow24kh5",
                             "mb3ic1ih10oc13oh8kh3",
+                            // 17 images of 7 8-pixel segments: the forward's last block of
+                            // 24 segments is 23 = 8 + 8 + 7 (a 7-segment AVX-512 tile).
+                            "mb17ic2ih9iw10oc5oh7ow8kh3",
                             // The small backward-weights kernel's pixel tail (9 x 7 plane).
                             "mb3ic2ih9iw7oc5oh9ow7kh3ph1"};
   std::mt19937 rng(7);

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "taihu/arch/error.hpp"
 #include "taihu/stencil/migration.hpp"
@@ -135,13 +137,60 @@ TEST(MigrationCheckpoints, PlanFitsBudgetAndRefusesTooSmall) {
   EXPECT_LE(p.memory_bytes, 200e6);
   EXPECT_GT(p.recompute_factor(), 1.0);
   EXPECT_LT(p.recompute_factor(), 2.0);
-  // The smallest memory over K is about 2 sqrt(nt snap state) = 100 MB here.
+  // Below the single level's least memory (about 2 sqrt(nt snap state) = 100 MB here):
+  // binomial checkpointing with as many slots as fit beside one snapshot.
+  const ts::CheckpointPlan b = ts::plan_checkpoints(1000, snap, state, 50e6);
+  EXPECT_TRUE(b.binomial);
+  EXPECT_EQ(b.checkpoints, 19);  // (50 - 1) / 2.5
+  EXPECT_LE(b.memory_bytes, 50e6);
+  EXPECT_EQ(b.forward_steps, ts::revolve_forward_steps(1000, 19));
+  EXPECT_NE(b.describe().find("binomial"), std::string::npos) << b.describe();
+  // The least any plan needs: one checkpoint + one snapshot (3.5 MB).
+  EXPECT_EQ(ts::plan_checkpoints(1000, snap, state, 3.5e6).checkpoints, 1);
   try {
-    ts::plan_checkpoints(1000, snap, state, 50e6);
-    FAIL() << "a 50 MB budget was accepted";
+    ts::plan_checkpoints(1000, snap, state, 3.4e6);
+    FAIL() << "a 3.4 MB budget was accepted";
   } catch (const taihu::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("too small"), std::string::npos) << e.what();
+    const std::string m = e.what();
+    EXPECT_NE(m.find("too small"), std::string::npos) << m;
+    EXPECT_NE(m.find("one checkpoint (2.38 MiB)"), std::string::npos) << m;
+    EXPECT_NE(m.find("one snapshot (0.95 MiB)"), std::string::npos) << m;
   }
+}
+
+// Griewank's closed form against the recursion it solves, t(l, s) = min over m of
+// m + t(l - m, s - 1) + t(m, s), t(1, s) = 0, t(l, 1) = l (l - 1) / 2, by dynamic programming.
+TEST(MigrationCheckpoints, RevolveStepsMatchRecursion) {
+  constexpr int L = 80, S = 7;
+  std::vector<std::vector<long>> t(S + 1, std::vector<long>(L + 1, 0));
+  for (int s = 1; s <= S; ++s)
+    for (int l = 2; l <= L; ++l) {
+      if (s == 1) {
+        t[s][l] = long(l) * (l - 1) / 2;
+        continue;
+      }
+      long best = std::numeric_limits<long>::max();
+      for (int m = 1; m < l; ++m) best = std::min(best, m + t[s - 1][l - m] + t[s][m]);
+      t[s][l] = best;
+    }
+  for (int s = 1; s <= S; ++s)
+    for (int l = 1; l <= L; ++l) ASSERT_EQ(ts::revolve_forward_steps(l, s), t[s][l]) << "l " << l << ", s " << s;
+  for (int s = 2; s <= S; ++s)
+    for (int l = 2; l <= L; ++l) {
+      const long m = ts::revolve_split(l, s);
+      EXPECT_EQ(m + t[s - 1][l - m] + t[s][m], t[s][l]) << "l " << l << ", s " << s;
+    }
+}
+
+// A checkpoint is both time levels and the CPML fields on their slabs only.
+TEST(MigrationCheckpoints, CheckpointHoldsCpmlSlabsOnly) {
+  const ts::Grid g = grid2d(60, 70, 10.0);
+  const ts::Model m = heterogeneous(g);
+  const ts::Options o = ts::resolved(m, options(ts::BoundaryKind::cpml, 10));
+  ts::Propagator prop(m, o);
+  const long w = o.boundary.width;
+  const long slabs = 2 * w * g.n[1] + 2 * w * g.n[0];  // z slabs over every x line, x slabs over every z
+  EXPECT_EQ(long(prop.state_floats()), 2 * long(prop.current().layout().total) + 2 * slabs);  // psi and zeta
 }
 
 ts::ShotRecord reflections(const ts::Model& truth, const ts::Model& background, const ts::Shot& shot,
@@ -169,6 +218,37 @@ TEST(MigrationCheckpoints, CheckpointedImageEqualsStoredImage) {
   EXPECT_LE(ckpt.plan.memory_bytes, 0.6 * o.nt * snap);
   EXPECT_EQ(stored.image, ckpt.image);
   EXPECT_EQ(stored.illumination, ckpt.illumination);
+}
+
+// Binomial checkpointing with 1, 2, 3 and 6 slots: the same image bit for bit, in
+// revolve's number of forward steps.
+TEST(MigrationCheckpoints, BinomialImageEqualsStoredImage) {
+  const ts::Grid g = grid2d(60, 70, 10.0);
+  const ts::Model truth = heterogeneous(g);
+  const ts::Model bg = ts::smoothed_model(truth, 60.0);
+  ts::Options o = ts::resolved(bg, options(ts::BoundaryKind::cpml, 240));
+  ts::Shot shot{{20.0, 350.0, 0}, receiver_line(20.0, 0.0, 690.0, 10.0), {}};
+  shot.wavelet = ts::ricker(o.f0, o.dt, o.nt);
+  const ts::ShotRecord d = reflections(truth, bg, shot, o);
+  const ts::ShotImage stored = ts::migrate_shot(bg, shot, d, o, kInf);
+  const double snap = stored.plan.snapshot_bytes, state = stored.plan.state_bytes;
+  for (int slots : {1, 2, 3, 6}) {
+    const double budget = slots * state + snap;
+    const ts::ShotImage ckpt = ts::migrate_shot(bg, shot, d, o, budget);
+    ASSERT_TRUE(ckpt.plan.binomial) << ckpt.plan.describe();
+    EXPECT_EQ(ckpt.plan.checkpoints, slots);
+    EXPECT_LE(ckpt.plan.memory_bytes, budget);
+    EXPECT_EQ(ckpt.plan.forward_steps, ts::revolve_forward_steps(o.nt, slots)) << slots << " slots";
+    EXPECT_EQ(stored.image, ckpt.image) << slots << " slots";
+    EXPECT_EQ(stored.illumination, ckpt.illumination) << slots << " slots";
+    std::printf("%s\n", ckpt.plan.describe().c_str());
+  }
+  try {
+    ts::migrate_shot(bg, shot, d, o, state + snap - 1);
+    FAIL() << "a budget below one checkpoint + one snapshot was accepted";
+  } catch (const taihu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("one checkpoint ("), std::string::npos) << e.what();
+  }
 }
 
 // A flat reflector between depth indices 59 and 60 (vp 2000 above, 2600 from index 60

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "kernels/flush_denormals.hpp"
 #include "kernels/parallel_size.hpp"
@@ -33,6 +34,30 @@ int layers_on(const BoundaryOptions& o, int a) {
   if (o.kind == BoundaryKind::none) return 0;
   return a == 0 && o.free_surface ? 1 : 2;
 }
+
+// The local index box [lo, hi) of the points whose global coordinate along `axis` lies
+// in [g0, g1); false if empty.
+bool slab_box(const LocalBox& box, int axis, long g0, long g1, long (&lo)[3], long (&hi)[3]) {
+  const Layout& L = box.layout;
+  const long shift = axis == box.global.slow_axis() ? box.slow_offset : 0;
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = 0;
+    hi[d] = L.n[d];
+  }
+  lo[axis] = std::max(lo[axis], g0 - shift);
+  hi[axis] = std::min(hi[axis], g1 - shift);
+  return lo[axis] < hi[axis];
+}
+
+// Calls segment(index, length) for the contiguous z runs of those points, in order.
+template <class Segment>
+void for_slab_segments(const LocalBox& box, int axis, long g0, long g1, Segment&& segment) {
+  long lo[3], hi[3];
+  if (!slab_box(box, axis, g0, g1, lo, hi)) return;
+  for (long i2 = lo[2]; i2 < hi[2]; ++i2)
+    for (long i1 = lo[1]; i1 < hi[1]; ++i1) segment(box.layout.index(lo[0], i1, i2), hi[0] - lo[0]);
+}
+
 }  // namespace
 
 std::string describe_layers(const Grid& grid, const BoundaryOptions& options) {
@@ -95,16 +120,44 @@ Absorber::Absorber(const LocalBox& box, const BoundaryOptions& opt, const kernel
     if (opt.kind == BoundaryKind::cpml) {
       psi_[a].assign(static_cast<std::size_t>(box.layout.total), 0.f);
       zeta_[a].assign(static_cast<std::size_t>(box.layout.total), 0.f);
+      std::size_t slab_points = 0;
+      for (const auto& r : {left_slab(a), right_slab(a)})
+        for_slab_segments(box_, a, r[0], r[1], [&](long, long len) { slab_points += std::size_t(len); });
+      psi_slabs_[a].assign(slab_points, 0.f);
+      zeta_slabs_[a].assign(slab_points, 0.f);
     }
   }
 }
 
 std::vector<std::vector<float>*> Absorber::state_arrays() {
+  copy_slabs(true);
+  state_exported_ = true;
   std::vector<std::vector<float>*> out;
   for (int a = 0; a < 3; ++a)
-    for (auto* v : {&psi_[a], &zeta_[a]})
+    for (auto* v : {&psi_slabs_[a], &zeta_slabs_[a]})
       if (!v->empty()) out.push_back(v);
   return out;
+}
+
+// psi and zeta stay zero outside their axis's slabs: psi is only written there, and
+// zeta's update in the stencil radius around them has a = 0, b = 1 (zeta <- zeta).
+void Absorber::copy_slabs(bool pack) {
+  for (int a = 0; a < 3; ++a) {
+    if (psi_slabs_[a].empty()) continue;
+    std::size_t k = 0;
+    for (const auto& r : {left_slab(a), right_slab(a)})
+      for_slab_segments(box_, a, r[0], r[1], [&](long index, long len) {
+        for (auto [full, slabs] : {std::pair{&psi_[a], &psi_slabs_[a]}, std::pair{&zeta_[a], &zeta_slabs_[a]}}) {
+          float* f = full->data() + index;
+          float* c = slabs->data() + k;
+          if (pack)
+            std::copy(f, f + len, c);
+          else
+            std::copy(c, c + len, f);
+        }
+        k += std::size_t(len);
+      });
+  }
 }
 
 std::array<long, 2> Absorber::left_slab(int a) const {
@@ -128,12 +181,9 @@ namespace {
 template <class Line>
 void for_slab_lines(const LocalBox& box, int axis, long g0, long g1, Line&& line) {
   const Layout& L = box.layout;
-  const int slow = box.global.slow_axis();
-  long lo[3] = {0, 0, 0}, hi[3] = {L.n[0], L.n[1], L.n[2]};
-  const long shift = axis == slow ? box.slow_offset : 0;
-  lo[axis] = std::max(lo[axis], g0 - shift);
-  hi[axis] = std::min(hi[axis], g1 - shift);
-  if (lo[axis] >= hi[axis]) return;
+  const long shift = axis == box.global.slow_axis() ? box.slow_offset : 0;
+  long lo[3], hi[3];
+  if (!slab_box(box, axis, g0, g1, lo, hi)) return;
   const double points = double(hi[0] - lo[0]) * double(hi[1] - lo[1]) * double(hi[2] - lo[2]);
 #pragma omp parallel num_threads(threads_for_points(points))
   {
@@ -152,6 +202,10 @@ void for_slab_lines(const LocalBox& box, int axis, long g0, long g1, Line&& line
 void Absorber::apply_cpml(const std::array<const float*, 3>& src, const std::array<float*, 2>& targets,
                           const std::array<std::array<const float*, 3>, 2>& coef) {
   if (opt_.kind != BoundaryKind::cpml) return;
+  if (state_exported_) {  // a state may have been loaded into the slab arrays
+    copy_slabs(false);
+    state_exported_ = false;
+  }
   const int half = fd_.half;
   const long strides[3] = {1, box_.layout.s1, box_.layout.s2};
   for (int a = 0; a < box_.global.dim; ++a) {

@@ -42,8 +42,11 @@ class Absorber {
 
   BoundaryKind kind() const { return opt_.kind; }
   bool free_surface() const { return opt_.free_surface; }
-  // The CPML's auxiliary fields (psi, zeta per axis; empty vectors for other kinds):
-  // the absorber's part of the time-stepping state (Propagator::save_state).
+  // The CPML's auxiliary fields (psi, zeta per axis; none for other kinds), the
+  // absorber's part of the time-stepping state (Propagator::save_state/load_state), on
+  // their axis's slabs only: they are zero elsewhere, so a checkpoint holds about 2
+  // wavefields instead of 2 + 2 dim. The call packs the fields into the returned
+  // arrays; the next apply_cpml() starts from whatever they hold then (a loaded state).
   std::vector<std::vector<float>*> state_arrays();
   // Half-open global index range of each absorbing slab of axis a (empty if none).
   std::array<long, 2> left_slab(int a) const;
@@ -55,6 +58,10 @@ class Absorber {
   kernels::FdWeights fd_;
   std::array<std::vector<float>, 3> a_, b_, sponge_;  // per axis, by global index
   std::array<std::vector<float>, 3> psi_, zeta_;       // per axis, padded local fields
+  std::array<std::vector<float>, 3> psi_slabs_, zeta_slabs_;  // their slab points (state_arrays)
+  bool state_exported_ = false;  // the slab arrays may have been written: unpack first
+  // Copies the slab points of psi_/zeta_ into psi_slabs_/zeta_slabs_ (pack) or back.
+  void copy_slabs(bool pack);
 };
 
 }  // namespace taihu::stencil

@@ -3,6 +3,7 @@
 #pragma once
 #include <vector>
 
+#include "physics/divergence.hpp"
 #include "taihu/stencil/migration.hpp"
 
 namespace taihu::stencil {
@@ -19,6 +20,8 @@ class SourceWavefield {
  private:
   void copy_interior(const Field& f, float* out) const;
   void replay(int segment);  // fills buffer_ with the segment's snapshots
+  const float* binomial_at(int n);
+  void advance_to(int n);  // binomial: steps prop_ from position_ to n
 
   const Model& model_;
   const Shot& shot_;
@@ -31,6 +34,10 @@ class SourceWavefield {
   std::vector<float> buffer_;       // snapshots of buffered_segment_ (store_all: all nt)
   int buffered_segment_ = -1;
   long steps_ = 0;
+  DivergenceGuard guard_;
+  std::vector<int> stack_;  // binomial: checkpointed positions, increasing (slot i holds stack_[i])
+  int position_ = 0;        // binomial: the step prop_ is at
+  int furthest_ = 0;        // binomial: the furthest step reached (checked for divergence)
 };
 
 }  // namespace taihu::stencil

@@ -16,10 +16,17 @@
 // fields and the free surface's mirror are not self-adjoint).
 //
 // Source wavefield backwards in time: stored whole when the memory budget allows, else
-// checkpointed: the forward pass saves the full state (both time levels and the CPML
-// fields) every K steps and keeps the last segment's snapshots; each earlier segment is
-// recomputed once from its checkpoint into a K-snapshot buffer (K the largest that fits
-// the budget). Forward steps = nt + (nt - last segment) = 1..2 x nt.
+// checkpointed. A checkpoint is the full time-stepping state: both time levels, and the
+// CPML's auxiliary fields on their slabs only (about 2 wavefields plus the layers).
+//  - Single level: the forward pass saves a checkpoint every K steps and keeps the last
+//    segment's snapshots; each earlier segment is recomputed once from its checkpoint
+//    into a K-snapshot buffer (K the largest that fits the budget). Forward steps =
+//    nt + (nt - last segment) = 1..2 x nt.
+//  - Binomial (Griewank's revolve, ACM TOMS 26, 2000): s checkpoint slots and one
+//    snapshot; states are advanced from the latest checkpoint, placing checkpoints at the
+//    optimal split points, for revolve_forward_steps(nt, s) forward steps in all, the
+//    least any schedule with s slots needs. Down to s = 1 (nt (nt - 1) / 2 steps).
+// The plan takes whichever of the two fits the budget with fewer forward steps.
 //
 // Imaging: zero-lag cross-correlation I(x) = sum_n u(x, n) lambda(x, n), the source
 // illumination S(x) = sum_n u(x, n)^2, the illumination-compensated image I / (S + eps
@@ -37,8 +44,9 @@ namespace taihu::stencil {
 struct CheckpointPlan {
   int nt = 0;
   bool store_all = false;           // every snapshot kept from the forward pass
-  int segment = 0;                  // K: steps between checkpoints (= snapshot buffer length)
-  int checkpoints = 0;              // ceil(nt / K)
+  bool binomial = false;            // revolve: `checkpoints` slots and one snapshot
+  int segment = 0;                  // K: steps between checkpoints (= snapshot buffer length; binomial: 1)
+  int checkpoints = 0;              // ceil(nt / K) (binomial: the slots s)
   double snapshot_bytes = 0;        // one snapshot (the grid's points, float32)
   double state_bytes = 0;           // one checkpoint (Propagator::state_floats)
   double memory_bytes = 0;          // checkpoints + buffer (or nt snapshots)
@@ -51,9 +59,17 @@ struct CheckpointPlan {
 };
 
 // The plan for `budget_bytes` (infinity: store all). Throws taihu::Error naming the budget,
-// the smallest memory any segment length needs and what storing all would need when even
-// that does not fit.
+// one checkpoint and one snapshot (the least any plan needs) and what storing all would
+// need when even that does not fit.
 CheckpointPlan plan_checkpoints(int nt, double snapshot_bytes, double state_bytes, double budget_bytes);
+
+// Griewank's minimal number of forward steps to visit the states of `steps` time steps
+// in reverse with `slots` checkpoints (one holding the initial state): r steps - beta(s+1,
+// r-1) with beta(s, r) = C(s + r, s) and r the least with beta(s, r) >= steps.
+long revolve_forward_steps(long steps, long slots);
+// The first checkpoint's distance from the current one in an optimal schedule of that
+// many steps and slots (1 <= result < steps; steps >= 2, slots >= 2).
+long revolve_split(long steps, long slots);
 
 // Back-propagates receiver data (receiver-major, nt samples each, as ShotRecord::data):
 // calls each(n, prop) for n = nt-1 down to 0, where prop.current() holds mu(n) = A

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -80,6 +81,30 @@ std::string tick_label(double v) {
   return b;
 }
 
+// libpng's own fwrite-based writer and stderr error handler lose errno ("Write Error"):
+// these keep the OS's reason for the message, as stencil's png_writer.cpp does.
+struct PngFile {
+  FILE* f;
+  int error;
+};
+void png_file_write(png_structp png, png_bytep data, png_size_t n) {
+  auto* out = static_cast<PngFile*>(png_get_io_ptr(png));
+  errno = 0;
+  if (std::fwrite(data, 1, n, out->f) != n) {
+    out->error = errno ? errno : EIO;
+    png_error(png, "write");
+  }
+}
+void png_file_flush(png_structp png) {
+  auto* out = static_cast<PngFile*>(png_get_io_ptr(png));
+  errno = 0;
+  if (std::fflush(out->f) != 0) {
+    out->error = errno ? errno : EIO;
+    png_error(png, "flush");
+  }
+}
+void png_quiet_error(png_structp png, png_const_charp) { png_longjmp(png, 1); }
+
 }  // namespace
 
 void write_loglog_png(const std::string& path, const std::string& title, const std::string& x_label,
@@ -130,25 +155,28 @@ void write_loglog_png(const std::string& path, const std::string& title, const s
 
   const std::string tmp = path + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw Error("plot '" + path + "': cannot open '" + tmp + "' for writing");
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  if (!f) throw Error("plot '" + path + "': cannot open '" + tmp + "' for writing (" + std::strerror(errno) + ")");
+  PngFile out{f, 0};
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, png_quiet_error, nullptr);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (!png || !info || setjmp(png_jmpbuf(png))) {
     png_destroy_write_struct(&png, &info);
     std::fclose(f);
     std::remove(tmp.c_str());
-    throw Error("plot '" + path + "': libpng failed");
+    throw Error("plot '" + path + "': " + (out.error ? "write failed (" + std::string(std::strerror(out.error)) + ")" : "libpng failed"));
   }
-  png_init_io(png, f);
+  png_set_write_fn(png, &out, png_file_write, png_file_flush);
   png_set_IHDR(png, info, W, H, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
   for (int y = 0; y < H; ++y) png_write_row(png, &cv.rgb[static_cast<std::size_t>(y) * W * 3]);
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
+  errno = 0;
   if (std::fclose(f) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno ? errno : EIO;
     std::remove(tmp.c_str());
-    throw Error("plot '" + path + "': write failed");
+    throw Error("plot '" + path + "': write failed (" + std::strerror(err) + ")");
   }
 }
 

@@ -138,6 +138,11 @@ def main():
                      "illegal value '3000000000' specified for int32 flag 'iterations'")
         expect_error(tool, ['time', '--model=net.prototxt', '--phase=BOGUS'], d, '--phase=BOGUS', '"TRAIN" or "TEST"')
         expect_error(tool, ['time', '--model=net.prototxt', '--iterations=0'], d, '--iterations=0')
+        # train takes no --phase: Caffe ignores it there, taihu says so and trains.
+        out = ok(tool, ['train', '--solver=solver.prototxt', '--phase=BOGUS'], d)
+        warned = [l for l in out.splitlines() if l.startswith('W') and '--phase is not used by train' in l]
+        assert len(warned) == 1, 'train --phase=BOGUS: expected one warning that --phase is ignored\n' + out[-2000:]
+        assert 'Optimization Done' in out, 'train --phase=BOGUS did not train\n' + out[-2000:]
         expect_error(tool, ['test', '--model=net.prototxt', '--weights=snap/bad_iter_4.caffemodel', '--allreduce=ring'], d,
                      "unknown command line flag 'allreduce'")
         expect_error(tool, ['train', '--solver=solver.prototxt', 'stray'], d, "no positional arguments (got 'stray')")

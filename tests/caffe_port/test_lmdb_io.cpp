@@ -8,6 +8,7 @@
 // database must still read back exactly what was written.
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -211,6 +212,42 @@ TEST_F(LmdbCorruption, RandomByteCorruptionNeverCrashes) {
     if (!error_for(b).empty()) ++rejected;
   }
   EXPECT_GT(rejected, 50) << "the corruptions should mostly be detected";
+}
+
+// The writer builds the database beside its target and renames it into place on
+// commit: abandoned (an exception, a full disk) it leaves nothing; committed, only
+// the database, which reads back what was put.
+TEST(LmdbWriterAtomic, NothingUnderTheNameUntilCommit) {
+  TempDir dir;
+  auto entries = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path())) names.push_back(e.path().filename());
+    return names;
+  };
+  proto::Datum d;
+  d.set_channels(1);
+  d.set_height(1);
+  d.set_width(3);
+  d.set_label(7);
+  d.set_data("abc");
+  {
+    LmdbWriter w(dir / "db");
+    w.put("00000000", d);
+    EXPECT_FALSE(std::filesystem::exists(dir / "db"));
+  }
+  EXPECT_TRUE(entries().empty()) << entries().front();
+  {
+    LmdbWriter w(dir / "db");
+    w.put("00000000", d);
+    w.commit();
+    EXPECT_THROW(w.commit(), Error);
+  }
+  EXPECT_EQ(entries(), std::vector<std::string>{"db"});
+  LmdbReader r(dir / "db");
+  ASSERT_EQ(r.entries(), 1u);
+  EXPECT_EQ(r.read(0).data(), "abc");
+  EXPECT_EQ(r.read(0).label(), 7);
+  EXPECT_THROW(LmdbWriter(dir / "db"), Error);  // exists
 }
 
 }  // namespace

@@ -15,6 +15,9 @@
       each tool writing into a 64 KiB tmpfs (skipped, exit 77, where mount is not
       allowed): a clear error with the OS's reason, non-zero exit, no file under a final
       name that is truncated, no temporary file left.
+  fault_check.py full_disk_data <taihu-caffe> [<taihu-allreduce-sim>]
+      the same for the data tools: taihu-caffe convert_mnist (an LMDB directory) and
+      make_digits (IDX .gz files), and taihu-allreduce-sim --png.
 """
 import glob
 import os
@@ -289,6 +292,61 @@ def case_full_disk(caffe, seismic, tune, dsl):
         finally:
             subprocess.run(["umount", "-l", disk], capture_output=True)
     print("full_disk: taihu-caffe, taihu-seismic and taihu-tune report ENOSPC, exit non-zero, leave no partial file")
+
+
+def expect_enospc(what, r, disk, finals):
+    out = r.stdout + r.stderr
+    if r.returncode <= 0 or "No space left on device" not in out:
+        fail("%s on a full disk: exit %d, want a non-zero exit (not a signal) and the OS's reason" % (what, r.returncode),
+             out)
+    check_no_partial(disk, [], what)
+    left = [f for f in finals if os.path.exists(os.path.join(disk, f))]
+    if left:
+        fail("%s left %s under its final name on the full disk" % (what, left))
+
+
+def fill_disk(disk, keep_kib):
+    # Everything but keep_kib of the 64 KiB tmpfs, so the next write runs out part-way.
+    subprocess.run(["dd", "if=/dev/zero", "of=" + os.path.join(disk, "fill"), "bs=1k", "count=%d" % (64 - keep_kib)],
+                   capture_output=True)
+
+
+def case_full_disk_data(caffe, sim=None):
+    with tempfile.TemporaryDirectory(prefix="taihu_fault_") as d:
+        disk = os.path.join(d, "disk")
+        if not mount_tmpfs(disk, "64k"):
+            print("SKIPPED: cannot mount a tmpfs here (needs root and mount permission)")
+            sys.exit(SKIP)
+        env = dict(os.environ, TAIHU_NUM_THREADS="1")
+
+        def run(args):
+            return subprocess.run(args, cwd=d, capture_output=True, text=True, timeout=300, env=env)
+
+        try:
+            # make_digits: 2000 digits are ~1.1 MB of gzip, far more than the disk.
+            r = run([caffe, "make_digits", "disk/img.gz", "disk/lab.gz", "--count=2000"])
+            expect_enospc("taihu-caffe make_digits", r, disk, ["img.gz", "lab.gz"])
+            # convert_mnist: an LMDB of 2000 records (~1.8 MB) into the empty disk, and
+            # into one with 8 KiB left (full part-way through the first data page).
+            r = run([caffe, "make_digits", "img.gz", "lab.gz", "--count=2000"])
+            if r.returncode != 0:
+                fail("taihu-caffe make_digits outside the full disk failed", r.stdout + r.stderr)
+            for keep in (64, 8, 0):
+                fill_disk(disk, keep)
+                r = run([caffe, "convert_mnist", "img.gz", "lab.gz", "disk/db"])
+                expect_enospc("taihu-caffe convert_mnist (%d KiB free)" % keep, r, disk, ["db"])
+                if [f for f in os.listdir(disk) if f != "fill"]:
+                    fail("taihu-caffe convert_mnist left %s on the full disk" % os.listdir(disk))
+            # allreduce-sim --png: a 7 KiB plot on a disk with 4 KiB, then 0 KiB, left.
+            if sim:
+                for keep in (4, 0):
+                    fill_disk(disk, keep)
+                    r = run([sim, "--png", "disk/a.png"])
+                    expect_enospc("taihu-allreduce-sim --png (%d KiB free)" % keep, r, disk, ["a.png"])
+        finally:
+            subprocess.run(["umount", "-l", disk], capture_output=True)
+    print("full_disk_data: convert_mnist, make_digits%s report ENOSPC, exit non-zero, leave no file under a final name"
+          % (" and allreduce-sim --png" if sim else ""))
 
 
 def main():

@@ -1,4 +1,5 @@
-// MNIST IDX reading and writing through zlib (gzip or plain files alike).
+// MNIST IDX reading and writing through zlib (gzip or plain files alike); writes are
+// atomic (temp file + rename), so a full disk leaves no truncated file.
 // A header's count is never trusted beyond the file: a plain file must hold the bytes
 // it claims before anything is allocated; a gzip file is checked against deflate's
 // best ratio, then read in chunks so memory grows only with the data really there.
@@ -14,6 +15,7 @@
 
 #include "taihu/arch/error.hpp"
 #include "taihu/caffe/data_sources.hpp"
+#include "taihu/caffe/proto.hpp"
 
 namespace taihu::caffe {
 namespace {
@@ -77,24 +79,6 @@ struct GzFile {
       }
     }
   }
-  void write(const void* src, std::size_t n) {
-    for (std::size_t done = 0; done < n;) {
-      const auto len = static_cast<unsigned>(std::min(kChunk, n - done));
-      if (gzwrite(f_, static_cast<const char*>(src) + done, len) != static_cast<int>(len)) {
-        int zerr = 0;
-        const char* msg = gzerror(f_, &zerr);
-        throw Error(path_ + ": write failed (" + (zerr == Z_ERRNO ? std::strerror(errno) : msg) + ")");
-      }
-      done += len;
-    }
-  }
-  void close() {
-    if (gzclose(f_) != Z_OK) {
-      f_ = nullptr;
-      throw Error(path_ + ": write failed on close");
-    }
-    f_ = nullptr;
-  }
   std::string path_;
   gzFile f_;
 };
@@ -148,32 +132,69 @@ ImageSet read_idx(const std::string& image_path, const std::string& label_path) 
   return set;
 }
 
-static const char* write_mode(const std::string& path) {
-  return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0 ? "wb6" : "wbT";
+namespace {
+
+// `raw` as a gzip stream (RFC 1952, level 6 as gzopen "wb6"); zlib counts input in
+// 32-bit lengths, so it is fed in chunks.
+std::string gzip(const std::string& raw, const std::string& path) {
+  z_stream z{};
+  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    throw Error(path + ": zlib deflateInit2 failed");
+  }
+  constexpr std::size_t kChunk = std::size_t{1} << 30;
+  std::string out;
+  char buf[1 << 16];
+  std::size_t fed = 0;
+  int rc = Z_OK;
+  do {
+    if (z.avail_in == 0 && fed < raw.size()) {
+      const std::size_t n = std::min(kChunk, raw.size() - fed);
+      z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data() + fed));
+      z.avail_in = static_cast<uInt>(n);
+      fed += n;
+    }
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = deflate(&z, fed == raw.size() ? Z_FINISH : Z_NO_FLUSH);
+    if (rc == Z_STREAM_ERROR) break;
+    out.append(buf, sizeof buf - z.avail_out);
+  } while (rc != Z_STREAM_END);
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) throw Error(path + ": zlib deflate failed");
+  return out;
 }
 
+bool gzip_name(const std::string& path) {
+  return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+}
+
+// Whole files through write_file_atomic: a failed write (a full disk) leaves nothing
+// under the final name.
+void write_idx_file(const std::string& path, const std::string& raw) {
+  write_file_atomic(path, gzip_name(path) ? gzip(raw, path) : raw);
+}
+
+}  // namespace
+
 void write_idx_images(const std::string& path, const ImageSet& set) {
-  GzFile f(path, write_mode(path));
   unsigned char head[16];
   put_be32(head, 0x803);
   put_be32(head + 4, static_cast<std::uint32_t>(set.count()));
   put_be32(head + 8, static_cast<std::uint32_t>(set.height));
   put_be32(head + 12, static_cast<std::uint32_t>(set.width));
-  f.write(head, 16);
-  f.write(set.pixels.data(), set.pixels.size());
-  f.close();
+  std::string raw(reinterpret_cast<const char*>(head), sizeof head);
+  raw.append(reinterpret_cast<const char*>(set.pixels.data()), set.pixels.size());
+  write_idx_file(path, raw);
 }
 
 void write_idx_labels(const std::string& path, const ImageSet& set) {
-  GzFile f(path, write_mode(path));
   unsigned char head[8];
   put_be32(head, 0x801);
   put_be32(head + 4, static_cast<std::uint32_t>(set.count()));
-  f.write(head, 8);
-  std::vector<unsigned char> l(set.count());
-  for (std::size_t i = 0; i < l.size(); ++i) l[i] = static_cast<unsigned char>(set.labels[i]);
-  f.write(l.data(), l.size());
-  f.close();
+  std::string raw(reinterpret_cast<const char*>(head), sizeof head);
+  raw.reserve(sizeof head + set.count());
+  for (std::size_t i = 0; i < set.count(); ++i) raw.push_back(static_cast<char>(set.labels[i]));
+  write_idx_file(path, raw);
 }
 
 }  // namespace taihu::caffe

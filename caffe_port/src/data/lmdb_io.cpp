@@ -2,12 +2,17 @@
 // and a writer (convert_mnist). Keys are "%08d" record numbers, as Caffe writes them.
 // The reader checks the file's page structure (lmdb_check.hpp) before liblmdb maps
 // it, so a corrupt or truncated database is an Error naming data.mdb, never a signal.
+// The writer is atomic: a database appears under its name whole or not at all.
 #include <lmdb.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 #include "taihu/arch/error.hpp"
 #include "taihu/caffe/data_sources.hpp"
@@ -30,6 +35,14 @@ void check_same_layout(MDB_env* env, const LmdbLayout& layout, const std::string
   if (info.me_last_pgno != layout.last_page || st.ms_psize != layout.page_size || st.ms_entries != layout.entries) {
     throw Error(data_file + ": LMDB file changed while being opened (another process writing it?)");
   }
+}
+
+// liblmdb turns a short pwrite (how a full disk shows on the first write that does not
+// fit) into EIO; the file system's free space tells the OS's real reason.
+int short_write_reason(int rc, const std::string& dir) {
+  struct statvfs fs {};
+  if (rc == EIO && ::statvfs(dir.c_str(), &fs) == 0 && fs.f_bavail == 0) return ENOSPC;
+  return rc;
 }
 
 }  // namespace
@@ -94,14 +107,22 @@ proto::Datum LmdbReader::read(std::size_t position) {
   return d;
 }
 
+// The database is built in "<path>.tmp.<pid>" beside the target and renamed into place
+// by commit(), so a failed or interrupted conversion never leaves a partial database
+// under the final name; until then the destructor removes the temporary directory.
 struct LmdbWriter::Impl {
   std::string path;
+  std::string temp;  // the directory being written; empty once renamed into place
   MDB_env* env = nullptr;
   MDB_txn* txn = nullptr;
   MDB_dbi dbi = 0;
   ~Impl() {
     if (txn) mdb_txn_abort(txn);
     if (env) mdb_env_close(env);
+    if (!temp.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(temp, ignored);
+    }
   }
 };
 
@@ -109,10 +130,16 @@ LmdbWriter::LmdbWriter(const std::string& path) : impl_(std::make_unique<Impl>()
   impl_->path = path;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) throw Error(path + ": already exists (remove it first)");
-  if (::mkdir(path.c_str(), 0755) != 0) throw Error(path + ": cannot create directory (" + std::strerror(errno) + ")");
+  const std::string temp = path + ".tmp." + std::to_string(::getpid());
+  if (::mkdir(temp.c_str(), 0755) != 0) {
+    throw Error(path + ": cannot create directory " + temp + " (" + std::strerror(errno) + ")");
+  }
+  impl_->temp = temp;
   check(mdb_env_create(&impl_->env), path, "env_create");
   check(mdb_env_set_mapsize(impl_->env, std::size_t{1} << 36), path, "set_mapsize");
-  check(mdb_env_open(impl_->env, path.c_str(), 0, 0664), path, "open");
+  // No lock file: the directory is this process's alone until the rename, and liblmdb
+  // maps lock.mdb, which faults (SIGBUS) instead of failing when the disk is full.
+  check(short_write_reason(mdb_env_open(impl_->env, temp.c_str(), MDB_NOLOCK, 0664), temp), path, "open");
   check(mdb_txn_begin(impl_->env, nullptr, 0, &impl_->txn), path, "txn_begin");
   check(mdb_dbi_open(impl_->txn, nullptr, 0, &impl_->dbi), path, "dbi_open");
 }
@@ -120,6 +147,7 @@ LmdbWriter::LmdbWriter(const std::string& path) : impl_(std::make_unique<Impl>()
 LmdbWriter::~LmdbWriter() = default;
 
 void LmdbWriter::put(const std::string& key, const proto::Datum& datum) {
+  if (!impl_->txn) throw Error(impl_->path + ": LMDB put after commit");
   std::string value;
   datum.SerializeToString(&value);
   MDB_val k{key.size(), const_cast<char*>(key.data())};
@@ -128,8 +156,17 @@ void LmdbWriter::put(const std::string& key, const proto::Datum& datum) {
 }
 
 void LmdbWriter::commit() {
-  check(mdb_txn_commit(impl_->txn), impl_->path, "commit");
+  if (!impl_->txn) throw Error(impl_->path + ": LMDB commit twice");
+  // mdb_txn_commit frees the transaction whether or not it succeeds.
+  MDB_txn* txn = impl_->txn;
   impl_->txn = nullptr;
+  check(short_write_reason(mdb_txn_commit(txn), impl_->temp), impl_->path, "commit");
+  mdb_env_close(impl_->env);  // the commit synced data.mdb; nothing is pending
+  impl_->env = nullptr;
+  if (::rename(impl_->temp.c_str(), impl_->path.c_str()) != 0) {
+    throw Error(impl_->path + ": cannot rename " + impl_->temp + " into place (" + std::strerror(errno) + ")");
+  }
+  impl_->temp.clear();
 }
 
 void write_lmdb(const ImageSet& set, std::size_t first, std::size_t count, const std::string& db_path) {

@@ -51,7 +51,9 @@ class LmdbReader {
   std::size_t entries_ = 0;
 };
 
-// Writes Datum records to a new LMDB (Caffe's convert_mnist_data key format "%08d").
+// Writes Datum records to a new LMDB (Caffe's convert_mnist_data key format "%08d"),
+// built in a temporary directory beside `path` that commit() renames into place; a
+// writer destroyed before commit() (an error, a full disk) removes it.
 class LmdbWriter {
  public:
   explicit LmdbWriter(const std::string& path);  // fails if it exists

@@ -908,22 +908,42 @@ inline void pair_lines(const float* u, float* up, const float* A, const std::uin
   }
 }
 
-// One thread's sweep over planes [ya, yb) of a 3D grid, tile by tile of x lines (two
-// planes at a time where use_plane_pairs says so).
+// One thread's sweep over planes [ya, yb) of x lines [xa, xb) of a 3D grid (two planes at
+// a time where use_plane_pairs says so).
+template <int H>
+inline void sweep_tile(const StepArgs& a, const Weights<H>& w, const VecWeights<H>& vw, long ya, long yb, long xa,
+                       long xb, bool pairs, Ahead ah) {
+  const Layout& L = a.layout;
+  long y = ya;
+  if (pairs)
+    for (; y + 1 < yb; y += 2)
+      for (long x = xa; x < xb; ++x) pair_lines<H>(a.u, a.u_prev, a.A, a.packed, L, w, L.index(0, x, y), ah);
+  for (; y < yb; ++y)
+    for (long x = xa; x < xb; ++x) do_line<H, 3>(a, w, vw, L.index(0, x, y), ah);
+}
+
+// One thread's sweep over planes [ya, yb) of a 3D grid, tile by tile of x lines.
 template <int H>
 inline void sweep_planes(const StepArgs& a, const Weights<H>& w, long ya, long yb, long tile, Ahead ah) {
-  const Layout& L = a.layout;
   const VecWeights<H> vw(w);
   const bool pairs = use_plane_pairs<H>(a, ah);
-  for (long xa = 0; xa < L.n[1]; xa += tile) {
-    const long xb = std::min(L.n[1], xa + tile);
-    long y = ya;
-    if (pairs)
-      for (; y + 1 < yb; y += 2)
-        for (long x = xa; x < xb; ++x) pair_lines<H>(a.u, a.u_prev, a.A, a.packed, L, w, L.index(0, x, y), ah);
-    for (; y < yb; ++y)
-      for (long x = xa; x < xb; ++x) do_line<H, 3>(a, w, vw, L.index(0, x, y), ah);
-  }
+  for (long xa = 0; xa < a.layout.n[1]; xa += tile)
+    sweep_tile<H>(a, w, vw, ya, yb, xa, std::min(a.layout.n[1], xa + tile), pairs, ah);
+}
+
+// TAIHU_STENCIL_SCHEDULE=dynamic: the 3D single step hands out (x tile, y chunk) blocks
+// to whichever thread is free instead of one y slab per thread (static, the default):
+// on a shared host a descheduled thread's slab sets the step time (about 15% of the
+// kernel's samples were the end-of-step wait at load 14), at the cost of re-reading 2H
+// planes of u per chunk. Read once per time step.
+inline bool dynamic_schedule() {
+  const char* v = std::getenv("TAIHU_STENCIL_SCHEDULE");
+  return v && v[0] == 'd';
+}
+// y planes per chunk of the dynamic schedule: four chunks per thread, at least 8H, even.
+inline long dynamic_chunk_planes(long ny, int half, int threads) {
+  const long chunk = std::max(8L * half, ny / (4L * threads));
+  return (chunk + 1) / 2 * 2;
 }
 
 template <int H, int DIM>
@@ -948,6 +968,22 @@ void step_streamed(const StepArgs& a, long j0, long j1) {
       arch::log_verbose(
           "stencil: cpu kernel radius %d, %ld-wide vectors, %d y slabs streamed in tiles of %ld x lines%s", H, kW,
           threads, tile, use_plane_pairs<H>(a, ah) ? ", two planes per pass (TAIHU_STENCIL_PAIR=0: one)" : "");
+    }
+    if (threads > 1 && dynamic_schedule()) {
+      const long ny = j1 - j0, chunk = dynamic_chunk_planes(ny, H, threads);
+      const long chunks = (ny + chunk - 1) / chunk, tiles = (L.n[1] + tile - 1) / tile;
+      const bool pairs = use_plane_pairs<H>(a, ah);
+#pragma omp parallel num_threads(threads)
+      {
+        FlushDenormals ftz;
+        const VecWeights<H> vw(w);
+#pragma omp for schedule(dynamic, 1)
+        for (long b = 0; b < tiles * chunks; ++b) {
+          const long xa = b / chunks * tile, ya = j0 + b % chunks * chunk;
+          sweep_tile<H>(a, w, vw, ya, std::min(j1, ya + chunk), xa, std::min(L.n[1], xa + tile), pairs, ah);
+        }
+      }
+      return;
     }
 #pragma omp parallel num_threads(threads)
     {

@@ -931,14 +931,15 @@ inline void sweep_planes(const StepArgs& a, const Weights<H>& w, long ya, long y
     sweep_tile<H>(a, w, vw, ya, yb, xa, std::min(a.layout.n[1], xa + tile), pairs, ah);
 }
 
-// TAIHU_STENCIL_SCHEDULE=dynamic: the 3D single step hands out (x tile, y chunk) blocks
-// to whichever thread is free instead of one y slab per thread (static, the default):
-// on a shared host a descheduled thread's slab sets the step time (about 15% of the
-// kernel's samples were the end-of-step wait at load 14), at the cost of re-reading 2H
-// planes of u per chunk. Read once per time step.
+// The 3D single step hands out (x tile, y chunk) blocks to whichever thread is free
+// (default; TAIHU_STENCIL_SCHEDULE=static: one y slab per thread, for A/B): on a shared
+// host a descheduled thread's slab sets the step time (about 15% of the kernel's samples
+// were the end-of-step wait at load 14), at the cost of re-reading 2H planes of u per
+// chunk; 1.17-1.41x the slabs in-process at 256^3, 2 threads
+// (bench/results/2026-11-28-xeon-stencil-roofline.md). Read once per time step.
 inline bool dynamic_schedule() {
   const char* v = std::getenv("TAIHU_STENCIL_SCHEDULE");
-  return v && v[0] == 'd';
+  return !(v && v[0] == 's');
 }
 // y planes per chunk of the dynamic schedule: four chunks per thread, at least 8H, even.
 inline long dynamic_chunk_planes(long ny, int half, int threads) {

@@ -85,6 +85,16 @@ bool pointwise_blocked_supports(const ConvDesc& d, Dir, const ConvLayout& l, arc
          conv::pointwise_shape(d);
 }
 bool native_always(const ConvDesc&, Dir, const ConvLayout&) { return true; }
+// Backward-weights with a short reduction for a dW beyond L2 at AVX-512 (fewer than 128
+// pixels in the batch, >= 1 Mi weights: ResNet-50 res5 2048->512 7x7 at batch 1; the
+// only such layer measured) declines: GEMM between
+// reorders (below) is faster there, 106.6 / 108.2 vs 54.9-72.6 GFLOP/s on nChw16c, 1
+// thread; with 196 pixels (res4 1024->256 14x14) this entry stays ahead, 99-120 vs
+// 91-96 (bench/results/2026-11-28-xeon-dnn-1x1-bwdw.md).
+bool pointwise_blocked_profitable(const ConvDesc& d, Dir dir) {
+  return !(dir == Dir::backward_weights && arch::active_isa() == arch::Isa::avx512 && d.n * d.h * d.w < 128 &&
+           d.c * d.k >= 1024 * 1024);
+}
 std::unique_ptr<conv::ConvAlgorithm> make_pointwise_blocked(const ConvDesc& d, const ConvLayout& l) {
   return conv::make_pointwise_blocked(d, l == kBlocked16 ? 16 : 8);
 }
@@ -159,9 +169,18 @@ std::unique_ptr<conv::ConvAlgorithm> make_direct(const ConvDesc& d, const ConvLa
 // Backward-weights (dW = dY X^T on the pointwise tile) only for wide narrowing layers
 // (ResNet's res4/res5, >= 512 input channels per group: 0.4-0.6x -> 0.75-0.85x oneDNN);
 // below that direct's transposing kernel wins, and widening layers take GEMM.
+// On AVX-512 every 1x1 stride-1 backward-weights on NCHW takes GEMM (sgemm N,T per
+// image), see gemm_for_1x1_weights.
 bool pointwise_profitable(const ConvDesc& d, Dir dir) {
   if (dir != Dir::backward_weights) return true;
-  return kg_of(d) <= cg_of(d) && cg_of(d) >= 512;
+  return kg_of(d) <= cg_of(d) && cg_of(d) >= 512 && arch::active_isa() != arch::Isa::avx512;
+}
+// AVX-512, NCHW, 1 thread, batch 1, GFLOP/s pointwise / direct / GEMM, two passes
+// (bench/results/2026-11-28-xeon-dnn-1x1-bwdw.md): 512->128 28x28 79-69 / 103-126 /
+// 114-94, 1024->256 14x14 79-75 / 99-105 / 155-103, 2048->512 7x7 72-64 / 70-62 /
+// 133-109, 256->64 56x56 69-64 / 93-104 / 104-110: GEMM ahead or level everywhere.
+bool gemm_for_1x1_weights(const ConvDesc& d, Dir dir) {
+  return dir == Dir::backward_weights && conv::pointwise_shape(d) && arch::active_isa() == arch::Isa::avx512;
 }
 // Strided 1x1 (ResNet-50's downsampling shortcuts): the pointwise kernel on the
 // subsampled input (0.82-0.92x oneDNN vs 0.71-0.74x for implicit GEMM at 28x28 and at
@@ -177,13 +196,15 @@ bool pointwise_strided_profitable(const ConvDesc& d, Dir) {
 // (GEMM on the tensors: ResNet-50 64 -> 256, 1 thread: 71-77 GFLOP/s vs 57-71 on the
 // exchanged problem; narrowing 256 -> 64: 56 vs 49 for GEMM) and strided 1x1 ones (a
 // short reduction over a small output plane for a large dw: 0.4-0.5x oneDNN on
-// 512 -> 2048 s2 and 256 -> 512 s2, GEMM on the subsampled input 0.83-1.08x).
+// 512 -> 2048 s2 and 256 -> 512 s2, GEMM on the subsampled input 0.83-1.08x); at
+// AVX-512 no 1x1 stride-1 layer (gemm_for_1x1_weights).
 bool direct_profitable(const ConvDesc& d, Dir dir) {
   switch (dir) {
     case Dir::forward: return !(strided(d) && cg_of(d) > 4);
     case Dir::backward_data: return transposed_worthwhile(d);
     case Dir::backward_weights:
-      return !(conv::pointwise_shape(d) && kg_of(d) > cg_of(d)) && !(one_by_one(d) && strided(d));
+      return !(conv::pointwise_shape(d) && kg_of(d) > cg_of(d)) && !(one_by_one(d) && strided(d)) &&
+             !gemm_for_1x1_weights(d, dir);
   }
   return false;
 }
@@ -245,7 +266,8 @@ std::unique_ptr<conv::ConvAlgorithm> make_reference(const ConvDesc& d, const Con
 const std::vector<Entry>& entries() {
   using K = conv::DirectKernel;
   static const std::vector<Entry> list = {
-      {ConvAlgo::pointwise_blocked, pointwise_blocked_supports, native_always, always, make_pointwise_blocked},
+      {ConvAlgo::pointwise_blocked, pointwise_blocked_supports, native_always, pointwise_blocked_profitable,
+       make_pointwise_blocked},
       {ConvAlgo::first_layer, first_layer_supports, first_layer_native, first_layer_profitable, make_first_layer,
        first_layer_fuses},
       {ConvAlgo::winograd_4x4, winograd_4x4_supports, nchw_native, winograd_4x4_profitable, make_winograd_4x4},

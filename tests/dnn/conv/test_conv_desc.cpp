@@ -4,6 +4,7 @@
 
 #include "conv_test_support.hpp"
 #include "taihu/arch/error.hpp"
+#include "taihu/arch/isa.hpp"
 #include "taihu/dnn/conv.hpp"
 
 namespace {
@@ -145,8 +146,9 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
             ConvAlgo::winograd_2x2);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic20ih12oc50kh5")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::direct);
+  // Narrowing 1x1: direct, GEMM on AVX-512 (conv_list.cpp's gemm_for_1x1_weights).
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih56oc64kh1")).algorithm(ConvDirection::backward_weights),
-            ConvAlgo::direct);  // narrowing 1x1
+            taihu::arch::active_isa() == taihu::arch::Isa::avx512 ? ConvAlgo::explicit_gemm : ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih56oc256kh1")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::explicit_gemm);  // widening 1x1
 }

@@ -39,11 +39,16 @@ TEST_F(ConvList, AutomaticTakesTheMeasuredEntry) {
     const char* problem;
     ConvAlgo fwd, bwd_data, bwd_weights;
   };
+  // On AVX-512, 1x1 stride-1 backward-weights on NCHW takes GEMM (conv_list.cpp's
+  // gemm_for_1x1_weights).
+  const bool avx512 = taihu::arch::active_isa() == taihu::arch::Isa::avx512;
   const Case cases[] = {
       {"mb1ic128ih28oc128oh28kh3ph1", ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4},
       {"mb1ic256ih14oc256oh14kh3ph1", ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4, ConvAlgo::direct},
-      {"mb1ic256ih56oc64oh56kh1", ConvAlgo::pointwise, ConvAlgo::pointwise, ConvAlgo::direct},
-      {"mb1ic1024ih14oc256oh14kh1", ConvAlgo::pointwise, ConvAlgo::pointwise, ConvAlgo::pointwise},
+      {"mb1ic256ih56oc64oh56kh1", ConvAlgo::pointwise, ConvAlgo::pointwise,
+       avx512 ? ConvAlgo::explicit_gemm : ConvAlgo::direct},
+      {"mb1ic1024ih14oc256oh14kh1", ConvAlgo::pointwise, ConvAlgo::pointwise,
+       avx512 ? ConvAlgo::explicit_gemm : ConvAlgo::pointwise},
       {"mb1ic64ih56oc256oh56kh1", ConvAlgo::pointwise, ConvAlgo::pointwise, ConvAlgo::explicit_gemm},
       {"mb1ic256ih56oc512kh1sh2", ConvAlgo::pointwise_strided, ConvAlgo::explicit_gemm, ConvAlgo::explicit_gemm},
       {"mb1ic3ih224oc64oh112kh7sh2ph3", ConvAlgo::first_layer, ConvAlgo::explicit_gemm, ConvAlgo::direct},
@@ -54,6 +59,16 @@ TEST_F(ConvList, AutomaticTakesTheMeasuredEntry) {
       {"g2mb1ic96ih27oc256oh27kh5ph2", ConvAlgo::winograd_2x2, ConvAlgo::winograd_2x2, ConvAlgo::winograd_2x2},
       {"mb1ic128ih56oc128kh3sh2ph1", ConvAlgo::implicit_gemm, ConvAlgo::explicit_gemm, ConvAlgo::direct},
   };
+  // nChw16c at AVX-512: ResNet-50 res5's 1x1 backward-weights (49 pixels, a 4 MiB dW)
+  // runs GEMM between reorders, res4's (196 pixels) the native blocked kernel.
+  if (avx512) {
+    const ConvLayout blocked16{taihu::dnn::ActLayout::nchw16c, taihu::dnn::ActLayout::nchw16c};
+    const Convolution res5(ConvDesc::parse("mb1ic2048ih7oc512oh7kh1"), ConvAlgo::automatic, blocked16);
+    EXPECT_EQ(res5.algorithm(ConvDirection::forward), ConvAlgo::pointwise_blocked) << res5.choice();
+    EXPECT_EQ(res5.algorithm(ConvDirection::backward_weights), ConvAlgo::explicit_gemm) << res5.choice();
+    const Convolution res4(ConvDesc::parse("mb1ic1024ih14oc256oh14kh1"), ConvAlgo::automatic, blocked16);
+    EXPECT_EQ(res4.algorithm(ConvDirection::backward_weights), ConvAlgo::pointwise_blocked) << res4.choice();
+  }
   for (const Case& c : cases) {
     const Convolution conv(ConvDesc::parse(c.problem));
     EXPECT_EQ(conv.algorithm(ConvDirection::forward), c.fwd) << c.problem << " " << conv.choice();

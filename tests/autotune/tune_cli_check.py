@@ -10,7 +10,8 @@
   torn_log     a log whose last line lacks its newline is resumed and then read by
                `best`; a torn last line is skipped with a warning naming file:line.
   emit_full    `emit` under a 1 KiB file-size limit: exit 2, the OS's reason, no
-               *.tmp.PID left (SIGXFSZ ignored, so the write fails with EFBIG).
+               *.tmp.PID left (SIGXFSZ ignored, so the write fails with EFBIG); the
+               same for `--format=halide-aot` (was SIGABRT and an empty .a).
   budget       --budget 0s / nan / -5m / inf: rejected naming the flag and value.
   reproduce    a 30 s tuning run of gemm 256^3 on 2 threads, then `best` (which reports
                the confirmed median with its IQR and range) and `time` (a fresh process
@@ -108,6 +109,20 @@ def case_emit_full(tune, dsl, tmp):
     expect(os.listdir(out_dir) == [], f"emit left {os.listdir(out_dir)}")
     rc, out, err = run([tune, "emit", os.path.join(dsl, "gemm.tdsl"), "--shape", "M=64,N=64,K=64", "--format=cpp", "--out", target])
     expect(rc == 0 and os.listdir(out_dir) == ["g.cpp"], f"emit without a limit: exit {rc}", out + err)
+    # The Halide library: LLVM aborts the process on a failed write, so the compile runs
+    # in a child process into a temporary folder (it was SIGABRT and an empty .a).
+    aot_dir = os.path.join(tmp, "aot")
+    aot = [tune, "emit", os.path.join(dsl, "gemm.tdsl"), "--shape", "M=64,N=64,K=64", "--format=halide-aot", "--out", aot_dir,
+           "--name", "g"]
+    rc, out, err = run(aot, preexec_fn=small_disk)
+    if "built without Halide" in err:
+        return
+    expect(rc == 2, f"emit halide-aot: exit {rc}, want 2", out + err)
+    expect(f"cannot write the Halide library '{aot_dir}/g.a': File too large" in err, "emit halide-aot: no strerror", err)
+    expect(os.listdir(aot_dir) == [], f"emit halide-aot left {os.listdir(aot_dir)}")
+    rc, out, err = run(aot)
+    expect(rc == 0 and sorted(os.listdir(aot_dir)) == ["g.a", "g.h"], f"emit halide-aot without a limit: exit {rc}, "
+           f"{os.listdir(aot_dir)}", out + err)
 
 
 def case_budget(tune, dsl, tmp):

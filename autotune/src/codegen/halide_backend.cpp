@@ -1,6 +1,14 @@
 // The Halide backend: JIT kernels for measuring, Halide's autoschedulers as anchors,
 // AOT static libraries (see backend.hpp). Compiled only when TAIHU_HAVE_HALIDE.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <set>
 
@@ -108,8 +116,9 @@ std::unique_ptr<Kernel> make_halide_autoscheduled(const Problem& p, int algorith
   });
 }
 
-std::vector<std::string> emit_halide_aot(const Problem& p, const Schedule& s, const std::string& dir,
-                                         const std::string& function) {
+namespace {
+
+std::vector<std::string> compile_aot(const Problem& p, const Schedule& s, const std::string& dir, const std::string& function) {
   if (p.is_winograd(s.algorithm))
     return guarded("halide aot (winograd)", [&] { return halide::emit_winograd_aot(p, s, dir, function); });
   if (p.is_ocvec(s.algorithm)) return guarded("halide aot (ocvec)", [&] { return halide::emit_ocvec_aot(p, s, dir, function); });
@@ -121,6 +130,90 @@ std::vector<std::string> emit_halide_aot(const Problem& p, const Schedule& s, co
     l.pipeline.compile_to_static_library(prefix, args, function, halide::target_for_this_cpu());
     return std::vector<std::string>{prefix + ".a", prefix + ".h"};
   });
+}
+
+// The child's last words: LLVM ends with "IO failure on output stream: <strerror>"
+// (returned in *io_reason), taihu's own errors with their message.
+std::string failure_reason(const std::string& child_stderr, int status, std::string* io_reason) {
+  const std::string io = "IO failure on output stream: ";
+  if (const auto at = child_stderr.rfind(io); at != std::string::npos) {
+    *io_reason = child_stderr.substr(at + io.size());
+    *io_reason = io_reason->substr(0, io_reason->find('\n'));
+    return *io_reason;
+  }
+  std::string r = child_stderr;
+  while (!r.empty() && (r.back() == '\n' || r.back() == ' ')) r.pop_back();
+  if (!r.empty()) return r.substr(r.rfind('\n') + 1);
+  if (WIFSIGNALED(status)) return std::string("the Halide compiler died with ") + strsignal(WTERMSIG(status));
+  return "the Halide compiler exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+}  // namespace
+
+// LLVM aborts the process when a write of its output fails ("IO failure on output
+// stream"), which no handler can catch. So the library is compiled by a child process
+// into a temporary folder beside the target, and the parent moves the files into place
+// only when the child succeeded: a full disk is an error naming the OS's reason, and
+// nothing partial is left under the final names.
+std::vector<std::string> emit_halide_aot(const Problem& p, const Schedule& s, const std::string& dir,
+                                         const std::string& function) {
+  namespace fs = std::filesystem;
+  const fs::path tmp = fs::path(dir) / (".taihu-emit.tmp." + std::to_string(::getpid()));
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  if (!fs::create_directory(tmp, ec)) throw Error("emit: cannot create '" + tmp.string() + "': " + ec.message());
+  int err_pipe[2];
+  if (::pipe(err_pipe) != 0) throw Error(std::string("emit: pipe: ") + std::strerror(errno));
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child < 0) throw Error(std::string("emit: fork: ") + std::strerror(errno));
+  if (child == 0) {
+    ::close(err_pipe[0]);
+    ::dup2(err_pipe[1], STDERR_FILENO);
+    try {
+      compile_aot(p, s, tmp.string(), function);
+      std::fflush(nullptr);
+      ::_exit(0);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      std::fflush(stderr);
+      ::_exit(1);
+    }
+  }
+  ::close(err_pipe[1]);
+  std::string child_stderr;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(err_pipe[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    child_stderr.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(err_pipe[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fs::remove_all(tmp, ec);
+    std::string io_reason;
+    const std::string why = failure_reason(child_stderr, status, &io_reason);
+    if (!io_reason.empty())
+      throw Error("emit: cannot write the Halide library '" + (fs::path(dir) / function).string() + ".a': " + io_reason);
+    throw Error("emit: " + why);
+  }
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(tmp)) files.push_back(entry.path().filename().string());
+  std::sort(files.begin(), files.end());
+  for (auto& name : files) {
+    const fs::path to = fs::path(dir) / name;
+    fs::rename(tmp / name, to, ec);
+    if (ec) {
+      fs::remove_all(tmp, ec);
+      throw Error("emit: cannot move '" + name + "' into '" + dir + "': " + ec.message());
+    }
+    name = to.string();
+  }
+  fs::remove_all(tmp, ec);
+  return files;
 }
 
 }  // namespace taihu::autotune

@@ -106,6 +106,36 @@ TEST(AutotuneRecords, StatisticAndSpreadRoundTrip) {
   EXPECT_THROW(ta::from_json_line(j.dump(), "f:3"), taihu::Error);
 }
 
+// Integer fields hold integers in range: a fuzzed log had "seed": 5.55e-06, whose
+// conversion to an integer was undefined behaviour (UBSan), as 1e300 or -1 would be.
+TEST(AutotuneRecords, IntegerFieldsAreChecked) {
+  const auto error_for = [](const char* key, const nlohmann::json& value) {
+    auto j = nlohmann::json::parse(ta::to_json_line(sample()));
+    j[key] = value;
+    try {
+      ta::from_json_line(j.dump(), "f:7");
+    } catch (const taihu::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  for (const char* key : {"seed", "trial", "repeats", "threads"}) {
+    for (const nlohmann::json& v : {nlohmann::json(5.55e-06), nlohmann::json(1e300), nlohmann::json("7"), nlohmann::json(true)}) {
+      const std::string e = error_for(key, v);
+      EXPECT_NE(e.find(std::string("f:7: '") + key + "' must be an integer"), std::string::npos) << key << " = " << v.dump() << ": " << e;
+    }
+  }
+  EXPECT_NE(error_for("seed", -1).find("'seed' must be an integer"), std::string::npos);
+  EXPECT_NE(error_for("threads", std::int64_t{1} << 32).find("'threads' must be an integer"), std::string::npos);
+  EXPECT_NE(error_for("trial", 3000000000u).find("'trial' must be an integer"), std::string::npos);
+  auto j = nlohmann::json::parse(ta::to_json_line(sample()));
+  j["seed"] = std::uint64_t{18446744073709551615u};
+  j["trial"] = -3;
+  const ta::Record r = ta::from_json_line(j.dump(), "x");
+  EXPECT_EQ(r.seed, 18446744073709551615u);
+  EXPECT_EQ(r.trial, -3);
+}
+
 // A key's best is its last confirmed record (the confirmation re-measures the previous
 // pick beside its own candidates), not the lowest search median, which reads low.
 TEST(AutotuneRecords, BestPrefersTheLastConfirmation) {

@@ -15,6 +15,7 @@
 #include <ctime>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
 #include "taihu/arch/error.hpp"
 
@@ -53,6 +54,34 @@ std::string to_json_line(const Record& r) {
   return j.dump();
 }
 
+namespace {
+
+// An integer field: nlohmann's get<int>() of a JSON number like 1e300 or -1.5 is a
+// plain cast (undefined behaviour out of range), so the value is checked first.
+template <class T>
+T integer_field(const json& j, const char* key, T fallback, const std::string& where) {
+  if (!j.contains(key)) return fallback;
+  const json& v = j.at(key);
+  const auto bad = [&] { return Error(where + ": '" + key + "' must be an integer in [" + std::to_string(std::numeric_limits<T>::min()) +
+                                      ", " + std::to_string(std::numeric_limits<T>::max()) + "], got " + v.dump()); };
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) throw bad();
+    return static_cast<T>(u);
+  }
+  if (v.is_number_integer()) {
+    const auto i = v.get<std::int64_t>();
+    if (i < 0 && !std::numeric_limits<T>::is_signed) throw bad();
+    if (std::numeric_limits<T>::is_signed && (i < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
+                                              i > static_cast<std::int64_t>(std::numeric_limits<T>::max())))
+      throw bad();
+    return static_cast<T>(i);
+  }
+  throw bad();  // a float, string, bool, ...: the writer only writes integers here
+}
+
+}  // namespace
+
 Record from_json_line(const std::string& line, const std::string& where) {
   json j;
   try {
@@ -69,7 +98,8 @@ Record from_json_line(const std::string& line, const std::string& where) {
     r.spec_hash = j.at("spec_hash").get<std::string>();
     r.shape = j.at("shape").get<std::string>();
     r.isa = j.at("isa").get<std::string>();
-    r.threads = j.at("threads").get<int>();
+    if (!j.contains("threads")) throw Error(where + ": bad record (key 'threads' not found)");
+    r.threads = integer_field<int>(j, "threads", 0, where);
     r.backend = j.at("backend").get<std::string>();
     r.schedule = j.at("schedule").get<std::map<std::string, std::string>>();
     r.ok = j.at("ok").get<bool>();
@@ -78,13 +108,13 @@ Record from_json_line(const std::string& line, const std::string& where) {
     r.spread = j.value("spread", 0.0);
     r.min_s = j.value("min_s", 0.0);
     r.max_s = j.value("max_s", 0.0);
-    r.repeats = j.value("repeats", 0);
+    r.repeats = integer_field<int>(j, "repeats", 0, where);
     r.stat = j.value("stat", "search");
     if (r.stat != "search" && r.stat != "confirmed") throw Error(where + ": unknown stat '" + r.stat + "' (search or confirmed)");
     r.predicted_s = j.value("predicted_s", -1.0);
     r.gflops = j.value("gflops", 0.0);
-    r.seed = j.value("seed", std::uint64_t{0});
-    r.trial = j.value("trial", 0);
+    r.seed = integer_field<std::uint64_t>(j, "seed", 0, where);
+    r.trial = integer_field<int>(j, "trial", 0, where);
     if (j.contains("versions")) {
       const auto& v = j["versions"];
       r.taihu_version = v.value("taihu", "");

@@ -13,4 +13,16 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# The package also carries the headers and the CMake package, whose
+# find_dependency(MPI) and find_dependency(Protobuf) need the development files:
+# without them a consumer on a fresh system fails at configure (install.fresh_debian).
+# CPack appends the shlibdeps-derived runtime libraries to this list.
+set(_taihu_dev_depends "")
+if(TAIHU_HAVE_MPI AND TAIHU_BUILD_COMM)
+  list(APPEND _taihu_dev_depends libopenmpi-dev)
+endif()
+if(TAIHU_BUILD_CAFFE)
+  list(APPEND _taihu_dev_depends libprotobuf-dev)
+endif()
+string(REPLACE ";" ", " CPACK_DEBIAN_PACKAGE_DEPENDS "${_taihu_dev_depends}")
 include(CPack)

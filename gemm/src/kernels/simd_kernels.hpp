@@ -21,6 +21,7 @@ struct PackedB {
   const T* b;
   const T* at(int j) const { return b + j; }
   void next() { b += Panel; }
+  const T* ahead(index_t d) const { return b + d * Panel; }
 };
 template <class T>
 struct StridedB {
@@ -28,6 +29,7 @@ struct StridedB {
   index_t rs, cs;
   const T* at(int j) const { return b + j * cs; }
   void next() { b += rs; }
+  const T* ahead(index_t d) const { return b + d * rs; }
 };
 
 // The register tile: MR x NR accumulators, MR / W vector loads of A and NR broadcasts
@@ -56,6 +58,8 @@ inline void simd_tile(index_t k, typename V::T alpha, const typename V::T* a, in
   for (index_t p = 0; p < k; ++p) {
     V::prefetch(a + kPrefetch * a_step);
     V::prefetch(a + kPrefetch * a_step + MR - 1);
+    // B's micro-panel too (DGEMM 2048 ~0.90 -> ~0.92x MKL, 1 thread): it streams from L2.
+    V::prefetch(b.ahead(2 * kPrefetch));
     Reg av[MV];
 #pragma GCC unroll 4
     for (int i = 0; i < MV; ++i) av[i] = V::loadu(a + i * V::W);

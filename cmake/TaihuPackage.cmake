@@ -24,5 +24,12 @@ endif()
 if(TAIHU_BUILD_CAFFE)
   list(APPEND _taihu_dev_depends libprotobuf-dev)
 endif()
+# libcudart comes from NVIDIA's toolkit, which dpkg-shlibdeps cannot map to a Debian
+# package (it drops it silently): name NVIDIA's runtime package, so that apt refuses the
+# .deb where it is missing instead of installing libraries that cannot load. Debian 12
+# has no CUDA 13 runtime: configure with -DTAIHU_WITH_CUDA=OFF for a plain-Debian package.
+if(TAIHU_HAVE_CUDA)
+  list(APPEND _taihu_dev_depends "cuda-cudart-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")
+endif()
 string(REPLACE ";" ", " CPACK_DEBIAN_PACKAGE_DEPENDS "${_taihu_dev_depends}")
 include(CPack)

@@ -6,14 +6,19 @@
 // misuse errors.
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "mpi_world.hpp"
 #include "taihu/arch/error.hpp"
+#include "taihu/comm/calibration.hpp"
 #include "taihu/comm/communicator.hpp"
 #include "taihu/comm/eager_limit.hpp"
 #include "taihu/comm/parameters.hpp"
@@ -235,6 +240,67 @@ TEST(CommAllreduce, BadEnvironmentValuesAreClearErrors) {
 TEST(CommAllreduce, NullDataWithCountIsAnError) {
   tc::Communicator comm(MPI_COMM_WORLD);
   EXPECT_THROW(comm.allreduce(static_cast<float*>(nullptr), 5), taihu::Error);
+}
+
+// The probe's small-message table: an old-format cache line is rejected and replaced by
+// a v2 line carrying the table; the table covers 4 B .. kSmallCalibrationMax; choose()
+// follows it; the automatic allreduce stays exact; a second communicator reads it back.
+TEST(CommCalibration, SmallMessageTableIsMeasuredCachedAndRefreshed) {
+  std::string probe_env;
+  if (const char* e = std::getenv("TAIHU_COMM_PROBE")) probe_env = e;
+  unsetenv("TAIHU_COMM_PROBE");  // ctest sets never; this test probes
+  long long id = ::getpid();
+  MPI_Bcast(&id, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("taihu_small_cal_" + std::to_string(id) + ".txt")).string();
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  {
+    tc::Options never;
+    never.probe = tc::Probe::never;
+    tc::Communicator plain(MPI_COMM_WORLD, never);
+    const std::string key = tc::calibration_key(plain.layout(), host);
+    if (world_rank() == 0) {
+      std::ofstream out(path);
+      out << key << " 1e-6 3.6e-10 4e-7 1.8e-10 1.6e-10\n";  // the format before v2
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  tc::Options o;
+  o.calibration_cache = path;
+  tc::Communicator comm(MPI_COMM_WORLD, o);
+  const auto& small = comm.cost_model().params().small;
+  ASSERT_EQ(small.size(), 8u);  // 4, 16, ..., 64 KiB
+  for (std::size_t i = 0; i < small.size(); ++i) {
+    EXPECT_EQ(small[i].bytes, std::size_t{4} << (2 * i));
+    EXPECT_NE(small[i].algorithm, tc::Algorithm::automatic);
+    EXPECT_GT(small[i].seconds, 0.0);
+    EXPECT_EQ(comm.choose(small[i].bytes).algorithm, small[i].algorithm) << small[i].bytes;
+  }
+  for (std::size_t count : {1ul, 5ul, 64ul, 1001ul, 16384ul}) {
+    const auto in = make_input<float>(count, true, 5);
+    auto got = in;
+    comm.allreduce(got.data(), got.size());
+    EXPECT_TRUE(got == reference(in, tc::Op::sum)) << "count " << count;
+    EXPECT_TRUE(identical_on_all_ranks(got));
+  }
+  if (world_rank() == 0) {
+    const auto stored = tc::load_calibration(path, tc::calibration_key(comm.layout(), host));
+    ASSERT_TRUE(stored.has_value());
+    ASSERT_EQ(stored->small.size(), small.size());
+    for (std::size_t i = 0; i < small.size(); ++i) EXPECT_EQ(stored->small[i].algorithm, small[i].algorithm);
+  }
+  {
+    tc::Options cached_only = o;
+    cached_only.probe = tc::Probe::never;  // must come from the file, not a probe
+    tc::Communicator again(MPI_COMM_WORLD, cached_only);
+    ASSERT_EQ(again.cost_model().params().small.size(), small.size());
+    for (std::size_t i = 0; i < small.size(); ++i)
+      EXPECT_EQ(again.cost_model().params().small[i].algorithm, small[i].algorithm);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) std::filesystem::remove(path);
+  if (!probe_env.empty()) setenv("TAIHU_COMM_PROBE", probe_env.c_str(), 1);
 }
 
 TEST(CommParameters, BroadcastAndChecksum) {

@@ -195,3 +195,68 @@ TEST(CommCalibration, CacheRoundTripsAtomicallyAndRejectsJunk) {
   EXPECT_THROW(tc::parse_calibration("1e-6 1e-9", "x"), taihu::Error);
   fs::remove_all(dir);
 }
+
+TEST(CommCalibration, VersionedLineCarriesTheSmallMessageTable) {
+  tc::CostParams p;
+  p.tiers = {{3e-4, 8e-8}};
+  p.small = {{4, tc::Algorithm::mpi, 2e-3}, {4096, tc::Algorithm::recursive_doubling, 1.5e-3},
+             {65536, tc::Algorithm::hierarchical, 6e-3}};
+  const std::string text = tc::format_calibration(p);
+  EXPECT_EQ(text.rfind(std::string(tc::kCalibrationVersion) + " ", 0), 0u) << text;
+  const tc::CostParams q = tc::parse_calibration(text, "t");
+  ASSERT_EQ(q.small.size(), 3u);
+  EXPECT_EQ(q.small[1].bytes, 4096u);
+  EXPECT_EQ(q.small[1].algorithm, tc::Algorithm::recursive_doubling);
+  EXPECT_NEAR(q.small[2].seconds, 6e-3, 1e-9);
+  ASSERT_EQ(q.tiers.size(), 1u);
+  EXPECT_NEAR(q.tiers[0].beta, 8e-8, 1e-13);
+}
+
+TEST(CommCalibration, OldFormatAndBadTablesAreRejectedWithTheReason) {
+  auto message = [](const std::string& line) {
+    try {
+      tc::parse_calibration(line, "cal.txt:2:9");
+    } catch (const taihu::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  // The format before the small-message table: five numbers, no version.
+  EXPECT_NE(message("1e-6 3.6e-10 4e-7 1.8e-10 1.6e-10").find("old format"), std::string::npos);
+  EXPECT_NE(message("1e-6 3.6e-10 4e-7 1.8e-10 1.6e-10").find("cal.txt:2:9"), std::string::npos);
+  EXPECT_NE(message("v9 1e-6 3.6e-10 4e-7 1.8e-10 1.6e-10").find("expected the version"), std::string::npos);
+  const std::string base = "v2 1e-6 3.6e-10 4e-7 1.8e-10 1.6e-10";
+  EXPECT_EQ(message(base), "accepted");
+  EXPECT_EQ(message(base + " small 4:mpi:1e-3 64:rabenseifner:2e-3"), "accepted");
+  EXPECT_NE(message(base + " small 64:mpi:1e-3 4:mpi:1e-3").find("ascend"), std::string::npos);
+  EXPECT_NE(message(base + " small 4:bogus:1e-3").find("bogus"), std::string::npos);
+  EXPECT_NE(message(base + " small 4:auto:1e-3").find("not auto"), std::string::npos);
+  EXPECT_NE(message(base + " small 4:mpi").find("<bytes>:<algorithm>:<seconds>"), std::string::npos);
+  EXPECT_NE(message(base + " small 0:mpi:1e-3").find("bytes must be"), std::string::npos);
+  EXPECT_NE(message(base + " small 1048576:mpi:1e-3").find("bytes must be"), std::string::npos);
+  EXPECT_NE(message(base + " small 4:mpi:-1").find("bad calibration value"), std::string::npos);
+}
+
+TEST(CommCostModel, SmallSizesTakeTheMeasuredWinnerNearestInLog) {
+  tc::RankLayout l = grouped_layout(8, 1, 4);
+  tc::CostParams p;
+  p.tiers = {{1e-4, 1e-9}, {1e-4, 1e-8}};
+  const tc::CostModel model_only(p);
+  p.small = {{4, tc::Algorithm::mpi, 1e-3}, {1024, tc::Algorithm::rabenseifner, 2e-3},
+             {4096, tc::Algorithm::hierarchical, 3e-3}};
+  const tc::CostModel m(p);
+  EXPECT_EQ(m.choose(l, 0).algorithm, tc::Algorithm::mpi);
+  EXPECT_EQ(m.choose(l, 4).algorithm, tc::Algorithm::mpi);
+  EXPECT_EQ(m.choose(l, 60).algorithm, tc::Algorithm::mpi);            // log2 5.9: nearer 4 (2) than 1024 (10)
+  EXPECT_EQ(m.choose(l, 64).algorithm, tc::Algorithm::rabenseifner);   // 6: a tie goes to the larger size
+  EXPECT_EQ(m.choose(l, 1024).algorithm, tc::Algorithm::rabenseifner);
+  EXPECT_EQ(m.choose(l, 3000).algorithm, tc::Algorithm::hierarchical);
+  EXPECT_NEAR(m.choose(l, 4).predicted_seconds, 1e-3, 1e-12);
+  // A measured hierarchical pick carries the model's pipeline plan.
+  EXPECT_EQ(m.choose(l, 4096).pipeline_bytes, m.hierarchical_plan(l, 4096).pipeline_bytes);
+  // Above the largest measured size the model decides alone, as without a table.
+  for (std::size_t bytes : {4097ul, 1ul << 20, 64ul << 20}) {
+    EXPECT_EQ(m.choose(l, bytes).algorithm, model_only.choose(l, bytes).algorithm) << bytes;
+    EXPECT_EQ(m.measured(bytes), nullptr);
+  }
+}

@@ -38,26 +38,81 @@ std::string calibration_key(const RankLayout& layout, const std::string& host) {
 std::string format_calibration(const CostParams& p) {
   std::ostringstream os;
   os.precision(6);
-  os << std::scientific << p.node_p2p.alpha << ' ' << p.node_p2p.beta << ' ' << p.shm_sync << ' ' << p.shm_copy
-     << ' ' << p.gamma;
+  os << kCalibrationVersion << ' ' << std::scientific << p.node_p2p.alpha << ' ' << p.node_p2p.beta << ' '
+     << p.shm_sync << ' ' << p.shm_copy << ' ' << p.gamma;
   for (const auto& t : p.tiers) os << ' ' << t.alpha << ' ' << t.beta;
+  if (!p.small.empty()) {
+    os << " small";
+    for (const auto& m : p.small) os << ' ' << m.bytes << ':' << to_string(m.algorithm) << ':' << m.seconds;
+  }
   return os.str();
 }
 
+namespace {
+
+// A calibration number: seconds or seconds/byte in (0, 1].
+double parse_value(const std::string& tok, const std::string& where) {
+  char* end = nullptr;
+  const double d = std::strtod(tok.c_str(), &end);
+  if (tok.empty() || *end != '\0' || !(d > 0) || d > 1.0)
+    throw Error(where + ": bad calibration value '" + tok + "' (expected seconds or seconds/byte in (0, 1])");
+  return d;
+}
+
+// "<bytes>:<algorithm>:<seconds>" of the small-message table.
+MeasuredChoice parse_measured(const std::string& tok, const std::string& where) {
+  const auto a = tok.find(':'), b = tok.rfind(':');
+  if (a == std::string::npos || a == b)
+    throw Error(where + ": bad small-message entry '" + tok + "' (expected <bytes>:<algorithm>:<seconds>)");
+  MeasuredChoice m;
+  const std::string bytes = tok.substr(0, a);
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(bytes.c_str(), &end, 10);
+  if (bytes.empty() || bytes[0] == '-' || *end != '\0' || v == 0 || v > kSmallCalibrationMax)
+    throw Error(where + ": small-message entry '" + tok + "': bytes must be in [1, " +
+                std::to_string(kSmallCalibrationMax) + "]");
+  m.bytes = static_cast<std::size_t>(v);
+  m.algorithm = parse_algorithm(tok.substr(a + 1, b - a - 1), where + ": small-message entry '" + tok + "'");
+  if (m.algorithm == Algorithm::automatic)
+    throw Error(where + ": small-message entry '" + tok + "': the algorithm must be a concrete one, not auto");
+  m.seconds = parse_value(tok.substr(b + 1), where);
+  return m;
+}
+
+}  // namespace
+
 CostParams parse_calibration(const std::string& fields, const std::string& where) {
   std::istringstream in(fields);
-  std::vector<double> v;
   std::string tok;
-  while (in >> tok) {
+  if (!(in >> tok)) throw Error(where + ": empty calibration line");
+  if (tok != kCalibrationVersion) {
     char* end = nullptr;
-    const double d = std::strtod(tok.c_str(), &end);
-    if (*end != '\0' || !(d > 0) || d > 1.0)
-      throw Error(where + ": bad calibration value '" + tok + "' (expected seconds or seconds/byte in (0, 1])");
-    v.push_back(d);
+    std::strtod(tok.c_str(), &end);
+    if (*end == '\0')
+      throw Error(where + ": calibration line in the old format (no '" + std::string(kCalibrationVersion) +
+                  "', no small-message table); it is probed again and replaced");
+    throw Error(where + ": calibration line starts with '" + tok + "', expected the version '" +
+                std::string(kCalibrationVersion) + "'");
+  }
+  std::vector<double> v;
+  CostParams p;
+  bool in_small = false;
+  while (in >> tok) {
+    if (!in_small && tok == "small") {
+      in_small = true;
+      continue;
+    }
+    if (!in_small) {
+      v.push_back(parse_value(tok, where));
+      continue;
+    }
+    const MeasuredChoice m = parse_measured(tok, where);
+    if (!p.small.empty() && m.bytes <= p.small.back().bytes)
+      throw Error(where + ": small-message entry '" + tok + "': sizes must ascend");
+    p.small.push_back(m);
   }
   if (v.size() < 5 || (v.size() - 5) % 2 != 0)
     throw Error(where + ": expected 5 + 2*tiers calibration values, got " + std::to_string(v.size()));
-  CostParams p;
   p.node_p2p = {v[0], v[1]};
   p.shm_sync = v[2];
   p.shm_copy = v[3];
@@ -98,7 +153,7 @@ void store_cache_line(const std::string& path, const std::string& key, const std
       if (line.rfind(key + " ", 0) != 0 && !line.empty()) lines.push_back(line);
   }
   if (lines.empty() || lines[0].rfind("#", 0) != 0)
-    lines.insert(lines.begin(), "# taihu::comm calibration: key node_alpha node_beta shm_sync shm_copy gamma [tier_alpha tier_beta]...");
+    lines.insert(lines.begin(), "# taihu::comm calibration: key v2 node_alpha node_beta shm_sync shm_copy gamma [tier_alpha tier_beta]... [small bytes:algorithm:seconds...]");
   lines.push_back(key + " " + payload);
   std::error_code ec;
   const fs::path target(path);

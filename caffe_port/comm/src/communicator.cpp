@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -253,20 +254,36 @@ void Communicator::Impl::load_or_probe() {
         have = 1;
       }
     } catch (const Error& e) {
-      arch::log_verbose("comm: ignoring calibration cache: %s\n", e.what());
+      // Said always: an old-format or damaged line costs a probe on every start until
+      // it is replaced, which this run does unless probing is off.
+      std::fprintf(stderr, "taihu::comm: calibration cache ignored: %s%s\n", e.what(),
+                   mode == Probe::never ? " (TAIHU_COMM_PROBE=never: using the built-in defaults)" : "");
     }
   }
   MPI_Bcast(&have, 1, MPI_INT, 0, world);
-  if (!have && mode != Probe::never) {
+  params.eager_limit = mpi_tcp_eager_limit();
+  const bool probing = !have && mode != Probe::never;
+  if (probing) {
     params = probe(ordered, node, layout);
+    params.eager_limit = mpi_tcp_eager_limit();
+  }
+  agree_on(params, have ? "cache" : (probing ? "probe" : "defaults"));
+  if (probing) {
+    // The small-message table runs the algorithms under the model just agreed on.
+    CostParams measured = model.params();
+    measured.small = measure_small_messages();
+    agree_on(measured, "probe + small-message table");
     if (rank == 0) {
       try {
-        store_calibration(path, key, params);
+        store_calibration(path, key, model.params());
       } catch (const Error& e) {
         arch::log_verbose("comm: calibration cache not written: %s\n", e.what());
       }
     }
   }
+}
+
+void Communicator::Impl::agree_on(const CostParams& params, const char* what) {
   // Rank 0's parameters everywhere, so every rank makes the same choices.
   std::string text = format_calibration(params);
   int len = static_cast<int>(text.size());
@@ -274,11 +291,10 @@ void Communicator::Impl::load_or_probe() {
   text.resize(len);
   MPI_Bcast(text.data(), len, MPI_CHAR, 0, world);
   CostParams agreed = parse_calibration(text, "broadcast calibration");
-  agreed.eager_limit = broadcast_size(mpi_tcp_eager_limit(), world);
+  agreed.eager_limit = broadcast_size(params.eager_limit, world);
   model = CostModel(agreed);
   if (rank == 0 && arch::verbose_enabled())
-    arch::log_verbose("comm: cost parameters %s (%s), eager limit %zu B\n", text.c_str(),
-                      have ? "cache" : (mode == Probe::never ? "defaults" : "probe"), agreed.eager_limit);
+    arch::log_verbose("comm: cost parameters %s (%s), eager limit %zu B\n", text.c_str(), what, agreed.eager_limit);
 }
 
 void Communicator::Impl::check_global_counts(std::uint64_t count) {
@@ -352,7 +368,7 @@ void Communicator::Impl::run(T* data, std::size_t count, Op op, Algorithm reques
   if (size == 1) return;
   const std::size_t bytes = count * sizeof(T);
   const Choice c = resolve(bytes, requested);
-  if (arch::verbose_enabled() && rank == 0) {
+  if (arch::verbose_enabled() && rank == 0 && !measuring) {
     const int key = bytes == 0 ? -1 : static_cast<int>(std::log2(static_cast<double>(bytes)));
     auto it = logged.find(key);
     if (it == logged.end() || it->second != c.algorithm) {
@@ -413,16 +429,7 @@ MPI_Comm Communicator::comm() const { return impl_->world; }
 const RankLayout& Communicator::layout() const { return impl_->layout; }
 const CostModel& Communicator::cost_model() const { return impl_->model; }
 
-void Communicator::set_cost_params(const CostParams& params) {
-  std::string text = format_calibration(params);
-  int len = static_cast<int>(text.size());
-  MPI_Bcast(&len, 1, MPI_INT, 0, impl_->world);
-  text.resize(len);
-  MPI_Bcast(text.data(), len, MPI_CHAR, 0, impl_->world);
-  CostParams agreed = parse_calibration(text, "set_cost_params");
-  agreed.eager_limit = broadcast_size(params.eager_limit, impl_->world);
-  impl_->model = CostModel(agreed);
-}
+void Communicator::set_cost_params(const CostParams& params) { impl_->agree_on(params, "set_cost_params"); }
 
 void Communicator::allreduce(float* data, std::size_t count, Op op, Algorithm algorithm) {
   impl_->run(data, count, op, algorithm);
@@ -434,7 +441,10 @@ void Communicator::allreduce(double* data, std::size_t count, Op op, Algorithm a
 void Communicator::calibrate() {
   CostParams p = probe(impl_->ordered, impl_->node, impl_->layout);
   p.eager_limit = impl_->model.params().eager_limit;  // the library's, read at start-up
-  set_cost_params(p);
+  impl_->agree_on(p, "probe");
+  p = impl_->model.params();
+  p.small = impl_->measure_small_messages();
+  impl_->agree_on(p, "probe + small-message table");
   if (impl_->rank == 0) {
     char host[256] = {0};
     gethostname(host, sizeof(host) - 1);

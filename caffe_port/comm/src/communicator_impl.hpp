@@ -28,6 +28,7 @@ struct Communicator::Impl {
   bool check_counts = false;
   long long pipeline_override = -1;  // TAIHU_COMM_PIPELINE bytes; -1 = the default rule
   std::map<int, Algorithm> logged;   // log2(bytes) -> last logged choice
+  bool measuring = false;            // the small-message probe runs: no per-call log
 
   Impl(MPI_Comm comm, Options opts);
   ~Impl();
@@ -35,6 +36,11 @@ struct Communicator::Impl {
   void groups_from_bandwidth(const std::vector<int>& phys_of, const std::vector<int>& roots,
                              const std::vector<std::string>& hosts);
   void load_or_probe();
+  // The calibration's small-message table, timed with this communicator's algorithms
+  // (small_messages.cpp); collective, the same table on every rank.
+  std::vector<MeasuredChoice> measure_small_messages();
+  // Broadcasts rank 0's parameters and makes them the model (the eager limit as given).
+  void agree_on(const CostParams& params, const char* what);
   template <class T> void run(T* data, std::size_t count, Op op, Algorithm requested);
   template <class T> void run_flat(MPI_Comm comm, const LinkCost& link, T* data, std::size_t count,
                                    Algorithm algorithm, std::size_t segment_bytes);

@@ -261,7 +261,27 @@ Choice CostModel::choose(const RankLayout& layout, std::size_t bytes) const {
     if (const HierarchicalPlan h = hierarchical_plan(layout, n); h.seconds < best.predicted_seconds)
       best = {Algorithm::hierarchical, best.segment_bytes, h.seconds, h.pipeline_bytes};
   }
+  if (const MeasuredChoice* m = measured(bytes); m && m->algorithm != best.algorithm) {
+    Choice c;
+    c.algorithm = m->algorithm;
+    c.predicted_seconds = m->seconds;
+    if (m->algorithm == Algorithm::hierarchical) c.pipeline_bytes = hierarchical_plan(layout, n).pipeline_bytes;
+    // ring: segment 0 lets the runner derive it; the others take none.
+    return c;
+  }
   return best;
+}
+
+const MeasuredChoice* CostModel::measured(std::size_t bytes) const {
+  const auto& small = params_.small;
+  if (small.empty() || bytes > small.back().bytes) return nullptr;
+  const double at = std::log2(static_cast<double>(std::max<std::size_t>(bytes, 1)));
+  const MeasuredChoice* nearest = &small.front();
+  for (const MeasuredChoice& m : small)  // ties go to the larger size (more data, same latency)
+    if (std::fabs(std::log2(static_cast<double>(m.bytes)) - at) <=
+        std::fabs(std::log2(static_cast<double>(nearest->bytes)) - at))
+      nearest = &m;
+  return nearest;
 }
 
 }  // namespace taihu::comm

@@ -5,9 +5,18 @@
 // file (written atomically: temp file + rename) keyed by host, rank count and layout,
 // so later runs start with calibrated parameters without probing.
 //
+// Then (Communicator) the small-message table: at 4, 16, 64, ... kSmallCalibrationMax
+// bytes the candidates (recursive doubling, Rabenseifner, hierarchical or shm, the
+// model's own pick, and the MPI library's MPI_Allreduce) run interleaved round by round;
+// the fastest median wins, and MPI_Allreduce unless another is >= 5% faster, so small
+// sizes are never knowingly slower than the library's default.
+//
 // Cache file: TAIHU_COMM_CACHE, else $XDG_CACHE_HOME/taihu/comm-calibration.txt, else
-// $HOME/.cache/taihu/comm-calibration.txt. One line per key:
-//   <key> node_alpha node_beta shm_sync shm_copy gamma [tier_alpha tier_beta]...
+// $HOME/.cache/taihu/comm-calibration.txt. One line per key (format version v2):
+//   <key> v2 node_alpha node_beta shm_sync shm_copy gamma [tier_alpha tier_beta]...
+//         [small <bytes>:<algorithm>:<seconds>...]
+// A line of the older format (no version) is rejected with a message saying so, and the
+// communicator probes again and replaces it.
 #pragma once
 #include <mpi.h>
 
@@ -18,6 +27,9 @@
 #include "taihu/comm/topology.hpp"
 
 namespace taihu::comm {
+
+// The version that opens every calibration line (parse_calibration rejects others).
+inline constexpr const char* kCalibrationVersion = "v2";
 
 std::string default_cache_path();
 // A key naming the host, rank count and layout (nodes and tier sizes).
@@ -39,7 +51,8 @@ std::string format_calibration(const CostParams& p);
 CostParams parse_calibration(const std::string& fields, const std::string& where);
 
 // Collective over `comm` (ranks in layout order); `node` is the node communicator of
-// this rank; returns the same parameters on every rank (rank 0's measurement).
+// this rank; returns the same parameters on every rank (rank 0's measurement), with an
+// empty small-message table (Communicator measures it with its algorithms).
 CostParams probe(MPI_Comm comm, MPI_Comm node, const RankLayout& layout);
 
 }  // namespace taihu::comm

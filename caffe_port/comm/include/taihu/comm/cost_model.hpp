@@ -4,7 +4,9 @@
 //   also has the shared-memory costs (sync = one node barrier, copy = seconds per byte
 //   copied through the window while all local ranks do the same).
 // Parameters come from calibration (a short probe, cached; see calibration.hpp) or the
-// built-in defaults measured on the development machine.
+// built-in defaults measured on the development machine. Small messages (up to
+// kSmallCalibrationMax) are chosen by measurement instead where the probe timed them:
+// the candidates, the MPI library's own MPI_Allreduce among them, at each power of 4.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -21,6 +23,17 @@ struct LinkCost {
   double beta = 3.6e-10;    // s per byte
 };
 
+// The winner of a small-message size measured by the probe (calibration.hpp): which
+// algorithm ran fastest at `bytes` on this layout and its time (the slowest rank's median).
+struct MeasuredChoice {
+  std::size_t bytes = 0;
+  Algorithm algorithm = Algorithm::mpi;
+  double seconds = 0;
+};
+
+// The probe times the small-message candidates at 4, 16, 64, ... bytes up to this size.
+inline constexpr std::size_t kSmallCalibrationMax = 64 * 1024;
+
 struct CostParams {
   // Defaults: the development machine (2-core Zen 3 VM, OpenMPI 4.1 vader), 2 ranks,
   // measured by probe(); used when no calibration is cached and probing is off.
@@ -29,6 +42,10 @@ struct CostParams {
   double shm_copy = 1.8e-10;                // s per byte through the shared window
   double gamma = 1.6e-10;                   // s per byte reduced (memory bound)
   std::vector<LinkCost> tiers;              // tiers above node: [0] = between nodes, ...
+  // Measured winners at small sizes, ascending bytes (empty: the model decides alone).
+  // Their latency is scheduling and bursts the alpha-beta terms of a bandwidth probe
+  // mispredict (the namespace cluster's 4 KiB: 0.59-0.86x Open MPI with the model's pick).
+  std::vector<MeasuredChoice> small;
   // The MPI library's eager limit between hosts (mpi_tcp_eager_limit(); not part of the
   // cached calibration: the communicator reads it from the library at start-up).
   std::size_t eager_limit = kDefaultEagerLimit;
@@ -95,8 +112,12 @@ class CostModel {
   // reduction that cannot overlap the last segment.
   std::size_t ring_segment(int p, double bytes, const LinkCost& link) const;
 
-  // The algorithm for this layout and message size (never automatic, never mpi).
+  // The algorithm for this layout and message size (never automatic). Sizes up to the
+  // largest measured small size take the measured winner nearest in log2(bytes), which
+  // may be mpi (the library's own MPI_Allreduce, when nothing beat it); above, the model.
   Choice choose(const RankLayout& layout, std::size_t bytes) const;
+  // The measured small-message winner that applies to `bytes`, or null.
+  const MeasuredChoice* measured(std::size_t bytes) const;
 
  private:
   // Flat algorithms across all ranks: the link is the slowest tier they span.

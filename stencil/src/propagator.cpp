@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 
 #include "boundary/absorbing.hpp"
@@ -147,6 +148,7 @@ struct Propagator::State {
   std::string kernel_label;
   std::unique_ptr<CudaStepper> cuda;
   Compressed compressed;  // Options::coefficients = half
+  bool one_region = false;  // 2D, optimized CPU kernel: the whole step in one OpenMP region
 };
 
 namespace {
@@ -167,6 +169,13 @@ void fill_coefficient(Field& f, const LocalBox& box, const std::function<float(s
         const auto gi = static_cast<std::size_t>((c[2] * g.n[1] + c[1]) * g.n[0] + c[0]);
         f.data()[L.index(i0, i1, i2)] = value(gi);
       }
+}
+
+// TAIHU_STENCIL_ONE_REGION=0: a 2D step forks a region per phase (kernel, CPML loops,
+// sponge) as 3D does, for A/B comparisons (read once per propagator).
+bool one_region_enabled() {
+  const char* v = std::getenv("TAIHU_STENCIL_ONE_REGION");
+  return !(v && v[0] == '0');
 }
 
 }  // namespace
@@ -241,6 +250,7 @@ Propagator::Propagator(const Model& model, const Options& options, const Subdoma
       }
       s.step_fn = kernels::optimized_step();
       s.kernel_label = std::string("cpu ") + kernels::optimized_step_name();
+      s.one_region = g.dim == 2 && one_region_enabled();
       break;
     case KernelKind::cuda:
       s.cuda = make_cuda_stepper(s.box.layout, model.physics, g.dim, s.fd);  // throws without CUDA
@@ -355,6 +365,74 @@ void Propagator::step_impl(const PointStencil* source, float amplitude,
     else
       s.step_fn(args, j0, j1);
   };
+  auto cpml = [&](bool team) {
+    if (s.absorber->kind() != BoundaryKind::cpml) return;
+    if (vti)
+      s.absorber->apply_cpml({s.q[c].data(), s.p[c].data(), s.p[c].data()}, {s.p[nx].data(), s.q[nx].data()},
+                             {{{s.C.data(), s.A.data(), s.A.data()}, {s.C.data(), s.B.data(), s.B.data()}}}, team);
+    else
+      s.absorber->apply_cpml({s.p[c].data(), s.p[c].data(), s.p[c].data()}, {s.p[nx].data(), nullptr},
+                             {{{s.A.data(), s.A.data(), s.A.data()}, {nullptr, nullptr, nullptr}}}, team);
+  };
+  auto sources = [&] {
+    if (source && amplitude != 0.f) {
+      const Grid& g = s.box.global;
+      const double cell = g.h[0] * g.h[1] * (g.dim == 3 ? g.h[2] : 1.0);
+      const float scale = static_cast<float>(amplitude * s.opt.dt * s.opt.dt / cell);
+      const int slow = g.slow_axis();
+      const PointStencil& st = *source;
+      for (int k2 = 0; k2 < st.count[2]; ++k2)
+        for (int k1 = 0; k1 < st.count[1]; ++k1)
+          for (int k0 = 0; k0 < st.count[0]; ++k0) {
+            long c3[3] = {st.first[0] + k0, st.first[1] + k1, st.first[2] + k2};
+            const float w = st.w[0][k0] * st.w[1][k1] * st.w[2][k2];
+            if (w == 0.f) continue;
+            c3[slow] -= s.box.slow_offset;
+            bool inside = true;
+            for (int a = 0; a < 3; ++a) inside = inside && c3[a] >= 0 && c3[a] < s.box.layout.n[a];
+            if (!inside) continue;
+            const long i = s.box.layout.index(c3[0], c3[1], c3[2]);
+            s.p[nx].data()[i] += scale * w;
+            if (vti) s.q[nx].data()[i] += scale * w;
+          }
+    }
+    if (inject) (*inject)(s.p[nx]);
+  };
+  if (s.one_region && !halo) {
+    // One region for the whole 2D step: a fork/join per phase costs about as much as
+    // the phase on a 2D grid, and each is a point where a descheduled thread stalls the
+    // rest. Same operations in the same order per point as the phases below, so the
+    // results are bit-identical: the kernel's line loop (barrier), the CPML loops (their
+    // barriers), the sources by one thread (barrier), then per line the sponge of both
+    // levels and the free surface, which touch that line's own points only.
+    args.team = true;
+    s.absorber->unpack_loaded_state();
+    Absorber& absorber = *s.absorber;
+    float* const fields[4] = {s.p[nx].data(), s.p[c].data(), s.q[nx].empty() ? nullptr : s.q[nx].data(),
+                              s.q[c].empty() ? nullptr : s.q[c].data()};
+    const bool sponge = absorber.kind() == BoundaryKind::sponge, surface = absorber.free_surface();
+#pragma omp parallel num_threads(threads_for_points(double(ns) * double(s.box.layout.n[0])))
+    {
+      FlushDenormals team_ftz;
+      s.step_fn(args, 0, ns);
+      cpml(true);
+#pragma omp single
+      sources();
+      if (sponge || surface) {
+#pragma omp for schedule(static)
+        for (long j = 0; j < ns; ++j) {
+          if (sponge)
+            for (float* f : fields)
+              if (f) absorber.sponge_line(f, j, 0);
+          if (surface)
+            for (int k : {0, 2})
+              if (fields[k]) absorber.free_surface_line(fields[k], j, 0);
+        }
+      }
+    }
+    s.cur = nx;
+    return;
+  }
   if (halo) {
     halo->start(current_fields());
     if (ns > 2 * h) run(h, ns - h);
@@ -369,36 +447,8 @@ void Propagator::step_impl(const PointStencil* source, float amplitude,
     run(0, ns);
   }
   if (s.cuda) s.cuda->sync(args);
-  if (s.absorber->kind() == BoundaryKind::cpml) {
-    if (vti)
-      s.absorber->apply_cpml({s.q[c].data(), s.p[c].data(), s.p[c].data()}, {s.p[nx].data(), s.q[nx].data()},
-                             {{{s.C.data(), s.A.data(), s.A.data()}, {s.C.data(), s.B.data(), s.B.data()}}});
-    else
-      s.absorber->apply_cpml({s.p[c].data(), s.p[c].data(), s.p[c].data()}, {s.p[nx].data(), nullptr},
-                             {{{s.A.data(), s.A.data(), s.A.data()}, {nullptr, nullptr, nullptr}}});
-  }
-  if (source && amplitude != 0.f) {
-    const Grid& g = s.box.global;
-    const double cell = g.h[0] * g.h[1] * (g.dim == 3 ? g.h[2] : 1.0);
-    const float scale = static_cast<float>(amplitude * s.opt.dt * s.opt.dt / cell);
-    const int slow = g.slow_axis();
-    const PointStencil& st = *source;
-    for (int k2 = 0; k2 < st.count[2]; ++k2)
-      for (int k1 = 0; k1 < st.count[1]; ++k1)
-        for (int k0 = 0; k0 < st.count[0]; ++k0) {
-          long c3[3] = {st.first[0] + k0, st.first[1] + k1, st.first[2] + k2};
-          const float w = st.w[0][k0] * st.w[1][k1] * st.w[2][k2];
-          if (w == 0.f) continue;
-          c3[slow] -= s.box.slow_offset;
-          bool inside = true;
-          for (int a = 0; a < 3; ++a) inside = inside && c3[a] >= 0 && c3[a] < s.box.layout.n[a];
-          if (!inside) continue;
-          const long i = s.box.layout.index(c3[0], c3[1], c3[2]);
-          s.p[nx].data()[i] += scale * w;
-          if (vti) s.q[nx].data()[i] += scale * w;
-        }
-  }
-  if (inject) (*inject)(s.p[nx]);
+  cpml(false);
+  sources();
   for (Field* f : {&s.p[nx], &s.p[c], &s.q[nx], &s.q[c]}) {
     if (f->empty()) continue;
     s.absorber->apply_sponge(f->data());

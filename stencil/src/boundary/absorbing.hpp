@@ -33,12 +33,19 @@ class Absorber {
 
   // CPML correction. src[a]: the field differentiated along axis a (at time n);
   // targets[t] (up to 2) receive coef[t][a] * correction of axis a.
+  // team: called by every thread of an enclosing OpenMP region, which shares the slab
+  // lines (barriers only where the data flow needs them, the last one at the end); the
+  // caller then calls unpack_loaded_state() first, outside the region.
   void apply_cpml(const std::array<const float*, 3>& src, const std::array<float*, 2>& targets,
-                  const std::array<std::array<const float*, 3>, 2>& coef);
-  // Sponge damping of one field.
+                  const std::array<std::array<const float*, 3>, 2>& coef, bool team = false);
+  // Makes a state loaded through state_arrays() current (apply_cpml does it unless team).
+  void unpack_loaded_state();
+  // Sponge damping of one field (the whole field, or one z line (i1, i2) of local indices).
   void apply_sponge(float* field) const;
+  void sponge_line(float* field, long i1, long i2) const;
   // Free surface on z = 0: zero on the surface, antisymmetric mirror above it.
   void apply_free_surface(float* field) const;
+  void free_surface_line(float* field, long i1, long i2) const;
 
   BoundaryKind kind() const { return opt_.kind; }
   bool free_surface() const { return opt_.free_surface; }
@@ -59,6 +66,7 @@ class Absorber {
   std::array<std::vector<float>, 3> a_, b_, sponge_;  // per axis, by global index
   std::array<std::vector<float>, 3> psi_, zeta_;       // per axis, padded local fields
   std::array<std::vector<float>, 3> psi_slabs_, zeta_slabs_;  // their slab points (state_arrays)
+  std::array<long, 2> unit_z_{0, 0};  // z range where sponge_[0] is exactly 1
   bool state_exported_ = false;  // the slab arrays may have been written: unpack first
   // Copies the slab points of psi_/zeta_ into psi_slabs_/zeta_slabs_ (pack) or back.
   void copy_slabs(bool pack);

@@ -57,6 +57,10 @@ struct StepArgs {
   // Compressed coefficients (nullptr: the float arrays above). K = packed_count(physics,
   // dim) per point: acoustic {A}; density {A, G_z, G_x(, G_y)}; vti {A, B, C}.
   const std::uint16_t* packed = nullptr;
+  // Called by every thread of an enclosing OpenMP team (the propagator's one region per
+  // 2D time step): the kernel shares the lines among that team (a work-shared loop that
+  // ends in a barrier) instead of opening a region. Optimized CPU kernel, 2D only.
+  bool team = false;
 };
 
 // Coefficients per point of the packed (half) form; 0 where it does not exist (tti).

@@ -953,6 +953,12 @@ void step_streamed(const StepArgs& a, long j0, long j1) {
   const Layout& L = a.layout;
   const int threads = threads_for_points(double(j1 - j0) * double(L.n[0]) * double(a.dim == 3 ? L.n[1] : 1));
   if constexpr (DIM == 2) {
+    if (a.team) {  // inside the caller's region: the same lines, shared by its team
+      const VecWeights<H> vw(w);
+#pragma omp for schedule(static)
+      for (long j = j0; j < j1; ++j) do_line<H, 2>(a, w, vw, L.index(0, j, 0), Ahead{});
+      return;
+    }
 #pragma omp parallel num_threads(threads)
     {
       FlushDenormals ftz;

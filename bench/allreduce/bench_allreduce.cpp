@@ -3,7 +3,7 @@
 // with nccl-tests' conventions: in-place and out-of-place columns, a #wrong column from a
 // check of each result against an exact reference, algbw and busbw.
 //   mpirun -np 2 bench_allreduce [--max-bytes N] [--min-bytes N] [--algorithm NAME]
-//       [--double] [--seconds S] [--csv FILE] [--pmpi]
+//       [--double] [--seconds S] [--rounds N] [--in-place-only] [--csv FILE] [--pmpi]
 //       [--benchmark_format=console|json|csv] [--benchmark_out=FILE]
 //       [--benchmark_out_format=json|csv|console]
 // Sides: "taihu" = taihu::comm::Communicator::allreduce (out of place = copy, then in
@@ -13,9 +13,10 @@
 // MPI_Allreduce through the preload, the "mpi" side the same call with the preload
 // switched off (taihu_pmpi_set_enabled(0), at the same point on all ranks) so both run
 // interleaved in one process; without the preload there is one side.
-// Method: each size and placement runs rounds of (k calls of one side, k of the other)
-// interleaved so host noise hits both; a round's time is the slowest rank's; the median
-// of 10 rounds is reported. Columns: time (us per call), algbw = bytes / time, busbw =
+// Method: each size and placement runs rounds of (k calls of one side, k of the other,
+// the first side alternating) interleaved so host noise hits both; a round's time is the slowest rank's; the median
+// of 10 rounds (--rounds N, >= 3) is reported; --in-place-only skips the out-of-place
+// columns (left 0 / empty): together they make the 64 MiB rows of a slow cluster fit. Columns: time (us per call), algbw = bytes / time, busbw =
 // algbw * 2(p-1)/p (nccl-tests' definitions, for taihu's time), vs_mpi = MPI time /
 // taihu time (> 1: taihu faster), #wrong = elements differing from the exact reference
 // summed over ranks, as "taihu/mpi" (inputs are small integers: every sum is exact), and
@@ -61,6 +62,8 @@ struct Args {
   bool use_double = false;
   bool pmpi = false;
   double seconds = 0.3;  // target measuring time per size, placement and side
+  int rounds = 10;       // interleaved rounds per size and placement; the median is reported
+  bool in_place_only = false;
   std::string csv;
   Format stdout_format = Format::console;
   std::string out_file;
@@ -105,18 +108,21 @@ Args parse(int argc, char** argv) {
     else if (k == "--double") a.use_double = true;
     else if (k == "--pmpi") a.pmpi = true;
     else if (k == "--seconds") a.seconds = std::stod(value());
+    else if (k == "--rounds") a.rounds = static_cast<int>(std::min<std::size_t>(number(value()), 1001));
+    else if (k == "--in-place-only") a.in_place_only = true;
     else if (k == "--csv") a.csv = value();
     else if (k == "--benchmark_format") a.stdout_format = parse_format(value(), k);
     else if (k == "--benchmark_out") a.out_file = value();
     else if (k == "--benchmark_out_format") a.out_format = parse_format(value(), k);
     else
       throw taihu::Error("bench_allreduce: unknown argument '" + std::string(argv[i]) +
-                         "' (--max-bytes --min-bytes --algorithm --double --seconds --csv --pmpi "
+                         "' (--max-bytes --min-bytes --algorithm --double --seconds --rounds --in-place-only --csv --pmpi "
                          "--benchmark_format --benchmark_out --benchmark_out_format)");
   }
   if (a.min_bytes == 0 || a.min_bytes > a.max_bytes)
     throw taihu::Error("bench_allreduce: need 0 < --min-bytes <= --max-bytes");
   if (!(a.seconds > 0)) throw taihu::Error("bench_allreduce: --seconds must be > 0");
+  if (a.rounds < 3 || a.rounds > 1000) throw taihu::Error("bench_allreduce: --rounds must be in [3, 1000]");
   return a;
 }
 
@@ -199,19 +205,22 @@ std::pair<Timing, Timing> measure_pair(const Args& a, std::size_t count, bool in
   };
   double first = run(side_a, 1);
   if (side_b) first = std::max(first, run(side_b, 1));
-  const int k = std::clamp(static_cast<int>(a.seconds / 10 / std::max(first, 1e-7)), 1, 20000);
+  const int k = std::clamp(static_cast<int>(a.seconds / a.rounds / std::max(first, 1e-7)), 1, 20000);
   std::vector<double> sa, sb;
-  for (int round = 0; round < 10; ++round) {
+  for (int round = 0; round < a.rounds; ++round) {
+    // Which side goes first alternates: the first after the barrier may pay for rank
+    // skew (a steady 5-7% on 140 us calls with both sides the same MPI_Allreduce).
+    if (side_b && round % 2 == 1) sb.push_back(run(side_b, k));
     sa.push_back(run(side_a, k));
-    if (side_b) sb.push_back(run(side_b, k));
+    if (side_b && round % 2 == 0) sb.push_back(run(side_b, k));
   }
   std::sort(sa.begin(), sa.end());
   ta.seconds = sa[sa.size() / 2];
-  ta.calls = 10 * k;
+  ta.calls = a.rounds * k;
   if (side_b) {
     std::sort(sb.begin(), sb.end());
     tb.seconds = sb[sb.size() / 2];
-    tb.calls = 10 * k;
+    tb.calls = a.rounds * k;
   }
   return {ta, tb};
 }
@@ -252,7 +261,8 @@ Row measure(tc::Communicator* comm, const Args& a, std::size_t bytes) {
     }
   }
   std::tie(row.t_in, row.m_in) = measure_pair<T>(a, row.count, true, taihu_side, mpi_side);
-  std::tie(row.t_oop, row.m_oop) = measure_pair<T>(a, row.count, false, taihu_side, mpi_side);
+  if (!a.in_place_only)
+    std::tie(row.t_oop, row.m_oop) = measure_pair<T>(a, row.count, false, taihu_side, mpi_side);
   return row;
 }
 

@@ -37,7 +37,8 @@ a1=$(field exchange 4 small seconds)
 lone=$(awk -v m="$(field oneway 4 big per_flow_MBps)" 'BEGIN{print m * 1e6}')
 over=4
 gamma=7e-11
-[ -n "$cache" ] && [ -f "$cache" ] && gamma=$(awk '!/^#/ {print $6; exit}' "$cache")
+# A cache line is "<key> v2 node_alpha node_beta shm_sync shm_copy gamma ..." (older: no v2).
+[ -n "$cache" ] && [ -f "$cache" ] && gamma=$(awk '!/^#/ {print ($2 == "v2" ? $7 : $6); exit}' "$cache")
 system="gamma=$gamma tier=supernode,4,$b0,$a0,1 tier=system,0,$lone,$a1,$over"
 {
   echo "system: $system"

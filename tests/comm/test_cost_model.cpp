@@ -260,3 +260,14 @@ TEST(CommCostModel, SmallSizesTakeTheMeasuredWinnerNearestInLog) {
     EXPECT_EQ(m.measured(bytes), nullptr);
   }
 }
+
+TEST(CommCalibration, KeySeparatesRankOrders) {
+  tc::RankLayout in_order = grouped_layout(4, 1, 2);
+  tc::RankLayout dealt = in_order;
+  dealt.node_of_rank = {0, 2, 1, 3};
+  const std::string a = tc::calibration_key(in_order, "h"), b = tc::calibration_key(dealt, "h");
+  EXPECT_EQ(a.find("/order"), std::string::npos) << a;
+  EXPECT_NE(b.find("/order"), std::string::npos) << b;
+  dealt.node_of_rank = {0, 3, 1, 2};
+  EXPECT_NE(tc::calibration_key(dealt, "h"), b);
+}

@@ -3,6 +3,7 @@
 #include "taihu/comm/cost_model.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -30,6 +31,14 @@ std::string calibration_key(const RankLayout& layout, const std::string& host) {
   std::ostringstream os;
   os << host << "/p" << layout.world_size << "/n" << layout.nodes();
   for (int s : layout.tier_sizes) os << "x" << s;
+  // World ranks not in topology order (dealt round-robin, say): the library's own
+  // MPI_Allreduce runs in world order, so the small-message table measured there holds
+  // only for this order; a hash of the rank-to-node map keeps the orders apart.
+  if (!std::is_sorted(layout.node_of_rank.begin(), layout.node_of_rank.end())) {
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (int n : layout.node_of_rank) h = (h ^ static_cast<std::uint64_t>(n)) * 1099511628211ull;
+    os << "/order" << std::hex << h;
+  }
   std::string key = os.str();
   std::replace(key.begin(), key.end(), ' ', '_');
   return key;

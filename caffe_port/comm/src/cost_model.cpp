@@ -243,6 +243,15 @@ LinkCost CostModel::flat_link(const RankLayout& layout) const {
 
 Choice CostModel::choose(const RankLayout& layout, std::size_t bytes) const {
   const double n = static_cast<double>(bytes);
+  // A measured small size: taken as measured, before any model pricing (which costs
+  // microseconds, hierarchical_plan's chunk search above all, on every call).
+  if (const MeasuredChoice* m = measured(bytes)) {
+    Choice c;
+    c.algorithm = m->algorithm;
+    c.predicted_seconds = m->seconds;
+    if (m->algorithm == Algorithm::hierarchical) c.pipeline_bytes = hierarchical_plan(layout, n).pipeline_bytes;
+    return c;  // ring: segment 0 lets the runner derive it; the others take none
+  }
   Choice best = best_flat(layout.world_size, n, flat_link(layout));
   // Across nodes in topology order: the step-by-step prices of the halving/doubling algorithms.
   if (in_order_layout(layout)) {
@@ -260,14 +269,6 @@ Choice CostModel::choose(const RankLayout& layout, std::size_t bytes) const {
   } else if (multi_rank_node || !layout.tier_sizes.empty()) {
     if (const HierarchicalPlan h = hierarchical_plan(layout, n); h.seconds < best.predicted_seconds)
       best = {Algorithm::hierarchical, best.segment_bytes, h.seconds, h.pipeline_bytes};
-  }
-  if (const MeasuredChoice* m = measured(bytes); m && m->algorithm != best.algorithm) {
-    Choice c;
-    c.algorithm = m->algorithm;
-    c.predicted_seconds = m->seconds;
-    if (m->algorithm == Algorithm::hierarchical) c.pipeline_bytes = hierarchical_plan(layout, n).pipeline_bytes;
-    // ring: segment 0 lets the runner derive it; the others take none.
-    return c;
   }
   return best;
 }

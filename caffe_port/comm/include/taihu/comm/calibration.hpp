@@ -32,7 +32,9 @@ namespace taihu::comm {
 inline constexpr const char* kCalibrationVersion = "v2";
 
 std::string default_cache_path();
-// A key naming the host, rank count and layout (nodes and tier sizes).
+// A key naming the host, rank count and layout (nodes and tier sizes), plus a hash of
+// the rank order when world ranks are not in topology order (the small-message table
+// times MPI_Allreduce in world order).
 std::string calibration_key(const RankLayout& layout, const std::string& host);
 
 // One line of the cache file: the text after "<key> " and where it is (path:line:column).

@@ -72,6 +72,8 @@ struct KernelSet {
 extern const KernelSet kGenericKernels;
 extern const KernelSet kAvx2Kernels;
 extern const KernelSet kAvx512Kernels;
+// AVX-512 with the 24x8 DGEMM tile (TAIHU_GEMM_DGEMM_TILE=24x8).
+extern const KernelSet kAvx512Kernels24x8;
 
 // The micro-kernel and GEMV kernels of a set for element type T.
 template <class T>

@@ -1,0 +1,120 @@
+// The AVX-512 micro-kernels called directly, both DGEMM tiles (16x12 and 24x8) and the
+// SGEMM tile, against a naive loop: the full tile, every narrow (column-edge) variant,
+// the half-rows variant, every unpacked-B width with op(B) column- and row-major, A read
+// as a packed panel (a_step == mr) and in place (a_step > mr), k = 0, 1 and odd, and
+// beta = 0 (C holds NaN, which must not leak), 1 and -0.5, with C's leading dimension
+// larger than the tile. Skips on CPUs without AVX-512.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/microkernel.hpp"
+#include "taihu/arch/cpu_features.hpp"
+
+namespace {
+
+using taihu::gemm::index_t;
+namespace kernels = taihu::gemm::kernels;
+
+// What one call must produce: C[i, j] for i < rows, j < cols, the rest of C untouched.
+template <class T>
+void check_tile(const char* what, int rows, int cols, index_t k, T alpha, const std::vector<T>& a,
+                index_t a_step, const std::vector<T>& b, index_t b_rs, index_t b_cs, T beta,
+                const std::vector<T>& c0, const std::vector<T>& c, index_t ldc) {
+  const double tol = std::is_same_v<T, float> ? 1e-5 : 1e-13;
+  for (index_t j = 0; j < ldc; ++j)  // ldc columns is more than enough to cover the tile
+    for (index_t i = 0; i < ldc; ++i) {
+      const size_t at = static_cast<size_t>(i + j * ldc);
+      if (at >= c.size()) continue;
+      if (i >= rows || j >= cols) {
+        ASSERT_TRUE(c[at] == c0[at] || (std::isnan(c[at]) && std::isnan(c0[at])))
+            << what << ": wrote outside the tile at (" << i << ", " << j << ")";
+        continue;
+      }
+      double ref = 0, mag = 0;
+      for (index_t p = 0; p < k; ++p) {
+        const double t = double(a[static_cast<size_t>(p * a_step + i)]) * b[static_cast<size_t>(p * b_rs + j * b_cs)];
+        ref += t;
+        mag += std::fabs(t);
+      }
+      ref *= alpha;
+      mag *= std::fabs(double(alpha));
+      if (beta != T(0)) {
+        ref += double(beta) * c0[at];
+        mag += std::fabs(double(beta) * c0[at]);
+      }
+      ASSERT_NEAR(c[at], ref, tol * (mag + 1)) << what << " k=" << k << " beta=" << beta << " a_step=" << a_step
+                                               << " at (" << i << ", " << j << ")";
+    }
+}
+
+template <class T>
+void exercise(const kernels::MicroKernel<T>& uk) {
+  std::mt19937_64 rng(20);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const int mr = uk.mr, nr = uk.nr;
+  const index_t ldc = mr + 3;
+  for (index_t k : {0, 1, 7, 37}) {
+    for (index_t a_step : {index_t(mr), index_t(mr + 5)}) {
+      std::vector<T> a(static_cast<size_t>(a_step * (k + 1) + mr)), b(static_cast<size_t>((k + 1) * (nr + 3) + nr));
+      for (auto& x : a) x = T(u(rng));
+      for (auto& x : b) x = T(u(rng));
+      for (T beta : {T(0), T(1), T(-0.5)}) {
+        const T alpha = T(1.25);
+        std::vector<T> c0(static_cast<size_t>(ldc * (nr + 1)));
+        for (auto& x : c0) x = beta == T(0) ? std::numeric_limits<T>::quiet_NaN() : T(u(rng));
+        // Full tile and narrow column edges: packed B, step p at b + p * nr.
+        for (int cols = 1; cols <= nr; ++cols) {
+          const auto fn = cols == nr ? uk.fn : uk.narrow[cols];
+          if (fn == nullptr) continue;
+          std::vector<T> c = c0;
+          fn(k, alpha, a.data(), a_step, b.data(), beta, c.data(), ldc);
+          check_tile("packed", mr, cols, k, alpha, a, a_step, b, nr, 1, beta, c0, c, ldc);
+        }
+        if (uk.half_rows != nullptr) {
+          std::vector<T> c = c0;
+          uk.half_rows(k, alpha, a.data(), a_step, b.data(), beta, c.data(), ldc);
+          check_tile("half_rows", mr / 2, nr, k, alpha, a, a_step, b, nr, 1, beta, c0, c, ldc);
+        }
+        // op(B) in place: column-major (rs 1, cs k + 1) and its transpose (rs nr + 3, cs 1).
+        for (int cols = 1; cols <= nr; ++cols) {
+          if (uk.unpacked_b[cols] == nullptr) continue;
+          const index_t strides[2][2] = {{1, k + 1}, {nr + 3, 1}};
+          for (const auto& s : strides) {
+            std::vector<T> c = c0;
+            uk.unpacked_b[cols](k, alpha, a.data(), a_step, b.data(), s[0], s[1], beta, c.data(), ldc);
+            check_tile("unpacked_b", mr, cols, k, alpha, a, a_step, b, s[0], s[1], beta, c0, c, ldc);
+          }
+        }
+      }
+    }
+  }
+}
+
+bool have_avx512() {
+  return taihu::arch::isa_supported(taihu::arch::Isa::avx512, taihu::arch::cpu_features());
+}
+
+TEST(Avx512MicroKernels, Dgemm16x12MatchesNaiveLoop) {
+  if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  ASSERT_EQ(kernels::kAvx512Kernels.dgemm.mr, 16);
+  ASSERT_EQ(kernels::kAvx512Kernels.dgemm.nr, 12);
+  exercise(kernels::kAvx512Kernels.dgemm);
+}
+
+TEST(Avx512MicroKernels, Dgemm24x8MatchesNaiveLoop) {
+  if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  ASSERT_EQ(kernels::kAvx512Kernels24x8.dgemm.mr, 24);
+  ASSERT_EQ(kernels::kAvx512Kernels24x8.dgemm.nr, 8);
+  exercise(kernels::kAvx512Kernels24x8.dgemm);
+}
+
+TEST(Avx512MicroKernels, Sgemm32x12MatchesNaiveLoop) {
+  if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  exercise(kernels::kAvx512Kernels.sgemm);
+}
+
+}  // namespace

@@ -11,8 +11,10 @@
 #   large: 64 MiB in place, 3 rounds: round-robin vs the default (rr-64M.txt), topology
 #          order vs the default (topo-64M.txt) and vs forced Rabenseifner (6), the best
 #          forced algorithm at 16 and 64 MiB in every earlier sweep (topo-64M-forced6.txt).
-#   model: taihu forced to ring / rabenseifner at 64 MiB in place (topo-64M-taihu-ALG.txt)
-#          for the simulator table (hierarchical is the automatic choice in `large`).
+#   model: topology order at 64 MiB in place vs forced ring (4) and segmented ring (5)
+#          (topo-64M-forcedK.txt), then taihu forced to ring / rabenseifner
+#          (topo-64M-taihu-ALG.txt) for the simulator table (hierarchical is the automatic
+#          choice in `large`).
 set -euo pipefail
 bench=$1 out=$2 part=$3 intra=${4:-1gbit} inter=${5:-100mbit}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,6 +47,9 @@ case $part in
     run topo-64M-forced6 --order topology "${forced[@]}" 6 "$bench" "${big[@]}" ;;
   model)
     big=(--min-bytes 67108864 --max-bytes 67108864 --rounds 3 --in-place-only --seconds 0.1)
+    for k in 4 5; do
+      run "topo-64M-forced$k" --order topology "${forced[@]}" $k "$bench" "${big[@]}"
+    done
     for alg in ring rabenseifner; do
       run "topo-64M-taihu-$alg" --order topology "${forced[@]}" 6 "$bench" --algorithm $alg "${big[@]}"
     done ;;

@@ -108,7 +108,7 @@ TEST(CommSimulator, WritesAReadablePng) {
   EXPECT_EQ(png_get_image_height(png, info), 640u);
   png_destroy_read_struct(&png, &info, nullptr);
   std::fclose(f);
-  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  EXPECT_FALSE(fs::exists(path + ".tmp." + std::to_string(::getpid())));
   fs::remove(path);
   EXPECT_THROW(sim::write_loglog_png("/nonexistent/dir/x.png", "T", "X", "Y", {a}), taihu::Error);
 }

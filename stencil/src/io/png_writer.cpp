@@ -1,25 +1,22 @@
 // Seismic pictures as PNG (see image.hpp): colour mapping, nearest-neighbour scaling to a
-// readable size, axes with "nice" ticks, labels in a built-in bitmap font, libpng output.
-#include <png.h>
-
+// readable size, axes with "nice" ticks; drawn and written by taihu/arch/png.hpp.
 #include <algorithm>
 #include <cmath>
-#include <cerrno>
-#include <csetjmp>
 #include <cstdio>
-#include <cstring>
 #include <functional>
 
-#include "io/atomic_file.hpp"
-#include "io/bitmap_font.hpp"
 #include "taihu/arch/error.hpp"
+#include "taihu/arch/line_plot.hpp"
+#include "taihu/arch/png.hpp"
 #include "taihu/stencil/image.hpp"
 
 namespace taihu::stencil {
 namespace {
 
-using io::Canvas;
-using io::Rgb;
+using png::Canvas;
+using png::Rgb;
+using png::draw_text;
+using png::text_width;
 
 Rgb lerp(Rgb a, Rgb b, double t) {
   auto m = [t](std::uint8_t x, std::uint8_t y) {
@@ -44,93 +41,6 @@ Rgb ramp(double t) {
   t = std::clamp(t, 0.0, 1.0) * 5.0;
   const int i = std::min(4, static_cast<int>(t));
   return lerp(stops[i], stops[i + 1], t - i);
-}
-
-double nice_step(double range, int target) {
-  const double raw = range / target;
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * p >= raw) return m * p;
-  return 10 * p;
-}
-
-std::string tick_label(double v, double step) {
-  char buf[32];
-  const int decimals = step >= 1 ? 0 : std::min(4, static_cast<int>(std::ceil(-std::log10(step) - 1e-9)));
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, std::abs(v) < step * 1e-6 ? 0.0 : v);
-  return buf;
-}
-
-// libpng's own writer and error handler lose errno (png_error prints "Write Error" to
-// stderr and longjmps): these keep the OS's reason for the message.
-struct PngSink {
-  FILE* file = nullptr;
-  int error = 0;         // errno of the failed fwrite/fflush
-  const char* libpng_message = nullptr;
-};
-
-void png_sink_write(png_structp png, png_bytep data, png_size_t length) {
-  auto* sink = static_cast<PngSink*>(png_get_io_ptr(png));
-  errno = 0;
-  if (std::fwrite(data, 1, length, sink->file) != length) {
-    sink->error = errno ? errno : EIO;
-    png_error(png, "write failed");
-  }
-}
-
-void png_sink_flush(png_structp png) {
-  auto* sink = static_cast<PngSink*>(png_get_io_ptr(png));
-  errno = 0;
-  if (std::fflush(sink->file) != 0) {
-    sink->error = errno ? errno : EIO;
-    png_error(png, "flush failed");
-  }
-}
-
-void png_sink_error(png_structp png, png_const_charp message) {
-  auto* sink = static_cast<PngSink*>(png_get_error_ptr(png));
-  if (!sink->libpng_message) sink->libpng_message = message;
-  png_longjmp(png, 1);
-}
-
-void png_sink_warning(png_structp, png_const_charp) {}
-
-void write_canvas(const std::string& path, const Canvas& c) {
-  const std::string tmp = io::temp_path_for(path);
-  errno = 0;
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw Error("taihu: cannot create PNG '" + path + "': " + std::strerror(errno ? errno : EIO));
-  PngSink sink;
-  sink.file = f;
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, png_sink_error, png_sink_warning);
-  png_infop info = png ? png_create_info_struct(png) : nullptr;
-  if (!png || !info || setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, &info);
-    std::fclose(f);
-    io::discard_temp(tmp);
-    if (sink.error) throw Error("taihu: cannot write PNG '" + path + "': " + std::strerror(sink.error));
-    throw Error("taihu: libpng failed writing '" + path + "'" +
-                (sink.libpng_message ? std::string(": ") + sink.libpng_message : std::string()));
-  }
-  png_set_write_fn(png, &sink, png_sink_write, png_sink_flush);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(c.width), static_cast<png_uint_32>(c.height), 8, PNG_COLOR_TYPE_RGB,
-               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-  png_write_info(png, info);
-  for (long y = 0; y < c.height; ++y)
-    png_write_row(png, reinterpret_cast<png_const_bytep>(c.pixels.data() + y * c.width * 3));
-  png_write_end(png, nullptr);
-  png_destroy_write_struct(&png, &info);
-  // The last buffered bytes reach the file here: a full disk often shows up only now.
-  int err = 0;
-  errno = 0;
-  if (std::fflush(f) != 0) err = errno ? errno : EIO;
-  errno = 0;
-  if (std::fclose(f) != 0 && err == 0) err = errno ? errno : EIO;
-  if (err != 0) {
-    io::discard_temp(tmp);
-    throw Error("taihu: cannot write PNG '" + path + "': " + std::strerror(err));
-  }
-  io::commit_temp(tmp, path);
 }
 
 // Plot size in pixels for n samples: integer upscale below lo, downscale above hi.
@@ -193,29 +103,29 @@ void write_png(const std::string& path, const Picture& pic) {
     const double first = ax.origin, last = ax.origin + ax.step * double(samples - 1);
     const double range = std::abs(last - first);
     if (!(range > 0)) return;
-    const double step = nice_step(range, horizontal ? 6 : 5);
-    for (double v = std::ceil(std::min(first, last) / step) * step; v <= std::max(first, last) + 1e-9 * step; v += step) {
+    double step = 1;
+    for (double v : png::nice_ticks(std::min(first, last), std::max(first, last), horizontal ? 6 : 5, &step)) {
       const double frac = (v - first) / (last - first);
       const long p = std::lround(frac * double(pixels - 1));
-      const std::string label = tick_label(v, step);
+      const std::string label = png::tick_label(v, step);
       if (horizontal) {
         for (int k = 0; k < 6; ++k) c.set(left + p, top + ph + k, black);
-        draw_text(c, left + p - io::text_width(label, font) / 2, top + ph + 10, label, font, black);
+        draw_text(c, left + p - text_width(label, font) / 2, top + ph + 10, label, font, black);
       } else {
         for (int k = 0; k < 6; ++k) c.set(left - 1 - k, top + p, black);
-        draw_text(c, left - 10 - io::text_width(label, font), top + p - 7, label, font, black);
+        draw_text(c, left - 10 - text_width(label, font), top + p - 7, label, font, black);
       }
     }
   };
   ticks(pic.horizontal, pic.width, pw, true);
   ticks(pic.vertical, pic.height, ph, false);
-  draw_text(c, left + pw / 2 - io::text_width(pic.horizontal.label, font) / 2, top + ph + 40, pic.horizontal.label, font, black);
+  draw_text(c, left + pw / 2 - text_width(pic.horizontal.label, font) / 2, top + ph + 40, pic.horizontal.label, font, black);
   draw_text(c, 8, top - 22, pic.vertical.label, font, black);
   draw_text(c, left, 10, pic.title, font, black);
   char scale[96];
   std::snprintf(scale, sizeof scale, pic.sequential ? "%.4g .. %.4g" : "clip +-%.3g", pic.sequential ? lo : hi, hi);
-  draw_text(c, left + pw - io::text_width(scale, font), top - 22, scale, font, {90, 90, 90});
-  write_canvas(path, c);
+  draw_text(c, left + pw - text_width(scale, font), top - 22, scale, font, {90, 90, 90});
+  png::write(path, c);
 }
 
 namespace {

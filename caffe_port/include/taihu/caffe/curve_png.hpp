@@ -1,6 +1,8 @@
-// The training curve as a PNG (libpng): smoothed train loss (blue, left axis scaled
-// to its range) and the test metric (red, 0..1 axis) against iteration, on a light
-// grid. Written atomically; throws taihu::Error naming the file on failure.
+// The training curve as a PNG (taihu/arch/line_plot.hpp): train loss (blue, left axis
+// from 0 to its maximum) and the test metric (red, with markers, right axis 0..1)
+// against iteration, with a grid, ticks and a legend. Written atomically; throws
+// taihu::Error naming the file on failure, when there is no point to plot, or when the
+// size is below 480x240.
 #pragma once
 #include <string>
 #include <vector>

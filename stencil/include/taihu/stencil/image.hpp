@@ -1,7 +1,7 @@
 // PNG pictures of wavefield snapshots and shot gathers: the seismic red-white-blue
 // colour map (negative blue, zero white, positive red), symmetric clipping at a
 // percentile of |amplitude|, axes with ticks and labels in metres and seconds drawn
-// with a small built-in bitmap font, a title. Written atomically through libpng.
+// with the bitmap font of taihu/arch/png.hpp, a title. Written atomically by taihu::png::write.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
-// A small log-log line chart written as PNG (libpng), used by taihu-allreduce-sim to
-// plot predicted time against node count. Text uses a built-in 3x5 pixel font
-// (upper-case letters, digits and a few symbols). Written atomically (temp + rename).
+// A log-log line chart (960x640 PNG) used by taihu-allreduce-sim to plot predicted time
+// against node count: drawn by taihu/arch/line_plot.hpp, written atomically by
+// taihu::png::write (temp + rename).
 #pragma once
 #include <string>
 #include <vector>
@@ -13,7 +13,8 @@ struct Series {
   unsigned color = 0;        // 0xRRGGBB
 };
 
-// Throws taihu::Error if the file cannot be written.
+// Throws taihu::Error naming the path if the file cannot be written, if no series has a
+// positive point, or if a series' x and y differ in length.
 void write_loglog_png(const std::string& path, const std::string& title, const std::string& x_label,
                       const std::string& y_label, const std::vector<Series>& series);
 

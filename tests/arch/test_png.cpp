@@ -3,11 +3,16 @@
 // write leaves nothing under the final name; errors name the path.
 #include <gtest/gtest.h>
 #include <png.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <filesystem>
 #include <functional>
 #include <fstream>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -116,6 +121,41 @@ TEST(Png, FailedWriteLeavesNoFileAndNamesThePath) {
   const std::string msg2 = error_of([&] { taihu::png::write(missing, c); });
   EXPECT_NE(msg2.find(missing), std::string::npos) << msg2;
   EXPECT_FALSE(fs::exists(missing));
+  // A write that fails part-way (RLIMIT_FSIZE: EFBIG, as ENOSPC on a full disk), in a
+  // child so the limit stays there: an old file under the name survives untouched, and
+  // no temp file is left.
+  const std::string old = (dir / "old.png").string();
+  taihu::png::write(old, c);
+  const auto old_size = fs::file_size(old);
+  Canvas noisy(256, 256);
+  unsigned s = 7;
+  for (long y = 0; y < 256; ++y)
+    for (long x = 0; x < 256; ++x) {
+      s = s * 1664525u + 1013904223u;
+      noisy.set(x, y, {static_cast<std::uint8_t>(s >> 24), static_cast<std::uint8_t>(s >> 16), static_cast<std::uint8_t>(s >> 8)});
+    }
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{4096, 4096};  // the noisy PNG is ~200 KB
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      taihu::png::write(old, noisy);
+    } catch (const taihu::Error& e) {
+      const std::string m = e.what();
+      ::_exit(m.find(old) != std::string::npos && m.find(std::strerror(EFBIG)) != std::string::npos ? 0 : 2);
+    }
+    ::_exit(1);  // no error: the limit did not bite
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: no error; 2: the error did not name the path and EFBIG";
+  EXPECT_EQ(fs::file_size(old), old_size);
+  EXPECT_EQ(decode(old).rgb, c.pixels());
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_TRUE(e.path() == target || e.path() == old) << "left behind: " << e.path();
   EXPECT_THROW(Canvas(0, 5), taihu::Error);
   EXPECT_THROW(c.at(4, 0), taihu::Error);
   fs::remove_all(dir);

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "bench_common.hpp"
+#include "taihu/arch/atomic_file.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/timer.hpp"
 #include "taihu/comm/communicator.hpp"
@@ -341,17 +342,6 @@ std::string json_text(const std::vector<Row>& rows, int p, const Args& a, const 
   return out.str();
 }
 
-// temp + rename, so a reader never sees a truncated file under the final name.
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw taihu::Error("bench_allreduce: cannot write '" + tmp + "'");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw taihu::Error("bench_allreduce: cannot rename to '" + path + "'");
-}
 
 std::string format_text(Format f, const std::vector<Row>& rows, int p, const Args& a, const char* argv0) {
   return f == Format::json ? json_text(rows, p, a, argv0) : csv_text(rows, p, a);
@@ -425,9 +415,9 @@ int main(int argc, char** argv) {
     }
     if (rank == 0) {
       if (!console) std::fputs(format_text(a.stdout_format, rows, p, a, argv[0]).c_str(), stdout);
-      if (!a.csv.empty()) write_atomically(a.csv, csv_text(rows, p, a));
+      if (!a.csv.empty()) taihu::write_file_atomic(a.csv, csv_text(rows, p, a));
       if (!a.out_file.empty())
-        write_atomically(a.out_file, a.out_format == Format::console ? csv_text(rows, p, a)
+        taihu::write_file_atomic(a.out_file, a.out_format == Format::console ? csv_text(rows, p, a)
                                                                      : format_text(a.out_format, rows, p, a, argv[0]));
     }
     if (wrong > 0) {

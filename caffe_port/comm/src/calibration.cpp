@@ -15,6 +15,7 @@
 #include "detail.hpp"
 #include "shm_allreduce.hpp"
 #include "shm_window.hpp"
+#include "taihu/arch/atomic_file.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/timer.hpp"
 
@@ -167,18 +168,9 @@ void store_cache_line(const std::string& path, const std::string& key, const std
   std::error_code ec;
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw Error("calibration cache '" + tmp + "' cannot be written");
-    for (const auto& l : lines) out << l << '\n';
-    if (!out.flush()) throw Error("calibration cache '" + tmp + "': write failed");
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw Error("calibration cache '" + path + "': rename failed");
-  }
+  std::string text;
+  for (const auto& l : lines) text += l + '\n';
+  write_file_atomic(path, text);
 }
 
 void store_calibration(const std::string& path, const std::string& key, const CostParams& p) {

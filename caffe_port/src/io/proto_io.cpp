@@ -1,8 +1,5 @@
 // Reading and writing caffe.proto messages: text format with file:line:column errors,
 // binary with corrupt-file errors, atomic writes. See taihu/caffe/proto.hpp.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -71,34 +68,6 @@ void read_binary(const std::string& path, const char* what, google::protobuf::Me
   if (bytes.empty() || !message->ParseFromString(bytes)) {
     throw Error(path + ": not a valid " + what + " (corrupt or truncated file, " +
                 std::to_string(bytes.size()) + " bytes)");
-  }
-}
-
-void write_file_atomic(const std::string& path, const std::string& bytes) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(path + ": cannot create " + tmp + " (" + std::strerror(errno) + ")");
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw Error(path + ": write failed (" + why + ")");
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw Error(path + ": write failed (" + why + ")");
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw Error(path + ": cannot rename " + tmp + " into place (" + why + ")");
   }
 }
 

@@ -2,6 +2,8 @@
 // (format documented in taihu/dnn/tuning_records.hpp). Parsing uses nlohmann::json.
 #include "taihu/dnn/tuning_records.hpp"
 
+#include "taihu/arch/atomic_file.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -136,15 +138,9 @@ TuningRecord conv_tuning_record(const ConvDesc& d, ConvDirection dir, const std:
 }
 
 void save_tuning_records(const TuningRecords& records, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    if (!f) throw Error("taihu: cannot write tuning records file '" + tmp + "'");
-    for (const auto& r : records.records()) f << format_tuning_record(r) << '\n';
-    if (!f.flush()) throw Error("taihu: error writing tuning records file '" + tmp + "'");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw Error("taihu: cannot rename '" + tmp + "' to '" + path + "'");
+  std::string text;
+  for (const auto& r : records.records()) text += format_tuning_record(r) + '\n';
+  write_file_atomic(path, text);
 }
 
 const TuningRecords& tuning_records_from_env() {

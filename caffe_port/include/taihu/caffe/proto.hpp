@@ -5,6 +5,7 @@
 #pragma once
 #include <string>
 
+#include "taihu/arch/atomic_file.hpp"
 #include "taihu/caffe/caffe.pb.h"
 
 namespace taihu::caffe {
@@ -26,8 +27,9 @@ proto::SolverParameter read_solver_param(const std::string& path);
 void read_binary(const std::string& path, const char* what, google::protobuf::Message* message);
 
 // Writes bytes to path atomically: a temporary file in the same directory, fsync'd,
-// then renamed over `path`, so readers see the old or the new file, never a mix.
-void write_file_atomic(const std::string& path, const std::string& bytes);
+// then renamed over `path`, so readers see the old or the new file, never a mix
+// (the project's one writer, taihu/arch/atomic_file.hpp).
+using ::taihu::write_file_atomic;
 void write_binary_atomic(const std::string& path, const google::protobuf::Message& message);
 
 }  // namespace taihu::caffe

@@ -45,6 +45,7 @@
 #include "kernels/half_float.hpp"
 #include "kernels/kernel_api.hpp"
 #include "kernels/parallel_size.hpp"
+#include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/log.hpp"
 #include "taihu/arch/topology.hpp"
@@ -313,12 +314,26 @@ inline bool hand_kernels_enabled() {
   return !(v && v[0] == '0');
 }
 
+// The hand-written density and VTI kernels (coupled_o8_avx2.hpp) beat the template
+// kernels by 1.01-1.22x where they were written (2026-11-22), but run 5-14% slower than
+// them on the AVX-512 Xeon (family 6 model 167, 2026-11-28, 256^3, 2 threads, quiet
+// host; the same under TAIHU_ISA=avx2). Each kernel must beat the template it replaces,
+// so they run by default only on CPUs without AVX-512F; TAIHU_STENCIL_HAND=1 forces
+// them on, =0 turns every hand kernel off.
+inline bool coupled_hand_kernels_enabled() {
+  const char* v = std::getenv("TAIHU_STENCIL_HAND");
+  if (v && v[0] == '0') return false;
+  if (v && v[0] == '1') return true;
+  return !arch::cpu_features().avx512f;
+}
+
 // Software prefetch of the streams that come from DRAM, `dist` floats ahead of the
 // point being computed (0: none): the stencil array's leading plane (`lead` floats
 // past the point) and the arrays read at the point. Issued once per 16 points.
 struct Ahead {
   long lead = 0, dist = 0;
   bool hand_kernels = true;  // false under TAIHU_STENCIL_HAND=0: template kernels only (A/B)
+  bool coupled_hand_kernels = true;  // density/VTI hand kernels: coupled_hand_kernels_enabled()
 };
 inline void prefetch(const float* p) { __builtin_prefetch(p, 0, 3); }
 
@@ -390,7 +405,7 @@ inline void line_density(const float* __restrict u, float* __restrict up, CS cf,
   long i = 0;
 #if defined(__AVX2__)
   if constexpr (H == 4 && DIM == 3 && kW == 8)
-    if (ah.hand_kernels) i = line_density_o8_avx2(u, up, cf, n0, s1, s2, wv);
+    if (ah.coupled_hand_kernels) i = line_density_o8_avx2(u, up, cf, n0, s1, s2, wv);
 #endif
   for (; i + kW <= n0; i += kW) {
     if (ah.dist && i % 16 == 0) {
@@ -456,7 +471,7 @@ inline void line_vti(const float* __restrict p, float* __restrict pp, const floa
   long i = 0;
 #if defined(__AVX2__)
   if constexpr (H == 4 && DIM == 3 && kW == 8)
-    if (ah.hand_kernels) i = line_vti_o8_avx2(p, pp, q, qp, cf, n0, s1, s2, wv);
+    if (ah.coupled_hand_kernels) i = line_vti_o8_avx2(p, pp, q, qp, cf, n0, s1, s2, wv);
 #endif
   for (; i + kW <= n0; i += kW) {
     if (ah.dist && i % 16 == 0) {
@@ -968,13 +983,16 @@ void step_streamed(const StepArgs& a, long j0, long j1) {
     }
   } else {
     const long tile = a.physics == Physics::acoustic ? acoustic_tile_lines(L, H, threads) : tile_lines(L, H, threads);
-    const Ahead ah{H * L.s2, prefetch_floats(), hand_kernels_enabled()};
+    const Ahead ah{H * L.s2, prefetch_floats(), hand_kernels_enabled(), coupled_hand_kernels_enabled()};
     static bool logged = false;
     if (!logged) {
       logged = true;
       arch::log_verbose(
-          "stencil: cpu kernel radius %d, %ld-wide vectors, %d y slabs streamed in tiles of %ld x lines%s", H, kW,
-          threads, tile, use_plane_pairs<H>(a, ah) ? ", two planes per pass (TAIHU_STENCIL_PAIR=0: one)" : "");
+          "stencil: cpu kernel radius %d, %ld-wide vectors, %d y slabs streamed in tiles of %ld x lines%s%s", H, kW,
+          threads, tile, use_plane_pairs<H>(a, ah) ? ", two planes per pass (TAIHU_STENCIL_PAIR=0: one)" : "",
+          a.physics == Physics::acoustic_density || a.physics == Physics::vti
+              ? (ah.coupled_hand_kernels ? ", hand-written density/VTI line kernels" : ", template density/VTI line kernels")
+              : "");
     }
     if (threads > 1 && dynamic_schedule()) {
       const long ny = j1 - j0, chunk = dynamic_chunk_planes(ny, H, threads);
@@ -1062,8 +1080,8 @@ void step_pair_acoustic3d(const StepArgs& a) {
   const long slabs_max = std::max(1L, n2 / (2 * H));
   const int threads = static_cast<int>(std::min<long>(threads_for_points(double(n0) * double(n1) * double(n2)), slabs_max));
   const std::unique_ptr<Progress[]> head(new Progress[threads]), done(new Progress[threads]);
-  const Ahead ah{H * L.s2, prefetch_floats(), hand_kernels_enabled()};
-  const Ahead none{0, 0, ah.hand_kernels};
+  const Ahead ah{H * L.s2, prefetch_floats(), hand_kernels_enabled(), coupled_hand_kernels_enabled()};
+  const Ahead none{0, 0, ah.hand_kernels, ah.coupled_hand_kernels};
   auto line = [&](const float* u, float* up, long x, long y, Ahead pf) {
     const long off = L.index(0, x, y);
     if (a.packed)

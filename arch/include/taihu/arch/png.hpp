@@ -15,7 +15,7 @@ namespace taihu::png {
 
 struct Rgb {
   std::uint8_t r = 0, g = 0, b = 0;
-  friend bool operator==(Rgb a, Rgb b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+  friend bool operator==(Rgb lhs, Rgb rhs) { return lhs.r == rhs.r && lhs.g == rhs.g && lhs.b == rhs.b; }
 };
 
 // 0xRRGGBB -> Rgb.

@@ -9,6 +9,7 @@
 
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/line_plot.hpp"
+#include "error_text.hpp"
 
 using namespace taihu::png;
 
@@ -96,14 +97,7 @@ TEST(LinePlot, LegendRightAxisAndErrors) {
   // A marker is a filled 5x5 square: at x = 0 -> pixel 100, y = 0.5 on 0..1 -> row 50 + 180.
   EXPECT_EQ(count(c, red, 98, 228, 103, 233), 25);
 
-  auto error_of = [](const LinePlot& q) {
-    try {
-      draw_line_plot(q, "out/x.png");
-    } catch (const taihu::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
+  auto error_of = [](const LinePlot& q) { return taihu_test::error_of([&] { draw_line_plot(q, "out/x.png"); }); };
   LinePlot empty;
   empty.series = {PlotSeries{"s", {1}, {std::nan("")}}};
   EXPECT_NE(error_of(empty).find("out/x.png"), std::string::npos);

@@ -18,6 +18,7 @@
 
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/png.hpp"
+#include "error_text.hpp"
 
 namespace fs = std::filesystem;
 using taihu::png::Canvas;
@@ -49,14 +50,7 @@ Decoded decode(const std::string& path) {
   return d;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const taihu::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using taihu_test::error_of;
 
 }  // namespace
 

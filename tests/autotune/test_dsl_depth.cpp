@@ -12,6 +12,7 @@
 #include "taihu/autotune/parser.hpp"
 #include "taihu/autotune/problem.hpp"
 #include "taihu/autotune/space.hpp"
+#include "error_text.hpp"
 
 namespace ta = taihu::autotune;
 
@@ -26,12 +27,7 @@ const char* kHead =
     "  O[i] = ";
 
 std::string error_of(const std::string& text) {
-  try {
-    ta::Problem p(ta::parse_spec(text, "t.tdsl"), {{"N", 4}});
-  } catch (const taihu::Error& e) {
-    return e.what();
-  }
-  return "";
+  return taihu_test::error_of([&] { ta::Problem p(ta::parse_spec(text, "t.tdsl"), {{"N", 4}}); });
 }
 
 std::string spec_with(const std::string& rhs) { return std::string(kHead) + rhs + "\n}\n"; }

@@ -7,18 +7,14 @@
 #include "taihu/arch/error.hpp"
 #include "taihu/autotune/parser.hpp"
 #include "taihu/autotune/problem.hpp"
+#include "error_text.hpp"
 
 namespace ta = taihu::autotune;
 
 namespace {
 
 std::string error_of(const std::string& text, const std::map<std::string, std::int64_t>& dims = {}) {
-  try {
-    ta::Problem p(ta::parse_spec(text, "t.tdsl"), dims);
-  } catch (const taihu::Error& e) {
-    return e.what();
-  }
-  return "";
+  return taihu_test::error_of([&] { ta::Problem p(ta::parse_spec(text, "t.tdsl"), dims); });
 }
 
 const char* kGemm =

@@ -18,18 +18,11 @@
 #include "taihu/caffe/log.hpp"
 #include "taihu/caffe/net.hpp"
 #include "taihu/caffe/proto.hpp"
+#include "error_text.hpp"
 
 namespace taihu::caffe::test {
 
-// The message of the taihu::Error that f throws, or "" when it throws none.
-inline std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using taihu_test::error_of;
 
 inline proto::NetParameter net_from_text(const std::string& text) {
   proto::NetParameter p;

@@ -5,19 +5,11 @@
 #include "taihu/arch/error.hpp"
 #include "taihu/comm/topology.hpp"
 #include "taihu/comm/types.hpp"
+#include "error_text.hpp"
 
 namespace tc = taihu::comm;
 
-namespace {
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const taihu::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-}  // namespace
+using taihu_test::error_of;
 
 TEST(CommTopology, ParsesEnvironmentString) {
   const auto spec = tc::parse_topology_string("node=2, supernode=4", "TAIHU_TOPOLOGY");

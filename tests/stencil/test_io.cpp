@@ -17,6 +17,7 @@
 #include "taihu/stencil/raw_model.hpp"
 #include "taihu/stencil/run_plan.hpp"
 #include "taihu/stencil/segy.hpp"
+#include "error_text.hpp"
 
 using namespace taihu::stencil;
 namespace fs = std::filesystem;
@@ -34,14 +35,7 @@ void write_floats(const fs::path& p, const std::vector<float>& v) {
   out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * 4));
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const taihu::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using taihu_test::error_of;
 
 }  // namespace
 

@@ -17,6 +17,7 @@
 #include <iterator>
 #include <limits>
 
+#include "taihu/arch/atomic_file.hpp"
 #include "taihu/arch/error.hpp"
 
 namespace taihu::autotune {
@@ -233,25 +234,12 @@ std::vector<Record> best_records(const std::vector<Record>& all) {
 }
 
 void write_lines_atomic(const std::string& path, const std::vector<std::string>& lines) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // A whole file: arch's writer (temp + fsync + rename; a failure names the path and the
+  // OS's reason and leaves no temp file). append_record keeps its own O_APPEND code: a
+  // log line is appended in place, not a file replaced.
   std::string data;
   for (const auto& l : lines) data += l + '\n';
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error("cannot write '" + path + "': cannot create '" + tmp + "': " + std::strerror(errno));
-  bool ok = write_all(fd, data);
-  int err = errno;
-  if (::close(fd) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    ::unlink(tmp.c_str());  // a failed write leaves no temp file behind
-    throw Error("cannot write '" + path + "': " + std::strerror(err));
-  }
+  write_file_atomic(path, data);
 }
 
 std::string spec_hash(const std::string& text) {

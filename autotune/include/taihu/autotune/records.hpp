@@ -65,8 +65,9 @@ void append_record(const std::string& path, const Record& r);
 // pick beside its own candidates), else the fastest "search" record -- the lowest of
 // many one-block medians, which reads low (see autotune/README.md).
 std::vector<Record> best_records(const std::vector<Record>& all);
-// Writes lines atomically (PATH.tmp.PID + rename); a failed write removes the temp
-// file and throws taihu::Error with strerror.
+// Writes lines (each + '\n') atomically with taihu::write_file_atomic (PATH.tmp.PID,
+// fsync, rename); a failed write removes the temp file and throws taihu::Error naming
+// PATH and the OS's reason.
 void write_lines_atomic(const std::string& path, const std::vector<std::string>& lines);
 
 std::string spec_hash(const std::string& text);

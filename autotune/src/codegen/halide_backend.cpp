@@ -81,8 +81,8 @@ std::string halide_version() {
 std::unique_ptr<Kernel> make_halide_kernel(const Problem& p, const Schedule& s, int threads) {
   set_halide_threads(threads);
   if (p.is_winograd(s.algorithm))
-    return guarded("halide jit (winograd)", [&] { return halide::make_winograd_kernel(p, s); });
-  if (p.is_ocvec(s.algorithm)) return guarded("halide jit (ocvec)", [&] { return halide::make_ocvec_kernel(p, s); });
+    return guarded("halide jit (winograd)", [&] { return halide::make_winograd_kernel(p, s, threads); });
+  if (p.is_ocvec(s.algorithm)) return guarded("halide jit (ocvec)", [&] { return halide::make_ocvec_kernel(p, s, threads); });
   return guarded("halide jit", [&] {
     return std::unique_ptr<Kernel>(new HalideKernel(p, halide::lower(p, s.algorithm, &s, threads)));
   });

@@ -20,6 +20,7 @@
 
 #include "codegen/halide_jit_hooks.hpp"
 #include "codegen/halide_lower.hpp"
+#include "codegen/halide_prepacked.hpp"
 #include "taihu/arch/error.hpp"
 
 namespace taihu::autotune::halide {
@@ -27,10 +28,10 @@ namespace {
 
 using namespace Halide;
 
-class OcvecKernel final : public Kernel {
+class OcvecKernel final : public PrepackedConvKernel {
  public:
   // jit = false: the pipelines are only built (for compile_aot), not JIT-compiled.
-  OcvecKernel(const Problem& p, const Schedule& s, bool jit = true) {
+  OcvecKernel(const Problem& p, const Schedule& s, int threads, bool jit = true) : PrepackedConvKernel("ocvec", threads) {
     const std::string why = p.conv_unsupported(s.algorithm);
     if (!why.empty()) throw Error(why);
     const ConvPattern& cv = p.conv_pattern(s.algorithm);
@@ -53,8 +54,8 @@ class OcvecKernel final : public Kernel {
     x_sizes_ = {W, H, C, N};
     w_sizes_ = {S, R, C, K};
     y_sizes_ = {OW, OH, K, N};
-    wp_sizes_ = {V, S, R, C, KVp};
-    if (jit) wp_ = Buffer<float>(wp_sizes_);
+    packed_sizes_ = {V, S, R, C, KVp};
+    if (jit) packed_ = Buffer<float>(packed_sizes_);
 
     Var kv("kv"), ko("ko"), k("k"), c("c"), r("r"), sv("sv"), x("x"), y("y"), n("n");
     {  // Weights: packed [ko][c][r][s][kv], zero past K.
@@ -64,14 +65,14 @@ class OcvecKernel final : public Kernel {
       Func wp("ocv_wp" + sfx);
       wp(kv, sv, r, c, ko) = wz(sv, r, c, ko * V + kv);
       wp.reorder(kv, sv, r, c, ko).vectorize(kv).parallel(ko);
-      set_dense(wp.output_buffer(), wp_sizes_);
+      set_dense(wp.output_buffer(), packed_sizes_);
       weights_ = Pipeline(wp);
       if (jit) weights_.compile_jit(target_for_this_cpu());
     }
     x_in_ = ImageParam(Float(32), 4, "ocv_x" + sfx);
     set_dense(x_in_, x_sizes_);
-    wp_in_ = ImageParam(Float(32), 5, "ocv_wpin" + sfx);
-    set_dense(wp_in_, wp_sizes_);
+    packed_in_ = ImageParam(Float(32), 5, "ocv_wpin" + sfx);
+    set_dense(packed_in_, packed_sizes_);
     // The input as the window reads it: xin(x + s, y + r) for output (x, y). Read in
     // place when every read stays inside the image; else a zero-padded copy at root
     // (no boundary tests in the FMA loop).
@@ -90,7 +91,7 @@ class OcvecKernel final : public Kernel {
     RDom rd(0, S, 0, R, 0, C, "ocv_rd" + sfx);
     Func acc("ocv_acc" + sfx), out("ocv_y" + sfx);
     acc(kv, x, ko, y, n) = 0.0f;
-    acc(kv, x, ko, y, n) += wp_in_(kv, rd.x, rd.y, rd.z, ko) * xin(x + rd.x, y + rd.y, rd.z, n);
+    acc(kv, x, ko, y, n) += packed_in_(kv, rd.x, rd.y, rd.z, ko) * xin(x + rd.x, y + rd.y, rd.z, n);
     out(x, y, k, n) = acc(k % V, x, k / V, y, n);
     set_dense(out.output_buffer(), y_sizes_);
 
@@ -115,7 +116,12 @@ class OcvecKernel final : public Kernel {
       // acc = the register tile: T vectors of output channels x X pixels.
       acc.compute_at(out, xo).store_in(MemoryType::Register).bound_extent(kv, V).bound_extent(ko, T).bound_extent(x, X);
       acc.reorder(kv, x, ko, y, n).vectorize(kv).unroll(x).unroll(ko);
-      acc.update().reorder(kv, x, ko, rd.x, rd.y, rd.z, y, n).vectorize(kv).unroll(x).unroll(ko);
+      // Pixels outside channel vectors in the unrolled body: each pixel's input value is
+      // broadcast once and FMA'd into its T accumulators, so T weight vectors and a
+      // broadcast are live beside the tile (Space::why_invalid's rule). With the channel
+      // vectors outside, LLVM kept all X broadcasts live across them: k 2 x 14 needed 28 +
+      // 14 + 1 registers and spilled 13 accumulators to the stack in the FMA loop.
+      acc.update().reorder(kv, ko, x, rd.x, rd.y, rd.z, y, n).vectorize(kv).unroll(x).unroll(ko);
     } else {
       // acc = one output row of the tile's channels; the reduction in blocks of cb input
       // channels, each swept over the row in register tiles before the next.
@@ -126,7 +132,7 @@ class OcvecKernel final : public Kernel {
       acc.update()
           .split(x, axo, axi, X, TailStrategy::GuardWithIf)
           .split(rd.z, rco, rci, cb, TailStrategy::GuardWithIf)
-          .reorder(kv, axi, ko, rd.x, rd.y, rci, axo, rco, y, n)
+          .reorder(kv, ko, axi, rd.x, rd.y, rci, axo, rco, y, n)  // (pixels outside channel vectors, as above)
           .vectorize(kv)
           .unroll(axi)
           .unroll(ko);
@@ -135,49 +141,16 @@ class OcvecKernel final : public Kernel {
     install_jit_hooks(main_);
     if (jit) main_.compile_jit(target_for_this_cpu());
   }
-
-  void run(const std::vector<const float*>& inputs, float* output) override {
-    try {
-      if (inputs[weight_] != cached_weights_) {
-        // Packed once per weight buffer (as dnn prepacks): callers must not change
-        // weights in place.
-        w_in_.set(Buffer<float>(const_cast<float*>(inputs[weight_]), w_sizes_));
-        weights_.realize(wp_);
-        cached_weights_ = inputs[weight_];
-      }
-      x_in_.set(Buffer<float>(const_cast<float*>(inputs[image_]), x_sizes_));
-      wp_in_.set(wp_);
-      Buffer<float> y(output, y_sizes_);
-      main_.realize(y);
-    } catch (const Halide::Error& e) {
-      throw Error(std::string("halide ocvec kernel failed: ") + e.what());
-    }
-  }
-
-  // <dir>/<fn>_weights.{a,h}: fn_weights(W, Wp); <dir>/<fn>.{a,h}: fn(X, Wp, Y), built
-  // without the Halide runtime (the first library carries it).
-  std::vector<std::string> compile_aot(const std::string& dir, const std::string& fn) {
-    const Target t = target_for_this_cpu();
-    weights_.compile_to_static_library(dir + "/" + fn + "_weights", {w_in_}, fn + "_weights", t);
-    main_.compile_to_static_library(dir + "/" + fn, {x_in_, wp_in_}, fn, t.with_feature(Target::NoRuntime));
-    return {dir + "/" + fn + "_weights.a", dir + "/" + fn + "_weights.h", dir + "/" + fn + ".a", dir + "/" + fn + ".h"};
-  }
-
- private:
-  std::size_t image_ = 0, weight_ = 1;
-  std::vector<int> x_sizes_, w_sizes_, y_sizes_, wp_sizes_;
-  ImageParam w_in_, x_in_, wp_in_;
-  Pipeline weights_, main_;
-  Buffer<float> wp_;
-  const float* cached_weights_ = nullptr;
 };
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_ocvec_kernel(const Problem& p, const Schedule& s) { return std::make_unique<OcvecKernel>(p, s); }
+std::unique_ptr<Kernel> make_ocvec_kernel(const Problem& p, const Schedule& s, int threads) {
+  return std::make_unique<OcvecKernel>(p, s, threads);
+}
 
 std::vector<std::string> emit_ocvec_aot(const Problem& p, const Schedule& s, const std::string& dir, const std::string& function) {
-  return OcvecKernel(p, s, false).compile_aot(dir, function);
+  return OcvecKernel(p, s, 0, false).compile_aot(dir, function);
 }
 
 }  // namespace taihu::autotune::halide

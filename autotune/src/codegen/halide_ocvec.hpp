@@ -16,8 +16,9 @@
 
 namespace taihu::autotune::halide {
 
-// Throws taihu::Error when the problem's algorithm is not a runnable ocvec conv.
-std::unique_ptr<Kernel> make_ocvec_kernel(const Problem& p, const Schedule& s);
+// Throws taihu::Error when the problem's algorithm is not a runnable ocvec conv. Its
+// parallel loops run on `threads` threads (0: the process default).
+std::unique_ptr<Kernel> make_ocvec_kernel(const Problem& p, const Schedule& s, int threads);
 
 // Ahead-of-time: <dir>/<function>_weights.{a,h} (W -> Wp, once per set of weights) and
 // <dir>/<function>.{a,h} (X, Wp -> Y; no Halide runtime of its own). Wp has extents

@@ -29,6 +29,7 @@
 
 #include "codegen/halide_jit_hooks.hpp"
 #include "codegen/halide_lower.hpp"
+#include "codegen/halide_prepacked.hpp"
 #include "taihu/arch/error.hpp"
 
 namespace taihu::autotune::halide {
@@ -98,10 +99,10 @@ Halide::Expr select_by(const Var& v, const std::vector<Halide::Expr>& values) {
   return values.size() == 1 ? values[0] : mux(v, values);
 }
 
-class WinogradKernel final : public Kernel {
+class WinogradKernel final : public PrepackedConvKernel {
  public:
   // jit = false: the pipelines are only built (for compile_aot), not JIT-compiled.
-  WinogradKernel(const Problem& p, const Schedule& s, bool jit = true) {
+  WinogradKernel(const Problem& p, const Schedule& s, int threads, bool jit = true) : PrepackedConvKernel("winograd", threads) {
     const std::string why = p.winograd_unsupported(s.algorithm);
     if (!why.empty()) throw Error(why);
     const ConvPattern& cv = p.winograd_conv(s.algorithm);
@@ -123,8 +124,8 @@ class WinogradKernel final : public Kernel {
     x_sizes_ = {W, H, C, N};
     w_sizes_ = {static_cast<int>(cv.s), static_cast<int>(cv.r), C, K};
     y_sizes_ = {OW, OH, K, N};
-    u_sizes_ = {Kp, Cp, alpha, alpha};
-    if (jit) u_ = Buffer<float>(u_sizes_);
+    packed_sizes_ = {Kp, Cp, alpha, alpha};
+    if (jit) packed_ = Buffer<float>(packed_sizes_);
 
     Var k("k"), c("c"), a("a"), b("b"), i("i"), j("j"), t("t"), x("x"), y("y"), n("n");
     // Weights: U(k, c, b, a), zero for the padding channels k >= K and c >= C.
@@ -145,7 +146,7 @@ class WinogradKernel final : public Kernel {
       u(k, c, b, a) = select_by(a, by_a);
       Var ko("ko"), ki("ki");
       u.split(k, ko, ki, 8).reorder(ki, b, a, ko, c).vectorize(ki).unroll(b).unroll(a);
-      set_dense(u.output_buffer(), u_sizes_);
+      set_dense(u.output_buffer(), packed_sizes_);
       weights_ = Pipeline(u);
       if (jit) weights_.compile_jit(target_for_this_cpu());
     }
@@ -155,8 +156,8 @@ class WinogradKernel final : public Kernel {
     // blocks of `rows` tile rows (transforms and GEMMs per block, per-task scratch).
     x_in_ = ImageParam(Float(32), 4, "wino_x" + sfx);
     set_dense(x_in_, x_sizes_);
-    u_in_ = ImageParam(Float(32), 4, "wino_uin" + sfx);
-    set_dense(u_in_, u_sizes_);
+    packed_in_ = ImageParam(Float(32), 4, "wino_uin" + sfx);
+    set_dense(packed_in_, packed_sizes_);
     // Input transform, the same in every structure: the input reordered into blocks of
     // 8 channels, zero padded (xcb(ci, x, y, cb, n) = X[n][8 cb + ci][y][x]), then
     // V(ci, tw, th, cb, n, b, a) = B^T d B of each tile vectorized over the 8 channels of
@@ -215,7 +216,7 @@ class WinogradKernel final : public Kernel {
       Func vt("wino_vt" + sfx);
       vt(t, ci, cb, b, a) = v(ci, t % TW, (t / TW) % TH, cb, min(t / (TW * TH), N - 1), b, a);
       macc(k, t, b, a) = 0.0f;
-      macc(k, t, b, a) += u_in_(k, rc.y * 8 + rc.x, b, a) * vt(t, rc.x, rc.y, b, a);
+      macc(k, t, b, a) += packed_in_(k, rc.y * 8 + rc.x, b, a) * vt(t, rc.x, rc.y, b, a);
       mm(k, t, b, a) = macc(k, t, b, a);
       {
         std::vector<Halide::Expr> rows;
@@ -269,7 +270,7 @@ class WinogradKernel final : public Kernel {
       Func vt("wino_vt" + sfx);
       vt(t, n, ci, cb, b, a) = v(ci, t % TW, t / TW, cb, n, b, a);
       macc(k, t, n, b, a) = 0.0f;
-      macc(k, t, n, b, a) += u_in_(k, rc.y * 8 + rc.x, b, a) * vt(t, n, rc.x, rc.y, b, a);
+      macc(k, t, n, b, a) += packed_in_(k, rc.y * 8 + rc.x, b, a) * vt(t, n, rc.x, rc.y, b, a);
       mm(k, t, n, b, a) = macc(k, t, n, b, a);
       {
         std::vector<Halide::Expr> rows;
@@ -373,53 +374,16 @@ class WinogradKernel final : public Kernel {
     install_jit_hooks(main_);
     if (jit) main_.compile_jit(target_for_this_cpu());
   }
-
-  void run(const std::vector<const float*>& inputs, float* output) override {
-    try {
-      if (inputs[weight_] != cached_weights_) {
-        // The transformed weights are computed once per weight buffer (like dnn/'s
-        // WeightsHint::unchanged): callers must not change weights in place.
-        w_in_.set(Buffer<float>(const_cast<float*>(inputs[weight_]), w_sizes_));
-        weights_.realize(u_);
-        cached_weights_ = inputs[weight_];
-      }
-      x_in_.set(Buffer<float>(const_cast<float*>(inputs[image_]), x_sizes_));
-      u_in_.set(u_);
-      Buffer<float> y(output, y_sizes_);
-      main_.realize(y);
-    } catch (const Halide::Error& e) {
-      throw Error(std::string("halide winograd kernel failed: ") + e.what());
-    }
-  }
-
-  // <dir>/<fn>_weights.{a,h}: fn_weights(W, U) transforms the weights (U: extents
-  // Kp, Cp, alpha, alpha, innermost first); <dir>/<fn>.{a,h}: fn(X, U, Y). The second library is built without the Halide runtime (the first
-  // carries it), so both link into one program.
-  std::vector<std::string> compile_aot(const std::string& dir, const std::string& fn) {
-    const Target t = target_for_this_cpu();
-    weights_.compile_to_static_library(dir + "/" + fn + "_weights", {w_in_}, fn + "_weights", t);
-    main_.compile_to_static_library(dir + "/" + fn, {x_in_, u_in_}, fn, t.with_feature(Target::NoRuntime));
-    return {dir + "/" + fn + "_weights.a", dir + "/" + fn + "_weights.h", dir + "/" + fn + ".a", dir + "/" + fn + ".h"};
-  }
-
- private:
-  std::size_t image_ = 0, weight_ = 1;
-  std::vector<int> u_sizes_;
-  std::vector<int> x_sizes_, w_sizes_, y_sizes_;
-  ImageParam w_in_, x_in_, u_in_;
-  Pipeline weights_, main_;
-  Buffer<float> u_;
-  const float* cached_weights_ = nullptr;
 };
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_winograd_kernel(const Problem& p, const Schedule& s) {
-  return std::make_unique<WinogradKernel>(p, s);
+std::unique_ptr<Kernel> make_winograd_kernel(const Problem& p, const Schedule& s, int threads) {
+  return std::make_unique<WinogradKernel>(p, s, threads);
 }
 
 std::vector<std::string> emit_winograd_aot(const Problem& p, const Schedule& s, const std::string& dir, const std::string& function) {
-  return WinogradKernel(p, s, false).compile_aot(dir, function);
+  return WinogradKernel(p, s, 0, false).compile_aot(dir, function);
 }
 
 }  // namespace taihu::autotune::halide

@@ -15,8 +15,9 @@
 
 namespace taihu::autotune::halide {
 
-// Throws taihu::Error when the problem's algorithm is not a runnable Winograd conv.
-std::unique_ptr<Kernel> make_winograd_kernel(const Problem& p, const Schedule& s);
+// Throws taihu::Error when the problem's algorithm is not a runnable Winograd conv. Its
+// parallel loops run on `threads` threads (0: the process default).
+std::unique_ptr<Kernel> make_winograd_kernel(const Problem& p, const Schedule& s, int threads);
 
 // Ahead-of-time: <dir>/<function>_weights.{a,h} (W -> U, run once per set of weights)
 // and <dir>/<function>.{a,h} (X, U -> Y; no Halide runtime of its own). U has extents

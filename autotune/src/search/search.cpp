@@ -17,7 +17,11 @@ Strategy parse_strategy(const std::string& s) {
 
 Searcher::Searcher(const Space& space, Strategy strategy, std::uint64_t seed, bool use_cost_model)
     : space_(space), strategy_(strategy), rng_(seed), use_model_(use_cost_model) {
-  if (strategy_ == Strategy::evolutionary) templates_ = space_.templates();
+  if (strategy_ == Strategy::evolutionary) {
+    templates_ = space_.templates();
+    leading_ = std::min(space_.leading_templates(), templates_.size());
+    seeds_end_ = leading_;
+  }
 }
 
 void Searcher::observe(const Point& pt, double seconds) {
@@ -131,14 +135,17 @@ void Searcher::seed_first(const std::vector<Point>& pts) {
   std::vector<Point> first;
   for (const Point& p : pts)
     if (space_.valid(p) && std::find(first.begin(), first.end(), p) == first.end()) first.push_back(p);
-  templates_.insert(templates_.begin() + static_cast<std::ptrdiff_t>(next_template_), first.begin(), first.end());
-  seeds_end_ = next_template_ + first.size();
+  // After the leading templates (Space::leading_templates) still to come, else next.
+  const std::size_t at = std::max(next_template_, leading_);
+  templates_.insert(templates_.begin() + static_cast<std::ptrdiff_t>(at), first.begin(), first.end());
+  seeds_end_ = at + first.size();
 }
 
 std::vector<Point> Searcher::propose(int n) {
   std::vector<Point> out;
-  // A model trained on other shapes ranks from the start: after the seeds, the
-  // templates compete in the ranked pool instead of being measured in order.
+  // A model trained on other shapes ranks from the start: after the leading templates
+  // and the seeds, the templates compete in the ranked pool instead of being measured
+  // in order.
   refit();
   const bool transfer_ranked = !prior_.empty() && model_.trained();
   if (!transfer_ranked && history_.empty() && !seen_.count(space_.default_point()) && space_.valid(space_.default_point())) {

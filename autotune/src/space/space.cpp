@@ -40,6 +40,7 @@ int vector_lanes() {
 }
 
 int vector_registers() { return arch::active_isa() == arch::Isa::avx512 ? 32 : 16; }
+int ocvec_registers_needed(int k_vectors, int x_tile) { return k_vectors * x_tile + k_vectors + 1; }
 
 Space::Space(const Problem& p) : p_(p) {
   const Spec& s = p.spec();
@@ -302,11 +303,13 @@ std::string Space::why_invalid(const Point& pt) const {
   if (p_.is_ocvec(s.algorithm)) {
     const std::string why = p_.conv_unsupported(s.algorithm);
     if (!why.empty()) return why;
-    // The accumulators, plus a weight vector and a broadcast, must fit the registers.
-    const int accumulators = s.ocvec.k_vectors * s.ocvec.x_tile;
-    if (accumulators > vector_registers() - 2)
-      return "ocvec k=" + std::to_string(s.ocvec.k_vectors) + " x=" + std::to_string(s.ocvec.x_tile) + ": " + std::to_string(accumulators) +
-             " accumulators exceed the " + std::to_string(vector_registers()) + " vector registers less 2";
+    // The accumulators, the tile's weight vectors and a broadcast must fit the registers.
+    const int need = ocvec_registers_needed(s.ocvec.k_vectors, s.ocvec.x_tile);
+    if (need > vector_registers())
+      return "ocvec k=" + std::to_string(s.ocvec.k_vectors) + " x=" + std::to_string(s.ocvec.x_tile) + ": " +
+             std::to_string(s.ocvec.k_vectors * s.ocvec.x_tile) + " accumulators + " + std::to_string(s.ocvec.k_vectors) +
+             " weight vectors + 1 broadcast = " + std::to_string(need) + " registers exceed the " + std::to_string(vector_registers()) +
+             " vector registers (the tile would spill)";
     return "";
   }
   const BoundStmt& b = main_stmt(p_, s.algorithm);

@@ -23,10 +23,12 @@
 //     and F(4x4) 16 x 6 as dnn runs it: blocks of half the tile rows (one per thread on
 //     two cores) or of the whole image, each block transformed, multiplied and
 //     transformed back by one task.
-//   ocvec (output channels in vector lanes, packed weights): register tiles of the
-//     vector registers less 2 (2 vectors of channels x half of them in pixels, 1 x all,
-//     4 x a quarter), the whole channel reduction per tile, channel tiles outside rows;
-//     then 2 x half with rows outside and with blocks of 64 input channels.
+//   ocvec (output channels in vector lanes, packed weights): 1, 2 and 4 vectors of
+//     channels x the widest row of pixels that fits the registers (ocvec_registers_needed:
+//     2 x 14, 1 x 28, 4 x 6 on AVX-512), the whole channel reduction per tile, channel
+//     tiles outside rows; then 2 x the widest with rows outside and with blocks of 64
+//     input channels. On a 1x1 window they are leading_templates(), measured before
+//     transfer seeds.
 // Each candidate is kept only if valid; duplicates are dropped; at most kMaxTemplates
 // (the ocvec ones first for a 1x1 window, after Winograd's for 3x3), then the loop
 // templates up to kMaxTemplates in all.
@@ -189,19 +191,19 @@ std::vector<Point> Space::templates() const {
     if (!p_.is_ocvec(a) || !p_.conv_unsupported(a).empty()) continue;
     struct Tile {
       int k;          // vectors of output channels
-      int share;      // pixels = (registers - 2) / share / k
       double c_block; // 0: the whole reduction
       int rows_outer;
     };
-    const int budget = vector_registers() - 2;
     limit = out.size() + 5;
-    for (const Tile& w : {Tile{2, 1, 0, 0}, Tile{1, 1, 0, 0}, Tile{4, 1, 0, 0}, Tile{2, 1, 0, 1}, Tile{2, 1, 64, 0}}) {
+    for (const Tile& w : {Tile{2, 0, 0}, Tile{1, 0, 0}, Tile{4, 0, 0}, Tile{2, 0, 1}, Tile{2, 64, 0}}) {
       Point base = default_point();
       if (algo_knob >= 0) base[static_cast<std::size_t>(algo_knob)] = a;
       Builder t(knobs_, base);
       if (!t.set_near("ocvec", "k", w.k, [&](std::int64_t v) { return v == w.k; }) && t.find("ocvec", "k") >= 0) continue;
-      const int pixels = budget / w.share / w.k;
-      t.set_near("ocvec", "x", pixels, [&](std::int64_t v) { return v * w.k <= budget; });
+      // The widest row of pixels whose tile fits the registers (ocvec_registers_needed).
+      const int pixels = std::max(1, (vector_registers() - w.k - 1) / w.k);
+      if (!t.set_near("ocvec", "x", pixels, [&](std::int64_t v) { return ocvec_registers_needed(w.k, static_cast<int>(v)) <= vector_registers(); }))
+        continue;
       if (w.c_block > 0) {
         if (!t.set_near("ocvec", "c", w.c_block, [&](std::int64_t v) { return v >= 1; })) continue;
       } else {
@@ -411,6 +413,15 @@ std::vector<Point> Space::templates() const {
     }
   }
   return out;
+}
+
+std::size_t Space::leading_templates() const {
+  std::size_t n = 0;
+  for (const Point& t : templates()) {
+    if (!p_.is_ocvec(schedule(t).algorithm)) break;
+    ++n;
+  }
+  return n;
 }
 
 }  // namespace taihu::autotune

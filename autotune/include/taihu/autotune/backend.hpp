@@ -25,8 +25,11 @@ class Kernel {
 bool halide_available();
 std::string halide_version();  // "14.0.0" or "none"
 
-// JIT-compiles the schedule (threads: Halide's thread pool size, set once per process).
-// Throws taihu::Error without Halide. A `winograd` algorithm's kernel transforms its
+// JIT-compiles the schedule. threads: a `winograd` or `ocvec` kernel runs its parallel
+// loops on exactly that many threads of autotune's pool, whatever the process default
+// (taihu-tune --threads 1 used to time them on every core); other schedules run on
+// Halide's thread pool, sized by the first call in the process (HL_NUM_THREADS).
+// Throws taihu::Error without Halide. A `winograd` or `ocvec` algorithm's kernel packs its
 // weights on the first run with a given weight pointer and reuses them afterwards
 // (like dnn/'s WeightsHint::unchanged): do not change weights in place between runs.
 std::unique_ptr<Kernel> make_halide_kernel(const Problem& p, const Schedule& s, int threads);

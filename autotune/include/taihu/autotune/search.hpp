@@ -35,7 +35,8 @@ class Searcher {
   // Up to n valid points not proposed or observed before (fewer when the space runs out).
   std::vector<Point> propose(int n);
   // Points proposed first, before the templates (e.g. the best schedules of the nearest
-  // tuned shapes); invalid and already seen ones are dropped.
+  // tuned shapes) but after the space's leading templates (Space::leading_templates:
+  // the ocvec tiles of a 1x1 layer); invalid and already seen ones are dropped.
   void seed_first(const std::vector<Point>& pts);
   // Learn across shapes: `p` is the space's problem; prior: the other shapes' samples
   // (transfer_samples, features from a TransferFeatures of this space); carried: their
@@ -61,7 +62,8 @@ class Searcher {
   std::set<Point> seen_;
   std::vector<Point> templates_;  // evolutionary: proposed first, in order
   std::size_t next_template_ = 0;
-  std::size_t seeds_end_ = 0;  // templates_[0, seeds_end_): seed_first's points
+  std::size_t leading_ = 0;    // templates_[0, leading_): Space::leading_templates, always in order
+  std::size_t seeds_end_ = 0;  // templates_[0, seeds_end_): those and seed_first's points
   // Transfer (use_transfer): the features, the other shapes' samples, carried points.
   const Problem* problem_ = nullptr;
   std::unique_ptr<TransferFeatures> transfer_;

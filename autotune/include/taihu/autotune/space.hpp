@@ -24,6 +24,12 @@ int vector_lanes();
 // Vector registers of the dispatch ISA (32 on AVX-512, 16 otherwise): how many
 // accumulators a register tile may hold.
 int vector_registers();
+// Vector registers an ocvec register tile of k_vectors x x_tile needs in its FMA loop:
+// the accumulators, the k_vectors weight vectors live across the pixels, and one
+// broadcast input value. A tile needing more than vector_registers() spills (measured in
+// the generated AVX-512 code: k 4 x 7, 33 registers, loads and stores accumulators on
+// the stack inside the loop; k 2 x 14 (31) and k 1 x 28 (30) do not).
+int ocvec_registers_needed(int k_vectors, int x_tile);
 
 struct Knob {
   std::string kind;    // algorithm | tile | block | vectorize | unroll | parallel | order | layout | timeblock | compute_at | rfactor | winograd | ocvec
@@ -112,6 +118,12 @@ class Space {
   // blocked template for contractions, vectorized/parallel templates otherwise), each
   // snapped to the nearest values the space offers; only valid points, no duplicates.
   std::vector<Point> templates() const;
+  // How many of templates() are measured before anything else, even before the
+  // schedules a new shape carries over from other shapes in the log (transfer seeds)
+  // or a cost model trained on them ranks: the leading templates of an ocvec algorithm
+  // (a 1x1 layer, where no Winograd template precedes them). Carried-over seeds from
+  // 3x3 layers and the model's picks otherwise crowded them out of a short budget.
+  std::size_t leading_templates() const;
   std::string why_invalid(const Point& pt) const;  // "" when valid
   bool valid(const Point& pt) const { return why_invalid(pt).empty(); }
   Schedule schedule(const Point& pt) const;

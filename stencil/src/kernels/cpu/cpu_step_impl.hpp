@@ -676,12 +676,22 @@ inline double window_budget(int threads) {
 }
 
 // x lines per tile of the 3D TTI sweep: TAIHU_STENCIL_TILE=n when set, else the widest
-// equal tiles whose derivative ring (4 (2H+1) planes of (tile + 2H) lines) fits a
-// thread's share of the last-level cache (at most 4 MiB).
+// equal tiles whose derivative ring (4 (2H+1) planes of (tile + 2H) lines) fits
+// kTtiL2Share of the per-core L2 (and a thread's share of the last-level cache, at most
+// 4 MiB), at least 2H lines. Each output line reads 4(2H+1) ring lines besides its own
+// streams: from L2 they cost little; a ring sized to the last-level cache (tiles of 86
+// lines, 3.3 MiB per thread on the Xeon) ran 2.5x slower than tiles of 16 lines
+// (0.8 MiB; bench/results/2026-11-28-xeon-stencil-vti-tti.md), the halo lines'
+// derivatives ((tile + 2H) / tile as many D_z lines) notwithstanding.
+inline constexpr double kTtiL2Share = 0.5;
 inline long tti_tile_lines(const Layout& L, int half, int threads) {
   const long requested = env_count("TAIHU_STENCIL_TILE", 0);
   if (requested > 0) return std::min(requested, L.n[1]);
-  const double budget = window_budget(threads);
+  static const double l2 = [] {
+    const arch::CacheLevel* c = arch::topology().cache(2);
+    return c ? double(c->size_bytes) : 0.0;
+  }();
+  const double budget = l2 > 0 ? std::min(window_budget(threads), kTtiL2Share * l2) : window_budget(threads);
   const double line = double(L.n[0]) * sizeof(float) * 4 * (2 * half + 1);
   const long fit = std::max(static_cast<long>(budget / line) - 2 * half, 2L * half);
   const long tiles = (L.n[1] + fit - 1) / fit;
@@ -812,14 +822,17 @@ inline long tile_lines(const Layout& L, int half, int threads) {
 }
 
 
-// x lines per tile of the single-step 3D constant-density acoustic sweep: tile_lines, and
+// x lines per tile of the single-step 3D sweep (acoustic, density, VTI): tile_lines, and
 // (unless TAIHU_STENCIL_TILE is set) no wider than the tile whose y window (2H+2 planes:
 // a plane pair's) fits 3/8 of the per-core L2 (the rest for the DRAM streams and what
-// the prefetchers bring), so each u line comes from DRAM once and its 2H other uses hit
-// L2 rather than the shared L3. On the AVX-512 Xeon (2 MiB L2, 256^2 planes of 1088 B
-// lines: a 2.8 MiB window) this gives tiles of 64 lines, 1/8 more u reads for the halos
-// (bench/results/2026-11-27-xeon-stencil.md: 64 lines beat whole planes and 128 lines).
-inline long acoustic_tile_lines(const Layout& L, int half, int threads) {
+// the prefetchers bring), so each line of the field differentiated along x and y (u; p
+// for VTI, whose q is differentiated along z only) comes from DRAM once and its 2H other
+// uses hit L2 rather than the shared L3. On the AVX-512 Xeon (2 MiB L2, 256^2 planes of
+// 1088 B lines: a 2.8 MiB window) this gives tiles of 64 lines, 1/8 more reads of that
+// field for the halos (bench/results/2026-11-27-xeon-stencil.md: acoustic, 64 lines beat
+// whole planes and 128 lines; 2026-11-28-xeon-stencil-vti-tti.md: VTI 78 -> 98% of the
+// triad roofline).
+inline long l2_tile_lines(const Layout& L, int half, int threads) {
   const long tile = tile_lines(L, half, threads);
   if (env_count("TAIHU_STENCIL_TILE", 0) > 0) return tile;
   static const double l2 = [] {
@@ -982,7 +995,7 @@ void step_streamed(const StepArgs& a, long j0, long j1) {
       for (long j = j0; j < j1; ++j) do_line<H, 2>(a, w, vw, L.index(0, j, 0), Ahead{});
     }
   } else {
-    const long tile = a.physics == Physics::acoustic ? acoustic_tile_lines(L, H, threads) : tile_lines(L, H, threads);
+    const long tile = l2_tile_lines(L, H, threads);
     const Ahead ah{H * L.s2, prefetch_floats(), hand_kernels_enabled(), coupled_hand_kernels_enabled()};
     static bool logged = false;
     if (!logged) {

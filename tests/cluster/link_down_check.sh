@@ -4,6 +4,10 @@
 # never a hang. Runs a long allreduce loop on hosts 0-3, takes host 3's link down
 # (`ip link set taihu-v3 down`) once the ranks are communicating, and times mpirun's
 # exit. The link comes back up afterwards, and no process may be left in the hosts.
+# Then the cluster must be whole again: every host answers (`scripts/cluster check`) and
+# a job on all hosts runs (after this bounce host 3 used to start no daemon in the next
+# job, which hung: its resolution of the launcher's address, begun while the link was
+# down, failed the daemon's first connection).
 set -uo pipefail
 cluster=$1 loop=$2 bound=${3:-60}
 log=$(mktemp /tmp/taihu-link-down.XXXXXX)
@@ -53,4 +57,16 @@ if [ -n "${left// /}" ]; then
   for p in $left; do kill -9 "$p" 2>/dev/null; done
   exit 1
 fi
-echo "OK: host 3 cut off -> mpirun exited $rc with a message after ${elapsed} s (bound ${bound} s)"
+"$cluster" check || { echo "FAIL: not every host answers after host 3's link came back"; exit 1; }
+hosts=$(awk -F= '$1 == "hosts" {print $2}' "${TAIHU_CLUSTER_DIR:-/run/taihu-cluster}/config")
+t1=$(date +%s.%N)
+names=$(timeout 60 "$cluster" mpirun -np "$hosts" hostname 2>&1)
+rc2=$?
+again=$(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
+count=$(grep -c '^taihu-h[0-9]*$' <<<"$names" | tr -d ' ')
+if [ $rc2 != 0 ] || [ "$count" != "$hosts" ] || [ "$(grep '^taihu-h' <<<"$names" | sort -u | wc -l)" != "$hosts" ]; then
+  echo "FAIL: a job on all $hosts hosts after the bounce: exit $rc2 after ${again} s (124: hung, ended at 60 s), $count of $hosts hostnames:"
+  echo "$names" | tail -20
+  exit 1
+fi
+echo "OK: host 3 cut off -> mpirun exited $rc with a message after ${elapsed} s (bound ${bound} s); afterwards all $hosts hosts answer and a job on all of them ran in ${again} s"

@@ -4,12 +4,15 @@
 # this machine cannot make network namespaces. A cluster that should be up but is not
 # (the setup test failed for another reason) is a failure, never a skip.
 # Fails fast instead of hanging: before the command, a link left down or a process left
-# in a host by an earlier test is reported and cleared; the command gets
+# in a host by an earlier test is reported and cleared, and every host must answer
+# (`scripts/cluster check`: links up, TCP to and from the launcher, address resolutions
+# a link bounce left stale dropped); the command gets
 # TAIHU_CLUSTER_TEST_TIMEOUT seconds (default 240; alone every test takes < 20 s, and
 # ctest's own limit is 600 s), after which the processes still in the hosts, their
 # sockets and the links are printed, everything in the hosts is ended, and it fails.
 set -uo pipefail
 name=$1; shift
+cluster=$(dirname "$0")/../../scripts/cluster
 state=${TAIHU_CLUSTER_DIR:-/run/taihu-cluster}
 bound=${TAIHU_CLUSTER_TEST_TIMEOUT:-240}
 if [ ! -f "$state/config" ]; then
@@ -40,6 +43,10 @@ for dev in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1
     ip link set "$dev" up 2>/dev/null
   fi
 done
+if ! "$cluster" check >/dev/null; then
+  echo "FAIL $name: not every host answers before the test (above); not started"
+  exit 1
+fi
 
 start=$(date +%s.%N)
 setsid "$@" &

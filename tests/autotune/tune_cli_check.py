@@ -185,7 +185,7 @@ def case_reproduce_conv(tune, dsl, tmp):
         log = os.path.join(tmp, f"c{attempt}.jsonl")
         ok, out = reproduce_attempt(tune, conv, shape, log, budget="20s", time_kw=one_cpu)
         rc, best, err = run([tune, "best", log])
-        print("best record: " + " ".join(w for w in best.split() if w.startswith("algorithm=") or w.startswith("ocvec")))
+        print("best record: " + " ".join(re.findall(r"algorithm=\S+|ocvec \w=\d+", best)))
         if ok:
             return
     expect(False, "the conv's fresh one-CPU process does not reproduce best's time within 10% in two attempts", out)

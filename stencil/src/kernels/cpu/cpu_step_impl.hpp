@@ -679,11 +679,12 @@ inline double window_budget(int threads) {
 // equal tiles whose derivative ring (4 (2H+1) planes of (tile + 2H) lines) fits
 // kTtiL2Share of the per-core L2 (and a thread's share of the last-level cache, at most
 // 4 MiB), at least 2H lines. Each output line reads 4(2H+1) ring lines besides its own
-// streams: from L2 they cost little; a ring sized to the last-level cache (tiles of 86
-// lines, 3.3 MiB per thread on the Xeon) ran 2.5x slower than tiles of 16 lines
-// (0.8 MiB; bench/results/2026-11-28-xeon-stencil-vti-tti.md), the halo lines'
-// derivatives ((tile + 2H) / tile as many D_z lines) notwithstanding.
-inline constexpr double kTtiL2Share = 0.5;
+// streams: from L2 they cost little. On the Xeon (2 MiB L2, 256^3, order 8, 2 threads)
+// this gives 13 lines (0.7 MiB); tiles of 12-16 lines ran 0.18-0.19 GPts/s, 24 0.18,
+// 32 0.145, 8 0.14 (the halo lines' derivatives: (tile + 2H) / tile as many D_z lines),
+// and the former ring sized to the last-level cache (86 lines, 3.3 MiB) 0.065
+// (bench/results/2026-11-28-xeon-stencil-vti-tti.md).
+inline constexpr double kTtiL2Share = 0.375;
 inline long tti_tile_lines(const Layout& L, int half, int threads) {
   const long requested = env_count("TAIHU_STENCIL_TILE", 0);
   if (requested > 0) return std::min(requested, L.n[1]);

@@ -9,16 +9,20 @@
 
 namespace taihu::stencil {
 
-ShotImage migrate_shot(const Model& model, const Shot& shot, const ShotRecord& observed, const Options& options,
-                       double checkpoint_bytes) {
+namespace {
+
+void check_physics_and_record(const Model& model, const ShotRecord& observed, const Options& opt) {
   if (model.physics != Physics::acoustic && model.physics != Physics::acoustic_density)
     throw Error(std::string("taihu: migration supports the acoustic and density physics, not ") +
                 physics_name(model.physics));
-  const Options opt = resolved(model, options);
   if (observed.nt != opt.nt || observed.receivers.size() * std::size_t(opt.nt) != observed.data.size())
     throw Error("taihu: migrate_shot: the observed gather has " + std::to_string(observed.nt) +
                 " samples per trace, the run " + std::to_string(opt.nt));
-  SourceWavefield source(model, shot, opt, checkpoint_bytes);
+}
+
+// The adjoint pass of `observed` against `source`: the zero-lag cross-correlation image
+// and the source illumination.
+ShotImage image_shot(const Model& model, SourceWavefield& source, const ShotRecord& observed, const Options& opt) {
   const Grid& g = model.grid;
   const std::size_t points = std::size_t(g.points());
   std::vector<double> image(points, 0.0), illumination(points, 0.0);
@@ -51,6 +55,30 @@ ShotImage migrate_shot(const Model& model, const Shot& shot, const ShotRecord& o
     out.illumination[i] = float(illumination[i]);
   }
   return out;
+}
+
+}  // namespace
+
+ShotImage migrate_shot(const Model& model, const Shot& shot, const ShotRecord& observed, const Options& options,
+                       double checkpoint_bytes) {
+  const Options opt = resolved(model, options);
+  check_physics_and_record(model, observed, opt);
+  SourceWavefield source(model, shot, opt, checkpoint_bytes);
+  return image_shot(model, source, observed, opt);
+}
+
+ShotImage migrate_scattered(const Model& model, const Shot& shot, const ShotRecord& recorded, const Options& options,
+                            double checkpoint_bytes) {
+  const Options opt = resolved(model, options);
+  check_physics_and_record(model, recorded, opt);
+  SourceWavefield source(model, shot, opt, checkpoint_bytes, &recorded.receivers);
+  // A binomial plan runs its first pass (and samples the receivers) on the first
+  // request, the adjoint's first step, which needs the data already: ask for it here.
+  if (!source.recorded()) source.at(opt.nt - 1);
+  ShotRecord scattered = recorded;
+  if (const ShotRecord* direct = source.recorded())
+    for (std::size_t i = 0; i < scattered.data.size(); ++i) scattered.data[i] -= direct->data[i];
+  return image_shot(model, source, scattered, opt);
 }
 
 std::vector<float> illumination_compensated(const std::vector<float>& image, const std::vector<float>& illumination,

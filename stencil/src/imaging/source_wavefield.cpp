@@ -115,7 +115,8 @@ long revolve_split(long steps, long slots) {
   return best_m;
 }
 
-SourceWavefield::SourceWavefield(const Model& model, const Shot& shot, const Options& options, double budget_bytes)
+SourceWavefield::SourceWavefield(const Model& model, const Shot& shot, const Options& options, double budget_bytes,
+                                 const std::vector<Position>* receivers)
     : model_(model), shot_(shot), opt_(resolved(model, options)), prop_(model, opt_),
       src_(point_stencil(model.grid, shot.source)), points_(std::size_t(model.grid.points())),
       guard_(model, opt_, shot.wavelet) {
@@ -124,6 +125,14 @@ SourceWavefield::SourceWavefield(const Model& model, const Shot& shot, const Opt
                 std::to_string(opt_.nt));
   const std::size_t state = prop_.state_floats();
   plan_ = plan_checkpoints(opt_.nt, double(points_) * sizeof(float), double(state) * sizeof(float), budget_bytes);
+  if (receivers && !receivers->empty()) {
+    for (const auto& r : *receivers) receivers_.push_back(point_stencil(model.grid, r));
+    recorded_.nt = opt_.nt;
+    recorded_.dt = opt_.dt;
+    recorded_.source = shot.source;
+    recorded_.receivers = *receivers;
+    recorded_.data.assign(receivers_.size() * std::size_t(opt_.nt), 0.f);
+  }
   if (plan_.binomial) {  // states are computed on demand in at()
     checkpoints_.resize(std::size_t(plan_.checkpoints) * state);
     buffer_.resize(points_);
@@ -139,11 +148,21 @@ SourceWavefield::SourceWavefield(const Model& model, const Shot& shot, const Opt
   for (int n = 0; n < nt; ++n) {
     if (!plan_.store_all && n % K == 0) prop_.save_state(checkpoints_.data() + std::size_t(n / K) * state);
     if (n >= last_begin) copy_interior(prop_.current(), buffer_.data() + std::size_t(n - last_begin) * points_);
+    position_ = n;
+    sample_new_position();
     prop_.step(&src_, shot.wavelet[std::size_t(n)]);
     ++steps_;
     if (guard_.due(n + 1)) guard_.check(prop_.max_abs(), n + 1);
   }
   buffered_segment_ = last;
+  position_ = 0;  // (binomial only)
+}
+
+void SourceWavefield::sample_new_position() {
+  if (receivers_.empty() || position_ != sampled_ || sampled_ >= opt_.nt) return;
+  for (std::size_t r = 0; r < receivers_.size(); ++r)
+    recorded_.data[r * std::size_t(opt_.nt) + std::size_t(position_)] = prop_.sample(receivers_[r]);
+  if (++sampled_ == opt_.nt) guard_.check_record(recorded_);
 }
 
 void SourceWavefield::copy_interior(const Field& f, float* out) const {
@@ -172,17 +191,20 @@ void SourceWavefield::replay(int segment) {
 
 void SourceWavefield::advance_to(int n) {
   for (; position_ < n; ++position_) {
+    sample_new_position();
     prop_.step(&src_, shot_.wavelet[std::size_t(position_)]);
     ++steps_;
     if (position_ + 1 > furthest_ && guard_.due(position_ + 1)) guard_.check(prop_.max_abs(), position_ + 1);
     furthest_ = std::max(furthest_, position_ + 1);
   }
+  sample_new_position();
 }
 
 // Online revolve for decreasing n: the checkpoints after n are no longer needed; from
 // the latest one, c, the states c..n are reversed with the slots left, the first
 // checkpoint at revolve's optimal split (the recursion of revolve_split, unrolled).
 const float* SourceWavefield::binomial_at(int n) {
+  if (position_ == n && copied_ == n) return buffer_.data();  // (migrate_scattered's first pass asked already)
   const std::size_t state = prop_.state_floats();
   while (stack_.back() > n) stack_.pop_back();
   if (position_ != stack_.back() || position_ > n) {
@@ -199,6 +221,7 @@ const float* SourceWavefield::binomial_at(int n) {
   }
   advance_to(n);
   copy_interior(prop_.current(), buffer_.data());
+  copied_ = n;
   return buffer_.data();
 }
 

@@ -95,6 +95,15 @@ struct ShotImage {
 ShotImage migrate_shot(const Model& model, const Shot& shot, const ShotRecord& observed, const Options& options,
                        double checkpoint_bytes);
 
+// Migrates `recorded` minus the direct data run_shot(model, shot, options) gives (the
+// reflections the smooth model does not explain), with that direct data sampled by the
+// source wavefield's own forward pass: three grid sweeps per step (recorded data, source
+// wavefield, adjoint) instead of four. Bitwise equal to migrate_shot on recorded - run_shot
+// (model, ...), whatever the checkpoint plan (binomial: the samples come from revolve's
+// first advance to nt - 1, which the adjoint needs anyway).
+ShotImage migrate_scattered(const Model& model, const Shot& shot, const ShotRecord& recorded,
+                            const Options& options, double checkpoint_bytes);
+
 // image / (illumination + eps * reference), reference = max illumination unless > 0 given.
 std::vector<float> illumination_compensated(const std::vector<float>& image, const std::vector<float>& illumination,
                                             double eps = 1e-3, double reference = 0);

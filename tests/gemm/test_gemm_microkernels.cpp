@@ -1,9 +1,11 @@
-// The AVX-512 micro-kernels called directly, both DGEMM tiles (16x12 and 24x8) and the
-// SGEMM tile, against a naive loop: the full tile, every narrow (column-edge) variant,
+// The AVX-512 micro-kernels called directly, the three DGEMM tiles (16x12, 24x8 and the
+// inline-asm 16x14) and the SGEMM tile, against a naive loop: the full tile, every narrow (column-edge) variant,
 // the half-rows variant, every unpacked-B width with op(B) column- and row-major, A read
 // as a packed panel (a_step == mr) and in place (a_step > mr), k = 0, 1 and odd, and
 // beta = 0 (C holds NaN, which must not leak), 1 and -0.5, with C's leading dimension
-// larger than the tile. Skips on CPUs without AVX-512.
+// larger than the tile. The asm tile also runs every k that reaches its code paths (the
+// k % 4 single steps, the unrolled groups, the C-prefetching tail of 28 steps) and C at
+// an address off the 64-byte line. Skips on CPUs without AVX-512.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -52,12 +54,12 @@ void check_tile(const char* what, int rows, int cols, index_t k, T alpha, const 
 }
 
 template <class T>
-void exercise(const kernels::MicroKernel<T>& uk) {
+void exercise(const kernels::MicroKernel<T>& uk, std::vector<index_t> ks = {0, 1, 7, 37}) {
   std::mt19937_64 rng(20);
   std::uniform_real_distribution<double> u(-1, 1);
   const int mr = uk.mr, nr = uk.nr;
   const index_t ldc = mr + 3;
-  for (index_t k : {0, 1, 7, 37}) {
+  for (index_t k : ks) {
     for (index_t a_step : {index_t(mr), index_t(mr + 5)}) {
       std::vector<T> a(static_cast<size_t>(a_step * (k + 1) + mr)), b(static_cast<size_t>((k + 1) * (nr + 3) + nr));
       for (auto& x : a) x = T(u(rng));
@@ -110,6 +112,35 @@ TEST(Avx512MicroKernels, Dgemm24x8MatchesNaiveLoop) {
   ASSERT_EQ(kernels::kAvx512Kernels24x8.dgemm.mr, 24);
   ASSERT_EQ(kernels::kAvx512Kernels24x8.dgemm.nr, 8);
   exercise(kernels::kAvx512Kernels24x8.dgemm);
+}
+
+TEST(Avx512MicroKernels, Dgemm16x14AsmMatchesNaiveLoop) {
+  if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  ASSERT_EQ(kernels::kAvx512Kernels16x14.dgemm.mr, 16);
+  ASSERT_EQ(kernels::kAvx512Kernels16x14.dgemm.nr, 14);
+  exercise(kernels::kAvx512Kernels16x14.dgemm, {0, 1, 3, 4, 7, 27, 28, 29, 31, 32, 37, 64, 101, 256});
+}
+
+// The asm tile with C one double past a 64-byte line (each column then spans three
+// lines, all prefetched) and a long k, beta = 0 over NaN and beta = 2.
+TEST(Avx512MicroKernels, Dgemm16x14AsmUnalignedC) {
+  if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const auto& uk = kernels::kAvx512Kernels16x14.dgemm;
+  const index_t k = 300, ldc = 21;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> a(static_cast<size_t>(16 * k)), b(static_cast<size_t>(14 * k));
+  for (auto& x : a) x = u(rng);
+  for (auto& x : b) x = u(rng);
+  alignas(64) static double storage[8 + 21 * 15];
+  for (double beta : {0.0, 2.0}) {
+    for (auto& x : storage) x = beta == 0.0 ? std::numeric_limits<double>::quiet_NaN() : u(rng);
+    std::vector<double> c0(storage + 1, storage + 1 + ldc * 15);
+    uk.fn(k, -0.75, a.data(), 16, b.data(), beta, storage + 1, ldc);
+    std::vector<double> c(storage + 1, storage + 1 + ldc * 15);
+    check_tile("unaligned C", 16, 14, k, -0.75, a, 16, b, 14, 1, beta, c0, c, ldc);
+    EXPECT_TRUE(std::isnan(storage[0]) || beta != 0.0) << "wrote before the tile";
+  }
 }
 
 TEST(Avx512MicroKernels, Sgemm32x12MatchesNaiveLoop) {

@@ -1,5 +1,6 @@
 // The ordered kernel list: best ISA first, portable reference last. On AVX-512 the DGEMM
-// tile is 16x12 unless TAIHU_GEMM_DGEMM_TILE=24x8 picks BLIS skx's shape.
+// tile is 16x12 unless TAIHU_GEMM_DGEMM_TILE picks 24x8 (BLIS skx's shape, the same
+// template) or 16x14 (the hand-scheduled inline-asm kernel).
 #include <cstdlib>
 #include <string>
 
@@ -18,34 +19,46 @@ const arch::ImplementationList<const KernelSet*>& kernel_list() {
   return list;
 }
 
-// TAIHU_GEMM_DGEMM_TILE=16x12|24x8 (empty: 16x12); true for 24x8.
-bool parse_dgemm_tile(const char* env, bool& tile_24x8) {
-  tile_24x8 = false;
-  if (env == nullptr || *env == '\0') return true;
+// The AVX-512 DGEMM tiles TAIHU_GEMM_DGEMM_TILE chooses between (empty: 16x12).
+struct TileChoice {
+  const char* value;      // the environment value
+  const KernelSet* set;   // the AVX-512 set with that DGEMM tile
+  const char* name;       // as TAIHU_VERBOSE and active_kernels_name() say it
+};
+const TileChoice kTiles[] = {
+    {"16x12", &kAvx512Kernels, "avx512 (sgemm 32x12, dgemm 16x12)"},
+    {"24x8", &kAvx512Kernels24x8, "avx512 (sgemm 32x12, dgemm 24x8)"},
+    {"16x14", &kAvx512Kernels16x14, "avx512 (sgemm 32x12, dgemm 16x14 asm)"},
+};
+
+// nullptr: a value that names no tile.
+const TileChoice* parse_dgemm_tile(const char* env) {
+  if (env == nullptr || *env == '\0') return &kTiles[0];
   const std::string v(env);
-  if (v == "24x8") tile_24x8 = true;
-  else if (v != "16x12") return false;
-  return true;
+  for (const auto& t : kTiles)
+    if (v == t.value) return &t;
+  return nullptr;
 }
 
 std::string dgemm_tile_problem() {
   const char* env = std::getenv("TAIHU_GEMM_DGEMM_TILE");
-  bool t;
-  if (parse_dgemm_tile(env, t)) return {};
-  return std::string("TAIHU_GEMM_DGEMM_TILE='") + env + "': use 16x12 or 24x8";
+  if (parse_dgemm_tile(env) != nullptr) return {};
+  return std::string("TAIHU_GEMM_DGEMM_TILE='") + env + "': use 16x12, 24x8 or 16x14";
 }
 
 [[maybe_unused]] const bool g_tile_check_registered = arch::register_environment_check(&dgemm_tile_problem);
 
 // Read once: a bad value is reported once and 16x12 is used.
-bool dgemm_tile_24x8() {
-  static const bool on = [] {
-    bool t;
-    if (!parse_dgemm_tile(std::getenv("TAIHU_GEMM_DGEMM_TILE"), t))
+const TileChoice& dgemm_tile() {
+  static const TileChoice& tile = []() -> const TileChoice& {
+    const TileChoice* t = parse_dgemm_tile(std::getenv("TAIHU_GEMM_DGEMM_TILE"));
+    if (t == nullptr) {
       arch::warn_environment(dgemm_tile_problem(), "the 16x12 tile");
-    return t;
+      t = &kTiles[0];
+    }
+    return *t;
   }();
-  return on;
+  return tile;
 }
 
 struct Chosen {
@@ -56,9 +69,10 @@ struct Chosen {
 const Chosen& chosen() {
   static const Chosen c = [] {
     const auto& e = kernel_list().chosen();
-    if (e.impl == &kAvx512Kernels && dgemm_tile_24x8()) {
-      arch::log_verbose("dispatch: gemm kernels -> avx512 (sgemm 32x12, dgemm 24x8) (TAIHU_GEMM_DGEMM_TILE)");
-      return Chosen{&kAvx512Kernels24x8, "avx512 (sgemm 32x12, dgemm 24x8)"};
+    if (e.impl == &kAvx512Kernels && dgemm_tile().set != &kAvx512Kernels) {
+      const TileChoice& t = dgemm_tile();
+      arch::log_verbose("dispatch: gemm kernels -> %s (TAIHU_GEMM_DGEMM_TILE)", t.name);
+      return Chosen{t.set, t.name};
     }
     return Chosen{e.impl, e.name};
   }();
@@ -70,7 +84,7 @@ const Chosen& chosen() {
 const KernelSet& active_kernels() { return *chosen().set; }
 const KernelSet& kernels_for(arch::Isa level) {
   const KernelSet* ks = kernel_list().best_for(level).impl;
-  return ks == &kAvx512Kernels && dgemm_tile_24x8() ? kAvx512Kernels24x8 : *ks;
+  return ks == &kAvx512Kernels ? *dgemm_tile().set : *ks;
 }
 const char* active_kernels_name() { return chosen().name.c_str(); }
 

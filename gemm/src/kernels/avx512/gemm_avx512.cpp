@@ -2,8 +2,11 @@
 // 32 ZMM registers, 2 vector loads of A and 12 broadcasts of B per k step), GEMV, and
 // the transposing packers for A stored along k (16x16 float / 8x8 double blocks
 // transposed in registers: a quarter of the shuffles of the portable 4x4 SSE packer).
+// Also the optional DGEMM tiles 24x8 (the same template) and 16x14 (the inline-asm
+// kernel of dgemm_asm_16x14.hpp for full packed tiles, the template for the rest).
 #include <immintrin.h>
 
+#include "kernels/avx512/dgemm_asm_16x14.hpp"
 #include "kernels/simd_kernels.hpp"
 
 namespace taihu::gemm::kernels {
@@ -57,7 +60,9 @@ struct Avx512F64 {
 // unused merge source, which trips -Wuninitialized (as its extracts do in hsum above).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#ifndef __clang__  // GCC only: clang -Werror rejects the unknown group
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 // dst[p * dst_step + i] = rows[i][p] for p < 16: the 16 x 16 block in four shuffle stages
 // (pairs of floats, pairs of doubles, then two 128-bit lane shuffles).
@@ -127,6 +132,26 @@ constexpr MicroKernel<T> with_packer(MicroKernel<T> uk, PackLinesFn<T> packer) {
   return uk;
 }
 
+// The 16x14 full tile: the inline-asm kernel on a packed A micro-panel, the template on
+// A read in place (a_step == lda, the skinny no-pack path), which the asm does not take.
+// Prefetch distances (bytes) and the C-prefetch tail (one column per k step, the last 14
+// steps) as measured best on the Xeon (bench/results/2026-11-28-xeon-dgemm-asm.md:
+// 1, 2, 4 or 8 steps per column, 1 the best in both passes).
+void dgemm_16x14_full_tile(index_t k, double alpha, const double* a, index_t a_step, const double* b, double beta,
+                           double* c, index_t ldc) {
+  if (a_step == asm16x14::kMr)
+    asm16x14::dgemm_16x14<1024, 1792>(k, alpha, a, b, beta, c, ldc, 1);
+  else
+    simd_microkernel<Avx512F64, 16, 14>(k, alpha, a, a_step, b, beta, c, ldc);
+}
+
+// Narrow, half-row and unpacked-B edges from the template, the full tile from the asm.
+constexpr MicroKernel<double> dgemm_16x14_asm() {
+  MicroKernel<double> uk = make_microkernel<Avx512F64, asm16x14::kMr, asm16x14::kNr>();
+  uk.fn = &dgemm_16x14_full_tile;
+  return with_packer(uk, &pack_a_transposed<double, 16, 8, transpose8x8>);
+}
+
 }  // namespace
 
 const KernelSet kAvx512Kernels = {
@@ -141,6 +166,15 @@ const KernelSet kAvx512Kernels = {
 const KernelSet kAvx512Kernels24x8 = {
     with_packer(make_microkernel<Avx512F32, 32, 12>(), &pack_a_transposed<float, 32, 16, transpose16x16>),
     with_packer(make_microkernel<Avx512F64, 24, 8>(), &pack_a_transposed<double, 24, 8, transpose8x8>),
+    &simd_gemv_n<Avx512F32>, &simd_gemv_t<Avx512F32>,
+    &simd_gemv_n<Avx512F64>, &simd_gemv_t<Avx512F64>};
+
+// The same set with the hand-scheduled inline-asm 16x14 DGEMM tile (BLIS skx's shape:
+// 16 loads per 28 FMAs, C prefetched in the last k steps), chosen by
+// TAIHU_GEMM_DGEMM_TILE=16x14 (registry.cpp).
+const KernelSet kAvx512Kernels16x14 = {
+    with_packer(make_microkernel<Avx512F32, 32, 12>(), &pack_a_transposed<float, 32, 16, transpose16x16>),
+    dgemm_16x14_asm(),
     &simd_gemv_n<Avx512F32>, &simd_gemv_t<Avx512F32>,
     &simd_gemv_n<Avx512F64>, &simd_gemv_t<Avx512F64>};
 

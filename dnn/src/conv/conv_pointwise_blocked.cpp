@@ -18,6 +18,12 @@
 //     (the first pass's tiles start from zero) whose blocks an 8x8-transposing store
 //     adds to dw (OIHW) right after their last pass, the dw lines prefetched meanwhile.
 //     Threads own disjoint ranges of tiles (no reduction between threads; deterministic).
+//     nChw16c (AVX-512) instead takes oneDNN's input-lanes form (backward_weights_x):
+//     tiles of 48 input channels (x vectors) x 8 output channels (dY broadcasts) kept in
+//     registers over a whole pixel chunk and written straight into the dw rows; 14x14
+//     1024 -> 256 at 1 thread 145-148 -> 172-178 GFLOP/s warm, 113 -> 129-148 flushed,
+//     the other ResNet-50 1x1 layers level or up to 9% faster
+//     (bench/results/2026-11-28-xeon-dnn-res4.md).
 #include <omp.h>
 
 #include <algorithm>
@@ -28,6 +34,7 @@
 #include "pointwise_blocked_kernels.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/dispatch.hpp"
+#include "taihu/arch/log.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/dnn/layout.hpp"
 
@@ -39,15 +46,16 @@ struct PwbKernels {
   PwbFwdKernel fwd;
   PwbBwdwKernel bwdw;
   PwbDwStoreKernel dw_store;
+  PwbBwdwXKernel bwdw_x;  // nChw16c: the input-lanes backward-weights tile (else null)
 };
 
 const PwbKernels& pwb8_kernels() {
   static const arch::ImplementationList<PwbKernels> list(
       "1x1 nChw8c conv kernels",
-      {{"avx2_4x3", arch::Isa::avx2, {&pwb_fwd_avx2, &pwb_bwdw_avx2, &pwb_dw_store_avx2}},
+      {{"avx2_4x3", arch::Isa::avx2, {&pwb_fwd_avx2, &pwb_bwdw_avx2, &pwb_dw_store_avx2, nullptr}},
        {"generic",
         arch::Isa::generic,
-        {&pwb_fwd_generic, &pwb_bwdw_generic, &pwb_dw_store_generic}}});
+        {&pwb_fwd_generic, &pwb_bwdw_generic, &pwb_dw_store_generic, nullptr}}});
   return list.chosen().impl;
 }
 
@@ -56,8 +64,10 @@ const PwbKernels& pwb8_kernels() {
 const PwbKernels& pwb16_kernels() {
   static const arch::ImplementationList<PwbKernels> list(
       "1x1 nChw16c conv kernels",
-      {{"avx512_4x6", arch::Isa::avx512, {&pwb16_fwd_avx512, &pwb16_bwdw_avx512, &pwb_dw_store_avx2}},
-       {"generic", arch::Isa::generic, {&pwb16_fwd_generic, &pwb16_bwdw_generic, &pwb_dw_store_generic}}});
+      {{"avx512_4x6", arch::Isa::avx512, {&pwb16_fwd_avx512, nullptr, nullptr, &pwb16_bwdw_x_avx512}},
+       {"generic",
+        arch::Isa::generic,
+        {&pwb16_fwd_generic, nullptr, nullptr, &pwb16_bwdw_x_generic}}});
   return list.chosen().impl;
 }
 
@@ -70,19 +80,19 @@ struct Geometry {
   index_t B;         // lanes per channel block (8: nChw8c, 16: nChw16c)
   index_t blocks;    // output blocks per tile (a packed group: blocks * B channels)
   index_t pixels;    // pixels per forward tile (chunks are multiples of it)
-  index_t cols;      // input channels per backward-weights tile
+  index_t cols;      // input channels per backward-weights tile (nChw8c)
   // Input blocks per reduction block: nChw8c 128 channels, a group's packed weights 16
   // KiB of L1 (256 channels measured 5-10% slower on 256 -> 64 forward and 64 -> 256
   // backward-data: 32 KiB fills L1; 64 and 128 channels measured alike).
   index_t reduce_blocks;
-  index_t bwdw_pixels;  // backward-weights pixel chunk target (a group's dY <= 32 KiB)
-  index_t bwdw_cblk;    // backward-weights input channels per work unit
-  const PwbKernels& k;
+  index_t bwdw_pixels;  // backward-weights pixel chunk target (a group's dY <= 32 KiB; nChw8c)
+  index_t bwdw_cblk;    // backward-weights input channels per work unit (nChw8c)
+  const PwbKernels& k;  // (nChw16c: bwdw_x for backward-weights, not bwdw / dw_store)
   index_t group() const { return blocks * B; }
 };
 
 Geometry geometry(int block) {
-  if (block == 16) return {16, kPwb16Blocks, kPwb16Pixels, kPwb16Cols, 4, 128, 48, pwb16_kernels()};
+  if (block == 16) return {16, kPwb16Blocks, kPwb16Pixels, 0, 4, 0, 0, pwb16_kernels()};
   return {8, kPwbBlocks, kPwbPixels, kPwbCols, 16, 256, 48, pwb8_kernels()};
 }
 
@@ -90,7 +100,12 @@ class PointwiseBlocked final : public ConvAlgorithm {
  public:
   PointwiseBlocked(const ConvDesc& d, int block)
       : d_(d), g_(geometry(block)), B_(g_.B), G_(g_.group()), plane_(d.h * d.w), cb_(ceil_div(d.c, B_)),
-        kb_(ceil_div(d.k, B_)) {}
+        kb_(ceil_div(d.k, B_)) {
+    arch::log_verbose("conv: %s pointwise_blocked nChw%dc: forward / backward-data tiles %dx%d, backward-weights %s",
+                      d.str().c_str(), block, static_cast<int>(g_.blocks * B_), static_cast<int>(g_.pixels),
+                      g_.k.bwdw_x ? "input-lanes tile 48x8 (x vectors x dY broadcasts, into dw)"
+                                  : "output-lanes tile with accumulator");
+  }
 
   void forward(const float* x, const float* w, const float* bias, float* y,
                WeightsHint hint) override {
@@ -111,6 +126,62 @@ class PointwiseBlocked final : public ConvAlgorithm {
 
   void backward_weights(const float* x, const float* dy, float* dw, float* dbias,
                         bool accumulate) override {
+    if (g_.k.bwdw_x)
+      backward_weights_x(x, dy, dw, accumulate);
+    else
+      backward_weights_acc(x, dy, dw, accumulate);
+    if (dbias) bias_gradient(dy, dbias, accumulate);
+  }
+
+ private:
+  // Input-lanes form (nChw16c): the input blocks split evenly into groups of at most
+  // kPwb16XVecs (16 blocks = 4 x 3 + 2 x 2, not 5 x 3 + 1: a 1-block tile does 8 FMAs per
+  // 9 loads); work units are (group, tile of kPwb16XRows output channels), group-major,
+  // and a thread owns a contiguous range of them, so disjoint dw tiles (deterministic, no
+  // reduction). Per image and pixel chunk (<= 256 pixels, evenly split: a group's x chunk
+  // stays in L1 while its tiles sweep the chunk's dY from L2), the units' tiles add into
+  // dw (the first pass overwrites unless accumulating): a single-chunk layer (14x14)
+  // writes each dw tile once.
+  void backward_weights_x(const float* x, const float* dy, float* dw, bool accumulate) {
+    const index_t C = d_.c, K = d_.k, B = B_, NK = kPwb16XRows;
+    const index_t groups = ceil_div(cb_, kPwb16XVecs), ktiles = ceil_div(K, NK), units = groups * ktiles;
+    const index_t chunks = ceil_div(plane_, 256), chunk = ceil_div(plane_, chunks), xs = plane_ * B;
+    const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
+    const PwbBwdwXKernel kernel = g_.k.bwdw_x;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+      index_t u0 = 0, u1 = units;
+      split_range(units, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
+      PwbBwdwXArgs a{};
+      a.x_bstride = xs;
+      a.ldw = C;
+      for (index_t n = 0; n < d_.n; ++n)
+        for (index_t ch = 0; ch < chunks; ++ch) {
+          const index_t p0 = ch * chunk;
+          a.pixels = std::min(plane_, p0 + chunk) - p0;
+          a.accumulate = accumulate || n > 0 || ch > 0;
+          for (index_t g = u0 / ktiles; g * ktiles < u1; ++g) {
+            index_t v0 = 0, v1 = 0;  // the group's input blocks
+            split_range(cb_, static_cast<int>(g), static_cast<int>(groups), v0, v1);
+            a.vecs = static_cast<int>(v1 - v0);
+            a.last_lanes = static_cast<int>(std::min(B, C - (v1 - 1) * B));
+            a.x = x + (n * cb_ + v0) * xs + p0 * B;
+            const index_t t0 = std::max(u0, g * ktiles) - g * ktiles, t1 = std::min(u1, (g + 1) * ktiles) - g * ktiles;
+            for (index_t t = t0; t < t1; ++t) {
+              const index_t k0 = t * NK;
+              a.rows = static_cast<int>(std::min(NK, K - k0));
+              a.dy = dy + (n * kb_ + k0 / B) * xs + p0 * B + k0 % B;
+              a.dw = dw + k0 * C + v0 * B;
+              a.next_dw = t + 1 < t1 ? a.dw + NK * C : nullptr;
+              kernel(a);
+            }
+          }
+        }
+    }
+  }
+
+  // The output-lanes form with the tile-major accumulator (nChw8c), see the top.
+  void backward_weights_acc(const float* x, const float* dy, float* dw, bool accumulate) {
     const index_t C = d_.c, K = d_.k, kgroups = ceil_div(kb_, g_.blocks), B = B_, G = G_;
     const auto acc_size = static_cast<std::size_t>(kgroups * C * G);
     if (dwacc_.size() != acc_size) dwacc_ = arch::AlignedBuffer<float>(acc_size);
@@ -178,22 +249,23 @@ class PointwiseBlocked final : public ConvAlgorithm {
           }
         }
     }
-    if (dbias) {
-      for (index_t b = 0; b < kb_; ++b) {
-        double s[16] = {};
-        for (index_t n = 0; n < d_.n; ++n) {
-          const float* v = dy + (n * kb_ + b) * xs;
-          for (index_t p = 0; p < plane_; ++p)
-            for (index_t l = 0; l < B; ++l) s[l] += v[p * B + l];
-        }
-        for (index_t l = 0; l < B && b * B + l < K; ++l)
-          dbias[b * B + l] =
-              accumulate ? dbias[b * B + l] + static_cast<float>(s[l]) : static_cast<float>(s[l]);
+  }
+
+  // db (+)= sum over images and pixels of dY, per lane in double.
+  void bias_gradient(const float* dy, float* dbias, bool accumulate) const {
+    const index_t K = d_.k, B = B_, xs = plane_ * B;
+    for (index_t b = 0; b < kb_; ++b) {
+      double s[16] = {};
+      for (index_t n = 0; n < d_.n; ++n) {
+        const float* v = dy + (n * kb_ + b) * xs;
+        for (index_t p = 0; p < plane_; ++p)
+          for (index_t l = 0; l < B; ++l) s[l] += v[p * B + l];
       }
+      for (index_t l = 0; l < B && b * B + l < K; ++l)
+        dbias[b * B + l] = accumulate ? dbias[b * B + l] + static_cast<float>(s[l]) : static_cast<float>(s[l]);
     }
   }
 
- private:
   // [group of `blocks` output blocks][input channel (padded)][nb * B]: W (rows k,
   // columns c) or W^T (rows c, columns k), zero past the real channels.
   void pack(const float* w, bool transposed, arch::AlignedBuffer<float>& out) const {

@@ -2,8 +2,8 @@
 // (conv_pointwise_blocked.cpp), one set per (ISA, block width B):
 // pointwise_blocked_kernels_<isa>.cpp for nChw8c, kernels/avx512/ for nChw16c (the
 // width-generic tiles of kernels/pointwise_blocked_tile.hpp). Described for nChw8c
-// below; nChw16c is the same with 16 lanes (AVX-512: 4 output blocks x 6 pixels, 4
-// vectors of dY x 6 input channels). In nChw8c a pixel's 8 channels
+// below; nChw16c's forward is the same with 16 lanes (AVX-512: 4 output blocks x 6
+// pixels), its backward-weights the input-lanes tile further down. In nChw8c a pixel's 8 channels
 // of a block are one vector, so a 1x1 layer is Y[kb][p][:] = sum_c W[kb*8 + :][c] X[c][p]
 // with the input values broadcast and the weights loaded as vectors of 8 output channels:
 //   forward: a tile of nb (1..4) output blocks x 3 consecutive pixels (a 1-2 pixel tail
@@ -16,15 +16,19 @@
 //     reduced over a run of pixels and added to a tile-major accumulator.
 // Contract: padded channels (past c or k in the last block) must be zero in x / dy and
 // in the packed weights; only the run's pixels are read and written.
+// nChw16c backward-weights takes the transposed ("input-lanes") form instead, as
+// oneDNN's avx512_core 1x1 does: dW[k][c..c+15] += dY[k][p] (broadcast) * X[c..c+15][p]
+// (a pixel's input block is one vector), a tile of up to 3 input vectors x 8 output
+// channels (24 zmm) kept in registers over the whole pixel run and written straight
+// into OIHW dw rows (no accumulator buffer, no transposing store).
 #pragma once
 #include <cstdint>
 
 namespace taihu::dnn::conv {
 
 constexpr int kPwbBlocks = 4, kPwbPixels = 3, kPwbCols = 3;
-// nChw16c (AVX-512): output blocks, pixels per forward tile, input channels per
-// backward-weights tile.
-constexpr int kPwb16Blocks = 4, kPwb16Pixels = 6, kPwb16Cols = 6;
+// nChw16c (AVX-512): output blocks and pixels per forward tile.
+constexpr int kPwb16Blocks = 4, kPwb16Pixels = 6;
 
 struct PwbFwdArgs {
   const float* x;          // nChw8c input at (block 0, first pixel)
@@ -57,14 +61,34 @@ struct PwbBwdwArgs {
   bool zero_init;            // the tile starts from zero (the first pass), not from acc
 };
 
+// The input-lanes backward-weights tile (nChw16c): dw[k0 + j][c + 16 v + l] (+)=
+// sum_p dY[k0 + j][p] X[c + 16 v + l][p] for j < rows, v < vecs, l < W (the last
+// vector's l < last_lanes: lanes past the layer's channels are not written).
+struct PwbBwdwXArgs {
+  const float* x;  // nChw16c x at (the tile's first input block, first pixel)
+  std::int64_t x_bstride;
+  int vecs;        // input blocks of the tile, 1..kPwb16XVecs
+  int last_lanes;  // channels of the last block written, 1..16
+  const float* dy;  // nChw16c dY at (block of k0, first pixel, lane k0 % 16)
+  int rows;         // output channels k0.., 1..kPwb16XRows, all in dy's block (k0 % 16 + rows <= 16)
+  std::int64_t pixels;
+  float* dw;         // OIHW dw at (k0, the tile's first input channel)
+  std::int64_t ldw;  // floats between dw rows (the layer's input channels)
+  bool accumulate;   // dw += tile, else dw = tile
+  const float* next_dw = nullptr;  // the next tile's dw (rows x vecs vectors, same ldw),
+                                   //   pulled into L1 for writing meanwhile (null: none)
+};
+constexpr int kPwb16XVecs = 3, kPwb16XRows = 8;
+
 // dw[l * ldd + c] (+)= acc[c * G + l] for l < rows (<= G), c < cols: a G-channel group
-// (32 for nChw8c, 64 for nChw16c) of the backward-weights accumulator into OIHW dw
-// (8x8 transposes on AVX2 and AVX-512).
+// (32 for nChw8c) of the backward-weights accumulator into OIHW dw (8x8 transposes on
+// AVX2).
 using PwbDwStoreKernel = void (*)(const float* acc, std::int64_t G, std::int64_t rows, std::int64_t cols,
                                   float* dw, std::int64_t ldd, bool accumulate);
 
 using PwbFwdKernel = void (*)(const PwbFwdArgs&);
 using PwbBwdwKernel = void (*)(const PwbBwdwArgs&);
+using PwbBwdwXKernel = void (*)(const PwbBwdwXArgs&);
 
 void pwb_fwd_generic(const PwbFwdArgs& a);
 void pwb_fwd_avx2(const PwbFwdArgs& a);
@@ -77,8 +101,8 @@ void pwb_dw_store_avx2(const float* acc, std::int64_t G, std::int64_t rows, std:
 
 // nChw16c (B = 16): the generic loops at 16 lanes, and AVX-512's tiles.
 void pwb16_fwd_generic(const PwbFwdArgs& a);
-void pwb16_bwdw_generic(const PwbBwdwArgs& a);
 void pwb16_fwd_avx512(const PwbFwdArgs& a);
-void pwb16_bwdw_avx512(const PwbBwdwArgs& a);
+void pwb16_bwdw_x_generic(const PwbBwdwXArgs& a);
+void pwb16_bwdw_x_avx512(const PwbBwdwXArgs& a);
 
 }  // namespace taihu::dnn::conv

@@ -41,10 +41,23 @@ void bwdw(const PwbBwdwArgs& a) {
 
 }  // namespace
 
+void pwb16_bwdw_x_generic(const PwbBwdwXArgs& a) {
+  constexpr int B = 16;
+  for (int j = 0; j < a.rows; ++j)
+    for (int v = 0; v < a.vecs; ++v) {
+      const int lanes = v == a.vecs - 1 ? a.last_lanes : B;
+      float* d = a.dw + j * a.ldw + v * B;
+      for (int l = 0; l < lanes; ++l) {
+        float acc = a.accumulate ? d[l] : 0.0f;
+        for (std::int64_t p = 0; p < a.pixels; ++p) acc += a.dy[p * B + j] * a.x[v * a.x_bstride + p * B + l];
+        d[l] = acc;
+      }
+    }
+}
+
 void pwb_fwd_generic(const PwbFwdArgs& a) { fwd<8>(a); }
 void pwb_bwdw_generic(const PwbBwdwArgs& a) { bwdw<8>(a); }
 void pwb16_fwd_generic(const PwbFwdArgs& a) { fwd<16>(a); }
-void pwb16_bwdw_generic(const PwbBwdwArgs& a) { bwdw<16>(a); }
 
 void pwb_dw_store_generic(const float* acc, std::int64_t G, std::int64_t rows, std::int64_t cols, float* dw,
                           std::int64_t ldd, bool accumulate) {

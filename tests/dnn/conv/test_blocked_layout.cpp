@@ -11,6 +11,7 @@
 #include "conv_test_support.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/isa.hpp"
+#include "taihu/arch/threads.hpp"
 #include "taihu/dnn/conv.hpp"
 #include "taihu/dnn/layout.hpp"
 
@@ -131,6 +132,25 @@ TEST_F(BlockedLayout, PointwiseNchw16cInEveryDirection) {
         "mb1ic300ih3oc70oh3kh1", "mb1ic16ih4oc264oh4kh1", "mb2ic10ih17oc9oh17kh1", "mb1ic128ih3oc64oh3kh1",
         "mb1ic70ih3iw3oc130oh3ow3kh1"})
     check_layout(ConvDesc::parse(p), kBlocked16, nat, nat, nat);
+}
+
+TEST_F(BlockedLayout, PointwiseNchw16cBackwardWeightsInputLanes) {
+  // The input-lanes backward-weights tiles (3 input blocks x 8 output channels): input
+  // blocks split evenly into groups of 2-3 (16 blocks = 4 x 3 + 2 x 2; 4 = 2 + 2; 7 =
+  // 3 + 2 + 2), the last block partial (250 = 15 x 16 + 10, 40, 100), output channels
+  // not multiples of 8 (21, 13, 3), several pixel chunks at 256 (17 x 17 = 289 -> 2 x
+  // 145; 30 x 30 = 900 -> 4 x 225) with a batch, a thread range ending mid-group; each at
+  // one and two threads.
+  const bool nat = avx512();
+  for (int threads : {1, 2}) {
+    taihu::arch::set_num_threads(threads);
+    for (const char* p : {"mb1ic256ih5oc21oh5kh1", "mb2ic250ih17oc13oh17kh1", "mb1ic64ih30oc24oh30kh1",
+                          "mb3ic100ih3oc3oh3kh1", "mb1ic40ih4oc40oh4kh1", "mb1ic112ih2oc9oh2kh1"}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads");
+      check_layout(ConvDesc::parse(p), kBlocked16, nat, nat, nat);
+    }
+  }
+  taihu::arch::set_num_threads(0);
 }
 
 TEST_F(BlockedLayout, FirstLayerForwardAndBackwardWeightsNative) {

@@ -17,6 +17,7 @@
 #include "conv/kernels/direct_ocv_tile.hpp"
 #include "conv/kernels/pointwise_blocked_tile.hpp"
 #include "conv/kernels/pointwise_tile.hpp"
+#include "pointwise_bwdw_x_check.hpp"
 #include "pointwise_kernel_check.hpp"
 
 namespace {
@@ -208,50 +209,12 @@ TEST(DnnConvAvx512Emulated, PointwiseBlocked16ForwardMatchesTheDefinition) {
       }
 }
 
-// The nChw16c backward-weights tiles (PwbBwdwArgs: nb 1..4 vectors of dY, 1..6 input
-// channels from c0 = 13: across an input block boundary) over a run of pixels, from zero
-// or added to the accumulator, against the double sum; the accumulator past the tile
-// untouched.
-TEST(DnnConvAvx512Emulated, PointwiseBlocked16BackwardWeightsMatchesTheDefinition) {
-  using taihu::dnn::conv::PwbBwdwArgs;
-  constexpr int B = 16, NB = taihu::dnn::conv::kPwb16Blocks, NC = taihu::dnn::conv::kPwb16Cols, G = NB * B;
-  const std::int64_t plane = 11, c0 = 13;
-  const auto x = pointwise_kernel_check::random_floats(static_cast<std::size_t>(2 * plane * B), 91);
-  const auto dy = pointwise_kernel_check::random_floats(static_cast<std::size_t>(NB * plane * B), 92);
-  const auto acc0 = pointwise_kernel_check::random_floats(static_cast<std::size_t>((NC + 1) * G), 93);
-  for (int nb = 1; nb <= NB; ++nb)
-    for (int cols = 1; cols <= NC; ++cols)
-      for (bool zero : {false, true}) {
-        SCOPED_TRACE("nb " + std::to_string(nb) + " cols " + std::to_string(cols) + " zero " + std::to_string(zero));
-        std::vector<float> acc = acc0;
-        PwbBwdwArgs a{};
-        a.dy = dy.data();
-        a.dy_bstride = plane * B;
-        a.nb = nb;
-        a.x = x.data();
-        a.x_bstride = plane * B;
-        a.c0 = c0;
-        a.cols = cols;
-        a.pixels = plane;
-        a.acc = acc.data();
-        a.acc_cstride = G;
-        a.zero_init = zero;
-        taihu::dnn::conv::kernels::pwb_bwdw_simd<taihu::dnn::conv::kernels::VecAvx512, NB, NC>(a);
-        for (int j = 0; j <= NC; ++j)
-          for (int m = 0; m < G; ++m) {
-            const auto at = static_cast<std::size_t>(j * G + m);
-            if (j >= cols || m >= nb * B) {
-              EXPECT_EQ(acc[at], acc0[at]) << "column " << j << " channel " << m << " written";
-              continue;
-            }
-            double want = zero ? 0.0 : acc0[at];
-            const std::int64_t c = c0 + j;
-            for (std::int64_t p = 0; p < plane; ++p)
-              want += double(dy[static_cast<std::size_t>((m / B * plane + p) * B + m % B)]) *
-                      x[static_cast<std::size_t>((c / B * plane + p) * B + c % B)];
-            EXPECT_NEAR(acc[at], want, 1e-4) << "column " << j << " channel " << m;
-          }
-      }
+// The nChw16c input-lanes backward-weights tiles (PwbBwdwXArgs: 1..3 input blocks x
+// 1..8 output rows, the last block partial, rows from mid-block, from zero or added).
+TEST(DnnConvAvx512Emulated, PointwiseBlocked16InputLanesBackwardWeightsMatchesTheDefinition) {
+  pointwise_bwdw_x_check::every_tile_matches_definition(
+      &taihu::dnn::conv::kernels::pwb_bwdw_x_simd<taihu::dnn::conv::kernels::VecAvx512,
+                                                 taihu::dnn::conv::kPwb16XVecs, taihu::dnn::conv::kPwb16XRows>);
 }
 
 }  // namespace

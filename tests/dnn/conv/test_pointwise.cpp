@@ -15,6 +15,8 @@
 
 #include "conv_pointwise.hpp"
 #include "conv_test_support.hpp"
+#include "pointwise_blocked_kernels.hpp"
+#include "pointwise_bwdw_x_check.hpp"
 #include "pointwise_kernel_check.hpp"
 #include "pointwise_kernels.hpp"
 #include "taihu/arch/cpu_features.hpp"
@@ -202,6 +204,21 @@ TEST(PointwiseKernel, SeveralTilesPerCallMatchTheDefinition) {
   for (const auto& k : kernels) {
     SCOPED_TRACE(k.name);
     pointwise_kernel_check::several_tiles_match_definition(k.fn, k.width, k.lanes);
+  }
+}
+
+// The nChw16c input-lanes backward-weights tile (PwbBwdwXArgs) called directly: the
+// portable loops, and AVX-512's tiles where this CPU has them (every shape of the 3 x 8
+// tile through the dispatch table); pointwise_bwdw_x_check.hpp has the check, which
+// test_conv_avx512_emulated.cpp also runs through SIMDe.
+TEST(PointwiseBlocked16BackwardWeightsTile, EveryKernelMatchesTheDefinition) {
+  {
+    SCOPED_TRACE("generic");
+    pointwise_bwdw_x_check::every_tile_matches_definition(&taihu::dnn::conv::pwb16_bwdw_x_generic);
+  }
+  if (taihu::arch::isa_supported(taihu::arch::Isa::avx512, taihu::arch::cpu_features())) {
+    SCOPED_TRACE("avx512");
+    pointwise_bwdw_x_check::every_tile_matches_definition(&taihu::dnn::conv::pwb16_bwdw_x_avx512);
   }
 }
 

@@ -1,12 +1,13 @@
 // Width-generic register tiles of the 1x1 convolution on blocked activations (the
-// contract is pointwise_blocked_kernels.hpp's PwbFwdArgs / PwbBwdwArgs), instantiated per
+// contract is pointwise_blocked_kernels.hpp's PwbFwdArgs / PwbBwdwXArgs), instantiated per
 // ISA with its vector traits V (kernels/<isa>/vec_<isa>.hpp): a channel block is one
 // vector of V::W lanes (nChw16c for AVX-512's 16), a pixel's block one vector.
 //   forward: NB output blocks x NP consecutive pixels: per input channel NB weight
 //     vectors and NP input broadcasts feed NB * NP FMAs (AVX-512: 4 x 6 = 24 of the 32
 //     zmm accumulate). Weights packed [channel][nb * W].
-//   backward-weights: NB vectors of W output channels (dY) x NC input channels (x
-//     broadcast) over a run of pixels, added to the tile-major accumulator.
+//   backward-weights (input lanes): CV vectors of W input channels (x, a pixel's
+//     block) x NK output channels (dY broadcast, one block) over a run of pixels,
+//     written into the dw rows (AVX-512: 3 x 8).
 // Everything is in an anonymous namespace: each ISA's TU compiles its own copy with its
 // own flags, so the linker never hands an AVX-512 body to an AVX2 caller.
 #pragma once
@@ -87,39 +88,61 @@ void pwb_fwd_run(const PwbFwdArgs& a) {
   if (rest > 0) pwb_fwd_tail<V, NB>(a, x, y, rest, std::make_integer_sequence<int, NP - 1>());
 }
 
-template <class V, int NB, int NC>
-void pwb_bwdw_tile(const PwbBwdwArgs& a) {
+// Input-lanes backward-weights (PwbBwdwXArgs): per pixel CV x loads and NK dY
+// broadcasts (consecutive lanes of one dY line) feed CV * NK FMAs; the tile stays in
+// registers over the whole run and is stored into dw once (the last vector masked to
+// the layer's channels).
+template <class V, int CV, int NK>
+void pwb_bwdw_x_tile(const PwbBwdwXArgs& a) {
   using Reg = typename V::Reg;
   constexpr int W = V::W;
-  Reg acc[NB][NC];
+  const typename V::Mask last = V::first(a.last_lanes);
+  const bool partial = a.last_lanes < W;
+  Reg acc[NK][CV];
+#pragma GCC unroll 8
+  for (int j = 0; j < NK; ++j)
 #pragma GCC unroll 4
-  for (int b = 0; b < NB; ++b)
+    for (int v = 0; v < CV; ++v) {
+      const float* d = a.dw + j * a.ldw + v * W;
+      acc[j][v] = !a.accumulate              ? V::zero()
+                  : v == CV - 1 && partial ? V::load_first(d, last)
+                                             : V::loadu(d);
+    }
+  // The next tile's dw lines, for writing (a cold dw otherwise stalls every store of
+  // the epilogue on a read-for-ownership).
+  if (a.next_dw)
 #pragma GCC unroll 8
-    for (int j = 0; j < NC; ++j) acc[b][j] = a.zero_init ? V::zero() : V::loadu(a.acc + j * a.acc_cstride + b * W);
-  const float* xc[NC];
-#pragma GCC unroll 8
-  for (int j = 0; j < NC; ++j) xc[j] = a.x + ((a.c0 + j) / W) * a.x_bstride + (a.c0 + j) % W;
+    for (int j = 0; j < NK; ++j)
+#pragma GCC unroll 4
+      for (int v = 0; v < CV; ++v) __builtin_prefetch(a.next_dw + j * a.ldw + v * W, 1, 3);
+  const float* x = a.x;
   const float* dy = a.dy;
-  const std::int64_t bs = a.dy_bstride, pixels = a.pixels;
+  const std::int64_t xs = a.x_bstride, pixels = a.pixels;
 #pragma GCC unroll 2
-  for (std::int64_t p = 0; p < pixels; ++p, dy += W) {
-    Reg dv[NB];
+  for (std::int64_t p = 0; p < pixels; ++p, x += W, dy += W) {
+    Reg xv[CV];
 #pragma GCC unroll 4
-    for (int b = 0; b < NB; ++b) dv[b] = V::loadu(dy + b * bs);
+    for (int v = 0; v < CV; ++v) xv[v] = V::loadu(x + v * xs);
 #pragma GCC unroll 8
-    for (int j = 0; j < NC; ++j) {
-      const Reg xb = V::bcast(xc[j] + p * W);
+    for (int j = 0; j < NK; ++j) {
+      const Reg d = V::bcast(dy + j);
 #pragma GCC unroll 4
-      for (int b = 0; b < NB; ++b) acc[b][j] = V::fma(dv[b], xb, acc[b][j]);
+      for (int v = 0; v < CV; ++v) acc[j][v] = V::fma(xv[v], d, acc[j][v]);
     }
   }
-#pragma GCC unroll 4
-  for (int b = 0; b < NB; ++b)
 #pragma GCC unroll 8
-    for (int j = 0; j < NC; ++j) V::storeu(a.acc + j * a.acc_cstride + b * W, acc[b][j]);
+  for (int j = 0; j < NK; ++j)
+#pragma GCC unroll 4
+    for (int v = 0; v < CV; ++v) {
+      float* d = a.dw + j * a.ldw + v * W;
+      if (v == CV - 1 && partial)
+        V::store_first(d, last, acc[j][v]);
+      else
+        V::storeu(d, acc[j][v]);
+    }
 }
 
-// Dispatch on the run's nb (1..NB) and, for backward-weights, its cols (1..NC), through
+// Dispatch on the run's nb (1..NB) and, for backward-weights, its (vecs, rows), through
 // tables of the instantiations.
 template <class V, int NP, int... B>
 constexpr std::array<void (*)(const PwbFwdArgs&), sizeof...(B)> pwb_fwd_table(std::integer_sequence<int, B...>) {
@@ -132,21 +155,21 @@ void pwb_fwd_simd(const PwbFwdArgs& a) {
   table[static_cast<std::size_t>(a.nb - 1)](a);
 }
 
-template <class V, int NB, int... J>
-constexpr std::array<void (*)(const PwbBwdwArgs&), sizeof...(J)> pwb_bwdw_row(std::integer_sequence<int, J...>) {
-  return {&pwb_bwdw_tile<V, NB, J + 1>...};
+template <class V, int CV, int... J>
+constexpr std::array<void (*)(const PwbBwdwXArgs&), sizeof...(J)> pwb_bwdw_x_row(std::integer_sequence<int, J...>) {
+  return {&pwb_bwdw_x_tile<V, CV, J + 1>...};
 }
 
-template <class V, int NC, int... B>
-constexpr std::array<std::array<void (*)(const PwbBwdwArgs&), NC>, sizeof...(B)> pwb_bwdw_table(
-    std::integer_sequence<int, B...>) {
-  return {pwb_bwdw_row<V, B + 1>(std::make_integer_sequence<int, NC>())...};
+template <class V, int NK, int... C>
+constexpr std::array<std::array<void (*)(const PwbBwdwXArgs&), NK>, sizeof...(C)> pwb_bwdw_x_table(
+    std::integer_sequence<int, C...>) {
+  return {pwb_bwdw_x_row<V, C + 1>(std::make_integer_sequence<int, NK>())...};
 }
 
-template <class V, int NB, int NC>
-void pwb_bwdw_simd(const PwbBwdwArgs& a) {
-  static constexpr auto table = pwb_bwdw_table<V, NC>(std::make_integer_sequence<int, NB>());
-  table[static_cast<std::size_t>(a.nb - 1)][static_cast<std::size_t>(a.cols - 1)](a);
+template <class V, int CV, int NK>
+void pwb_bwdw_x_simd(const PwbBwdwXArgs& a) {
+  static constexpr auto table = pwb_bwdw_x_table<V, NK>(std::make_integer_sequence<int, CV>());
+  table[static_cast<std::size_t>(a.vecs - 1)][static_cast<std::size_t>(a.rows - 1)](a);
 }
 
 }  // namespace

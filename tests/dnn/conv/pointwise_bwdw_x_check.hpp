@@ -1,0 +1,72 @@
+// The nChw16c input-lanes backward-weights tile's contract (pointwise_blocked_kernels.hpp's
+// PwbBwdwXArgs) checked against a double loop: every (input blocks, output rows) shape
+// of the tile, the last block whole or partial (lanes past it must stay as they were),
+// rows starting mid-block (k0 % 16 = 8), a pixel run odd and shorter or longer than the
+// kernel's unroll, from zero or added to dw, and the next tile's prefetch pointer set or
+// null. Header-only: test_pointwise.cpp runs it on the real kernels,
+// test_conv_avx512_emulated.cpp on the AVX-512 template through SIMDe.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernel_check_random.hpp"
+#include "pointwise_blocked_kernels.hpp"
+
+namespace pointwise_bwdw_x_check {
+
+template <class Kernel>
+void every_tile_matches_definition(Kernel kernel) {
+  using taihu::dnn::conv::kPwb16XRows;
+  using taihu::dnn::conv::kPwb16XVecs;
+  using taihu::dnn::conv::PwbBwdwXArgs;
+  using index_t = std::int64_t;
+  constexpr index_t B = 16, ldw = kPwb16XVecs * B + 5, dw_rows = 2 * kPwb16XRows;
+  const auto dw0 = kernel_check::random_floats(static_cast<std::size_t>(dw_rows * ldw), 61);
+  for (index_t pixels : {index_t{1}, index_t{2}, index_t{7}, index_t{19}}) {
+    const auto x = kernel_check::random_floats(static_cast<std::size_t>(kPwb16XVecs * pixels * B), 62);
+    const auto dy = kernel_check::random_floats(static_cast<std::size_t>(pixels * B), 63);
+    for (int vecs = 1; vecs <= kPwb16XVecs; ++vecs)
+      for (int rows = 1; rows <= kPwb16XRows; ++rows)
+        for (int last_lanes : {16, 5})
+          for (index_t k0 : {index_t{0}, index_t{8}})
+            for (bool accumulate : {false, true}) {
+              SCOPED_TRACE("pixels " + std::to_string(pixels) + " vecs " + std::to_string(vecs) + " rows " +
+                           std::to_string(rows) + " last_lanes " + std::to_string(last_lanes) + " k0 " +
+                           std::to_string(k0) + " accumulate " + std::to_string(accumulate));
+              std::vector<float> dw = dw0;
+              PwbBwdwXArgs a{};
+              a.x = x.data();
+              a.x_bstride = pixels * B;
+              a.vecs = vecs;
+              a.last_lanes = last_lanes;
+              a.dy = dy.data() + k0;
+              a.rows = rows;
+              a.pixels = pixels;
+              a.dw = dw.data() + ldw;  // row 0 of the tile is dw's row 1
+              a.ldw = ldw;
+              a.accumulate = accumulate;
+              a.next_dw = k0 == 0 ? dw.data() + ldw + kPwb16XRows * ldw / 2 : nullptr;
+              kernel(a);
+              for (index_t r = 0; r < dw_rows; ++r)
+                for (index_t c = 0; c < ldw; ++c) {
+                  const auto at = static_cast<std::size_t>(r * ldw + c);
+                  const index_t j = r - 1;
+                  const bool inside = j >= 0 && j < rows && c < (vecs - 1) * B + last_lanes;
+                  if (!inside) {
+                    EXPECT_EQ(dw[at], dw0[at]) << "row " << r << " column " << c << " written";
+                    continue;
+                  }
+                  double want = accumulate ? dw0[at] : 0.0;
+                  for (index_t p = 0; p < pixels; ++p)
+                    want += double(dy[static_cast<std::size_t>(p * B + k0 + j)]) *
+                            x[static_cast<std::size_t>((c / B * pixels + p) * B + c % B)];
+                  EXPECT_NEAR(dw[at], want, 1e-5) << "row " << j << " column " << c;
+                }
+            }
+  }
+}
+
+}  // namespace pointwise_bwdw_x_check

@@ -1,5 +1,6 @@
 // The allreduce simulator: closed forms without contention, the contention effect of an
-// oversubscribed tier, parsing errors, and the PNG plot (read back with libpng).
+// oversubscribed tier, large two-way exchanges across an uplink, parsing errors, and the
+// PNG plot (read back with libpng).
 #include <gtest/gtest.h>
 #include <png.h>
 
@@ -89,6 +90,37 @@ TEST(CommSimulator, ParseSystemAndErrors) {
   EXPECT_THROW(sim::parse_system("tier=rack,32,1e9,1e-6,0.5", 4), taihu::Error);
   EXPECT_THROW(sim::parse_system("gamma=1e-10", 4), taihu::Error);
   EXPECT_THROW(sim::parse_system("speed=3 tier=a,0,1e9,1e-6,1", 4), taihu::Error);
+}
+
+TEST(CommSimulator, LargeTwoWayExchangesGetPartOfTheUplink) {
+  // The namespace cluster's measured links: 4 hosts per group, one uplink per group
+  // shared by its 4 hosts.
+  const std::string links = "gamma=6.9e-11 tier=supernode,4,61.3e6,1.2e-4,1 tier=system,0,12.2e6,2.2e-4,4";
+  const sim::System full = sim::parse_system(links, 8);
+  const sim::System half = sim::parse_system(links + " exchange=0.5", 8);
+  EXPECT_DOUBLE_EQ(full.exchange_efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(half.exchange_efficiency, 0.5);
+  const double n = 64.0 * 1024 * 1024;
+  // Rabenseifner in topology order crosses the uplink in two steps (reduce-scatter and
+  // allgather at distance 4), n/8 per host each, 4 hosts sharing 12.2 MB/s: at half the
+  // uplink each of those steps takes its transfer time once more; nothing else changes.
+  const double cross_step = n / 8 / (12.2e6 / 4);
+  EXPECT_NEAR(sim::predict(half, sim::SimAlgorithm::rabenseifner, n) - sim::predict(full, sim::SimAlgorithm::rabenseifner, n),
+              2 * cross_step, 1e-9);
+  // Ring steps are one-way shifts, and the hierarchical algorithm's top exchange runs in
+  // chunks within the eager limit: both keep the whole uplink.
+  for (auto alg : {sim::SimAlgorithm::ring, sim::SimAlgorithm::hierarchical})
+    EXPECT_DOUBLE_EQ(sim::predict(half, alg, n), sim::predict(full, alg, n)) << sim::name(alg);
+  // Eager-size exchanges (64 KiB in all: 8 KiB per host across) and exchanges inside a
+  // group (4 hosts) are not affected.
+  EXPECT_DOUBLE_EQ(sim::predict(half, sim::SimAlgorithm::rabenseifner, 65536), sim::predict(full, sim::SimAlgorithm::rabenseifner, 65536));
+  const sim::System one_group = sim::parse_system(links + " exchange=0.5", 4);
+  EXPECT_DOUBLE_EQ(sim::predict(one_group, sim::SimAlgorithm::rabenseifner, n),
+                   sim::predict(sim::parse_system(links, 4), sim::SimAlgorithm::rabenseifner, n));
+  EXPECT_NE(sim::describe(half).find("0.5 of an uplink"), std::string::npos);
+  EXPECT_THROW(sim::parse_system(links + " exchange=0", 8), taihu::Error);
+  EXPECT_THROW(sim::parse_system(links + " exchange=1.5", 8), taihu::Error);
+  EXPECT_THROW(sim::parse_system(links + " exchange=x", 8), taihu::Error);
 }
 
 TEST(CommSimulator, WritesAReadablePng) {

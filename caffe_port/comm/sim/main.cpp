@@ -5,6 +5,7 @@
 //   taihu-allreduce-sim --bytes 4096 --png small.png
 //   taihu-allreduce-sim --preset machine         # this machine, from the calibration cache
 //   taihu-allreduce-sim --system "gamma=2.5e-10 tier=rack,32,12.5e9,1.5e-6,1 tier=system,0,12.5e9,3e-6,3"
+//                                               (+ exchange=F: share of an uplink large two-way exchanges get)
 //   options: --max-nodes N  --ranks-per-node N  --placement block|round_robin  --png FILE
 //            --calibration FILE
 #include <cstdio>

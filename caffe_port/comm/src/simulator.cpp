@@ -5,9 +5,11 @@
 // the model counts, per group of every tier, the flows leaving the group; a flow's
 // bandwidth is the minimum over the tiers it leaves of (group uplink capacity / flows
 // leaving that group), capped by its own link bandwidth; its latency is the latency of
-// the tier where its endpoints meet. Step time = slowest flow; reduction adds gamma per
-// byte reduced. Patterns are evaluated over all nodes (O(nodes) per distinct step),
-// identical steps are multiplied, so 65536 nodes take milliseconds.
+// the tier where its endpoints meet; a two-way exchange of rendezvous-size messages
+// across an uplink gets only exchange_efficiency of its capacity. Step time = slowest
+// flow; reduction adds gamma per byte reduced. Patterns are evaluated over all nodes
+// (O(nodes) per distinct step), identical steps are multiplied, so 65536 nodes take
+// milliseconds.
 //
 // The TaihuLight-like preset (taihulight()) uses:
 //  - 256 nodes per supernode, full bandwidth inside (Fu et al., "The Sunway TaihuLight
@@ -90,13 +92,19 @@ struct Evaluator {
         for (std::size_t u = 0; u < t; ++u) ++leaving[u][static_cast<std::size_t>(a / span[u])];
         flows.push_back({a, t});
       }
+    // Rendezvous-size two-way exchanges get only part of a shared uplink (System::
+    // exchange_efficiency); one-way shifts and eager-size messages get all of it.
+    const double share =
+        pattern == Pattern::xor_distance && bytes > static_cast<double>(eager_payload(sys.eager_limit))
+            ? sys.exchange_efficiency
+            : 1.0;
     double worst = 0;
     for (const Flow& f : flows) {
       const SimTier& tier = sys.tiers[std::min(f.tier, sys.tiers.size() - 1)];
       double bw = tier.bandwidth;
       for (std::size_t u = 0; u < f.tier; ++u) {
         const SimTier& up = sys.tiers[u + 1];
-        const double capacity = static_cast<double>(span[u]) * up.bandwidth / up.oversubscription;
+        const double capacity = static_cast<double>(span[u]) * up.bandwidth / up.oversubscription * share;
         bw = std::min(bw, capacity / leaving[u][static_cast<std::size_t>(f.src / span[u])]);
       }
       worst = std::max(worst, tier.latency + bytes / bw);
@@ -321,6 +329,9 @@ System parse_system(const std::string& text, int nodes) {
         s.node_bandwidth = std::stod(value.substr(0, comma));
         s.node_latency = std::stod(value.substr(comma + 1));
         if (!(s.node_bandwidth > 0) || !(s.node_latency >= 0)) throw Error("bandwidth > 0, latency >= 0");
+      } else if (key == "exchange") {
+        s.exchange_efficiency = std::stod(value);
+        if (!(s.exchange_efficiency > 0) || s.exchange_efficiency > 1) throw Error("must be in (0, 1]");
       } else if (key == "placement") {
         if (value == "block") s.placement = Placement::block;
         else if (value == "round_robin") s.placement = Placement::round_robin;
@@ -335,7 +346,7 @@ System parse_system(const std::string& text, int nodes) {
           throw Error("group >= 0, bandwidth > 0, latency >= 0, oversubscription >= 1");
         s.tiers.push_back(t);
       } else {
-        throw Error("unknown key (gamma, placement, tier, ranks_per_node, node)");
+        throw Error("unknown key (gamma, placement, tier, ranks_per_node, node, exchange)");
       }
     } catch (const Error& e) {
       throw Error("system description item '" + item + "': " + e.what());
@@ -359,6 +370,7 @@ std::string describe(const System& s) {
   for (const auto& t : s.tiers)
     os << "; " << t.name << (t.group ? " of " + std::to_string(t.group) : std::string()) << " " << t.bandwidth / 1e9
        << " GB/s " << t.latency * 1e6 << " us oversub " << t.oversubscription;
+  if (s.exchange_efficiency < 1) os << "; large two-way exchanges get " << s.exchange_efficiency << " of an uplink";
   os << "; gamma " << (s.gamma > 0 ? 1.0 / s.gamma / 1e9 : 0) << " GB/s; placement "
      << (s.placement == Placement::block ? "block" : "round_robin");
   return os.str();

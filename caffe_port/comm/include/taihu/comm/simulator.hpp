@@ -52,6 +52,14 @@ struct System {
   // The MPI library's eager limit (bytes with header): the hierarchical pipelined top
   // exchange keeps each rank's message within it, as the library's cost model does.
   std::size_t eager_limit = 64 * 1024;
+  // Share of a group's uplink capacity that two-way exchanges of rendezvous-size messages
+  // (above the eager limit) get while they cross it in both directions at once (xor steps:
+  // recursive doubling, Rabenseifner, an unpipelined top exchange). 1: full. Measured on
+  // the namespace cluster: 4 pairs exchanging 8 MiB across one uplink get 0.76 of what
+  // one-way flows get (mean of 5; MPI's rendezvous fragments and TCP acknowledgements of
+  // each direction wait behind the other direction's queued data). Ring steps (one-way
+  // shifts) and chunks within the eager limit keep the full capacity.
+  double exchange_efficiency = 1;
 };
 
 // flat_default: MPICH's fixed rule over the job's rank placement. hierarchical: per-tier
@@ -80,7 +88,8 @@ System rank_level(const System& system);
 System single_tier(int nodes, double alpha, double beta, double gamma, const std::string& name);
 // Text description, e.g. "gamma=3.3e-10 tier=supernode,256,8e9,1e-6,1 tier=system,0,8e9,2e-6,4"
 // (tier=name,group,bandwidth B/s,latency s,oversubscription; placement=block|round_robin;
-// ranks_per_node=N with node=bandwidth B/s,latency s for the links inside a node).
+// ranks_per_node=N with node=bandwidth B/s,latency s for the links inside a node;
+// exchange=F, 0 < F <= 1: System::exchange_efficiency).
 // Throws taihu::Error naming the bad item.
 System parse_system(const std::string& text, int nodes);
 std::string describe(const System& system);

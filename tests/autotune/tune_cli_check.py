@@ -21,7 +21,8 @@
   reproduce_conv  the same for a 1x1 conv2d on one thread (the ocvec templates lead the
                search; Winograd / ocvec kernels run on autotune's own pool), with the
                re-timing process confined to one CPU: a kernel that used more threads
-               than --threads in the search reads slow there.
+               than --threads in the search reads slow there; unconfined, `time` must
+               report at most 1.5 cores used.
 """
 import re
 import os
@@ -186,6 +187,12 @@ def case_reproduce_conv(tune, dsl, tmp):
         ok, out = reproduce_attempt(tune, conv, shape, log, budget="20s", time_kw=one_cpu)
         rc, best, err = run([tune, "best", log])
         print("best record: " + " ".join(re.findall(r"algorithm=\S+|ocvec \w=\d+", best)))
+        # Unconfined, the kernel must still use one core (CPU time / wall time; another
+        # process on the host only lowers it).
+        rc, t_out, err = run([tune, "time", conv] + shape + ["--log", log, "--rounds", "4"])
+        cores = re.search(r"; ([0-9.]+) cores used\)", t_out)
+        expect(rc == 0 and cores, f"time: exit {rc}, no cores used", t_out + err)
+        expect(float(cores.group(1)) <= 1.5, f"a --threads 1 kernel used {cores.group(1)} cores", t_out + err)
         if ok:
             return
     expect(False, "the conv's fresh one-CPU process does not reproduce best's time within 10% in two attempts", out)

@@ -342,8 +342,17 @@ int cmd_time(const Args& a) {
   const ta::RoundSummary sum = ta::summarize_rounds(r);
   const double med = sum.median_s;
   std::printf("logged %s %s\n", ms(rec.median_s).c_str(), statistic(rec).c_str());
-  std::printf("fresh  %s (median of %d rounds, IQR %.1f%%, %.3f-%.3f ms; %d contended rounds left out)\n", ms(med).c_str(), sum.rounds,
-              100 * sum.spread, sum.min_s * 1e3, sum.max_s * 1e3, sum.contended);
+  // The cores the kernel's threads really used (CPU time / wall time, median over the
+  // rounds): more than --threads means its parallel loops ignored the thread count (the
+  // Winograd / ocvec kernels once ran on every core under --threads 1).
+  std::vector<double> cores;
+  for (const auto& m : r) cores.push_back(m.cores_used);
+  const double cores_used = ta::median_of(cores);
+  std::printf("fresh  %s (median of %d rounds, IQR %.1f%%, %.3f-%.3f ms; %d contended rounds left out; %.2f cores used)\n", ms(med).c_str(),
+              sum.rounds, 100 * sum.spread, sum.min_s * 1e3, sum.max_s * 1e3, sum.contended, cores_used);
+  if (cores_used > o.threads + 0.5)
+    std::fprintf(stderr, "taihu-tune: warning: the kernel used %.2f cores with --threads %d: its figure is not a %d-thread one\n", cores_used,
+                 o.threads, o.threads);
   std::printf("fresh / logged %.3f\n", med / rec.median_s);
   return 0;
 }

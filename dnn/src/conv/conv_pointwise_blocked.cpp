@@ -21,7 +21,7 @@
 //     nChw16c (AVX-512) instead takes oneDNN's input-lanes form (backward_weights_x):
 //     tiles of 48 input channels (x vectors) x 8 output channels (dY broadcasts) kept in
 //     registers over a whole pixel chunk and written straight into the dw rows; 14x14
-//     1024 -> 256 at 1 thread 145-148 -> 172-178 GFLOP/s warm, 113 -> 129-148 flushed,
+//     1024 -> 256 at 1 thread 145-148 -> 172-184 GFLOP/s in the A/B (flushed),
 //     the other ResNet-50 1x1 layers level or up to 9% faster
 //     (bench/results/2026-11-28-xeon-dnn-res4.md).
 #include <omp.h>
@@ -136,15 +136,17 @@ class PointwiseBlocked final : public ConvAlgorithm {
  private:
   // Input-lanes form (nChw16c): the input blocks split evenly into groups of at most
   // kPwb16XVecs (16 blocks = 4 x 3 + 2 x 2, not 5 x 3 + 1: a 1-block tile does 8 FMAs per
-  // 9 loads); work units are (group, tile of kPwb16XRows output channels), group-major,
-  // and a thread owns a contiguous range of them, so disjoint dw tiles (deterministic, no
-  // reduction). Per image and pixel chunk (<= 256 pixels, evenly split: a group's x chunk
-  // stays in L1 while its tiles sweep the chunk's dY from L2), the units' tiles add into
-  // dw (the first pass overwrites unless accumulating): a single-chunk layer (14x14)
-  // writes each dw tile once.
+  // 9 loads); work units are (tile of kPwb16XRows output channels, group), in that
+  // order: consecutive tiles write the same 8 dw rows (8 pages of an OIHW dw, not 8 new
+  // ones per tile: 14x14 1024 -> 256 +6-10% over group-major in the A/B) while dY's
+  // block stays in L1 and the groups' x chunks come from L2. A thread owns a contiguous
+  // range of units, so disjoint dw tiles (deterministic, no reduction). Per image and
+  // pixel chunk (<= 256 pixels, evenly split; 128, 196 and 400 measured alike or
+  // slower), the tiles add into dw (the first pass overwrites unless accumulating): a
+  // single-chunk layer (14x14) writes each dw tile once.
   void backward_weights_x(const float* x, const float* dy, float* dw, bool accumulate) {
     const index_t C = d_.c, K = d_.k, B = B_, NK = kPwb16XRows;
-    const index_t groups = ceil_div(cb_, kPwb16XVecs), ktiles = ceil_div(K, NK), units = groups * ktiles;
+    const index_t groups = ceil_div(cb_, kPwb16XVecs), units = ceil_div(K, NK) * groups;
     const index_t chunks = ceil_div(plane_, 256), chunk = ceil_div(plane_, chunks), xs = plane_ * B;
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
     const PwbBwdwXKernel kernel = g_.k.bwdw_x;
@@ -155,26 +157,32 @@ class PointwiseBlocked final : public ConvAlgorithm {
       PwbBwdwXArgs a{};
       a.x_bstride = xs;
       a.ldw = C;
+      // The unit's input blocks [v0, v1) and first output channel.
+      const auto unit = [&](index_t u, index_t& v0, index_t& v1) {
+        split_range(cb_, static_cast<int>(u % groups), static_cast<int>(groups), v0, v1);
+        return u / groups * NK;
+      };
       for (index_t n = 0; n < d_.n; ++n)
         for (index_t ch = 0; ch < chunks; ++ch) {
           const index_t p0 = ch * chunk;
           a.pixels = std::min(plane_, p0 + chunk) - p0;
           a.accumulate = accumulate || n > 0 || ch > 0;
-          for (index_t g = u0 / ktiles; g * ktiles < u1; ++g) {
-            index_t v0 = 0, v1 = 0;  // the group's input blocks
-            split_range(cb_, static_cast<int>(g), static_cast<int>(groups), v0, v1);
+          for (index_t u = u0; u < u1; ++u) {
+            index_t v0 = 0, v1 = 0;
+            const index_t k0 = unit(u, v0, v1);
             a.vecs = static_cast<int>(v1 - v0);
             a.last_lanes = static_cast<int>(std::min(B, C - (v1 - 1) * B));
             a.x = x + (n * cb_ + v0) * xs + p0 * B;
-            const index_t t0 = std::max(u0, g * ktiles) - g * ktiles, t1 = std::min(u1, (g + 1) * ktiles) - g * ktiles;
-            for (index_t t = t0; t < t1; ++t) {
-              const index_t k0 = t * NK;
-              a.rows = static_cast<int>(std::min(NK, K - k0));
-              a.dy = dy + (n * kb_ + k0 / B) * xs + p0 * B + k0 % B;
-              a.dw = dw + k0 * C + v0 * B;
-              a.next_dw = t + 1 < t1 ? a.dw + NK * C : nullptr;
-              kernel(a);
+            a.rows = static_cast<int>(std::min(NK, K - k0));
+            a.dy = dy + (n * kb_ + k0 / B) * xs + p0 * B + k0 % B;
+            a.dw = dw + k0 * C + v0 * B;
+            a.next_dw = nullptr;
+            if (u + 1 < u1) {
+              index_t w0 = 0, w1 = 0;
+              const index_t k1 = unit(u + 1, w0, w1);
+              a.next_dw = dw + k1 * C + w0 * B;
             }
+            kernel(a);
           }
         }
     }

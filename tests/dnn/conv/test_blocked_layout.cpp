@@ -139,8 +139,8 @@ TEST_F(BlockedLayout, PointwiseNchw16cBackwardWeightsInputLanes) {
   // blocks split evenly into groups of 2-3 (16 blocks = 4 x 3 + 2 x 2; 4 = 2 + 2; 7 =
   // 3 + 2 + 2), the last block partial (250 = 15 x 16 + 10, 40, 100), output channels
   // not multiples of 8 (21, 13, 3), several pixel chunks at 256 (17 x 17 = 289 -> 2 x
-  // 145; 30 x 30 = 900 -> 4 x 225) with a batch, a thread range ending mid-group; each at
-  // one and two threads.
+  // 145; 30 x 30 = 900 -> 4 x 225) with a batch, a thread range ending inside an output
+  // tile's run of groups; each at one and two threads.
   const bool nat = avx512();
   for (int threads : {1, 2}) {
     taihu::arch::set_num_threads(threads);

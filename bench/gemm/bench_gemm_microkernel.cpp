@@ -3,7 +3,8 @@
 // quality from blocking and packing: a packed A micro-panel (mr x kc) and B micro-panel
 // (kc x nr) are reused call after call, so small kc keeps both in L1 (A + B of a
 // 16x12 double tile: 28 KiB at kc = 128, 56 KiB at 256, which streams from L2), and C
-// (one tile) stays in L1. Usage: bench_gemm_microkernel [kc ...] (default 64 128 256 384 512).
+// (one tile) stays in L1; all three line-aligned. TAIHU_GEMM_DGEMM_TILE picks the AVX-512
+// DGEMM tile. Usage: bench_gemm_microkernel [kc ...] (default 64 128 256 384 512).
 // Prints per kc: GFLOP/s and % of the measured peak, best of 7 repetitions.
 #include <algorithm>
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "kernels/microkernel.hpp"
+#include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/roofline.hpp"
 
 namespace {
@@ -21,10 +23,13 @@ namespace kernels = taihu::gemm::kernels;
 
 template <class T>
 double kernel_gflops(const kernels::MicroKernel<T>& uk, index_t kc) {
-  std::vector<T> a(static_cast<size_t>(uk.mr) * kc + 64), b(static_cast<size_t>(uk.nr) * kc + 64),
-      c(static_cast<size_t>(uk.mr) * uk.nr);
-  for (size_t i = 0; i < a.size(); ++i) a[i] = T(1) / T(1 + i % 7);
-  for (size_t i = 0; i < b.size(); ++i) b[i] = T(1) / T(1 + i % 5);
+  // Line-aligned, as the driver's packing buffers are (a std::vector's 16-byte alignment
+  // split every 64-byte load of A across two lines).
+  const size_t a_len = static_cast<size_t>(uk.mr) * kc + 64, b_len = static_cast<size_t>(uk.nr) * kc + 64;
+  taihu::arch::AlignedBuffer<T> a(a_len), b(b_len), c(static_cast<size_t>(uk.mr) * uk.nr);
+  for (size_t i = 0; i < a_len; ++i) a.data()[i] = T(1) / T(1 + i % 7);
+  for (size_t i = 0; i < b_len; ++i) b.data()[i] = T(1) / T(1 + i % 5);
+  for (size_t i = 0; i < static_cast<size_t>(uk.mr) * uk.nr; ++i) c.data()[i] = T(0);
   // About 0.2 s of work per repetition at 100 GFLOP/s.
   const double flops_per_call = 2.0 * uk.mr * uk.nr * static_cast<double>(kc);
   const long calls = std::max(1L, static_cast<long>(2e10 / flops_per_call));
@@ -35,7 +40,7 @@ double kernel_gflops(const kernels::MicroKernel<T>& uk, index_t kc) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     best = std::max(best, flops_per_call * static_cast<double>(calls) / s * 1e-9);
   }
-  volatile T sink = c[0];
+  volatile T sink = c.data()[0];
   (void)sink;
   return best;
 }

@@ -136,9 +136,18 @@ bool winograd_2x2_supports(const ConvDesc& d, Dir dir, const ConvLayout&, arch::
 // Backward-weights reduces over tiles: each alpha^2 GEMM is as deep as the tile count,
 // so only images with >= 48 4x4 tiles pay for the transforms (F(2x2) and smaller images
 // measured slower than one deep GEMM).
+// At AVX-512, forward and backward-data of layers with >= 256 x 256 channels and fewer
+// than 48 tiles in the batch also take F(2x2) (the 36 transformed weight matrices of
+// F(4x4), >= 9 MiB there, each serve only a few tiles): ResNet-50 res4 3x3 (14x14, 256,
+// batch 1) F(2x2) 168.6 / 183.4 GFLOP/s vs F(4x4) 122.4 / 121.2, 1.13x / 1.20x oneDNN
+// instead of 0.77x; res5 (7x7, 512) 99.4 / 91.0 vs 60.3 / 59.8, 0.82x / 0.74x instead of
+// 0.48x / 0.51x; 1 thread, bench/results/2026-11-28-xeon-dnn-res4.md (res3 28x28 at
+// 49 tiles and res2 stay with F(4x4), 1.06-1.09x; F(2x2) 4-5% faster, within noise).
 bool winograd_4x4_profitable(const ConvDesc& d, Dir dir) {
   if (!wide(d)) return false;
-  if (dir == Dir::backward_weights) return d.n * ((d.out_h() + 3) / 4) * ((d.out_w() + 3) / 4) >= 48;
+  const index_t tiles = d.n * ((d.out_h() + 3) / 4) * ((d.out_w() + 3) / 4);
+  if (dir == Dir::backward_weights) return tiles >= 48;
+  if (arch::active_isa() == arch::Isa::avx512 && tiles < 48 && cg_of(d) * kg_of(d) >= 256 * 256) return false;
   return d.out_h() * d.out_w() >= 36;
 }
 // 5x5 stride 1: F(2x2,5x5) does 9 multiplies per output instead of 25. With >= 32

@@ -40,11 +40,14 @@ TEST_F(ConvList, AutomaticTakesTheMeasuredEntry) {
     ConvAlgo fwd, bwd_data, bwd_weights;
   };
   // On AVX-512, 1x1 stride-1 backward-weights on NCHW takes GEMM (conv_list.cpp's
-  // gemm_for_1x1_weights).
+  // gemm_for_1x1_weights), and 3x3 layers of >= 256 x 256 channels with fewer than 48
+  // 4x4 tiles F(2x2) forward and backward-data (winograd_4x4_profitable).
   const bool avx512 = taihu::arch::active_isa() == taihu::arch::Isa::avx512;
+  const ConvAlgo res4_3x3 = avx512 ? ConvAlgo::winograd_2x2 : ConvAlgo::winograd_4x4;
   const Case cases[] = {
       {"mb1ic128ih28oc128oh28kh3ph1", ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4},
-      {"mb1ic256ih14oc256oh14kh3ph1", ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4, ConvAlgo::direct},
+      {"mb1ic256ih14oc256oh14kh3ph1", res4_3x3, res4_3x3, ConvAlgo::direct},
+      {"mb32ic256ih14oc256oh14kh3ph1", ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4},
       {"mb1ic256ih56oc64oh56kh1", ConvAlgo::pointwise, ConvAlgo::pointwise,
        avx512 ? ConvAlgo::explicit_gemm : ConvAlgo::direct},
       {"mb1ic1024ih14oc256oh14kh1", ConvAlgo::pointwise, ConvAlgo::pointwise,

@@ -85,16 +85,11 @@ bool pointwise_blocked_supports(const ConvDesc& d, Dir, const ConvLayout& l, arc
          conv::pointwise_shape(d);
 }
 bool native_always(const ConvDesc&, Dir, const ConvLayout&) { return true; }
-// Backward-weights with a short reduction for a dW beyond L2 at AVX-512 (fewer than 128
-// pixels in the batch, >= 1 Mi weights: ResNet-50 res5 2048->512 7x7 at batch 1; the
-// only such layer measured) declines: GEMM between
-// reorders (below) is faster there, 106.6 / 108.2 vs 54.9-72.6 GFLOP/s on nChw16c, 1
-// thread; with 196 pixels (res4 1024->256 14x14) this entry stays ahead, 99-120 vs
-// 91-96 (bench/results/2026-11-28-xeon-dnn-1x1-bwdw.md).
-bool pointwise_blocked_profitable(const ConvDesc& d, Dir dir) {
-  return !(dir == Dir::backward_weights && arch::active_isa() == arch::Isa::avx512 && d.n * d.h * d.w < 128 &&
-           d.c * d.k >= 1024 * 1024);
-}
+// Its profitable() is `always`. (At AVX-512 it used to decline backward-weights with
+// fewer than 128 pixels and >= 1 Mi weights, ResNet-50 res5 2048->512 7x7 at batch 1,
+// for GEMM between reorders; the nChw16c input-lanes tile now beats that: 136.3-147.2
+// vs 124.9-132.0 GFLOP/s, 0.81-0.88x oneDNN vs 0.77-0.84x, 1 thread,
+// bench/results/2026-11-28-xeon-dnn-res4.md.)
 std::unique_ptr<conv::ConvAlgorithm> make_pointwise_blocked(const ConvDesc& d, const ConvLayout& l) {
   return conv::make_pointwise_blocked(d, l == kBlocked16 ? 16 : 8);
 }
@@ -275,8 +270,7 @@ std::unique_ptr<conv::ConvAlgorithm> make_reference(const ConvDesc& d, const Con
 const std::vector<Entry>& entries() {
   using K = conv::DirectKernel;
   static const std::vector<Entry> list = {
-      {ConvAlgo::pointwise_blocked, pointwise_blocked_supports, native_always, pointwise_blocked_profitable,
-       make_pointwise_blocked},
+      {ConvAlgo::pointwise_blocked, pointwise_blocked_supports, native_always, always, make_pointwise_blocked},
       {ConvAlgo::first_layer, first_layer_supports, first_layer_native, first_layer_profitable, make_first_layer,
        first_layer_fuses},
       {ConvAlgo::winograd_4x4, winograd_4x4_supports, nchw_native, winograd_4x4_profitable, make_winograd_4x4},

@@ -121,7 +121,9 @@ void pack_panels(const T* data, index_t ld, bool lines_along_k, index_t x0, inde
     case 6: return pack_rows<6>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end);
     case 8: return pack_rows<8>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end);
     case 12: return pack_rows<12>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end);
+    case 14: return pack_rows<14>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end);  // AVX-512 DGEMM 16x14
     case 16: return pack_rows<16>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end);
+    case 24: return pack_rows<24>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end);  // DGEMM 24x8
     case 32: return pack_rows<32>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end);
     default: return pack_rows<0>(data, ld, x0, extent, p0, kc, packed, panel_begin, panel_end, width);
   }

@@ -74,7 +74,8 @@ extern const KernelSet kAvx2Kernels;
 extern const KernelSet kAvx512Kernels;
 // AVX-512 with the 24x8 DGEMM tile (TAIHU_GEMM_DGEMM_TILE=24x8).
 extern const KernelSet kAvx512Kernels24x8;
-// AVX-512 with the inline-asm 16x14 DGEMM tile (TAIHU_GEMM_DGEMM_TILE=16x14).
+// AVX-512 with the inline-asm 16x14 DGEMM tile: the default (registry.cpp);
+// kAvx512Kernels above has the 16x12 template tile (TAIHU_GEMM_DGEMM_TILE=16x12).
 extern const KernelSet kAvx512Kernels16x14;
 
 // The micro-kernel and GEMV kernels of a set for element type T.

@@ -22,7 +22,7 @@
 //      every column is prefetched before the loop.
 // The C update runs in the same asm block (the accumulators never leave registers):
 // beta == 0: C = alpha * acc; beta == 1: C = alpha * acc + C (one FMA with C as the
-// memory operand); otherwise C = alpha * acc + beta * C.
+// memory operand); otherwise C = alpha * acc + (beta * C), rounded as the template.
 #pragma once
 #include <immintrin.h>
 
@@ -90,13 +90,16 @@ inline constexpr int kNr = 14;
   "vmovupd %%zmm" #X ", (%[cp])\n\t"                      \
   "vmovupd %%zmm" #Y ", 64(%[cp])\n\t"                    \
   "add %[ldc], %[cp]\n\t"
+// General beta rounds as the intrinsics template does, alpha * acc + (beta * C) in one
+// FMA, so that a product is bitwise the same whichever kernel computes a tile (the
+// template takes A read in place): zmm2-3 hold beta * C.
 #define TAIHU_ASM_C_BETAN(X, Y)                           \
-  "vmulpd %%zmm0, %%zmm" #X ", %%zmm" #X "\n\t"           \
-  "vmulpd %%zmm0, %%zmm" #Y ", %%zmm" #Y "\n\t"           \
-  "vfmadd231pd (%[cp]), %%zmm1, %%zmm" #X "\n\t"          \
-  "vfmadd231pd 64(%[cp]), %%zmm1, %%zmm" #Y "\n\t"        \
-  "vmovupd %%zmm" #X ", (%[cp])\n\t"                      \
-  "vmovupd %%zmm" #Y ", 64(%[cp])\n\t"                    \
+  "vmulpd (%[cp]), %%zmm1, %%zmm2\n\t"                    \
+  "vmulpd 64(%[cp]), %%zmm1, %%zmm3\n\t"                  \
+  "vfmadd231pd %%zmm0, %%zmm" #X ", %%zmm2\n\t"           \
+  "vfmadd231pd %%zmm0, %%zmm" #Y ", %%zmm3\n\t"           \
+  "vmovupd %%zmm2, (%[cp])\n\t"                          \
+  "vmovupd %%zmm3, 64(%[cp])\n\t"                        \
   "add %[ldc], %[cp]\n\t"
 #define TAIHU_ASM_C_ALL(M)                                                                \
   M(4, 5) M(6, 7) M(8, 9) M(10, 11) M(12, 13) M(14, 15) M(16, 17) M(18, 19) M(20, 21) \

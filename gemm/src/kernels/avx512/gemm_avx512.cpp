@@ -2,8 +2,9 @@
 // 32 ZMM registers, 2 vector loads of A and 12 broadcasts of B per k step), GEMV, and
 // the transposing packers for A stored along k (16x16 float / 8x8 double blocks
 // transposed in registers: a quarter of the shuffles of the portable 4x4 SSE packer).
-// Also the optional DGEMM tiles 24x8 (the same template) and 16x14 (the inline-asm
-// kernel of dgemm_asm_16x14.hpp for full packed tiles, the template for the rest).
+// Also the DGEMM tiles 16x14 (the inline-asm kernel of dgemm_asm_16x14.hpp for full
+// packed tiles, the template for the rest: the default set, registry.cpp) and 24x8 (the
+// same template).
 #include <immintrin.h>
 
 #include "kernels/avx512/dgemm_asm_16x14.hpp"
@@ -171,7 +172,7 @@ const KernelSet kAvx512Kernels24x8 = {
 
 // The same set with the hand-scheduled inline-asm 16x14 DGEMM tile (BLIS skx's shape:
 // 16 loads per 28 FMAs, C prefetched in the last k steps), chosen by
-// TAIHU_GEMM_DGEMM_TILE=16x14 (registry.cpp).
+// default (TAIHU_GEMM_DGEMM_TILE=16x12 or 24x8 pick the others; registry.cpp).
 const KernelSet kAvx512Kernels16x14 = {
     with_packer(make_microkernel<Avx512F32, 32, 12>(), &pack_a_transposed<float, 32, 16, transpose16x16>),
     dgemm_16x14_asm(),

@@ -11,14 +11,6 @@
 namespace taihu::gemm::kernels {
 namespace {
 
-const arch::ImplementationList<const KernelSet*>& kernel_list() {
-  static const arch::ImplementationList<const KernelSet*> list(
-      "gemm kernels", {{"avx512 (sgemm 32x12, dgemm 16x14 asm)", arch::Isa::avx512, &kAvx512Kernels16x14},
-                       {"avx2 (sgemm 16x6, dgemm 8x6)", arch::Isa::avx2, &kAvx2Kernels},
-                       {"generic (sgemm 8x4, dgemm 8x4)", arch::Isa::generic, &kGenericKernels}});
-  return list;
-}
-
 // The AVX-512 DGEMM tiles TAIHU_GEMM_DGEMM_TILE chooses between (empty: 16x14, which
 // measured level with or ahead of 16x12 on the Xeon: DGEMM 2048^3 0.93 vs 0.90x MKL,
 // bench/results/2026-11-28-xeon-dgemm-asm.md).
@@ -32,6 +24,15 @@ const TileChoice kTiles[] = {
     {"16x12", &kAvx512Kernels, "avx512 (sgemm 32x12, dgemm 16x12)"},
     {"24x8", &kAvx512Kernels24x8, "avx512 (sgemm 32x12, dgemm 24x8)"},
 };
+
+// The AVX-512 entry is the default tile, kTiles[0].
+const arch::ImplementationList<const KernelSet*>& kernel_list() {
+  static const arch::ImplementationList<const KernelSet*> list(
+      "gemm kernels", {{kTiles[0].name, arch::Isa::avx512, kTiles[0].set},
+                       {"avx2 (sgemm 16x6, dgemm 8x6)", arch::Isa::avx2, &kAvx2Kernels},
+                       {"generic (sgemm 8x4, dgemm 8x4)", arch::Isa::generic, &kGenericKernels}});
+  return list;
+}
 
 // nullptr: a value that names no tile.
 const TileChoice* parse_dgemm_tile(const char* env) {
@@ -71,7 +72,7 @@ struct Chosen {
 const Chosen& chosen() {
   static const Chosen c = [] {
     const auto& e = kernel_list().chosen();
-    if (e.impl == &kAvx512Kernels16x14 && dgemm_tile().set != &kAvx512Kernels16x14) {
+    if (e.impl == kTiles[0].set && dgemm_tile().set != kTiles[0].set) {
       const TileChoice& t = dgemm_tile();
       arch::log_verbose("dispatch: gemm kernels -> %s (TAIHU_GEMM_DGEMM_TILE)", t.name);
       return Chosen{t.set, t.name};
@@ -86,7 +87,7 @@ const Chosen& chosen() {
 const KernelSet& active_kernels() { return *chosen().set; }
 const KernelSet& kernels_for(arch::Isa level) {
   const KernelSet* ks = kernel_list().best_for(level).impl;
-  return ks == &kAvx512Kernels16x14 ? *dgemm_tile().set : *ks;
+  return ks == kTiles[0].set ? *dgemm_tile().set : *ks;
 }
 const char* active_kernels_name() { return chosen().name.c_str(); }
 

@@ -1,6 +1,8 @@
-// AVX2 + FMA probe: 12 chains of 256-bit FMAs (covers 2 pipes x 4-5 cycles latency).
+// AVX2 + FMA probe: 12 chains of 256-bit FMAs (covers 2 pipes x 4-5 cycles latency),
+// and the non-temporal triad of the STREAM probe.
 #include <immintrin.h>
 
+#include "roofline_fma_chains.hpp"
 #include "roofline_probes.hpp"
 
 namespace taihu::arch::probes {
@@ -8,35 +10,23 @@ namespace {
 
 constexpr int kChains = 12;
 
-double fma_f32(long iterations, float m, float a) {
-  __m256 acc[kChains];
-  for (int i = 0; i < kChains; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i + 1));
-  const __m256 vm = _mm256_set1_ps(m), va = _mm256_set1_ps(a);
-  for (long it = 0; it < iterations; ++it)
-    for (int i = 0; i < kChains; ++i) acc[i] = _mm256_fmadd_ps(acc[i], vm, va);
-  double sum = 0;
-  alignas(32) float lanes[8];
-  for (int i = 0; i < kChains; ++i) {
-    _mm256_store_ps(lanes, acc[i]);
-    for (float v : lanes) sum += v;
-  }
-  return sum;
-}
+struct F32x8 {
+  using T = float;
+  using Reg = __m256;
+  static constexpr int kLanes = 8;
+  static Reg set1(T x) { return _mm256_set1_ps(x); }
+  static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static void store(T* p, Reg v) { _mm256_store_ps(p, v); }
+};
 
-double fma_f64(long iterations, double m, double a) {
-  __m256d acc[kChains];
-  for (int i = 0; i < kChains; ++i) acc[i] = _mm256_set1_pd(static_cast<double>(i + 1));
-  const __m256d vm = _mm256_set1_pd(m), va = _mm256_set1_pd(a);
-  for (long it = 0; it < iterations; ++it)
-    for (int i = 0; i < kChains; ++i) acc[i] = _mm256_fmadd_pd(acc[i], vm, va);
-  double sum = 0;
-  alignas(32) double lanes[4];
-  for (int i = 0; i < kChains; ++i) {
-    _mm256_store_pd(lanes, acc[i]);
-    for (double v : lanes) sum += v;
-  }
-  return sum;
-}
+struct F64x4 {
+  using T = double;
+  using Reg = __m256d;
+  static constexpr int kLanes = 4;
+  static Reg set1(T x) { return _mm256_set1_pd(x); }
+  static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_pd(a, b, c); }
+  static void store(T* p, Reg v) { _mm256_store_pd(p, v); }
+};
 
 void triad_nt(float* a, const float* b, const float* c, float s, long begin, long end) {
   const __m256 vs = _mm256_set1_ps(s);
@@ -50,7 +40,8 @@ void triad_nt(float* a, const float* b, const float* c, float s, long begin, lon
 
 }  // namespace
 
-const FmaProbe kFmaAvx2 = {&fma_f32, &fma_f64, kChains, 8, 4};
+const FmaProbe kFmaAvx2 = {&fma_chains<F32x8, kChains>, &fma_chains<F64x4, kChains>, kChains, F32x8::kLanes,
+                           F64x4::kLanes};
 const TriadFn kTriadNtAvx2 = &triad_nt;
 
 }  // namespace taihu::arch::probes

@@ -1,6 +1,7 @@
 // AVX-512 probe: 16 chains of 512-bit FMAs (2 FMA units x 4 cycles latency, with room).
 #include <immintrin.h>
 
+#include "roofline_fma_chains.hpp"
 #include "roofline_probes.hpp"
 
 namespace taihu::arch::probes {
@@ -8,38 +9,27 @@ namespace {
 
 constexpr int kChains = 16;
 
-double fma_f32(long iterations, float m, float a) {
-  __m512 acc[kChains];
-  for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_ps(static_cast<float>(i + 1));
-  const __m512 vm = _mm512_set1_ps(m), va = _mm512_set1_ps(a);
-  for (long it = 0; it < iterations; ++it)
-    for (int i = 0; i < kChains; ++i) acc[i] = _mm512_fmadd_ps(acc[i], vm, va);
-  double sum = 0;
-  alignas(64) float lanes[16];  // (GCC 12's _mm512_reduce_add_ps trips -Wuninitialized)
-  for (int i = 0; i < kChains; ++i) {
-    _mm512_store_ps(lanes, acc[i]);
-    for (float v : lanes) sum += v;
-  }
-  return sum;
-}
+struct F32x16 {
+  using T = float;
+  using Reg = __m512;
+  static constexpr int kLanes = 16;
+  static Reg set1(T x) { return _mm512_set1_ps(x); }
+  static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
+  static void store(T* p, Reg v) { _mm512_store_ps(p, v); }
+};
 
-double fma_f64(long iterations, double m, double a) {
-  __m512d acc[kChains];
-  for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_pd(static_cast<double>(i + 1));
-  const __m512d vm = _mm512_set1_pd(m), va = _mm512_set1_pd(a);
-  for (long it = 0; it < iterations; ++it)
-    for (int i = 0; i < kChains; ++i) acc[i] = _mm512_fmadd_pd(acc[i], vm, va);
-  double sum = 0;
-  alignas(64) double lanes[8];
-  for (int i = 0; i < kChains; ++i) {
-    _mm512_store_pd(lanes, acc[i]);
-    for (double v : lanes) sum += v;
-  }
-  return sum;
-}
+struct F64x8 {
+  using T = double;
+  using Reg = __m512d;
+  static constexpr int kLanes = 8;
+  static Reg set1(T x) { return _mm512_set1_pd(x); }
+  static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_pd(a, b, c); }
+  static void store(T* p, Reg v) { _mm512_store_pd(p, v); }
+};
 
 }  // namespace
 
-const FmaProbe kFmaAvx512 = {&fma_f32, &fma_f64, kChains, 16, 8};
+const FmaProbe kFmaAvx512 = {&fma_chains<F32x16, kChains>, &fma_chains<F64x8, kChains>, kChains,
+                             F32x16::kLanes, F64x8::kLanes};
 
 }  // namespace taihu::arch::probes

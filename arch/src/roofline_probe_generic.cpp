@@ -1,25 +1,27 @@
 // Portable FMA probe: 8 independent scalar chains per precision.
 #include <cmath>
 
+#include "roofline_fma_chains.hpp"
 #include "roofline_probes.hpp"
 
 namespace taihu::arch::probes {
 namespace {
 
-template <class T>
-double fma_chains(long iterations, T m, T a) {
-  constexpr int kChains = 8;
-  T acc[kChains];
-  for (int i = 0; i < kChains; ++i) acc[i] = static_cast<T>(i + 1);
-  for (long it = 0; it < iterations; ++it)
-    for (int i = 0; i < kChains; ++i) acc[i] = std::fma(acc[i], m, a);
-  double sum = 0;
-  for (int i = 0; i < kChains; ++i) sum += static_cast<double>(acc[i]);
-  return sum;
-}
+constexpr int kChains = 8;
+
+template <class Scalar>
+struct Scalar1 {
+  using T = Scalar;
+  using Reg = Scalar;
+  static constexpr int kLanes = 1;
+  static Reg set1(T x) { return x; }
+  static Reg fma(Reg a, Reg b, Reg c) { return std::fma(a, b, c); }
+  static void store(T* p, Reg v) { *p = v; }
+};
 
 }  // namespace
 
-const FmaProbe kFmaGeneric = {&fma_chains<float>, &fma_chains<double>, 8, 1, 1};
+const FmaProbe kFmaGeneric = {&fma_chains<Scalar1<float>, kChains>, &fma_chains<Scalar1<double>, kChains>, kChains,
+                              1, 1};
 
 }  // namespace taihu::arch::probes

@@ -12,6 +12,8 @@
 //     output in place, starting from the bias. Weights packed
 //     [group of 4 output blocks][input channel][32].
 //   backward-data: the same on W^T (dX = W^T dY), weights packed likewise from W^T.
+//     Threads split the items, or the packed output groups when the weights outweigh
+//     the input (each thread then streams only its share of them; see run()).
 //   backward-weights: dW = dY X^T reduced over every image's pixels in chunks of up to
 //     256: tiles of 32 output channels (dY vectors) x 3 input channels (x broadcast) in
 //     blocks of 48 input channels, accumulated in a tile-major buffer [k / 32][c][32]
@@ -292,56 +294,82 @@ class PointwiseBlocked final : public ConvAlgorithm {
   }
 
   // out (out_blocks blocks) = packed (x, in_blocks blocks) [+ bias8], per image.
+  // Threads split either the pixels (work items (image, pixel chunk), every thread
+  // streaming all the packed weights) or the packed groups of output channels (each
+  // thread its own share of the weights over every pixel, reading all the input):
+  // whichever reads fewer bytes per thread. ResNet's 14x14 1024 <-> 256 layers at batch
+  // 1 (1 MiB of weights, 196-784 KiB of input) split the groups: at 2 threads forward
+  // and backward-data 0.73-0.86x -> 0.83-1.15x oneDNN 2.6
+  // (bench/results/2026-11-28-xeon-dnn-remaining.md). The groups' split changes no
+  // output's summation order: 1 and 2 threads agree bitwise.
   void run(const float* x, index_t in_blocks, const float* packed, index_t out_blocks,
            const float* bias8, float* y) {
     const int nt = arch::threads_for_call();
-    const PwbFwdKernel kernel = g_.k.fwd;
-    const index_t B = B_, G = G_, NB = g_.blocks, R = g_.reduce_blocks, TP = g_.pixels;
+    const index_t B = B_, NB = g_.blocks, TP = g_.pixels;
     const index_t cpad = in_blocks * B, groups = ceil_div(out_blocks, NB);
-    // Every chunk streams all the packed weights: when they outgrow L2 (ResNet's 14x14
-    // 1024 <-> 256 layers: 1 MiB) chunks of 512 KiB of input, not 128 (+5-10% there in
-    // the A/B; 128 KiB measured better on 56x56 and 28x28 layers with small weights).
-    const index_t wbytes = cpad * out_blocks * B * 4;
+    const index_t wbytes = cpad * out_blocks * B * 4, in_bytes = d_.n * cpad * plane_ * 4;
+    const bool split_groups =
+        nt > 1 && groups >= nt && wbytes / nt + in_bytes < wbytes + in_bytes / nt;
+    // Every chunk streams the (thread's) packed weights: when they outgrow L2 (ResNet's
+    // 14x14 1024 <-> 256 layers: 1 MiB) chunks of 512 KiB of input, not 128 (+5-10%
+    // there in the A/B; 128 KiB measured better on 56x56 and 28x28 layers with small
+    // weights).
+    const index_t wthread = split_groups ? wbytes / nt : wbytes;
     const index_t target = std::clamp<index_t>(
-        (wbytes > 256 * 1024 ? 4 : 1) * kChunkBytes / (cpad * 4), 24, 768);
+        (wthread > 256 * 1024 ? 4 : 1) * kChunkBytes / (cpad * 4), 24, 768);
     // Chunks split the plane evenly (196 = 2 x 98, not 126 + 70), in multiples of the
-    // tile's pixels; with 2+ threads at least 4 items per thread.
+    // tile's pixels; splitting pixels with 2+ threads, at least 4 items per thread.
     index_t chunks = ceil_div(plane_, target);
-    if (nt > 1)
+    if (nt > 1 && !split_groups)
       while (d_.n * chunks < 4 * nt && ceil_div(plane_, chunks + 1) >= 24) ++chunks;
     const index_t chunk = ceil_div(ceil_div(plane_, chunks), TP) * TP;
     chunks = ceil_div(plane_, chunk);
-    const index_t items = d_.n * chunks, xs = plane_ * B;
+    const index_t items = d_.n * chunks;
+    if (split_groups) {
+#pragma omp parallel num_threads(nt)
+      {
+        index_t q0 = 0, q1 = groups;
+        split_range(groups, omp_get_thread_num(), omp_get_num_threads(), q0, q1);
+        for (index_t it = 0; it < items; ++it) run_item(x, in_blocks, packed, out_blocks, bias8, y, it, chunks, chunk, q0, q1);
+      }
+      return;
+    }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-    for (index_t it = 0; it < items; ++it) {
-      const index_t n = it / chunks, p0 = it % chunks * chunk;
-      PwbFwdArgs a{};
-      a.x_bstride = xs;
-      a.y_bstride = xs;
-      a.pixels = std::min(plane_, p0 + chunk) - p0;
-      for (index_t r0 = 0; r0 < in_blocks; r0 += R) {
-        a.cblocks = std::min(R, in_blocks - r0);
-        a.x = x + (n * in_blocks + r0) * xs + p0 * B;
-        a.accumulate = r0 > 0;
-        for (index_t q = 0; q < groups; ++q) {
-          a.nb = static_cast<int>(std::min<index_t>(NB, out_blocks - q * NB));
-          a.w = packed + q * cpad * G + r0 * B * a.nb * B;
-          a.y = y + (n * out_blocks + q * NB) * xs + p0 * B;
-          a.bias = r0 == 0 && bias8 ? bias8 + q * G : nullptr;
-          a.prefetch_x = q == 0;
-          // The next (group, reduction block)'s weights are pulled into L2 over this
-          // run's tiles: 14x14 1024 <-> 256 (1 MiB of weights, each 16 KiB block read
-          // once per chunk, cold) +2-6% median forward and backward-data in the A/B;
-          // layers whose weights stay in L2 unchanged (-1..+4%).
-          const index_t q2 = q + 1 < groups ? q + 1 : 0, r2 = q + 1 < groups ? r0 : r0 + R;
-          a.next_w = nullptr;
-          if (r2 < in_blocks) {
-            const index_t nb2 = std::min<index_t>(NB, out_blocks - q2 * NB);
-            a.next_w = packed + q2 * cpad * G + r2 * B * nb2 * B;
-            a.next_w_floats = std::min(R, in_blocks - r2) * B * nb2 * B;
-          }
-          kernel(a);
+    for (index_t it = 0; it < items; ++it) run_item(x, in_blocks, packed, out_blocks, bias8, y, it, chunks, chunk, 0, groups);
+  }
+
+  // One work item of run(): image it / chunks, pixel chunk it % chunks, packed groups [q0, q1).
+  void run_item(const float* x, index_t in_blocks, const float* packed, index_t out_blocks, const float* bias8,
+                float* y, index_t it, index_t chunks, index_t chunk, index_t q0, index_t q1) const {
+    const index_t B = B_, G = G_, NB = g_.blocks, R = g_.reduce_blocks, cpad = in_blocks * B, xs = plane_ * B;
+    const index_t n = it / chunks, p0 = it % chunks * chunk;
+    const PwbFwdKernel kernel = g_.k.fwd;
+    PwbFwdArgs a{};
+    a.x_bstride = xs;
+    a.y_bstride = xs;
+    a.pixels = std::min(plane_, p0 + chunk) - p0;
+    for (index_t r0 = 0; r0 < in_blocks; r0 += R) {
+      a.cblocks = std::min(R, in_blocks - r0);
+      a.x = x + (n * in_blocks + r0) * xs + p0 * B;
+      a.accumulate = r0 > 0;
+      for (index_t q = q0; q < q1; ++q) {
+        a.nb = static_cast<int>(std::min<index_t>(NB, out_blocks - q * NB));
+        a.w = packed + q * cpad * G + r0 * B * a.nb * B;
+        a.y = y + (n * out_blocks + q * NB) * xs + p0 * B;
+        a.bias = r0 == 0 && bias8 ? bias8 + q * G : nullptr;
+        a.prefetch_x = q == q0;
+        // The next (group, reduction block)'s weights are pulled into L2 over this
+        // run's tiles: 14x14 1024 <-> 256 (1 MiB of weights, each 16 KiB block read
+        // once per chunk, cold) +2-6% median forward and backward-data in the A/B;
+        // layers whose weights stay in L2 unchanged (-1..+4%).
+        const index_t q2 = q + 1 < q1 ? q + 1 : q0, r2 = q + 1 < q1 ? r0 : r0 + R;
+        a.next_w = nullptr;
+        if (r2 < in_blocks) {
+          const index_t nb2 = std::min<index_t>(NB, out_blocks - q2 * NB);
+          a.next_w = packed + q2 * cpad * G + r2 * B * nb2 * B;
+          a.next_w_floats = std::min(R, in_blocks - r2) * B * nb2 * B;
         }
+        kernel(a);
       }
     }
   }

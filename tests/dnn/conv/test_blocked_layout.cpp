@@ -153,6 +153,40 @@ TEST_F(BlockedLayout, PointwiseNchw16cBackwardWeightsInputLanes) {
   taihu::arch::set_num_threads(0);
 }
 
+TEST_F(BlockedLayout, PointwiseForwardAndBackwardDataThreadSplits) {
+  // 2 threads split the packed output groups when the weights outweigh the input
+  // (batch 1, wide channels: 200 -> 100 forward 2 groups of 4 blocks, backward-data 4;
+  // 96 -> 136 with 10-pixel planes, a 6-pixel tile and a 4-pixel tail; 300 -> 70 with a
+  // partial last group), and the pixels otherwise (batch 2 on 17 x 17): both agree with
+  // the double loops and bitwise with 1 thread (each output's sum runs in one order).
+  for (const ConvLayout& l : {kBlocked, kBlocked16}) {
+    for (const char* p : {"mb1ic200ih5oc100oh5kh1", "mb1ic96ih2iw5oc136oh2ow5kh1", "mb1ic300ih3oc70oh3kh1",
+                          "mb2ic24ih17oc40oh17kh1"}) {
+      const ConvDesc d = ConvDesc::parse(p);
+      SCOPED_TRACE(d.str() + " " + to_string(l));
+      const Tensors t = make_tensors(d, 21);
+      const auto xl = to_layout(t.x, d.n, d.c, d.h, d.w, l.src);
+      const auto dyl = to_layout(t.dy, d.n, d.k, d.h, d.w, l.dst);
+      std::vector<float> y[2], dx[2];
+      for (int threads : {1, 2}) {
+        taihu::arch::set_num_threads(threads);
+        const bool nat = l == kBlocked || avx512();
+        check_layout(d, l, nat, nat, nat);
+        Convolution conv(d, ConvAlgo::automatic, l);
+        auto& yt = y[threads - 1];
+        auto& dxt = dx[threads - 1];
+        yt.assign(static_cast<std::size_t>(conv_tensor_elements(d, true, l.dst)), 5.0f);
+        dxt.assign(static_cast<std::size_t>(conv_tensor_elements(d, false, l.src)), 5.0f);
+        conv.forward(xl.data(), t.w.data(), t.b.data(), yt.data());
+        conv.backward_data(dyl.data(), t.w.data(), dxt.data());
+      }
+      EXPECT_EQ(y[0], y[1]);
+      EXPECT_EQ(dx[0], dx[1]);
+    }
+  }
+  taihu::arch::set_num_threads(0);
+}
+
 TEST_F(BlockedLayout, FirstLayerForwardAndBackwardWeightsNative) {
   // strided (RGB, grey) with padding, stride 1 with >= 32 output channels, 11x11 s4;
   // output channels not multiples of 8 or 32; chunk and tile tails.

@@ -111,30 +111,23 @@ struct Workspace {
 // B's kc x nc block (depth block q): the pre-packed one, or this thread's share of its
 // micro-panels packed into b_buf (the caller synchronises before using the rest).
 template <class T>
-const T* b_block(const Problem<T>& pr, index_t q, index_t pc, index_t kc, index_t jc, index_t nc, int nr,
-                 T* b_buf, int tid, int nt) {
+const T* b_block(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, index_t q, index_t pc, index_t kc,
+                 index_t jc, index_t nc, T* b_buf, int tid, int nt) {
+  const int nr = uk.nr;
   if (pr.packed_b) return pr.packed_b->blocks[q].data() + (jc / nr) * nr * kc;
   index_t lo, hi;
   share(ceil_div(nc, nr), tid, nt, lo, hi);
-  pack_b(pr.b, pc, kc, jc, nc, nr, b_buf, lo, hi);
+  pack_b(pr.b, pc, kc, jc, nc, nr, b_buf, lo, hi, uk.pack_b_lines);
   return b_buf;
 }
 
 // Micro-panels [lo, hi) of op(A)'s rows [ic, ic + mc) x depth [pc, pc + kc) into
 // a_buf: a transposed A's full panels through the ISA's transposing packer where it
-// has one, everything else through pack_a.
+// has one.
 template <class T>
 void pack_a_panels(const MatrixView<T>& a, const kernels::MicroKernel<T>& uk, index_t ic, index_t mc, index_t pc,
                    index_t kc, T* a_buf, index_t lo, index_t hi) {
-  const int mr = uk.mr;
-  if (!a.trans || uk.pack_a_transposed == nullptr) {
-    pack_a(a, ic, mc, pc, kc, mr, a_buf, lo, hi);
-    return;
-  }
-  const index_t full_end = std::min(hi, mc / mr);
-  for (index_t panel = lo; panel < full_end; ++panel)
-    uk.pack_a_transposed(a.data + pc + (ic + panel * mr) * a.ld, a.ld, kc, a_buf + panel * mr * kc);
-  if (full_end < hi) pack_a(a, ic, mc, pc, kc, mr, a_buf, std::max(lo, full_end), hi);
+  pack_a(a, ic, mc, pc, kc, uk.mr, a_buf, lo, hi, uk.pack_a_transposed);
 }
 
 // A's mc x kc block the same way: pre-packed, or micro-panels [lo, hi) packed into a_buf.
@@ -192,7 +185,7 @@ void a_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
       for (index_t jc = col_lo; jc < col_hi; jc += nc_step) {
         const index_t nc = std::min<index_t>(nc_step, col_hi - jc);
         const index_t b_panels = ceil_div(nc, nr);
-        const T* bp = unpacked_b ? nullptr : b_block(pr, q, pc, kc, jc, nc, nr, b_buf, 0, 1);
+        const T* bp = unpacked_b ? nullptr : b_block(pr, uk, q, pc, kc, jc, nc, b_buf, 0, 1);
         for (index_t ir = 0; ir < a_panels; ++ir) {
           const index_t rows = std::min<index_t>(mr, mc - ir * mr);
           const T* a_micro = ap + ir * mr * kc;
@@ -407,7 +400,7 @@ void b_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
     for (index_t pc = pr.k_lo; pc < pr.k; pc += bs.kc, ++q, ++b_blocks) {
       const index_t kc = std::min<index_t>(bs.kc, pr.k - pc);
       const T beta = pc == pr.k_lo ? pr.beta : T(1);
-      const T* bp = b_block(pr, q, pc, kc, jc, nc, nr, b_bufs[b_blocks % 2], tid, nt);
+      const T* bp = b_block(pr, uk, q, pc, kc, jc, nc, b_bufs[b_blocks % 2], tid, nt);
       if (nt > 1 && !pr.packed_b) {
 #pragma omp barrier
       }
@@ -575,7 +568,7 @@ void skinny_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const 
     T* b_cur = nt > 1 && q % 2 == 1 ? b_buf + skinny_b_elems(pr, uk, bs) : b_buf;
     index_t lo, hi;
     share(b_panels, tid, nt, lo, hi);
-    pack_b(pr.b, pc, kc, 0, pr.n, nr, b_cur, lo, hi);
+    pack_b(pr.b, pc, kc, 0, pr.n, nr, b_cur, lo, hi, uk.pack_b_lines);
     if (nt > 1) {
 #pragma omp barrier
     }
@@ -851,9 +844,9 @@ PrepackedPanels<T> prepack(const MatrixView<T>& x, index_t extent, index_t depth
     const index_t kc = std::min<index_t>(bs.kc, depth - pc);
     arch::AlignedBuffer<T> block(static_cast<std::size_t>(panels * p.width * kc), 4096);
     if (as_b)
-      pack_b(x, pc, kc, 0, extent, p.width, block.data(), 0, panels);
+      pack_b(x, pc, kc, 0, extent, p.width, block.data(), 0, panels, uk.pack_b_lines);
     else
-      pack_a(x, 0, extent, pc, kc, p.width, block.data(), 0, panels);
+      pack_a(x, 0, extent, pc, kc, p.width, block.data(), 0, panels, uk.pack_a_transposed);
     p.blocks.push_back(std::move(block));
   }
   return p;

@@ -100,16 +100,21 @@ void pack_rows(const T* data, index_t ld, index_t x0, index_t extent, index_t p0
 // Panels [panel_begin, panel_end) of `width` lines each (rows of op(A), columns of
 // op(B)), lines [x0, x0+extent) x depth [p0, p0+kc), element (x, p) at
 // data[x + p*ld] (a panel's values contiguous at each k step) or, when lines_along_k,
-// at data[p + x*ld] (each line contiguous in k). Lines past `extent` are zero.
+// at data[p + x*ld] (each line contiguous in k; full panels then go through
+// lines_packer where the ISA has one). Lines past `extent` are zero.
 template <class T>
 void pack_panels(const T* data, index_t ld, bool lines_along_k, index_t x0, index_t extent,
                  index_t p0, index_t kc, int width, T* packed, index_t panel_begin,
-                 index_t panel_end) {
+                 index_t panel_end, kernels::PackLinesFn<T> lines_packer) {
   if (lines_along_k) {
     for (index_t panel = panel_begin; panel < panel_end; ++panel) {
       T* dst = packed + panel * width * kc;
       const index_t x = x0 + panel * width;
       const index_t lines = extent - panel * width < width ? extent - panel * width : width;
+      if (lines == width && lines_packer != nullptr) {
+        lines_packer(data + p0 + x * ld, ld, kc, dst);
+        continue;
+      }
       pack_lines(data + p0 + x * ld, ld, kc, static_cast<int>(lines), width, dst);
       for (index_t l = lines; l < width; ++l)
         for (index_t p = 0; p < kc; ++p) dst[p * width + l] = T(0);
@@ -134,25 +139,25 @@ void pack_panels(const T* data, index_t ld, bool lines_along_k, index_t x0, inde
 // op(A)(i, p) = a[i + p*ld], or a[p + i*ld] when transposed.
 template <class T>
 void pack_a(const MatrixView<T>& a, index_t i0, index_t mc, index_t p0, index_t kc, int mr,
-            T* packed, index_t panel_begin, index_t panel_end) {
-  pack_panels(a.data, a.ld, a.trans, i0, mc, p0, kc, mr, packed, panel_begin, panel_end);
+            T* packed, index_t panel_begin, index_t panel_end, kernels::PackLinesFn<T> lines_packer) {
+  pack_panels(a.data, a.ld, a.trans, i0, mc, p0, kc, mr, packed, panel_begin, panel_end, lines_packer);
 }
 
 // op(B)(p, j) = b[p + j*ld], or b[j + p*ld] when transposed: the no-transpose case is
 // the one whose lines (columns) run along k.
 template <class T>
 void pack_b(const MatrixView<T>& b, index_t p0, index_t kc, index_t j0, index_t nc, int nr,
-            T* packed, index_t panel_begin, index_t panel_end) {
-  pack_panels(b.data, b.ld, !b.trans, j0, nc, p0, kc, nr, packed, panel_begin, panel_end);
+            T* packed, index_t panel_begin, index_t panel_end, kernels::PackLinesFn<T> lines_packer) {
+  pack_panels(b.data, b.ld, !b.trans, j0, nc, p0, kc, nr, packed, panel_begin, panel_end, lines_packer);
 }
 
-template void pack_a<float>(const MatrixView<float>&, index_t, index_t, index_t, index_t, int,
-                            float*, index_t, index_t);
-template void pack_a<double>(const MatrixView<double>&, index_t, index_t, index_t, index_t, int,
-                             double*, index_t, index_t);
-template void pack_b<float>(const MatrixView<float>&, index_t, index_t, index_t, index_t, int,
-                            float*, index_t, index_t);
-template void pack_b<double>(const MatrixView<double>&, index_t, index_t, index_t, index_t, int,
-                             double*, index_t, index_t);
+template void pack_a<float>(const MatrixView<float>&, index_t, index_t, index_t, index_t, int, float*, index_t,
+                            index_t, kernels::PackLinesFn<float>);
+template void pack_a<double>(const MatrixView<double>&, index_t, index_t, index_t, index_t, int, double*, index_t,
+                            index_t, kernels::PackLinesFn<double>);
+template void pack_b<float>(const MatrixView<float>&, index_t, index_t, index_t, index_t, int, float*, index_t,
+                            index_t, kernels::PackLinesFn<float>);
+template void pack_b<double>(const MatrixView<double>&, index_t, index_t, index_t, index_t, int, double*, index_t,
+                            index_t, kernels::PackLinesFn<double>);
 
 }  // namespace taihu::gemm

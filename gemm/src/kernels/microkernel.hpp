@@ -34,8 +34,9 @@ template <class T>
 using UnpackedBKernelFn = void (*)(index_t k, T alpha, const T* a, index_t a_step, const T* b,
                                    index_t b_rs, index_t b_cs, T beta, T* c, index_t ldc);
 
-// Packs one full mr-row micro-panel of a transposed A (row i at src + i * ld, contiguous
-// along k) into dst[p * mr + i] for p < kc.
+// Packs one full micro-panel whose lines run along k: width w lines (the mr rows of a
+// transposed A, or the nr columns of a no-transpose B), line i at src + i * ld, into
+// dst[p * w + i] for p < kc.
 template <class T>
 using PackLinesFn = void (*)(const T* src, index_t ld, index_t kc, T* dst);
 
@@ -58,6 +59,8 @@ struct MicroKernel {
   // Optional: a transposing packer for full micro-panels of a transposed A, in this
   // ISA's registers (nullptr: the portable packer in packing.cpp).
   PackLinesFn<T> pack_a_transposed = nullptr;
+  // Optional: the same for full nr-column micro-panels of a no-transpose B.
+  PackLinesFn<T> pack_b_lines = nullptr;
 };
 
 // Everything one ISA level provides.

@@ -1,8 +1,10 @@
 // AVX2 + FMA kernels: sgemm 16x6 and dgemm 8x6 register tiles (12 accumulators,
 // 2 vector loads of A and 6 broadcasts of B per k step, as in BLIS's haswell kernels
-// with the tile transposed for column-major C), and the GEMV kernels.
+// with the tile transposed for column-major C), the GEMV kernels, and the transposing
+// packers for panels stored along k (a transposed A, a no-transpose B; pack_lines_simd.hpp).
 #include <immintrin.h>
 
+#include "kernels/pack_lines_simd.hpp"
 #include "kernels/simd_kernels.hpp"
 
 namespace taihu::gemm::kernels {
@@ -48,11 +50,22 @@ struct Avx2F64 {
   static void prefetch(const T* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
 };
 
+template <class T>
+constexpr MicroKernel<T> with_packers(MicroKernel<T> uk, PackLinesFn<T> a_packer, PackLinesFn<T> b_packer) {
+  uk.pack_a_transposed = a_packer;
+  uk.pack_b_lines = b_packer;
+  return uk;
+}
+
 }  // namespace
 
+// A's 16 float rows by 8x8 blocks, 8 double rows by 4x4; B's 6 columns by 4x4 blocks at
+// columns 0 and 2.
 const KernelSet kAvx2Kernels = {
-    make_microkernel<Avx2F32, 16, 6>(),
-    make_microkernel<Avx2F64, 8, 6>(),
+    with_packers(make_microkernel<Avx2F32, 16, 6>(), &pack_lines_blocked<float, 16, 8, transpose8x8_ps>,
+                 &pack_lines_blocked<float, 6, 4, transpose4x4_ps>),
+    with_packers(make_microkernel<Avx2F64, 8, 6>(), &pack_lines_blocked<double, 8, 4, transpose4x4_pd>,
+                 &pack_lines_blocked<double, 6, 4, transpose4x4_pd>),
     &simd_gemv_n<Avx2F32>, &simd_gemv_t<Avx2F32>,
     &simd_gemv_n<Avx2F64>, &simd_gemv_t<Avx2F64>};
 

@@ -1,13 +1,14 @@
 // AVX-512 kernels: sgemm 32x12 and dgemm 16x12 register tiles (24 accumulators of the
 // 32 ZMM registers, 2 vector loads of A and 12 broadcasts of B per k step), GEMV, and
-// the transposing packers for A stored along k (16x16 float / 8x8 double blocks
-// transposed in registers: a quarter of the shuffles of the portable 4x4 SSE packer).
+// the transposing packers for panels stored along k (a transposed A, a no-transpose B:
+// 16x16 float / 8x8 double blocks transposed in registers, pack_lines_simd.hpp).
 // Also the DGEMM tiles 16x14 (the inline-asm kernel of dgemm_asm_16x14.hpp for full
 // packed tiles, the template for the rest: the default set, registry.cpp) and 24x8 (the
 // same template).
 #include <immintrin.h>
 
 #include "kernels/avx512/dgemm_asm_16x14.hpp"
+#include "kernels/pack_lines_simd.hpp"
 #include "kernels/simd_kernels.hpp"
 
 namespace taihu::gemm::kernels {
@@ -94,43 +95,59 @@ inline void transpose16x16(const float* src, index_t ld, float* dst, index_t dst
   }
 }
 
-// dst[p * dst_step + i] = rows[i][p] for an 8 x 8 block of doubles.
+// dst[p * dst_step + i] = rows[i][p] for an 8 x 8 block of doubles. The loads pair row
+// i's and row i + 4's 256-bit halves (vinsertf64x4 from memory: ports 0 and 5, where
+// 512-bit shuffles have port 5 only), then one in-lane unpack and one two-source permute
+// per output row: 16 port-5 shuffles for the 24 of the all-shuffle transpose.
 inline void transpose8x8(const double* src, index_t ld, double* dst, index_t dst_step) {
-  __m512d r[8], t[8];
-  for (int i = 0; i < 8; ++i) r[i] = _mm512_loadu_pd(src + i * ld);
-  // t[2i + c], 128-bit lane L: rows 2i, 2i+1 at k = 2L + c.
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = _mm512_unpacklo_pd(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_pd(r[2 * i], r[2 * i + 1]);
+  __m512d r[8];
+  for (int i = 0; i < 4; ++i) {  // r[i]: k 0-3 of rows i, i + 4; r[4 + i]: k 4-7
+    r[i] = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(src + i * ld)),
+                              _mm256_loadu_pd(src + (i + 4) * ld), 1);
+    r[4 + i] = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(src + i * ld + 4)),
+                                  _mm256_loadu_pd(src + (i + 4) * ld + 4), 1);
   }
-  for (int c = 0; c < 2; ++c) {
-    const __m512d v = _mm512_shuffle_f64x2(t[c], t[2 + c], 0x88), w = _mm512_shuffle_f64x2(t[c], t[2 + c], 0xdd);
-    const __m512d v2 = _mm512_shuffle_f64x2(t[4 + c], t[6 + c], 0x88);
-    const __m512d w2 = _mm512_shuffle_f64x2(t[4 + c], t[6 + c], 0xdd);
-    _mm512_storeu_pd(dst + c * dst_step, _mm512_shuffle_f64x2(v, v2, 0x88));
-    _mm512_storeu_pd(dst + (2 + c) * dst_step, _mm512_shuffle_f64x2(w, w2, 0x88));
-    _mm512_storeu_pd(dst + (4 + c) * dst_step, _mm512_shuffle_f64x2(v, v2, 0xdd));
-    _mm512_storeu_pd(dst + (6 + c) * dst_step, _mm512_shuffle_f64x2(w, w2, 0xdd));
+  // unpacklo(rows i, i+1) lanes: (i,i+1 at k0) (k2) | (i+4,i+5 at k0) (k2); unpackhi: k1, k3.
+  const __m512i even = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);   // lanes 0, 2 of a then b: k0 / k1
+  const __m512i odd = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);  // lanes 1, 3: k2 / k3
+  for (int h = 0; h < 2; ++h) {  // k 0-3, k 4-7
+    const __m512d* q = r + 4 * h;
+    const __m512d lo01 = _mm512_unpacklo_pd(q[0], q[1]), hi01 = _mm512_unpackhi_pd(q[0], q[1]);
+    const __m512d lo23 = _mm512_unpacklo_pd(q[2], q[3]), hi23 = _mm512_unpackhi_pd(q[2], q[3]);
+    double* d = dst + 4 * h * dst_step;
+    _mm512_storeu_pd(d, _mm512_permutex2var_pd(lo01, even, lo23));
+    _mm512_storeu_pd(d + dst_step, _mm512_permutex2var_pd(hi01, even, hi23));
+    _mm512_storeu_pd(d + 2 * dst_step, _mm512_permutex2var_pd(lo01, odd, lo23));
+    _mm512_storeu_pd(d + 3 * dst_step, _mm512_permutex2var_pd(hi01, odd, hi23));
   }
 }
 
 #pragma GCC diagnostic pop
 
-// One MR-row micro-panel of A stored along k: B x B register transposes over full
-// blocks of k, element by element for the last kc % B steps.
-template <class T, int MR, int B, void (*Transpose)(const T*, index_t, T*, index_t)>
-void pack_a_transposed(const T* src, index_t ld, index_t kc, T* dst) {
-  index_t p = 0;
-  for (; p + B <= kc; p += B)
-    for (int i = 0; i < MR; i += B) Transpose(src + i * ld + p, ld, dst + p * MR + i, MR);
-  for (; p < kc; ++p)
-    for (int i = 0; i < MR; ++i) dst[p * MR + i] = src[i * ld + p];
+// The line packers of a tile: A's MR rows by 16x16 (float) / 8x8 (double) blocks; B's
+// NR columns by 8x8 blocks (NR = 12 floats: AVX 8x8 blocks at columns 0 and 4).
+template <class T, int Width>
+constexpr PackLinesFn<T> lines_packer() {
+  if constexpr (sizeof(T) == 8)
+    return &pack_lines_blocked<double, Width, 8, transpose8x8>;
+  else if constexpr (Width >= 16)
+    return &pack_lines_blocked<float, Width, 16, transpose16x16>;
+  else
+    return &pack_lines_blocked<float, Width, 8, transpose8x8_ps>;
 }
 
 template <class T>
-constexpr MicroKernel<T> with_packer(MicroKernel<T> uk, PackLinesFn<T> packer) {
-  uk.pack_a_transposed = packer;
+constexpr MicroKernel<T> with_packers(MicroKernel<T> uk, PackLinesFn<T> a_packer, PackLinesFn<T> b_packer) {
+  uk.pack_a_transposed = a_packer;
+  uk.pack_b_lines = b_packer;
   return uk;
+}
+
+// The template tile MR x NR with its packers.
+template <class V, int MR, int NR>
+constexpr MicroKernel<typename V::T> template_tile() {
+  using T = typename V::T;
+  return with_packers(make_microkernel<V, MR, NR>(), lines_packer<T, MR>(), lines_packer<T, NR>());
 }
 
 // The 16x14 full tile: the inline-asm kernel on a packed A micro-panel, the template on
@@ -148,35 +165,30 @@ void dgemm_16x14_full_tile(index_t k, double alpha, const double* a, index_t a_s
 
 // Narrow, half-row and unpacked-B edges from the template, the full tile from the asm.
 constexpr MicroKernel<double> dgemm_16x14_asm() {
-  MicroKernel<double> uk = make_microkernel<Avx512F64, asm16x14::kMr, asm16x14::kNr>();
+  MicroKernel<double> uk = template_tile<Avx512F64, asm16x14::kMr, asm16x14::kNr>();
   uk.fn = &dgemm_16x14_full_tile;
-  return with_packer(uk, &pack_a_transposed<double, 16, 8, transpose8x8>);
+  return uk;
+}
+
+// Everything but the DGEMM tile is the same in the three AVX-512 sets.
+constexpr KernelSet avx512_set(MicroKernel<double> dgemm) {
+  return {template_tile<Avx512F32, 32, 12>(), dgemm,
+          &simd_gemv_n<Avx512F32>, &simd_gemv_t<Avx512F32>,
+          &simd_gemv_n<Avx512F64>, &simd_gemv_t<Avx512F64>};
 }
 
 }  // namespace
 
-const KernelSet kAvx512Kernels = {
-    with_packer(make_microkernel<Avx512F32, 32, 12>(), &pack_a_transposed<float, 32, 16, transpose16x16>),
-    with_packer(make_microkernel<Avx512F64, 16, 12>(), &pack_a_transposed<double, 16, 8, transpose8x8>),
-    &simd_gemv_n<Avx512F32>, &simd_gemv_t<Avx512F32>,
-    &simd_gemv_n<Avx512F64>, &simd_gemv_t<Avx512F64>};
+const KernelSet kAvx512Kernels = avx512_set(template_tile<Avx512F64, 16, 12>());
 
 // The same set with BLIS skx's DGEMM tile, 24x8: 3 vector loads of A and 8 broadcasts of
 // B per k step (11 loads per 24 FMAs against 14 at 16x12), chosen by
 // TAIHU_GEMM_DGEMM_TILE=24x8 (registry.cpp).
-const KernelSet kAvx512Kernels24x8 = {
-    with_packer(make_microkernel<Avx512F32, 32, 12>(), &pack_a_transposed<float, 32, 16, transpose16x16>),
-    with_packer(make_microkernel<Avx512F64, 24, 8>(), &pack_a_transposed<double, 24, 8, transpose8x8>),
-    &simd_gemv_n<Avx512F32>, &simd_gemv_t<Avx512F32>,
-    &simd_gemv_n<Avx512F64>, &simd_gemv_t<Avx512F64>};
+const KernelSet kAvx512Kernels24x8 = avx512_set(template_tile<Avx512F64, 24, 8>());
 
 // The same set with the hand-scheduled inline-asm 16x14 DGEMM tile (BLIS skx's shape:
 // 16 loads per 28 FMAs, C prefetched in the last k steps), chosen by
 // default (TAIHU_GEMM_DGEMM_TILE=16x12 or 24x8 pick the others; registry.cpp).
-const KernelSet kAvx512Kernels16x14 = {
-    with_packer(make_microkernel<Avx512F32, 32, 12>(), &pack_a_transposed<float, 32, 16, transpose16x16>),
-    dgemm_16x14_asm(),
-    &simd_gemv_n<Avx512F32>, &simd_gemv_t<Avx512F32>,
-    &simd_gemv_n<Avx512F64>, &simd_gemv_t<Avx512F64>};
+const KernelSet kAvx512Kernels16x14 = avx512_set(dgemm_16x14_asm());
 
 }  // namespace taihu::gemm::kernels

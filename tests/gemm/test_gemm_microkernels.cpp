@@ -1,5 +1,5 @@
 // The AVX-512 micro-kernels called directly, the three DGEMM tiles (16x12, 24x8 and the
-// inline-asm 16x14) and the SGEMM tile, against a naive loop: the full tile, every narrow (column-edge) variant,
+// inline-asm 16x14) and the SGEMM tiles (32x12, the inline-asm 32x14), against a naive loop: the full tile, every narrow (column-edge) variant,
 // the half-rows variant, every unpacked-B width with op(B) column- and row-major, A read
 // as a packed panel (a_step == mr) and in place (a_step > mr), k = 0, 1 and odd, and
 // beta = 0 (C holds NaN, which must not leak), 1 and -0.5, with C's leading dimension
@@ -146,6 +146,35 @@ TEST(Avx512MicroKernels, Dgemm16x14AsmUnalignedC) {
 TEST(Avx512MicroKernels, Sgemm32x12MatchesNaiveLoop) {
   if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
   exercise(kernels::kAvx512Kernels.sgemm);
+}
+
+// The same asm schedule in single precision: every k that reaches its code paths.
+TEST(Avx512MicroKernels, Sgemm32x14AsmMatchesNaiveLoop) {
+  if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  ASSERT_EQ(kernels::kAvx512Sgemm32x14.mr, 32);
+  ASSERT_EQ(kernels::kAvx512Sgemm32x14.nr, 14);
+  exercise(kernels::kAvx512Sgemm32x14, {0, 1, 3, 4, 7, 27, 28, 29, 31, 32, 37, 64, 101, 256});
+}
+
+// Single precision with C one float past a 64-byte line and beta = 0 over NaN, 2.
+TEST(Avx512MicroKernels, Sgemm32x14AsmUnalignedC) {
+  if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const auto& uk = kernels::kAvx512Sgemm32x14;
+  const index_t k = 300, ldc = 37;
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> a(static_cast<size_t>(32 * k)), b(static_cast<size_t>(14 * k));
+  for (auto& x : a) x = u(rng);
+  for (auto& x : b) x = u(rng);
+  alignas(64) static float storage[16 + 37 * 15];
+  for (float beta : {0.0f, 2.0f}) {
+    for (auto& x : storage) x = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : u(rng);
+    std::vector<float> c0(storage + 1, storage + 1 + ldc * 15);
+    uk.fn(k, -0.75f, a.data(), 32, b.data(), beta, storage + 1, ldc);
+    std::vector<float> c(storage + 1, storage + 1 + ldc * 15);
+    check_tile("unaligned C", 32, 14, k, -0.75f, a, 32, b, 14, 1, beta, c0, c, ldc);
+    EXPECT_TRUE(std::isnan(storage[0]) || beta != 0.0f) << "wrote before the tile";
+  }
 }
 
 }  // namespace

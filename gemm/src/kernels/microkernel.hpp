@@ -80,6 +80,9 @@ extern const KernelSet kAvx512Kernels24x8;
 // AVX-512 with the inline-asm 16x14 DGEMM tile: the default (registry.cpp);
 // kAvx512Kernels above has the 16x12 template tile (TAIHU_GEMM_DGEMM_TILE=16x12).
 extern const KernelSet kAvx512Kernels16x14;
+// The inline-asm SGEMM 32x14 tile (TAIHU_GEMM_SGEMM_TILE=32x14; the sets above have the
+// 32x12 template tile).
+extern const MicroKernel<float> kAvx512Sgemm32x14;
 
 // The micro-kernel and GEMV kernels of a set for element type T.
 template <class T>

@@ -1,6 +1,7 @@
 // The ordered kernel list: best ISA first, portable reference last. On AVX-512 the DGEMM
 // tile is the hand-scheduled inline-asm 16x14 unless TAIHU_GEMM_DGEMM_TILE picks 16x12
-// (the intrinsics template) or 24x8 (BLIS skx's shape, the same template).
+// (the intrinsics template) or 24x8 (BLIS skx's shape, the same template), and the SGEMM
+// tile the 32x12 template unless TAIHU_GEMM_SGEMM_TILE picks 32x14 (the inline asm).
 #include <cstdlib>
 #include <string>
 
@@ -11,84 +12,92 @@
 namespace taihu::gemm::kernels {
 namespace {
 
-// The AVX-512 DGEMM tiles TAIHU_GEMM_DGEMM_TILE chooses between (empty: 16x14, which
-// measured level with or ahead of 16x12 on the Xeon: DGEMM 2048^3 0.93 vs 0.90x MKL,
-// bench/results/2026-11-28-xeon-dgemm-asm.md).
+// One environment-selectable tile: the value, the micro-kernel (K: MicroKernel<T> or, for
+// DGEMM, the whole AVX-512 set that carries it) and its name in TAIHU_VERBOSE output.
+template <class K>
 struct TileChoice {
-  const char* value;      // the environment value
-  const KernelSet* set;   // the AVX-512 set with that DGEMM tile
-  const char* name;       // as TAIHU_VERBOSE and active_kernels_name() say it
-};
-const TileChoice kTiles[] = {
-    {"16x14", &kAvx512Kernels16x14, "avx512 (sgemm 32x12, dgemm 16x14 asm)"},
-    {"16x12", &kAvx512Kernels, "avx512 (sgemm 32x12, dgemm 16x12)"},
-    {"24x8", &kAvx512Kernels24x8, "avx512 (sgemm 32x12, dgemm 24x8)"},
+  const char* value;
+  const K* kernel;
+  const char* name;
 };
 
-// The AVX-512 entry is the default tile, kTiles[0].
+// DGEMM: empty means 16x14, which measured level with or ahead of 16x12 on the Xeon
+// (DGEMM 2048^3 0.93 vs 0.90x MKL, bench/results/2026-11-28-xeon-dgemm-asm.md).
+const TileChoice<KernelSet> kDgemmTiles[] = {
+    {"16x14", &kAvx512Kernels16x14, "dgemm 16x14 asm"},
+    {"16x12", &kAvx512Kernels, "dgemm 16x12"},
+    {"24x8", &kAvx512Kernels24x8, "dgemm 24x8"},
+};
+// SGEMM: the first entry is the default (bench/results/2026-11-28-xeon-gemm-packing.md).
+const TileChoice<MicroKernel<float>> kSgemmTiles[] = {
+    {"32x12", &kAvx512Kernels.sgemm, "sgemm 32x12"},
+    {"32x14", &kAvx512Sgemm32x14, "sgemm 32x14 asm"},
+};
+
+// nullptr: a value that names no tile.
+template <class K, std::size_t N>
+const TileChoice<K>* parse_tile(const TileChoice<K> (&tiles)[N], const char* env) {
+  if (env == nullptr || *env == '\0') return &tiles[0];
+  const std::string v(env);
+  for (const auto& t : tiles)
+    if (v == t.value) return &t;
+  return nullptr;
+}
+
+template <class K, std::size_t N>
+std::string tile_problem(const TileChoice<K> (&tiles)[N], const char* var) {
+  const char* env = std::getenv(var);
+  if (parse_tile(tiles, env) != nullptr) return {};
+  std::string problem = std::string(var) + "='" + env + "': use";
+  for (std::size_t i = 0; i < N; ++i) problem += std::string(i == 0 ? " " : i + 1 == N ? " or " : ", ") + tiles[i].value;
+  return problem;
+}
+
+std::string dgemm_tile_problem() { return tile_problem(kDgemmTiles, "TAIHU_GEMM_DGEMM_TILE"); }
+std::string sgemm_tile_problem() { return tile_problem(kSgemmTiles, "TAIHU_GEMM_SGEMM_TILE"); }
+
+[[maybe_unused]] const bool g_dgemm_check_registered = arch::register_environment_check(&dgemm_tile_problem);
+[[maybe_unused]] const bool g_sgemm_check_registered = arch::register_environment_check(&sgemm_tile_problem);
+
+// Read once: a bad value is reported once and the default tile is used.
+template <class K, std::size_t N>
+const TileChoice<K>& read_tile(const TileChoice<K> (&tiles)[N], const char* var, std::string (*problem)()) {
+  const TileChoice<K>* t = parse_tile(tiles, std::getenv(var));
+  if (t != nullptr) return *t;
+  arch::warn_environment(problem(), std::string("the ") + tiles[0].value + " tile");
+  return tiles[0];
+}
+
+// The AVX-512 set with the chosen tiles: the chosen DGEMM tile's set, its SGEMM entry
+// replaced by the chosen SGEMM tile.
+struct Avx512Choice {
+  KernelSet set;
+  std::string name;
+};
+const Avx512Choice& avx512_choice() {
+  static const Avx512Choice c = [] {
+    const auto& d = read_tile(kDgemmTiles, "TAIHU_GEMM_DGEMM_TILE", &dgemm_tile_problem);
+    const auto& s = read_tile(kSgemmTiles, "TAIHU_GEMM_SGEMM_TILE", &sgemm_tile_problem);
+    KernelSet set = *d.kernel;
+    set.sgemm = *s.kernel;
+    return Avx512Choice{set, std::string("avx512 (") + s.name + ", " + d.name + ")"};
+  }();
+  return c;
+}
+
+// The AVX-512 entry is a placeholder for avx512_choice() (the list holds pointers).
 const arch::ImplementationList<const KernelSet*>& kernel_list() {
   static const arch::ImplementationList<const KernelSet*> list(
-      "gemm kernels", {{kTiles[0].name, arch::Isa::avx512, kTiles[0].set},
+      "gemm kernels", {{avx512_choice().name.c_str(), arch::Isa::avx512, &avx512_choice().set},
                        {"avx2 (sgemm 16x6, dgemm 8x6)", arch::Isa::avx2, &kAvx2Kernels},
                        {"generic (sgemm 8x4, dgemm 8x4)", arch::Isa::generic, &kGenericKernels}});
   return list;
 }
 
-// nullptr: a value that names no tile.
-const TileChoice* parse_dgemm_tile(const char* env) {
-  if (env == nullptr || *env == '\0') return &kTiles[0];
-  const std::string v(env);
-  for (const auto& t : kTiles)
-    if (v == t.value) return &t;
-  return nullptr;
-}
-
-std::string dgemm_tile_problem() {
-  const char* env = std::getenv("TAIHU_GEMM_DGEMM_TILE");
-  if (parse_dgemm_tile(env) != nullptr) return {};
-  return std::string("TAIHU_GEMM_DGEMM_TILE='") + env + "': use 16x14, 16x12 or 24x8";
-}
-
-[[maybe_unused]] const bool g_tile_check_registered = arch::register_environment_check(&dgemm_tile_problem);
-
-// Read once: a bad value is reported once and 16x14 is used.
-const TileChoice& dgemm_tile() {
-  static const TileChoice& tile = []() -> const TileChoice& {
-    const TileChoice* t = parse_dgemm_tile(std::getenv("TAIHU_GEMM_DGEMM_TILE"));
-    if (t == nullptr) {
-      arch::warn_environment(dgemm_tile_problem(), "the 16x14 tile");
-      t = &kTiles[0];
-    }
-    return *t;
-  }();
-  return tile;
-}
-
-struct Chosen {
-  const KernelSet* set;
-  std::string name;
-};
-
-const Chosen& chosen() {
-  static const Chosen c = [] {
-    const auto& e = kernel_list().chosen();
-    if (e.impl == kTiles[0].set && dgemm_tile().set != kTiles[0].set) {
-      const TileChoice& t = dgemm_tile();
-      arch::log_verbose("dispatch: gemm kernels -> %s (TAIHU_GEMM_DGEMM_TILE)", t.name);
-      return Chosen{t.set, t.name};
-    }
-    return Chosen{e.impl, e.name};
-  }();
-  return c;
-}
-
 }  // namespace
 
-const KernelSet& active_kernels() { return *chosen().set; }
-const KernelSet& kernels_for(arch::Isa level) {
-  const KernelSet* ks = kernel_list().best_for(level).impl;
-  return ks == kTiles[0].set ? *dgemm_tile().set : *ks;
-}
-const char* active_kernels_name() { return chosen().name.c_str(); }
+const KernelSet& active_kernels() { return *kernel_list().chosen().impl; }
+const KernelSet& kernels_for(arch::Isa level) { return *kernel_list().best_for(level).impl; }
+const char* active_kernels_name() { return kernel_list().chosen().name.c_str(); }
 
 }  // namespace taihu::gemm::kernels

@@ -2,12 +2,12 @@
 // 32 ZMM registers, 2 vector loads of A and 12 broadcasts of B per k step), GEMV, and
 // the transposing packers for panels stored along k (a transposed A, a no-transpose B:
 // 16x16 float / 8x8 double blocks transposed in registers, pack_lines_simd.hpp).
-// Also the DGEMM tiles 16x14 (the inline-asm kernel of dgemm_asm_16x14.hpp for full
+// Also the DGEMM tiles 16x14 (the inline-asm kernel of gemm_asm_x14.hpp for full
 // packed tiles, the template for the rest: the default set, registry.cpp) and 24x8 (the
-// same template).
+// same template), and the SGEMM tile 32x14 (the same asm in single precision).
 #include <immintrin.h>
 
-#include "kernels/avx512/dgemm_asm_16x14.hpp"
+#include "kernels/avx512/gemm_asm_x14.hpp"
 #include "kernels/pack_lines_simd.hpp"
 #include "kernels/simd_kernels.hpp"
 
@@ -155,18 +155,23 @@ constexpr MicroKernel<typename V::T> template_tile() {
 // Prefetch distances (bytes) and the C-prefetch tail (one column per k step, the last 14
 // steps) as measured best on the Xeon (bench/results/2026-11-28-xeon-dgemm-asm.md:
 // 1, 2, 4 or 8 steps per column, 1 the best in both passes).
-void dgemm_16x14_full_tile(index_t k, double alpha, const double* a, index_t a_step, const double* b, double beta,
-                           double* c, index_t ldc) {
-  if (a_step == asm16x14::kMr)
-    asm16x14::dgemm_16x14<1024, 1792>(k, alpha, a, b, beta, c, ldc, 1);
+// The SGEMM 32x14 tile takes the same byte distances (A's 4 steps are 512 bytes either
+// way; B's 4 steps are 224 bytes of floats, so 1792 bytes is 8 groups ahead).
+template <class V>
+void asm_x14_full_tile(index_t k, typename V::T alpha, const typename V::T* a, index_t a_step,
+                       const typename V::T* b, typename V::T beta, typename V::T* c, index_t ldc) {
+  using T = typename V::T;
+  if (a_step == asm_x14::kMr<T>)
+    asm_x14::gemm_x14<T, 1024, 1792>(k, alpha, a, b, beta, c, ldc, 1);
   else
-    simd_microkernel<Avx512F64, 16, 14>(k, alpha, a, a_step, b, beta, c, ldc);
+    simd_microkernel<V, asm_x14::kMr<T>, asm_x14::kNr>(k, alpha, a, a_step, b, beta, c, ldc);
 }
 
 // Narrow, half-row and unpacked-B edges from the template, the full tile from the asm.
-constexpr MicroKernel<double> dgemm_16x14_asm() {
-  MicroKernel<double> uk = template_tile<Avx512F64, asm16x14::kMr, asm16x14::kNr>();
-  uk.fn = &dgemm_16x14_full_tile;
+template <class V>
+constexpr MicroKernel<typename V::T> asm_x14_tile() {
+  MicroKernel<typename V::T> uk = template_tile<V, asm_x14::kMr<typename V::T>, asm_x14::kNr>();
+  uk.fn = &asm_x14_full_tile<V>;
   return uk;
 }
 
@@ -189,6 +194,9 @@ const KernelSet kAvx512Kernels24x8 = avx512_set(template_tile<Avx512F64, 24, 8>(
 // The same set with the hand-scheduled inline-asm 16x14 DGEMM tile (BLIS skx's shape:
 // 16 loads per 28 FMAs, C prefetched in the last k steps), chosen by
 // default (TAIHU_GEMM_DGEMM_TILE=16x12 or 24x8 pick the others; registry.cpp).
-const KernelSet kAvx512Kernels16x14 = avx512_set(dgemm_16x14_asm());
+const KernelSet kAvx512Kernels16x14 = avx512_set(asm_x14_tile<Avx512F64>());
+
+// The inline-asm SGEMM 32x14 tile (TAIHU_GEMM_SGEMM_TILE=32x14; registry.cpp).
+const MicroKernel<float> kAvx512Sgemm32x14 = asm_x14_tile<Avx512F32>();
 
 }  // namespace taihu::gemm::kernels

@@ -43,6 +43,10 @@ bool winograd_2x2_supports(const ConvDesc&, ConvDirection);
 std::unique_ptr<ConvAlgorithm> make_winograd_2x2(const ConvDesc&);
 bool winograd_4x4_supports(const ConvDesc&, ConvDirection);
 std::unique_ptr<ConvAlgorithm> make_winograd_4x4(const ConvDesc&);
+// Backward-weights of stride-1 undilated one-group layers in the input-lanes form
+// (conv_direct_input_lanes.cpp).
+bool direct_input_lanes_supports(const ConvDesc&, ConvDirection);
+std::unique_ptr<ConvAlgorithm> make_direct_input_lanes(const ConvDesc&);
 
 // The direct algorithm's kernels, each its own list entry (conv_direct.cpp):
 //   pixel              register tiles of 4 output channels x 3 pixel vectors ("direct")

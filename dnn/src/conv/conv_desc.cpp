@@ -137,6 +137,7 @@ const char* to_string(ConvAlgo algo) {
     case ConvAlgo::pointwise_strided: return "pointwise_strided";
     case ConvAlgo::first_layer: return "first_layer";
     case ConvAlgo::minibatch: return "minibatch";
+    case ConvAlgo::direct_input_lanes: return "direct_input_lanes";
   }
   return "?";
 }
@@ -157,7 +158,8 @@ ConvAlgo parse_conv_algo(const std::string& name) {
   for (ConvAlgo a : {ConvAlgo::automatic, ConvAlgo::explicit_gemm, ConvAlgo::implicit_gemm,
                      ConvAlgo::winograd_2x2, ConvAlgo::winograd_4x4, ConvAlgo::direct,
                      ConvAlgo::reference, ConvAlgo::pointwise, ConvAlgo::pointwise_blocked,
-                     ConvAlgo::pointwise_strided, ConvAlgo::first_layer, ConvAlgo::minibatch}) {
+                     ConvAlgo::pointwise_strided, ConvAlgo::first_layer, ConvAlgo::minibatch,
+                     ConvAlgo::direct_input_lanes}) {
     if (name == to_string(a)) return a;
     known += known.empty() ? "" : ", ";
     known += to_string(a);

@@ -119,6 +119,29 @@ std::unique_ptr<conv::ConvAlgorithm> make_first_layer(const ConvDesc& d, const C
   return l != kNchw ? conv::make_direct_nchw8c_out(d) : conv::make_direct_kernel(d, conv::DirectKernel::first_layer);
 }
 
+// --- direct_input_lanes: backward-weights of stride-1 undilated one-group layers, the
+// 1x1 nChw16c input-lanes tile per kernel tap (conv_direct_input_lanes.cpp) ----------
+bool direct_input_lanes_supports(const ConvDesc& d, Dir dir, const ConvLayout&, arch::Isa) {
+  return conv::direct_input_lanes_supports(d, dir);
+}
+// Taken at AVX-512 (its 16-lane tile; the generic loops only keep it testable
+// elsewhere) on 3x3 layers of >= 128 x 128 channels whose padded blocked x and dY fit
+// in 1 MiB of L2 (every unit re-reads them). GFLOP/s at 1 thread, batch 1, against the entry taken before (2026-11-28,
+// bench/results/2026-11-28-xeon-dnn-remaining.md): ResNet-50 res3 3x3 (28x28, 128)
+// 163-165 vs winograd_4x4 86, res4 (14x14, 256) 137-146 vs direct 113-127, res5 (7x7,
+// 512) 84-88 vs direct 68-71; res2 (56x56, 64: 1.6 MiB) 126-131 vs winograd_4x4 122,
+// level: left to Winograd.
+bool direct_input_lanes_profitable(const ConvDesc& d, Dir dir) {
+  if (dir != Dir::backward_weights || arch::active_isa() != arch::Isa::avx512) return false;
+  if (d.kh != 3 || d.kw != 3 || cg_of(d) < 128 || kg_of(d) < 128) return false;  // (unmeasured elsewhere)
+  const index_t xbytes = d.n * (d.c + 15) / 16 * 16 * (d.h + 2 * d.pad_h) * (d.w + 2 * d.pad_w) * 4;
+  const index_t ybytes = d.n * (d.k + 15) / 16 * 16 * d.out_h() * d.out_w() * 4;
+  return xbytes + ybytes <= (index_t{1} << 20);
+}
+std::unique_ptr<conv::ConvAlgorithm> make_direct_input_lanes(const ConvDesc& d, const ConvLayout&) {
+  return conv::make_direct_input_lanes(d);
+}
+
 // --- Winograd ------------------------------------------------------------------------
 bool winograd_4x4_supports(const ConvDesc& d, Dir dir, const ConvLayout&, arch::Isa) {
   return conv::winograd_4x4_supports(d, dir);
@@ -130,7 +153,8 @@ bool winograd_2x2_supports(const ConvDesc& d, Dir dir, const ConvLayout&, arch::
 // least 6x6 (smaller ones leave most of a 4x4 tile's outputs unused: F(2x2) there).
 // Backward-weights reduces over tiles: each alpha^2 GEMM is as deep as the tile count,
 // so only images with >= 48 4x4 tiles pay for the transforms (F(2x2) and smaller images
-// measured slower than one deep GEMM).
+// measured slower than one deep GEMM); at AVX-512 direct_input_lanes takes those it
+// is profitable on (ResNet-50 res3 28x28: 163-165 vs 86 GFLOP/s).
 // At AVX-512, forward and backward-data of layers with >= 256 x 256 channels and fewer
 // than 48 tiles in the batch also take F(2x2) (the 36 transformed weight matrices of
 // F(4x4), >= 9 MiB there, each serve only a few tiles): ResNet-50 res4 3x3 (14x14, 256,
@@ -141,7 +165,8 @@ bool winograd_2x2_supports(const ConvDesc& d, Dir dir, const ConvLayout&, arch::
 bool winograd_4x4_profitable(const ConvDesc& d, Dir dir) {
   if (!wide(d)) return false;
   const index_t tiles = d.n * ((d.out_h() + 3) / 4) * ((d.out_w() + 3) / 4);
-  if (dir == Dir::backward_weights) return tiles >= 48;
+  if (dir == Dir::backward_weights)
+    return tiles >= 48 && !(conv::direct_input_lanes_supports(d, dir) && direct_input_lanes_profitable(d, dir));
   if (arch::active_isa() == arch::Isa::avx512 && tiles < 48 && cg_of(d) * kg_of(d) >= 256 * 256) return false;
   return d.out_h() * d.out_w() >= 36;
 }
@@ -280,6 +305,8 @@ const std::vector<Entry>& entries() {
       {ConvAlgo::pointwise_strided, direct_supports<K::pointwise_strided>, nchw_native, pointwise_strided_profitable,
        make_direct<K::pointwise_strided>, fuses_all},
       {ConvAlgo::minibatch, supports_all, nchw_native, minibatch_profitable, make_minibatch},
+      {ConvAlgo::direct_input_lanes, direct_input_lanes_supports, nchw_native, direct_input_lanes_profitable,
+       make_direct_input_lanes},
       {ConvAlgo::direct, direct_supports<K::pixel>, nchw_native, direct_profitable, make_direct<K::pixel>, fuses_all},
       {ConvAlgo::implicit_gemm, implicit_gemm_supports, nchw_native, implicit_gemm_profitable, make_implicit_gemm},
       {ConvAlgo::explicit_gemm, supports_all, nchw_native, always, make_explicit_gemm},

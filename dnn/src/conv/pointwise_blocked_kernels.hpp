@@ -77,8 +77,24 @@ struct PwbBwdwXArgs {
   bool accumulate;   // dw += tile, else dw = tile
   const float* next_dw = nullptr;  // the next tile's dw (rows x vecs vectors, same ldw),
                                    //   pulled into L1 for writing meanwhile (null: none)
+  // The reduction runs over `runs` runs of `pixels` consecutive pixels, run r's at x +
+  // r * x_rstride and dy + r * dy_rstride (the rows of a padded plane: the direct
+  // input-lanes backward-weights, conv_direct_input_lanes.cpp); 1x1 layers take one run.
+  std::int64_t runs = 1;
+  std::int64_t x_rstride = 0, dy_rstride = 0;
 };
 constexpr int kPwb16XVecs = 3, kPwb16XRows = 8;
+
+// The direct input-lanes backward-weights' store of a unit's rows (conv_direct_input_
+// lanes.cpp): dst[c * taps + t] (+)= src[t * tap_stride + c] for c < channels, t < taps
+// (one OIHW dw row's run of channels x taps from the per-tap tiles). AVX-512 moves 16
+// channels x 16 taps through one register transpose.
+using TapInterleaveKernel = void (*)(const float* src, std::int64_t tap_stride, std::int64_t taps,
+                                     std::int64_t channels, float* dst, bool accumulate);
+void tap_interleave_generic(const float* src, std::int64_t tap_stride, std::int64_t taps, std::int64_t channels,
+                            float* dst, bool accumulate);
+void tap_interleave_avx512(const float* src, std::int64_t tap_stride, std::int64_t taps, std::int64_t channels,
+                           float* dst, bool accumulate);
 
 // dw[l * ldd + c] (+)= acc[c * G + l] for l < rows (<= G), c < cols: a G-channel group
 // (32 for nChw8c) of the backward-weights accumulator into OIHW dw (8x8 transposes on

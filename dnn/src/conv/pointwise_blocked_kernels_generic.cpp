@@ -49,10 +49,19 @@ void pwb16_bwdw_x_generic(const PwbBwdwXArgs& a) {
       float* d = a.dw + j * a.ldw + v * B;
       for (int l = 0; l < lanes; ++l) {
         float acc = a.accumulate ? d[l] : 0.0f;
-        for (std::int64_t p = 0; p < a.pixels; ++p) acc += a.dy[p * B + j] * a.x[v * a.x_bstride + p * B + l];
+        for (std::int64_t r = 0; r < a.runs; ++r)
+          for (std::int64_t p = 0; p < a.pixels; ++p)
+            acc += a.dy[r * a.dy_rstride + p * B + j] * a.x[v * a.x_bstride + r * a.x_rstride + p * B + l];
         d[l] = acc;
       }
     }
+}
+
+void tap_interleave_generic(const float* src, std::int64_t tap_stride, std::int64_t taps, std::int64_t channels,
+                            float* dst, bool accumulate) {
+  for (std::int64_t c = 0; c < channels; ++c)
+    for (std::int64_t t = 0; t < taps; ++t)
+      dst[c * taps + t] = accumulate ? dst[c * taps + t] + src[t * tap_stride + c] : src[t * tap_stride + c];
 }
 
 void pwb_fwd_generic(const PwbFwdArgs& a) { fwd<8>(a); }

@@ -2,8 +2,9 @@
 // PwbBwdwXArgs) checked against a double loop: every (input blocks, output rows) shape
 // of the tile, the last block whole or partial (lanes past it must stay as they were),
 // rows starting mid-block (k0 % 16 = 8), a pixel run odd and shorter or longer than the
-// kernel's unroll, from zero or added to dw, and the next tile's prefetch pointer set or
-// null. Header-only: test_pointwise.cpp runs it on the real kernels,
+// kernel's unroll, one run or several runs of pixels with gaps between them (the rows
+// of a padded plane), from zero or added to dw, and the next tile's prefetch pointer set
+// or null. Header-only: test_pointwise.cpp runs it on the real kernels,
 // test_conv_avx512_emulated.cpp on the AVX-512 template through SIMDe.
 #pragma once
 #include <gtest/gtest.h>
@@ -25,21 +26,27 @@ void every_tile_matches_definition(Kernel kernel) {
   using index_t = std::int64_t;
   constexpr index_t B = 16, ldw = kPwb16XVecs * B + 5, dw_rows = 2 * kPwb16XRows;
   const auto dw0 = kernel_check::random_floats(static_cast<std::size_t>(dw_rows * ldw), 61);
+  for (index_t runs : {index_t{1}, index_t{3}})
   for (index_t pixels : {index_t{1}, index_t{2}, index_t{7}, index_t{19}}) {
-    const auto x = kernel_check::random_floats(static_cast<std::size_t>(kPwb16XVecs * pixels * B), 62);
-    const auto dy = kernel_check::random_floats(static_cast<std::size_t>(pixels * B), 63);
+    // floats between runs (a gap of 2 pixels in x, 1 in dy, that must not be read)
+    const index_t xr = runs == 1 ? pixels * B : (pixels + 2) * B, dr = runs == 1 ? pixels * B : (pixels + 1) * B;
+    const auto x = kernel_check::random_floats(static_cast<std::size_t>(kPwb16XVecs * runs * xr), 62);
+    const auto dy = kernel_check::random_floats(static_cast<std::size_t>(runs * dr), 63);
     for (int vecs = 1; vecs <= kPwb16XVecs; ++vecs)
       for (int rows = 1; rows <= kPwb16XRows; ++rows)
         for (int last_lanes : {16, 5})
           for (index_t k0 : {index_t{0}, index_t{8}})
             for (bool accumulate : {false, true}) {
-              SCOPED_TRACE("pixels " + std::to_string(pixels) + " vecs " + std::to_string(vecs) + " rows " +
+              SCOPED_TRACE("runs " + std::to_string(runs) + " pixels " + std::to_string(pixels) + " vecs " + std::to_string(vecs) + " rows " +
                            std::to_string(rows) + " last_lanes " + std::to_string(last_lanes) + " k0 " +
                            std::to_string(k0) + " accumulate " + std::to_string(accumulate));
               std::vector<float> dw = dw0;
               PwbBwdwXArgs a{};
               a.x = x.data();
-              a.x_bstride = pixels * B;
+              a.x_bstride = runs * xr;
+              a.runs = runs;
+              a.x_rstride = xr;
+              a.dy_rstride = dr;
               a.vecs = vecs;
               a.last_lanes = last_lanes;
               a.dy = dy.data() + k0;
@@ -60,9 +67,10 @@ void every_tile_matches_definition(Kernel kernel) {
                     continue;
                   }
                   double want = accumulate ? dw0[at] : 0.0;
-                  for (index_t p = 0; p < pixels; ++p)
-                    want += double(dy[static_cast<std::size_t>(p * B + k0 + j)]) *
-                            x[static_cast<std::size_t>((c / B * pixels + p) * B + c % B)];
+                  for (index_t r2 = 0; r2 < runs; ++r2)
+                    for (index_t p = 0; p < pixels; ++p)
+                      want += double(dy[static_cast<std::size_t>(r2 * dr + p * B + k0 + j)]) *
+                              x[static_cast<std::size_t>(c / B * runs * xr + r2 * xr + p * B + c % B)];
                   EXPECT_NEAR(dw[at], want, 1e-5) << "row " << j << " column " << c;
                 }
             }

@@ -135,11 +135,15 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
             ConvAlgo::minibatch);  // CIFAR-10 conv1: 3 input channels
   EXPECT_EQ(Convolution(ConvDesc::parse("mb8ic3ih32oc32kh5ph2")).algorithm(ConvDirection::backward_data),
             ConvAlgo::direct);
-  // Backward-weights picks the tile by the tile count (the GEMMs' depth).
+  // Backward-weights picks the tile by the tile count (the GEMMs' depth); at AVX-512
+  // wide 3x3 layers whose blocked copies fit in L2 take direct_input_lanes.
+  const bool avx512 = taihu::arch::active_isa() == taihu::arch::Isa::avx512;
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic128ih28oc128kh3ph1")).algorithm(ConvDirection::backward_weights),
-            ConvAlgo::winograd_4x4);
+            avx512 ? ConvAlgo::direct_input_lanes : ConvAlgo::winograd_4x4);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih14oc256kh3ph1")).algorithm(ConvDirection::backward_weights),
-            ConvAlgo::direct);
+            avx512 ? ConvAlgo::direct_input_lanes : ConvAlgo::direct);
+  EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih56oc64kh3ph1")).algorithm(ConvDirection::backward_weights),
+            ConvAlgo::winograd_4x4);  // (blocked copies 1.6 MiB)
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih27oc192kh5ph2")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::winograd_2x2);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic32ih16oc32kh5ph2")).algorithm(ConvDirection::backward_weights),

@@ -43,10 +43,13 @@ TEST_F(ConvList, AutomaticTakesTheMeasuredEntry) {
   // gemm_for_1x1_weights), and 3x3 layers of >= 256 x 256 channels with fewer than 48
   // 4x4 tiles F(2x2) forward and backward-data (winograd_4x4_profitable).
   const bool avx512 = taihu::arch::active_isa() == taihu::arch::Isa::avx512;
+  // Backward-weights of wide 3x3 layers at batch 1 there: direct_input_lanes.
   const ConvAlgo res4_3x3 = avx512 ? ConvAlgo::winograd_2x2 : ConvAlgo::winograd_4x4;
+  const ConvAlgo res3_bwdw = avx512 ? ConvAlgo::direct_input_lanes : ConvAlgo::winograd_4x4;
+  const ConvAlgo res4_bwdw = avx512 ? ConvAlgo::direct_input_lanes : ConvAlgo::direct;
   const Case cases[] = {
-      {"mb1ic128ih28oc128oh28kh3ph1", ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4},
-      {"mb1ic256ih14oc256oh14kh3ph1", res4_3x3, res4_3x3, ConvAlgo::direct},
+      {"mb1ic128ih28oc128oh28kh3ph1", ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4, res3_bwdw},
+      {"mb1ic256ih14oc256oh14kh3ph1", res4_3x3, res4_3x3, res4_bwdw},
       {"mb32ic256ih14oc256oh14kh3ph1", ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4},
       {"mb1ic256ih56oc64oh56kh1", ConvAlgo::pointwise, ConvAlgo::pointwise,
        avx512 ? ConvAlgo::explicit_gemm : ConvAlgo::direct},

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conv_pointwise.hpp"
@@ -220,6 +221,41 @@ TEST(PointwiseBlocked16BackwardWeightsTile, EveryKernelMatchesTheDefinition) {
     SCOPED_TRACE("avx512");
     pointwise_bwdw_x_check::every_tile_matches_definition(&taihu::dnn::conv::pwb16_bwdw_x_avx512);
   }
+}
+
+// The direct input-lanes backward-weights' tap interleave (TapInterleaveKernel):
+// dst[c * taps + t] (+)= src[t * tap_stride + c], checked element by element (floats
+// are moved or added once: exact) for 1, 9 (3x3), 16 and 25 (5x5: a second 16-tap
+// chunk) taps and channel counts with partial 16-channel blocks; nothing past the run
+// written.
+TEST(DirectInputLanesTapInterleave, EveryKernelMatchesTheDefinition) {
+  using taihu::dnn::conv::TapInterleaveKernel;
+  std::vector<std::pair<const char*, TapInterleaveKernel>> kernels{
+      {"generic", &taihu::dnn::conv::tap_interleave_generic}};
+  if (taihu::arch::isa_supported(taihu::arch::Isa::avx512, taihu::arch::cpu_features()))
+    kernels.emplace_back("avx512", &taihu::dnn::conv::tap_interleave_avx512);
+  for (const auto& [name, kernel] : kernels)
+    for (std::int64_t taps : {1, 9, 16, 25})
+      for (std::int64_t channels : {5, 16, 40})
+        for (bool accumulate : {false, true}) {
+          SCOPED_TRACE(std::string(name) + " taps " + std::to_string(taps) + " channels " + std::to_string(channels) +
+                       " accumulate " + std::to_string(accumulate));
+          const std::int64_t stride = 53;
+          std::vector<float> src(static_cast<std::size_t>(taps * stride));
+          for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) * 0.25f - 7.0f;
+          std::vector<float> dst(static_cast<std::size_t>(channels * taps + 17));
+          for (std::size_t i = 0; i < dst.size(); ++i) dst[i] = static_cast<float>(i % 13) + 0.5f;
+          const std::vector<float> before = dst;
+          kernel(src.data(), stride, taps, channels, dst.data(), accumulate);
+          for (std::int64_t c = 0; c < channels; ++c)
+            for (std::int64_t t = 0; t < taps; ++t) {
+              const auto at = static_cast<std::size_t>(c * taps + t);
+              const float v = src[static_cast<std::size_t>(t * stride + c)];
+              ASSERT_EQ(dst[at], accumulate ? before[at] + v : v) << "channel " << c << " tap " << t;
+            }
+          for (std::size_t i = static_cast<std::size_t>(channels * taps); i < dst.size(); ++i)
+            ASSERT_EQ(dst[i], before[i]) << "written past the run at " << i;
+        }
 }
 
 // Fused post-ops (ConvPostOps: + bias, sum with the y held on entry, ReLU, applied in the

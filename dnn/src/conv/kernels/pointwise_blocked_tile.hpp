@@ -115,19 +115,21 @@ void pwb_bwdw_x_tile(const PwbBwdwXArgs& a) {
     for (int j = 0; j < NK; ++j)
 #pragma GCC unroll 4
       for (int v = 0; v < CV; ++v) __builtin_prefetch(a.next_dw + j * a.ldw + v * W, 1, 3);
-  const float* x = a.x;
-  const float* dy = a.dy;
   const std::int64_t xs = a.x_bstride, pixels = a.pixels;
+  for (std::int64_t r = 0; r < a.runs; ++r) {
+    const float* x = a.x + r * a.x_rstride;
+    const float* dy = a.dy + r * a.dy_rstride;
 #pragma GCC unroll 2
-  for (std::int64_t p = 0; p < pixels; ++p, x += W, dy += W) {
-    Reg xv[CV];
+    for (std::int64_t p = 0; p < pixels; ++p, x += W, dy += W) {
+      Reg xv[CV];
 #pragma GCC unroll 4
-    for (int v = 0; v < CV; ++v) xv[v] = V::loadu(x + v * xs);
+      for (int v = 0; v < CV; ++v) xv[v] = V::loadu(x + v * xs);
 #pragma GCC unroll 8
-    for (int j = 0; j < NK; ++j) {
-      const Reg d = V::bcast(dy + j);
+      for (int j = 0; j < NK; ++j) {
+        const Reg d = V::bcast(dy + j);
 #pragma GCC unroll 4
-      for (int v = 0; v < CV; ++v) acc[j][v] = V::fma(xv[v], d, acc[j][v]);
+        for (int v = 0; v < CV; ++v) acc[j][v] = V::fma(xv[v], d, acc[j][v]);
+      }
     }
   }
 #pragma GCC unroll 8

@@ -95,6 +95,8 @@ void triangle_inverse(const OpView<T>& op, bool lower, bool unit, index_t o, ind
 template <class T>
 void solve_block(Triangle<T>& tr, index_t o, index_t s, T alpha, T* b, index_t ldb) {
   const auto& uk = kernels::microkernel_of<T>(kernels::active_kernels());
+  // B-panel packing below takes the kernel's register-transposing packer (the portable
+  // one cost dtrsm 512 8%: bench/results/2026-11-28-xeon-gemm-packing.md).
   const index_t mr = uk.mr, nr = uk.nr;
   const index_t panel_count = (s + mr - 1) / mr;
   const bool right = !tr.left;
@@ -122,7 +124,7 @@ void solve_block(Triangle<T>& tr, index_t o, index_t s, T alpha, T* b, index_t l
     // (A scalar loop here took 14% of strsm 1024.)
     const index_t first_col = lower ? o : o + r + rows;
     const index_t b_panels = (depth + nr - 1) / nr;
-    pack_b(a_view, o + r, rows, first_col, depth, static_cast<int>(nr), off, 0, b_panels);
+    pack_b(a_view, o + r, rows, first_col, depth, static_cast<int>(nr), off, 0, b_panels, uk.pack_b_lines);
     for (index_t jp = 0; jp < b_panels; ++jp) {
       const index_t cols = std::min(nr, depth - jp * nr);
       T* c = d_off + jp * nr * mr;
@@ -138,7 +140,7 @@ void solve_block(Triangle<T>& tr, index_t o, index_t s, T alpha, T* b, index_t l
   T* strip = tr.strip.data();
   for (index_t j0 = 0; j0 < tr.other; j0 += nr) {
     const index_t cols = std::min(nr, tr.other - j0);
-    pack_b(b_view, 0, s, j0, cols, static_cast<int>(nr), strip, 0, 1);
+    pack_b(b_view, 0, s, j0, cols, static_cast<int>(nr), strip, 0, 1, uk.pack_b_lines);
     for (index_t step = 0; step < panel_count; ++step) {
       const index_t i = lower ? step : panel_count - 1 - step;
       const index_t r = i * mr, rows = std::min(mr, s - r);
@@ -156,7 +158,7 @@ void solve_block(Triangle<T>& tr, index_t o, index_t s, T alpha, T* b, index_t l
         for (index_t j = 0; j < cols; ++j)
           for (index_t q = 0; q < rows; ++q) c[q + j * ldb] = tile[q + j * mr];
       }
-      pack_b(b_view, r, rows, j0, cols, static_cast<int>(nr), strip + r * nr, 0, 1);
+      pack_b(b_view, r, rows, j0, cols, static_cast<int>(nr), strip + r * nr, 0, 1, uk.pack_b_lines);
     }
   }
 }

@@ -68,7 +68,7 @@ struct Avx512F64 {
 
 // dst[p * dst_step + i] = rows[i][p] for p < 16: the 16 x 16 block in four shuffle stages
 // (pairs of floats, pairs of doubles, then two 128-bit lane shuffles).
-inline void transpose16x16(const float* src, index_t ld, float* dst, index_t dst_step) {
+TAIHU_PACK_INLINE void transpose16x16(const float* src, index_t ld, float* dst, index_t dst_step) {
   __m512 r[16], t[16];
   for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * ld);
   for (int i = 0; i < 8; ++i) {
@@ -99,7 +99,7 @@ inline void transpose16x16(const float* src, index_t ld, float* dst, index_t dst
 // i's and row i + 4's 256-bit halves (vinsertf64x4 from memory: ports 0 and 5, where
 // 512-bit shuffles have port 5 only), then one in-lane unpack and one two-source permute
 // per output row: 16 port-5 shuffles for the 24 of the all-shuffle transpose.
-inline void transpose8x8(const double* src, index_t ld, double* dst, index_t dst_step) {
+TAIHU_PACK_INLINE void transpose8x8(const double* src, index_t ld, double* dst, index_t dst_step) {
   __m512d r[8];
   for (int i = 0; i < 4; ++i) {  // r[i]: k 0-3 of rows i, i + 4; r[4 + i]: k 4-7
     r[i] = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(src + i * ld)),

@@ -46,8 +46,15 @@ bool read_cvar(int index, unsigned long long& value) {
 }  // namespace
 
 std::size_t mpi_tcp_eager_limit() {
+  // Ask for the level MPI already provides: Open MPI 4.1's MPI_T_init_thread stores the
+  // requested level as the library's own (MPI_Query_thread then reports MPI_THREAD_SINGLE
+  // in a program that asked MPI_Init_thread for MPI_THREAD_MULTIPLE).
+  int level = MPI_THREAD_SINGLE, initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Query_thread(&level);
   int provided = 0;
-  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return kDefaultEagerLimit;
+  if (MPI_T_init_thread(level, &provided) != MPI_SUCCESS) return kDefaultEagerLimit;
   std::size_t limit = kDefaultEagerLimit;
   int index = -1;
 #if MPI_VERSION > 3 || (MPI_VERSION == 3 && MPI_SUBVERSION >= 1)

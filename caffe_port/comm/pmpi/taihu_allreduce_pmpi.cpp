@@ -6,23 +6,27 @@
 //   intra-communicator of >= 2 ranks runs taihu::comm (cost-model choice, bitwise identical
 //   on all ranks); every other call (other ops, types, derived datatypes,
 //   inter-communicators, count 0, one rank, before MPI_Init / after MPI_Finalize, calls made
-//   by taihu itself) goes to PMPI_Allreduce unchanged. MPI_Iallreduce always goes to
-//   PMPI_Iallreduce (a blocking algorithm inside a nonblocking call would break MPI's
-//   progress rules).
+//   by taihu itself) goes to PMPI_Allreduce unchanged.
+// - MPI_Iallreduce of the same calls, when MPI provides MPI_THREAD_MULTIPLE, runs taihu::comm
+//   on a worker thread per communicator over a private duplicate made with MPI_Comm_idup
+//   (iallreduce_worker.hpp) and returns a generalized request; below MPI_THREAD_MULTIPLE,
+//   and for every other call, PMPI_Iallreduce.
 // - One taihu::comm::Communicator per MPI communicator, made on the first call that takes
 //   the taihu path (collective, as the call itself is), stored as an MPI attribute whose
 //   delete callback frees it on MPI_Comm_free; MPI_Finalize frees the rest (reverse order of
-//   creation) before PMPI_Finalize.
-// - MPI_THREAD_MULTIPLE: passes through by default (two threads may run collectives on
-//   different communicators at once, and a lock would deadlock across ranks);
+//   creation) before PMPI_Finalize. Iallreduce workers are attributes too: MPI_Comm_free
+//   lets the worker finish and free its duplicate, MPI_Finalize waits for all of them.
+// - Blocking calls under MPI_THREAD_MULTIPLE: pass through by default (two threads may run
+//   collectives on different communicators at once, and a lock would deadlock across ranks);
 //   TAIHU_PMPI_THREADS=serial declares that one thread at a time calls collectives, and a
 //   concurrent call is then reported as an MPI error.
 // - Errors (bad environment, taihu failures) are printed with the rank and raised through
 //   the communicator's error handler as MPI_ERR_OTHER; nothing aborts on its own.
-// Environment: TAIHU_PMPI_DISABLE=1 (pass everything through), TAIHU_PMPI_MIN_BYTES=N
-// (smaller calls pass through), TAIHU_PMPI_THREADS=passthrough|serial, TAIHU_VERBOSE=1 (one
-// line per communicator, type and power-of-two size class saying which path was taken),
-// and taihu::comm's own variables (TAIHU_ALLREDUCE, TAIHU_TOPOLOGY, TAIHU_COMM_PROBE, ...).
+// Environment: TAIHU_PMPI_DISABLE=1 (pass everything through), TAIHU_PMPI_IALLREDUCE=0 (pass
+// every MPI_Iallreduce through), TAIHU_PMPI_MIN_BYTES=N (smaller calls pass through),
+// TAIHU_PMPI_THREADS=passthrough|serial, TAIHU_VERBOSE=1 (one line per communicator,
+// function, type and power-of-two size class saying which path was taken), and
+// taihu::comm's own variables (TAIHU_ALLREDUCE, TAIHU_TOPOLOGY, TAIHU_COMM_PROBE, ...).
 // Every rank must see the same values (mpirun -x).
 #include <mpi.h>
 
@@ -42,6 +46,8 @@
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/log.hpp"
 #include "taihu/comm/communicator.hpp"
+#include "iallreduce_worker.hpp"
+#include "pmpi_shared.hpp"
 
 #define TAIHU_PMPI_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -49,21 +55,16 @@ namespace {
 
 namespace tc = taihu::comm;
 
-// Set while taihu's own code runs: its internal MPI_Allreduce calls go straight to PMPI.
-thread_local bool inside_taihu = false;
-
-struct ReentryGuard {
-  bool previous;
-  ReentryGuard() : previous(inside_taihu) { inside_taihu = true; }
-  ~ReentryGuard() { inside_taihu = previous; }
-  ReentryGuard(const ReentryGuard&) = delete;
-  ReentryGuard& operator=(const ReentryGuard&) = delete;
-};
+using taihu_pmpi::inside_taihu;
+using taihu_pmpi::IallreduceWorker;
+using taihu_pmpi::log_path;
+using taihu_pmpi::ReentryGuard;
 
 struct Config {
   bool disabled = false;
   long long min_bytes = 0;
   bool serial_under_multiple = false;
+  bool iallreduce = true;  // TAIHU_PMPI_IALLREDUCE
   std::string error;  // a bad environment value, reported on every taihu-eligible call
 };
 
@@ -83,6 +84,7 @@ bool parse_flag(const char* name, bool& out, std::string& error) {
 Config read_config() {
   Config c;
   if (!parse_flag("TAIHU_PMPI_DISABLE", c.disabled, c.error)) return c;
+  if (!parse_flag("TAIHU_PMPI_IALLREDUCE", c.iallreduce, c.error)) return c;
   if (const char* v = std::getenv("TAIHU_PMPI_MIN_BYTES"); v && *v) {
     char* end = nullptr;
     const long long n = std::strtoll(v, &end, 10);
@@ -115,6 +117,8 @@ struct State {
   std::mutex mutex;                 // guards everything below
   int keyval = MPI_KEYVAL_INVALID;
   std::vector<Entry*> entries;      // creation order
+  int worker_keyval = MPI_KEYVAL_INVALID;
+  std::vector<std::unique_ptr<IallreduceWorker>> workers;  // all ever made; joined at MPI_Finalize
   std::set<std::tuple<std::uintptr_t, std::string, int>> logged;  // (comm, path, size class)
   int lines_logged = 0;
 };
@@ -194,9 +198,18 @@ int size_class(long long bytes) {
   return bytes == 0 ? -1 : c;
 }
 
-// TAIHU_VERBOSE: the first call per (communicator, path, size class) on the
-// communicator's rank 0, at most 200 lines per process.
-void log_path(const char* function, MPI_Comm comm, MPI_Datatype type, MPI_Op op, int count,
+}  // namespace
+
+// Declared in pmpi_shared.hpp (the Iallreduce worker logs too).
+int taihu_pmpi::world_rank_or_minus_one() {
+  int initialized = 0, finalized = 0, rank = -1;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (initialized && !finalized) PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+void taihu_pmpi::log_path(const char* function, MPI_Comm comm, MPI_Datatype type, MPI_Op op, int count,
               const std::string& path) {
   if (!taihu::arch::verbose_enabled() || comm_rank(comm) != 0) return;
   const long long bytes = count > 0 ? message_bytes(type, count) : 0;
@@ -214,6 +227,8 @@ void log_path(const char* function, MPI_Comm comm, MPI_Datatype type, MPI_Op op,
                            comm_label(comm).c_str(), count, bytes, path.c_str());
 }
 
+namespace {
+
 // Raises `message` through the communicator's error handler (fatal by default).
 int report_error(MPI_Comm comm, const std::string& message) {
   int world_rank = -1;
@@ -226,8 +241,8 @@ int report_error(MPI_Comm comm, const std::string& message) {
 
 // Why this call cannot take the taihu path, or "" when it can. Depends only on values
 // MPI requires to agree across the communicator's ranks, so all ranks take the same path.
-std::string pass_reason(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                        long long& bytes) {
+std::string pass_reason(bool nonblocking, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                        MPI_Comm comm, long long& bytes) {
   bytes = 0;
   if (inside_taihu) return "internal";
   int initialized = 0, finalized = 0;
@@ -237,6 +252,7 @@ std::string pass_reason(const void* sendbuf, void* recvbuf, int count, MPI_Datat
   const Config& c = config();
   if (c.disabled) return "TAIHU_PMPI_DISABLE=1";
   if (!runtime_enabled.load()) return "disabled by taihu_pmpi_set_enabled";
+  if (nonblocking && !c.iallreduce) return "TAIHU_PMPI_IALLREDUCE=0";
   if (comm == MPI_COMM_NULL) return "MPI_COMM_NULL";
   if (op != MPI_SUM) return "op is not MPI_SUM";
   std::size_t elem = 0;
@@ -254,7 +270,12 @@ std::string pass_reason(const void* sendbuf, void* recvbuf, int count, MPI_Datat
   if (bytes < c.min_bytes) return "below TAIHU_PMPI_MIN_BYTES";
   int level = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&level);
-  if (level == MPI_THREAD_MULTIPLE && !c.serial_under_multiple) return "MPI_THREAD_MULTIPLE (TAIHU_PMPI_THREADS=passthrough)";
+  if (nonblocking) {
+    // The worker thread makes MPI calls while the application makes its own.
+    if (level != MPI_THREAD_MULTIPLE) return "provided thread level below MPI_THREAD_MULTIPLE";
+  } else if (level == MPI_THREAD_MULTIPLE && !c.serial_under_multiple) {
+    return "MPI_THREAD_MULTIPLE (TAIHU_PMPI_THREADS=passthrough)";
+  }
   if (recvbuf == nullptr) return "null receive buffer";
   if (sendbuf != MPI_IN_PLACE) {
     const auto* s = static_cast<const char*>(sendbuf);
@@ -304,7 +325,7 @@ void run_taihu(Entry& e, const void* sendbuf, void* recvbuf, int count) {
 TAIHU_PMPI_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                     MPI_Comm comm) {
   long long bytes = 0;
-  const std::string reason = pass_reason(sendbuf, recvbuf, count, datatype, op, comm, bytes);
+  const std::string reason = pass_reason(false, sendbuf, recvbuf, count, datatype, op, comm, bytes);
   if (!reason.empty()) {
     if (reason != "internal" && reason != "MPI not initialized" && comm != MPI_COMM_NULL)
       log_path("MPI_Allreduce", comm, datatype, op, count, "PMPI_Allreduce (" + reason + ")");
@@ -330,20 +351,76 @@ TAIHU_PMPI_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int coun
   return MPI_SUCCESS;
 }
 
+namespace {
+
+// MPI_Comm_free of a communicator with a worker: let it finish what was posted and end
+// (MPI_Finalize joins it; the object lives until after PMPI_Finalize).
+int stop_worker(MPI_Comm, int, void* value, void*) {
+  static_cast<IallreduceWorker*>(value)->request_stop();
+  return MPI_SUCCESS;
+}
+
+// The communicator's Iallreduce worker, made at its first taken-over MPI_Iallreduce
+// (which posts MPI_Comm_idup there: the caller does not block).
+IallreduceWorker* worker_for(MPI_Comm comm) {
+  State& s = state();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.worker_keyval == MPI_KEYVAL_INVALID &&
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, stop_worker, &s.worker_keyval, nullptr) != MPI_SUCCESS)
+      throw taihu::Error("MPI_Comm_create_keyval failed");
+  }
+  void* value = nullptr;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, s.worker_keyval, &value, &found);
+  if (found) return static_cast<IallreduceWorker*>(value);
+  auto w = std::make_unique<IallreduceWorker>(comm);
+  IallreduceWorker* raw = w.get();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.workers.push_back(std::move(w));
+  }
+  if (PMPI_Comm_set_attr(comm, s.worker_keyval, raw) != MPI_SUCCESS) throw taihu::Error("MPI_Comm_set_attr failed");
+  return raw;
+}
+
+}  // namespace
+
 TAIHU_PMPI_EXPORT int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                      MPI_Comm comm, MPI_Request* request) {
-  int initialized = 0, finalized = 0;
-  PMPI_Initialized(&initialized);
-  PMPI_Finalized(&finalized);
-  if (initialized && !finalized && !inside_taihu && comm != MPI_COMM_NULL)
-    log_path("MPI_Iallreduce", comm, datatype, op, count, "PMPI_Iallreduce (nonblocking calls are not taken over)");
-  return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+  long long bytes = 0;
+  const std::string reason = pass_reason(true, sendbuf, recvbuf, count, datatype, op, comm, bytes);
+  if (!reason.empty()) {
+    if (reason != "internal" && reason != "MPI not initialized" && comm != MPI_COMM_NULL)
+      log_path("MPI_Iallreduce", comm, datatype, op, count, "PMPI_Iallreduce (" + reason + ")");
+    return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+  }
+  if (!config().error.empty()) return report_error(comm, config().error);
+  if (request == nullptr) return report_error(comm, "MPI_Iallreduce: null request pointer");
+  try {
+    // The worker logs the algorithm when it runs the call (TAIHU_VERBOSE).
+    return worker_for(comm)->post(sendbuf, recvbuf, count, datatype, request);
+  } catch (const std::exception& ex) {
+    return report_error(comm, std::string("taihu MPI_Iallreduce failed: ") + ex.what());
+  }
 }
 
 TAIHU_PMPI_EXPORT int MPI_Finalize(void) {
   State& s = state();
   int finalized = 0;
   PMPI_Finalized(&finalized);
+  std::vector<std::unique_ptr<IallreduceWorker>> workers;
+  if (!finalized) {
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      workers.swap(s.workers);
+    }
+    // Every rank's workers finish what was posted and free their duplicates concurrently
+    // (each collective only over its own duplicate), so the join order does not matter.
+    for (auto& w : workers) w->request_stop();
+    for (auto& w : workers) w->join();
+    if (s.worker_keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&s.worker_keyval);
+  }
   if (!finalized && s.keyval != MPI_KEYVAL_INVALID) {
     // Newest first: the reverse of an order every rank agreed on (creation is collective).
     for (;;) {
@@ -361,7 +438,11 @@ TAIHU_PMPI_EXPORT int MPI_Finalize(void) {
     PMPI_Comm_free_keyval(&s.keyval);
     s.keyval = MPI_KEYVAL_INVALID;
   }
-  return PMPI_Finalize();
+  // MPI_COMM_WORLD's attributes are deleted inside PMPI_Finalize (stop_worker on a joined
+  // worker does nothing), so the worker objects go only after it.
+  const int rc = PMPI_Finalize();
+  workers.clear();
+  return rc;
 }
 
 // For benchmarks: turn the taihu path on or off at run time (collectively, at the same

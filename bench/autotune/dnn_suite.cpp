@@ -422,15 +422,29 @@ int run_child(const std::vector<std::string>& args) {
     std::function<void()> run;
   };
   std::vector<Contender> contenders;
+  // The first record is "tuned"; further lines are contenders tuned#2, tuned#3, ... (A/B
+  // runs of several schedules in one process, as bench_autotune --compare takes them).
   std::unique_ptr<ta::Kernel> kernel;
+  std::vector<std::unique_ptr<ta::Kernel>> others;
+  std::vector<float> other_out(out_size);
   if (!schedule_file.empty()) {
     const auto recs = ta::load_log(schedule_file);
     if (recs.empty()) throw Error(schedule_file + ": no record");
-    try {
-      kernel = ta::build_checked(p, space.schedule(space.from_map(recs.front().schedule)), o);
-      contenders.push_back({"tuned", [&] { kernel->run(ptrs, tuned_out.data()); }});
-    } catch (const std::exception& e) {
-      std::printf("time tuned inf\nnote tuned: %s\n", e.what());
+    for (std::size_t r = 0; r < recs.size(); ++r) {
+      const std::string name = r == 0 ? "tuned" : "tuned#" + std::to_string(r + 1);
+      try {
+        auto k = ta::build_checked(p, space.schedule(space.from_map(recs[r].schedule)), o);
+        ta::Kernel* kp = k.get();
+        if (r == 0) {
+          kernel = std::move(k);
+          contenders.push_back({name, [&, kp] { kp->run(ptrs, tuned_out.data()); }});
+        } else {
+          others.push_back(std::move(k));
+          contenders.push_back({name, [&, kp] { kp->run(ptrs, other_out.data()); }});
+        }
+      } catch (const std::exception& e) {
+        std::printf("time %s inf\nnote %s: %s\n", name.c_str(), name.c_str(), e.what());
+      }
     }
   }
   // dnn's automatic choice (a tuning record's entry when TAIHU_TUNING_RECORDS has one).

@@ -260,26 +260,31 @@ TEST(AutotuneSpace, TemplatesAreValidDistinctAndStructured) {
 
 TEST(AutotuneSpace, WinogradTemplatesStartWithEvenSplitsAndIncludeDnnBlocks) {
   // C=K=64, 28x28 on 2 threads: F(4x4) has 7 tile rows. First the whole image per task
-  // with the output channels split per thread (32 each), the 16 x 4 GEMM tile; among the
-  // templates, dnn's structure: blocks of half the tile rows (4) and the whole image (7;
-  // the spec offers 8, clamped to the 7 rows), the input transform at root with the
-  // channels per thread, and per stage.
+  // with the output channels split per thread (32 each) -- on AVX-512 with dnn's 32 x 14
+  // GEMM tile (two zmm x 14 tiles), else the 16 x 4 one; among the templates, dnn's
+  // structure with its tile (32 x 14 on AVX-512, 16 x 6 on AVX2): blocks of half the
+  // tile rows (4) and the whole image (7; the spec offers 8, clamped to the 7 rows), the
+  // input transform at root with the channels per thread, and per stage.
   taihu::arch::set_num_threads(2);
   ta::Problem p = load("conv2d", "N=1,C=64,H=28,W=28,KO=64,R=3,S=3,P=1");
   ta::Space sp(p);
   const auto ts = sp.templates();
   taihu::arch::set_num_threads(0);
   ASSERT_FALSE(ts.empty());
+  const bool zmm = ta::vector_lanes() == 16;
+  const int dnn_k = zmm ? 32 : 16, dnn_t = zmm ? 14 : 6;
   const ta::Schedule f = sp.schedule(ts.front());
   EXPECT_EQ(f.winograd.m, 4);
-  EXPECT_EQ(f.winograd.k_tile, 16);
-  EXPECT_EQ(f.winograd.t_tile, 4);
+  EXPECT_EQ(f.winograd.k_tile, zmm ? 32 : 16);
+  EXPECT_EQ(f.winograd.t_tile, zmm ? 14 : 4);
   EXPECT_EQ(f.winograd.rows, 7);
   EXPECT_EQ(f.winograd.k_block, 32);
-  std::set<std::pair<int, int>> structures;  // (rows, k_block) of the 16 x 6 templates
+  std::set<std::pair<int, int>> structures;  // (rows, k_block) of the templates with dnn's tile
   for (const auto& t : ts) {
     const ta::Schedule s = sp.schedule(t);
-    if (s.winograd.m == 4 && s.winograd.k_tile == 16 && s.winograd.t_tile == 6) structures.insert({s.winograd.rows, s.winograd.k_block});
+    if (ta::vector_lanes() >= 8)  // the register rule (generic SSE2 has no rule: 8-lane vectors are two registers)
+      EXPECT_LE(ta::winograd_registers_needed(s.winograd.k_tile, s.winograd.t_tile), ta::vector_registers()) << sp.describe(t);
+    if (s.winograd.m == 4 && s.winograd.k_tile == dnn_k && s.winograd.t_tile == dnn_t) structures.insert({s.winograd.rows, s.winograd.k_block});
   }
   EXPECT_EQ(structures, (std::set<std::pair<int, int>>{{0, 0}, {0, 32}, {4, 0}, {7, 0}, {7, 32}}));
 }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "taihu/arch/error.hpp"
+#include "taihu/arch/isa.hpp"
 #include "taihu/autotune/backend.hpp"
 #include "taihu/autotune/cpp_emitter.hpp"
 #include "taihu/autotune/interpreter.hpp"
@@ -215,7 +216,17 @@ TEST(AutotuneWinograd, SampledSchedulePointsMatchTheReference) {
                         // (tiles past the edge), per stage, row blocks, channel blocks.
                         {"N=1,C=32,H=8,W=8,KO=64,R=5,S=5,P=2", "2", "16", "6", "C", "0"},
                         {"N=2,C=20,H=12,W=12,KO=50,R=5,S=5,P=0", "2", "16", "4", "16", "2"},
-                        {"N=1,C=5,H=11,W=13,KO=40,R=5,S=5,P=2", "2", "8", "3", "C", "1", "16"}};
+                        {"N=1,C=5,H=11,W=13,KO=40,R=5,S=5,P=2", "2", "8", "3", "C", "1", "16"},
+                        // Wide tiles (16-lane vectors on AVX-512, U in panels of the k tile):
+                        // dnn's 32 x 14 with K = 40 (two panels, the second mostly padding),
+                        // three vectors of 48 over row blocks of 4 of 7 x 7 tiles (the t tile
+                        // of 7 a row), 48 x 6 with K = 33 (one panel) in row blocks of 1, and
+                        // F(2x2,5x5) at 32 x 14. Where a tile exceeds the ISA's registers
+                        // (AVX2: 16) its t is lowered to the widest that fits.
+                        {"N=1,C=19,H=13,W=15,KO=40,R=3,S=3,P=1", "4", "32", "14", "C", "0"},
+                        {"N=1,C=24,H=14,W=14,KO=72,R=3,S=3,P=1", "2", "48", "7", "16", "4"},
+                        {"N=2,C=10,H=9,W=11,KO=33,R=3,S=3,P=1", "4", "48", "6", "C", "1"},
+                        {"N=1,C=32,H=8,W=8,KO=64,R=5,S=5,P=2", "2", "32", "14", "C", "0"}};
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.shape) + " m=" + c.m + " k=" + c.k + " t=" + c.t + " c=" + c.c + " r=" + c.r + " kb=" + c.kb);
     ta::Problem p = conv2d(c.shape);
@@ -229,8 +240,15 @@ TEST(AutotuneWinograd, SampledSchedulePointsMatchTheReference) {
     m["winograd r"] = c.r;
     m["winograd kb"] = c.kb;
     ta::Point pt = space.from_map(m);
+    for (const char* t : {"12", "8", "7", "6", "4", "3", "2", "1"}) {
+      if (space.why_invalid(pt).find("registers") == std::string::npos) break;
+      if (std::stoi(t) >= std::stoi(m["winograd t"])) continue;
+      m["winograd t"] = t;
+      pt = space.from_map(m);
+    }
     ASSERT_TRUE(space.valid(pt)) << space.why_invalid(pt);
     const ta::Schedule s = space.schedule(pt);
+    EXPECT_LE(s.winograd.t_tile, std::stoi(c.t));
     EXPECT_EQ(s.winograd.rows, std::stoi(c.r));
     EXPECT_EQ(s.winograd.k_block > 0, std::stoi(c.kb) > 0);
     auto kernel = ta::make_halide_kernel(p, s, 2);
@@ -266,4 +284,35 @@ TEST(AutotuneWinograd, AotWritesWeightsAndMainLibraries) {
   ASSERT_EQ(files.size(), 4u);
   for (const auto& f : files) EXPECT_GT(std::filesystem::file_size(f), 0u) << f;
   std::filesystem::remove_all(dir);
+}
+
+TEST(AutotuneWinograd, NoGemmTileExceedsTheRegisters) {
+  // Every k x t GEMM tile conv2d.tdsl offers is valid exactly when its accumulators
+  // (k / lanes per image tile, 16 lanes on AVX-512 where 16 divides k, else 8), its U
+  // vectors and a broadcast fit the ISA's vector registers (32 / 16); 32 x 14 (dnn's
+  // AVX-512 tile: 31) fits on AVX-512, not on AVX2.
+  if (taihu::arch::active_isa() == taihu::arch::Isa::generic) GTEST_SKIP() << "no register rule on generic";
+  ta::Problem p = conv2d("N=1,C=64,H=28,W=28,KO=64,R=3,S=3,P=1");
+  ta::Space space(p);
+  const int regs = ta::vector_registers();
+  int checked = 0;
+  for (int k : {8, 16, 24, 32, 48, 64})
+    for (int t : {1, 2, 3, 4, 6, 7, 8, 12, 14}) {
+      auto m = space.to_map(space.default_point());
+      m["algorithm"] = "winograd";
+      m["winograd k"] = std::to_string(k);
+      m["winograd t"] = std::to_string(t);
+      const ta::Point pt = space.from_map(m);
+      const int lanes = ta::vector_lanes() == 16 && k % 16 == 0 ? 16 : 8;
+      const int need = k / lanes * t + k / lanes + 1;
+      EXPECT_EQ(ta::winograd_registers_needed(k, t), need) << k << " x " << t;
+      EXPECT_EQ(space.valid(pt), need <= regs) << k << " x " << t << ": " << space.why_invalid(pt);
+      ++checked;
+    }
+  EXPECT_EQ(checked, 54);
+  auto m = space.to_map(space.default_point());
+  m["algorithm"] = "winograd";
+  m["winograd k"] = "32";
+  m["winograd t"] = "14";
+  EXPECT_EQ(space.valid(space.from_map(m)), ta::vector_lanes() == 16);
 }

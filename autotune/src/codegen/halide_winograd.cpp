@@ -1,11 +1,12 @@
 // Winograd F(m x m, 3 x 3) and F(2 x 2, 5 x 5) in Halide (see halide_winograd.hpp). Halide
 // dimensions are listed innermost first. With alpha = m + r - 1, TH x TW tiles per image, tiles of an
 // image flattened as t = th TW + tw, input channels c = 8 cb + ci (zero padded to Cp):
-//   U(k, c, b, a)  = sum_{r,s} G[a][r] W[k][c][r][s] G[b][s]      (weights pipeline)
+//   U(kk, c, kp, b, a) = sum_{r,s} G[a][r] W[kp kt + kk][c][r][s] G[b][s]   (weights pipeline,
+//                    panels of the k tile kt)
 //   Xcb(ci, x, y, cb, n) = X[n][8 cb + ci][y][x], zero outside the image
 //   T1(ci, tw, th, cb, n, j, a) = sum_i BT[a][i] Xcb(ci, tw m + j + ox, th m + i + oy, cb, n)
 //   V(ci, tw, th, cb, n, b, a)  = sum_j BT[b][j] T1(ci, tw, th, cb, n, j, a)
-//   M(k, t, n, b, a)  = sum_c U(k, c, b, a) V(t, n, c, b, a)     (the tuned GEMMs)
+//   M(k, t, n, b, a)  = sum_c U(k % kt, c, k / kt, b, a) V(t, n, c, b, a)   (the tuned GEMMs)
 //   O1(k, t, n, b, i) = sum_a AT[i][a] M(k, t, n, b, a)
 //   Yt(k, j, i, t, n) = sum_b AT[j][b] O1(k, t, n, b, i)
 //   Y[n][k][y][x]  = Yt(k, x % m, y % m, (y / m) TW + x / m, n)
@@ -15,7 +16,7 @@
 // per stage; the input transform at root, then tasks of k_block output channels; or
 // one parallel loop over blocks of `rows` tile rows (x images, x k_block output
 // channels), where a block reorders its zero-padded input rows, transforms its tiles,
-// runs the alpha^2 GEMMs on them (register tile of k_tile channels (8-lane vectors) x
+// runs the alpha^2 GEMMs on them (register tile of k_tile channels (8-lane vectors; 16-lane where 16 divides it on AVX-512) x
 // t_tile tiles of the block flattened across its rows, accumulated over the channels)
 // and transforms the result to its output rows per block of 8 output channels
 // (vectorized over them), all in per-task scratch: one fork/join per call, and no
@@ -31,6 +32,7 @@
 #include "codegen/halide_lower.hpp"
 #include "codegen/halide_prepacked.hpp"
 #include "taihu/arch/error.hpp"
+#include "taihu/autotune/space.hpp"
 
 namespace taihu::autotune::halide {
 namespace {
@@ -119,16 +121,24 @@ class WinogradKernel final : public PrepackedConvKernel {
     const int N = static_cast<int>(cv.n), C = static_cast<int>(cv.c), H = static_cast<int>(cv.h), W = static_cast<int>(cv.w);
     const int K = static_cast<int>(cv.k), OH = static_cast<int>(cv.oh), OW = static_cast<int>(cv.ow);
     const int Kp = static_cast<int>(round_up(K, ws.k_tile));
+    // The GEMMs' vector width: 16-lane zmm accumulators on AVX-512 where 16 divides the
+    // k tile (with 8 lanes the AVX-512 GEMM ran on ymm at half the FMA width).
+    const int gl = winograd_gemm_lanes(ws.k_tile);
     const int TH = (OH + m - 1) / m, TW = (OW + m - 1) / m;
     const int CB = (C + 7) / 8, Cp = CB * 8;  // input channels in blocks of 8 (zero padded)
     x_sizes_ = {W, H, C, N};
     w_sizes_ = {static_cast<int>(cv.s), static_cast<int>(cv.r), C, K};
     y_sizes_ = {OW, OH, K, N};
-    packed_sizes_ = {Kp, Cp, alpha, alpha};
+    // U in panels of k_tile output channels: the panel a register tile reads (Cp x
+    // k_tile floats) is contiguous, so it streams from L2 and, swept over all the tiles,
+    // stays in L1; with k innermost over all of Kp its rows lay Kp floats apart (1 KiB at
+    // K = 256) and fell into a few L1 sets.
+    const int kt = ws.k_tile;
+    packed_sizes_ = {kt, Cp, Kp / kt, alpha, alpha};
     if (jit) packed_ = Buffer<float>(packed_sizes_);
 
     Var k("k"), c("c"), a("a"), b("b"), i("i"), j("j"), t("t"), x("x"), y("y"), n("n");
-    // Weights: U(k, c, b, a), zero for the padding channels k >= K and c >= C.
+    // Weights: U(kk, c, kp, b, a) in panels of the k tile, zero for the padding channels k >= K and c >= C.
     {
       w_in_ = ImageParam(Float(32), 4, "wino_w" + sfx);
       set_dense(w_in_, w_sizes_);
@@ -143,9 +153,11 @@ class WinogradKernel final : public PrepackedConvKernel {
           }));
         by_a.push_back(select_by(b, by_b));
       }
-      u(k, c, b, a) = select_by(a, by_a);
-      Var ko("ko"), ki("ki");
-      u.split(k, ko, ki, 8).reorder(ki, b, a, ko, c).vectorize(ki).unroll(b).unroll(a);
+      Var kk("kk"), kp("kp"), ko("ko"), ki("ki");
+      Func ukc("wino_ukc" + sfx);
+      ukc(k, c, b, a) = select_by(a, by_a);
+      u(kk, c, kp, b, a) = ukc(kp * kt + kk, c, b, a);
+      u.split(kk, ko, ki, 8).reorder(ki, b, a, ko, c, kp).vectorize(ki).unroll(b).unroll(a);
       set_dense(u.output_buffer(), packed_sizes_);
       weights_ = Pipeline(u);
       if (jit) weights_.compile_jit(target_for_this_cpu());
@@ -156,7 +168,7 @@ class WinogradKernel final : public PrepackedConvKernel {
     // blocks of `rows` tile rows (transforms and GEMMs per block, per-task scratch).
     x_in_ = ImageParam(Float(32), 4, "wino_x" + sfx);
     set_dense(x_in_, x_sizes_);
-    packed_in_ = ImageParam(Float(32), 4, "wino_uin" + sfx);
+    packed_in_ = ImageParam(Float(32), 5, "wino_uin" + sfx);
     set_dense(packed_in_, packed_sizes_);
     // Input transform, the same in every structure: the input reordered into blocks of
     // 8 channels, zero padded (xcb(ci, x, y, cb, n) = X[n][8 cb + ci][y][x]), then
@@ -197,7 +209,7 @@ class WinogradKernel final : public PrepackedConvKernel {
       } else {
         upd.reorder(k, tile, rc.x, rc.y);
       }
-      upd.vectorize(k, 8).unroll(k).unroll(tile);
+      upd.vectorize(k, gl).unroll(k).unroll(tile);
     };
     // The channel-block reorder computed at `at`.
     auto schedule_reorder = [&](const LoopLevel& at) {
@@ -216,7 +228,7 @@ class WinogradKernel final : public PrepackedConvKernel {
       Func vt("wino_vt" + sfx);
       vt(t, ci, cb, b, a) = v(ci, t % TW, (t / TW) % TH, cb, min(t / (TW * TH), N - 1), b, a);
       macc(k, t, b, a) = 0.0f;
-      macc(k, t, b, a) += packed_in_(k, rc.y * 8 + rc.x, b, a) * vt(t, rc.x, rc.y, b, a);
+      macc(k, t, b, a) += packed_in_(k % kt, rc.y * 8 + rc.x, k / kt, b, a) * vt(t, rc.x, rc.y, b, a);
       mm(k, t, b, a) = macc(k, t, b, a);
       {
         std::vector<Halide::Expr> rows;
@@ -245,10 +257,10 @@ class WinogradKernel final : public PrepackedConvKernel {
           .reorder(ki, ti, ko, to, b, a)
           .fuse(b, a, e)
           .parallel(e)
-          .vectorize(ki, 8)
+          .vectorize(ki, gl)
           .unroll(ki)
           .unroll(ti);
-      macc.compute_at(mm, ko).vectorize(k, 8).unroll(k).unroll(t);
+      macc.compute_at(mm, ko).vectorize(k, gl).unroll(k).unroll(t);
       schedule_reduction(t);
       // Output transform: vectorized over 8 output channels, computed per block of 8
       // channels of the output (one parallel loop for both; 6% faster on one core than
@@ -270,7 +282,7 @@ class WinogradKernel final : public PrepackedConvKernel {
       Func vt("wino_vt" + sfx);
       vt(t, n, ci, cb, b, a) = v(ci, t % TW, t / TW, cb, n, b, a);
       macc(k, t, n, b, a) = 0.0f;
-      macc(k, t, n, b, a) += packed_in_(k, rc.y * 8 + rc.x, b, a) * vt(t, n, rc.x, rc.y, b, a);
+      macc(k, t, n, b, a) += packed_in_(k % kt, rc.y * 8 + rc.x, k / kt, b, a) * vt(t, n, rc.x, rc.y, b, a);
       mm(k, t, n, b, a) = macc(k, t, n, b, a);
       {
         std::vector<Halide::Expr> rows;
@@ -311,10 +323,10 @@ class WinogradKernel final : public PrepackedConvKernel {
           .split(k, ko, ki, ws.k_tile, TailStrategy::RoundUp)  // U is padded to the k tile
           .split(t, to, ti, t_tile, TailStrategy::ShiftInwards)
           .reorder(ki, ti, ko, to, n, b, a)
-          .vectorize(ki, 8)
+          .vectorize(ki, gl)
           .unroll(ki)
           .unroll(ti);
-      macc.compute_at(mm, ko).store_in(MemoryType::Register).vectorize(k, 8).unroll(k).unroll(t);
+      macc.compute_at(mm, ko).store_in(MemoryType::Register).vectorize(k, gl).unroll(k).unroll(t);
       schedule_reduction(t);
       yt.compute_at(out, K >= 8 ? k8 : blk).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t, n).vectorize(ki).unroll(j).unroll(i);
       o1.compute_at(yt, ko).vectorize(k, 8, TailStrategy::RoundUp).unroll(b).unroll(i);

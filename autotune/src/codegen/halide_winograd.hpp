@@ -1,10 +1,12 @@
 // Winograd F(m x m, 3 x 3) convolution as Halide pipelines (private to the Halide
 // backend; used for a derived `winograd` algorithm, see space.hpp WinogradSchedule).
-//   weights: U[a][b][c][k] = (G W[k][c] G^T)[a][b], k padded to the k tile with zeros;
+//   weights: U[a][b][k / kt][c][k % kt] = (G W[k][c] G^T)[a][b] in panels of the k tile kt,
+//            k padded to the k tile with zeros;
 //            a separate pipeline, run once per weight pointer (as dnn/ caches its
 //            transformed weights) -- outside the timed region of the tuner's repeats.
 //   main:    V = B^T d B per image tile d (alpha x alpha, zero padded), the alpha^2
-//            GEMMs M[a][b] = U[a][b] V[a][b] over channels (the tuned register tile),
+//            GEMMs M[a][b] = U[a][b] V[a][b] over channels (the tuned register tile, on
+//            16-lane vectors where 16 divides it on AVX-512),
 //            Y = A^T M A scattered back to NCHW.
 #pragma once
 #include <memory>
@@ -21,8 +23,8 @@ std::unique_ptr<Kernel> make_winograd_kernel(const Problem& p, const Schedule& s
 
 // Ahead-of-time: <dir>/<function>_weights.{a,h} (W -> U, run once per set of weights)
 // and <dir>/<function>.{a,h} (X, U -> Y; no Halide runtime of its own). U has extents
-// (K rounded up to the k tile, C rounded up to 8, alpha, alpha), innermost first; the
-// padding is zero. Returns the paths.
+// (k tile, C rounded up to 8, K rounded up to the k tile / k tile, alpha, alpha),
+// innermost first: panels of k-tile output channels; the padding is zero. Returns the paths.
 std::vector<std::string> emit_winograd_aot(const Problem& p, const Schedule& s, const std::string& dir,
                                            const std::string& function);
 

@@ -41,6 +41,11 @@ int vector_lanes() {
 
 int vector_registers() { return arch::active_isa() == arch::Isa::avx512 ? 32 : 16; }
 int ocvec_registers_needed(int k_vectors, int x_tile) { return k_vectors * x_tile + k_vectors + 1; }
+int winograd_gemm_lanes(int k_tile) { return vector_lanes() > 8 && k_tile % vector_lanes() == 0 ? vector_lanes() : 8; }
+int winograd_registers_needed(int k_tile, int t_tile) {
+  const int vectors = std::max(1, k_tile / winograd_gemm_lanes(k_tile));
+  return vectors * t_tile + vectors + 1;
+}
 
 Space::Space(const Problem& p) : p_(p) {
   const Spec& s = p.spec();
@@ -298,7 +303,14 @@ std::string Space::why_invalid(const Point& pt) const {
     // A 5x5 window has F(2x2,5x5) only (alpha 6; F(4x4,5x5) would need alpha 8).
     if (why.empty() && p_.winograd_conv(s.algorithm).r == 5 && s.winograd.m != 2)
       return "winograd m=" + std::to_string(s.winograd.m) + ": a 5x5 window is generated as F(2x2,5x5) only (winograd m 2)";
-    return why;
+    if (!why.empty()) return why;
+    // The GEMM's accumulators, its U vectors and a broadcast must fit the registers.
+    const int need = winograd_registers_needed(s.winograd.k_tile, s.winograd.t_tile);
+    if (arch::active_isa() != arch::Isa::generic && need > vector_registers())
+      return "winograd k=" + std::to_string(s.winograd.k_tile) + " t=" + std::to_string(s.winograd.t_tile) + ": " + std::to_string(need) +
+             " registers (" + std::to_string(winograd_gemm_lanes(s.winograd.k_tile)) + "-lane accumulators, U vectors, 1 broadcast) exceed the " +
+             std::to_string(vector_registers()) + " vector registers (the tile would spill)";
+    return "";
   }
   if (p_.is_ocvec(s.algorithm)) {
     const std::string why = p_.conv_unsupported(s.algorithm);

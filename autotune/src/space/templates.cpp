@@ -20,6 +20,7 @@
 //   winograd (first: it does the fewest flops; a 5x5 window: F(2x2,5x5) in the same
 //     structures): F(4x4) and F(2x2) with GEMM register
 //     tiles of 12 AVX2 accumulators (16 x 6, 32 x 3, 24 x 4, 8 x 12 ~ 8 x 8), per stage,
+//     on AVX-512 preceded by dnn's 32 x 14 (two zmm x 14 tiles, 28 accumulators),
 //     and F(4x4) 16 x 6 as dnn runs it: blocks of half the tile rows (one per thread on
 //     two cores) or of the whole image, each block transformed, multiplied and
 //     transformed back by one task.
@@ -154,10 +155,21 @@ std::vector<Point> Space::templates() const {
     // thread's output channels. Then per stage, other tiles, the whole image in one block.
     // (The tuner's confirmation re-measures the first three templates whatever their
     // search times were.)
+    // On AVX-512 first dnn's own tile, two zmm of output channels x the widest row of
+    // image tiles that fits (32 x 14: 28 accumulators), in the same structures and in
+    // F(2x2); on AVX2 that tile is the 16 x 6 of the list.
     const int threads = taihu::arch::num_threads();
+    const std::int64_t wide_k = 2 * std::max(8, vector_lanes());
+    const std::int64_t wide_t = (vector_registers() - 3) / 2;
+    std::vector<Tile> tiles;
+    if (vector_lanes() > 8)
+      tiles = {Tile{4, wide_k, wide_t, 1, true}, Tile{4, wide_k, wide_t, 2, false}, Tile{4, wide_k, wide_t, 0, true},
+               Tile{4, wide_k, wide_t, 0, false}, Tile{2, wide_k, wide_t, 0, false}, Tile{4, wide_k, wide_t, 1, false}};
     for (const Tile& w : {Tile{4, 16, 4, 1, true}, Tile{4, 16, 6, 1, true}, Tile{4, 16, 6, 2, false}, Tile{4, 16, 6, 0, true}, Tile{4, 16, 6, 0, false},
                           Tile{4, 32, 3, 0, false}, Tile{4, 24, 4, 0, false}, Tile{2, 16, 6, 0, false}, Tile{4, 8, 8, 0, false},
-                          Tile{4, 16, 6, 1, false}}) {
+                          Tile{4, 16, 6, 1, false}})
+      tiles.push_back(w);
+    for (const Tile& w : tiles) {
       Point base = default_point();
       if (algo_knob >= 0) base[static_cast<std::size_t>(algo_knob)] = a;
       Builder t(knobs_, base);

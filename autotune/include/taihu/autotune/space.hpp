@@ -30,6 +30,13 @@ int vector_registers();
 // the generated AVX-512 code: k 4 x 7, 33 registers, loads and stores accumulators on
 // the stack inside the loop; k 2 x 14 (31) and k 1 x 28 (30) do not).
 int ocvec_registers_needed(int k_vectors, int x_tile);
+// The vector width of a Winograd GEMM register tile of k_tile output channels:
+// vector_lanes() where it divides k_tile (16-lane zmm on AVX-512), else 8 lanes.
+int winograd_gemm_lanes(int k_tile);
+// Vector registers a Winograd GEMM register tile of k_tile x t_tile needs in its
+// channel loop: the k_tile / winograd_gemm_lanes accumulators per image tile, the U
+// vectors reused across the t_tile tiles, one broadcast of V (as ocvec's rule).
+int winograd_registers_needed(int k_tile, int t_tile);
 
 struct Knob {
   std::string kind;    // algorithm | tile | block | vectorize | unroll | parallel | order | layout | timeblock | compute_at | rfactor | winograd | ocvec
@@ -43,7 +50,8 @@ struct Knob {
 // The schedule of a derived `winograd` algorithm (the knobs `winograd m|k|t|c`):
 // F(m x m, 3 x 3) with alpha = m + 2; the alpha^2 independent GEMMs over channels
 // (M[e][k][t] = sum_c U[e][k][c] V[e][c][t], t the image tiles) run as register tiles
-// of k_tile output channels (vectorized, a multiple of 8) x t_tile image tiles, the
+// of k_tile output channels (vectorized, a multiple of 8; 16-lane vectors where 16
+// divides it on AVX-512) x t_tile image tiles (at most winograd_registers_needed), the
 // channel reduction in blocks of c_block (0: whole). rows = 0: the input transform in
 // its own parallel loop (over channels), then either (k_block = 0) one GEMM per task and
 // the output transform in a third loop, or (k_block >= 1) one task per block of k_block

@@ -130,8 +130,9 @@ class DirectInputLanes final : public ConvAlgorithm {
           }
         }
         // dw[k0 + j][c][tap] (+)= buf[tap][j][c - c0]: per row one contiguous run.
-        // (Scalar loops there: 142 GFLOP/s warm on ResNet-50 res4 3x3 vs 179 for the tiles
-        // alone; 16 x 16 register transposes: see the bench/results file.)
+        // (16 x 16 register transposes at AVX-512: ResNet-50 res4 3x3 143-159 GFLOP/s vs
+        // 123-125 with the scalar loop, res5 109-113 vs 72-74, 1 thread, A/B in
+        // bench/results/2026-11-28-xeon-dnn-remaining.md.)
         for (index_t j = 0; j < a.rows; ++j)
           interleave(buf + j * ldb, NK * ldb, taps_, c1 - c0, dw + ((k0 + j) * C + c0) * taps_, accumulate);
       }

@@ -6,14 +6,12 @@
 #include <lmdb.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <system_error>
+#include <optional>
 
+#include "taihu/arch/atomic_file.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/caffe/data_sources.hpp"
 #include "lmdb_check.hpp"
@@ -107,22 +105,19 @@ proto::Datum LmdbReader::read(std::size_t position) {
   return d;
 }
 
-// The database is built in "<path>.tmp.<pid>" beside the target and renamed into place
-// by commit(), so a failed or interrupted conversion never leaves a partial database
-// under the final name; until then the destructor removes the temporary directory.
+// The database is built in a temporary directory beside the target (AtomicTempPath:
+// "<path>.tmp.<pid>") and renamed into place by commit(), so a failed or interrupted
+// conversion never leaves a partial database under the final name; until then the
+// temporary directory is removed when the writer goes (after liblmdb has closed it).
 struct LmdbWriter::Impl {
   std::string path;
-  std::string temp;  // the directory being written; empty once renamed into place
+  std::optional<AtomicTempPath> temp;  // the directory being written
   MDB_env* env = nullptr;
   MDB_txn* txn = nullptr;
   MDB_dbi dbi = 0;
   ~Impl() {
     if (txn) mdb_txn_abort(txn);
     if (env) mdb_env_close(env);
-    if (!temp.empty()) {
-      std::error_code ignored;
-      std::filesystem::remove_all(temp, ignored);
-    }
   }
 };
 
@@ -130,11 +125,8 @@ LmdbWriter::LmdbWriter(const std::string& path) : impl_(std::make_unique<Impl>()
   impl_->path = path;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) throw Error(path + ": already exists (remove it first)");
-  const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  if (::mkdir(temp.c_str(), 0755) != 0) {
-    throw Error(path + ": cannot create directory " + temp + " (" + std::strerror(errno) + ")");
-  }
-  impl_->temp = temp;
+  impl_->temp.emplace(path, AtomicTempPath::Kind::directory);
+  const std::string& temp = impl_->temp->temp_path();
   check(mdb_env_create(&impl_->env), path, "env_create");
   check(mdb_env_set_mapsize(impl_->env, std::size_t{1} << 36), path, "set_mapsize");
   // No lock file: the directory is this process's alone until the rename, and liblmdb
@@ -160,13 +152,10 @@ void LmdbWriter::commit() {
   // mdb_txn_commit frees the transaction whether or not it succeeds.
   MDB_txn* txn = impl_->txn;
   impl_->txn = nullptr;
-  check(short_write_reason(mdb_txn_commit(txn), impl_->temp), impl_->path, "commit");
+  check(short_write_reason(mdb_txn_commit(txn), impl_->temp->temp_path()), impl_->path, "commit");
   mdb_env_close(impl_->env);  // the commit synced data.mdb; nothing is pending
   impl_->env = nullptr;
-  if (::rename(impl_->temp.c_str(), impl_->path.c_str()) != 0) {
-    throw Error(impl_->path + ": cannot rename " + impl_->temp + " into place (" + std::strerror(errno) + ")");
-  }
-  impl_->temp.clear();
+  impl_->temp->commit();  // the rename; a directory is not fsync'ed again
 }
 
 void write_lmdb(const ImageSet& set, std::size_t first, std::size_t count, const std::string& db_path) {

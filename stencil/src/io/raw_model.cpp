@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "io/atomic_file.hpp"
+#include "taihu/arch/atomic_file.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/stencil/segy.hpp"
 
@@ -108,19 +108,9 @@ std::vector<float> read_raw_field(const RawFieldSpec& spec) {
 }
 
 void write_raw_field(const std::string& path, const std::vector<float>& values) {
-  const std::string tmp = io::temp_path_for(path);
-  {
-    errno = 0;
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
-    out.close();  // the last buffered bytes reach the file here: check them too
-    if (!out) {
-      const int err = errno ? errno : EIO;
-      io::discard_temp(tmp);
-      throw Error("taihu: cannot write '" + path + "': " + std::strerror(err));
-    }
-  }
-  io::commit_temp(tmp, path);
+  AtomicOutputFile out(path);
+  out.write(values.data(), values.size() * sizeof(float));
+  out.commit();
 }
 
 namespace {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <memory>
 
-#include "io/atomic_file.hpp"
+#include "taihu/arch/atomic_file.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/stencil/segy.hpp"
 
@@ -42,24 +42,22 @@ constexpr int kCoordScalar = -100;  // stored value / 100 = metres
 std::int32_t scaled(double metres) { return static_cast<std::int32_t>(std::lround(metres * 100.0)); }
 
 // Creates `path` atomically as a big-endian IEEE-float SEG-Y file: `fill(fp)` writes its
-// headers and traces into a temporary file, which replaces `path` once flushed and
-// closed; on any error the temporary is removed and nothing appears under `path`.
+// headers and traces into segyio's file on a temporary (AtomicTempPath), which is
+// fsync'ed and renamed over `path` once flushed and closed; on any error the temporary
+// is removed and nothing appears under `path`.
 template <class Fill>
 void write_segy_atomically(const std::string& path, Fill&& fill) {
-  const std::string tmp = io::temp_path_for(path);
-  try {
+  AtomicTempPath tmp(path);
+  {
     errno = 0;
-    SegyPtr fp(segy_open(tmp.c_str(), "w+b"));
+    SegyPtr fp(segy_open(tmp.temp_path().c_str(), "w+b"));
     if (!fp) throw Error("taihu: cannot create SEG-Y file '" + path + "': " + std::strerror(errno ? errno : EIO));
     check(segy_set_format(fp.get(), static_cast<int>(SEGY_IEEE_FLOAT_4_BYTE) | static_cast<int>(SEGY_MSB)), path, "set format");
     fill(fp.get());
     write_call([&] { return segy_flush(fp.get(), false); }, path, "flush");
     // segy_close flushes again but ignores fclose's result; everything is written by now.
-  } catch (...) {
-    io::discard_temp(tmp);
-    throw;
   }
-  io::commit_temp(tmp, path);
+  tmp.commit();
 }
 
 double unscale(std::int32_t v, std::int32_t scalar) {

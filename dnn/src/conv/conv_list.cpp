@@ -134,8 +134,8 @@ bool direct_input_lanes_supports(const ConvDesc& d, Dir dir, const ConvLayout&, 
 bool direct_input_lanes_profitable(const ConvDesc& d, Dir dir) {
   if (dir != Dir::backward_weights || arch::active_isa() != arch::Isa::avx512) return false;
   if (d.kh != 3 || d.kw != 3 || cg_of(d) < 128 || kg_of(d) < 128) return false;  // (unmeasured elsewhere)
-  const index_t xbytes = d.n * (d.c + 15) / 16 * 16 * (d.h + 2 * d.pad_h) * (d.w + 2 * d.pad_w) * 4;
-  const index_t ybytes = d.n * (d.k + 15) / 16 * 16 * d.out_h() * d.out_w() * 4;
+  const index_t xbytes = d.n * ((d.c + 15) / 16 * 16) * (d.h + 2 * d.pad_h) * (d.w + 2 * d.pad_w) * 4;
+  const index_t ybytes = d.n * ((d.k + 15) / 16 * 16) * d.out_h() * d.out_w() * 4;
   return xbytes + ybytes <= (index_t{1} << 20);
 }
 std::unique_ptr<conv::ConvAlgorithm> make_direct_input_lanes(const ConvDesc& d, const ConvLayout&) {

@@ -226,7 +226,13 @@ TEST(AutotuneWinograd, SampledSchedulePointsMatchTheReference) {
                         {"N=1,C=19,H=13,W=15,KO=40,R=3,S=3,P=1", "4", "32", "14", "C", "0"},
                         {"N=1,C=24,H=14,W=14,KO=72,R=3,S=3,P=1", "2", "48", "7", "16", "4"},
                         {"N=2,C=10,H=9,W=11,KO=33,R=3,S=3,P=1", "4", "48", "6", "C", "1"},
-                        {"N=1,C=32,H=8,W=8,KO=64,R=5,S=5,P=2", "2", "32", "14", "C", "0"}};
+                        {"N=1,C=32,H=8,W=8,KO=64,R=5,S=5,P=2", "2", "32", "14", "C", "0"},
+                        // Channel blocks of 16 in the transforms (AVX-512, 16 divides C and
+                        // K): tasks of 32 output channels over K = 48 (the last shifts
+                        // inwards) with the input transform at root; row blocks x channel
+                        // blocks with 2 channel blocks of 16 per GEMM step of C = 48.
+                        {"N=1,C=32,H=10,W=12,KO=48,R=3,S=3,P=1", "4", "16", "6", "16", "0", "32"},
+                        {"N=2,C=48,H=9,W=9,KO=64,R=3,S=3,P=0", "2", "32", "7", "32", "2", "32"}};
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.shape) + " m=" + c.m + " k=" + c.k + " t=" + c.t + " c=" + c.c + " r=" + c.r + " kb=" + c.kb);
     ta::Problem p = conv2d(c.shape);

@@ -1,9 +1,9 @@
 // Winograd F(m x m, 3 x 3) and F(2 x 2, 5 x 5) in Halide (see halide_winograd.hpp). Halide
 // dimensions are listed innermost first. With alpha = m + r - 1, TH x TW tiles per image, tiles of an
-// image flattened as t = th TW + tw, input channels c = 8 cb + ci (zero padded to Cp):
+// image flattened as t = th TW + tw, input channels c = CW cb + ci (CW = 8, or 16 on AVX-512 where 16 divides C; zero padded to Cp):
 //   U(kk, c, kp, b, a) = sum_{r,s} G[a][r] W[kp kt + kk][c][r][s] G[b][s]   (weights pipeline,
 //                    panels of the k tile kt)
-//   Xcb(ci, x, y, cb, n) = X[n][8 cb + ci][y][x], zero outside the image
+//   Xcb(ci, x, y, cb, n) = X[n][CW cb + ci][y][x], zero outside the image
 //   T1(ci, tw, th, cb, n, j, a) = sum_i BT[a][i] Xcb(ci, tw m + j + ox, th m + i + oy, cb, n)
 //   V(ci, tw, th, cb, n, b, a)  = sum_j BT[b][j] T1(ci, tw, th, cb, n, j, a)
 //   M(k, t, n, b, a)  = sum_c U(k % kt, c, k / kt, b, a) V(t, n, c, b, a)   (the tuned GEMMs)
@@ -11,7 +11,7 @@
 //   Yt(k, j, i, t, n) = sum_b AT[j][b] O1(k, t, n, b, i)
 //   Y[n][k][y][x]  = Yt(k, x % m, y % m, (y / m) TW + x / m, n)
 // The transform indices (a, b, i, j) are unrolled loops, so each `mux` over them folds
-// to one constant-coefficient sum; the input transform is vectorized over the 8
+// to one constant-coefficient sum; the input transform is vectorized over the CW
 // channels of a block (dense loads). Task structures (WinogradSchedule in space.hpp):
 // per stage; the input transform at root, then tasks of k_block output channels; or
 // one parallel loop over blocks of `rows` tile rows (x images, x k_block output
@@ -125,7 +125,13 @@ class WinogradKernel final : public PrepackedConvKernel {
     // k tile (with 8 lanes the AVX-512 GEMM ran on ymm at half the FMA width).
     const int gl = winograd_gemm_lanes(ws.k_tile);
     const int TH = (OH + m - 1) / m, TW = (OW + m - 1) / m;
-    const int CB = (C + 7) / 8, Cp = CB * 8;  // input channels in blocks of 8 (zero padded)
+    // Channel blocks of the transforms: 16 (one zmm) on AVX-512 where 16 divides the
+    // channels (and the output-channel task blocks), else 8 (one ymm; zero padded): with
+    // 8 the AVX-512 transforms ran at half width, as dnn's 8-channel set does on AVX2.
+    const bool zmm = vector_lanes() == 16;
+    const int CW = zmm && C % 16 == 0 ? 16 : 8;
+    const int KW = zmm && K % 16 == 0 && ws.k_block % 16 == 0 ? 16 : 8;
+    const int CB = (C + CW - 1) / CW, Cp = CB * CW;  // input channels in blocks of CW (zero padded)
     x_sizes_ = {W, H, C, N};
     w_sizes_ = {static_cast<int>(cv.s), static_cast<int>(cv.r), C, K};
     y_sizes_ = {OW, OH, K, N};
@@ -171,14 +177,14 @@ class WinogradKernel final : public PrepackedConvKernel {
     packed_in_ = ImageParam(Float(32), 5, "wino_uin" + sfx);
     set_dense(packed_in_, packed_sizes_);
     // Input transform, the same in every structure: the input reordered into blocks of
-    // 8 channels, zero padded (xcb(ci, x, y, cb, n) = X[n][8 cb + ci][y][x]), then
-    // V(ci, tw, th, cb, n, b, a) = B^T d B of each tile vectorized over the 8 channels of
+    // 8 channels, zero padded (xcb(ci, x, y, cb, n) = X[n][CW cb + ci][y][x]), then
+    // V(ci, tw, th, cb, n, b, a) = B^T d B of each tile vectorized over the CW channels of
     // a block: dense 32-byte loads (over tiles of a row, the loads were strided by m and
     // the transform cost about a fifth of the kernel).
     Func xp = BoundaryConditions::constant_exterior(x_in_, 0.0f);
     Func xcb("wino_xcb" + sfx);
     Var ci("ci"), cb("cb");
-    xcb(ci, x, y, cb, n) = xp(x, y, cb * 8 + ci, n);
+    xcb(ci, x, y, cb, n) = xp(x, y, cb * CW + ci, n);
     Var tw("tw"), th("th");
     Func t1("wino_t1" + sfx), v("wino_v" + sfx), macc("wino_macc" + sfx), mm("wino_m" + sfx);
     Func o1("wino_o1" + sfx), yt("wino_yt" + sfx);
@@ -197,12 +203,12 @@ class WinogradKernel final : public PrepackedConvKernel {
     }
     // The GEMMs' reduction over the channels, c = 8 rc.y + rc.x (affine in both, where
     // one channel index would need c % 8 and c / 8 in the inner loop).
-    RDom rc(0, 8, 0, CB, "wino_rc" + sfx);
-    // In blocks of c_block channels when set (whole blocks of 8: c_block / 8 of them),
+    RDom rc(0, CW, 0, CB, "wino_rc" + sfx);
+    // In blocks of c_block channels when set (whole channel blocks of CW: c_block / CW of them),
     // the register tile (k, `tile`) innermost.
     auto schedule_reduction = [&](Var tile) {
       Stage upd = macc.update();
-      const int blocks_per_step = static_cast<int>(std::max<std::int64_t>(1, ws.c_block / 8));
+      const int blocks_per_step = static_cast<int>(std::max<std::int64_t>(1, ws.c_block / CW));
       if (ws.c_block > 0 && blocks_per_step < CB) {
         RVar rco("rco"), rcm("rcm");
         upd.split(rc.y, rco, rcm, blocks_per_step).reorder(k, tile, rc.x, rcm, rco);
@@ -228,7 +234,7 @@ class WinogradKernel final : public PrepackedConvKernel {
       Func vt("wino_vt" + sfx);
       vt(t, ci, cb, b, a) = v(ci, t % TW, (t / TW) % TH, cb, min(t / (TW * TH), N - 1), b, a);
       macc(k, t, b, a) = 0.0f;
-      macc(k, t, b, a) += packed_in_(k % kt, rc.y * 8 + rc.x, k / kt, b, a) * vt(t, rc.x, rc.y, b, a);
+      macc(k, t, b, a) += packed_in_(k % kt, rc.y * CW + rc.x, k / kt, b, a) * vt(t, rc.x, rc.y, b, a);
       mm(k, t, b, a) = macc(k, t, b, a);
       {
         std::vector<Halide::Expr> rows;
@@ -266,13 +272,13 @@ class WinogradKernel final : public PrepackedConvKernel {
       // channels of the output (one parallel loop for both; 6% faster on one core than
       // Yt at root with its own parallel loop).
       if (K >= 8) {
-        out.split(k, ko, ki, 8).reorder(x, y, ki, ko, n).fuse(ko, n, kn).parallel(kn);
-        yt.compute_at(out, kn).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t).vectorize(ki).unroll(j).unroll(i);
+        out.split(k, ko, ki, KW).reorder(x, y, ki, ko, n).fuse(ko, n, kn).parallel(kn);
+        yt.compute_at(out, kn).split(k, ko, ki, KW, TailStrategy::RoundUp).reorder(ki, j, i, ko, t).vectorize(ki).unroll(j).unroll(i);
       } else {
-        yt.compute_root().split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t).vectorize(ki).unroll(j).unroll(i).parallel(t);
+        yt.compute_root().split(k, ko, ki, KW, TailStrategy::RoundUp).reorder(ki, j, i, ko, t).vectorize(ki).unroll(j).unroll(i).parallel(t);
         out.fuse(k, n, kn).parallel(kn);
       }
-      o1.compute_at(yt, ko).vectorize(k, 8, TailStrategy::RoundUp).unroll(b).unroll(i);
+      o1.compute_at(yt, ko).vectorize(k, KW, TailStrategy::RoundUp).unroll(b).unroll(i);
       if (OW >= 8) out.vectorize(x, 8);
     } else {
       // The GEMMs run over the block's tiles flattened, tt = th TW + tw, so a register
@@ -282,7 +288,7 @@ class WinogradKernel final : public PrepackedConvKernel {
       Func vt("wino_vt" + sfx);
       vt(t, n, ci, cb, b, a) = v(ci, t % TW, t / TW, cb, n, b, a);
       macc(k, t, n, b, a) = 0.0f;
-      macc(k, t, n, b, a) += packed_in_(k % kt, rc.y * 8 + rc.x, k / kt, b, a) * vt(t, n, rc.x, rc.y, b, a);
+      macc(k, t, n, b, a) += packed_in_(k % kt, rc.y * CW + rc.x, k / kt, b, a) * vt(t, n, rc.x, rc.y, b, a);
       mm(k, t, n, b, a) = macc(k, t, n, b, a);
       {
         std::vector<Halide::Expr> rows;
@@ -299,7 +305,7 @@ class WinogradKernel final : public PrepackedConvKernel {
     }
     // The per-image structures (k_block >= 1, or rows >= 1) share two pieces:
     // The output loops split into tasks of k_block output channels: x, `rows_var` and the
-    // task's blocks of 8 channels (k8, each kv = 0..7) inside, the k block kq and
+    // task's blocks of KW channels (k8, each kv = 0..KW-1) inside, the k block kq and
     // `outer` fused into blk. k_block is a multiple of the k tile and at most K rounded up to it; a short
     // last block shifts inwards (recomputes channels; its k region stays inside U's
     // padding).
@@ -308,7 +314,7 @@ class WinogradKernel final : public PrepackedConvKernel {
       Var kq("kq"), kr("kr");
       const int k_block = ws.k_block;
       out.split(k, kq, kr, k_block, k_block <= K ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
-      if (K >= 8) out.split(kr, k8, kv, 8, TailStrategy::ShiftInwards).reorder(x, rows_var, kv, k8, kq, outer);
+      if (K >= 8) out.split(kr, k8, kv, KW, TailStrategy::ShiftInwards).reorder(x, rows_var, kv, k8, kq, outer);
       else out.reorder(x, rows_var, kr, kq, outer);
       out.fuse(kq, outer, blk);
     };
@@ -328,8 +334,8 @@ class WinogradKernel final : public PrepackedConvKernel {
           .unroll(ti);
       macc.compute_at(mm, ko).store_in(MemoryType::Register).vectorize(k, gl).unroll(k).unroll(t);
       schedule_reduction(t);
-      yt.compute_at(out, K >= 8 ? k8 : blk).split(k, ko, ki, 8, TailStrategy::RoundUp).reorder(ki, j, i, ko, t, n).vectorize(ki).unroll(j).unroll(i);
-      o1.compute_at(yt, ko).vectorize(k, 8, TailStrategy::RoundUp).unroll(b).unroll(i);
+      yt.compute_at(out, K >= 8 ? k8 : blk).split(k, ko, ki, KW, TailStrategy::RoundUp).reorder(ki, j, i, ko, t, n).vectorize(ki).unroll(j).unroll(i);
+      o1.compute_at(yt, ko).vectorize(k, KW, TailStrategy::RoundUp).unroll(b).unroll(i);
     };
     if (ws.rows <= 0 && ws.k_block > 0) {
       // Schedule: the input transform in its own parallel loop over channels (as per
@@ -366,7 +372,7 @@ class WinogradKernel final : public PrepackedConvKernel {
       if (ws.k_block > 0) {
         split_output_channels(yi, yn);
       } else {
-        if (K >= 8) out.split(k, k8, kv, 8).reorder(x, yi, kv, k8, yn);
+        if (K >= 8) out.split(k, k8, kv, KW).reorder(x, yi, kv, k8, yn);
         else out.reorder(x, yi, k, yn);
         out.rename(yn, blk);
       }

@@ -23,7 +23,8 @@ std::unique_ptr<Kernel> make_winograd_kernel(const Problem& p, const Schedule& s
 
 // Ahead-of-time: <dir>/<function>_weights.{a,h} (W -> U, run once per set of weights)
 // and <dir>/<function>.{a,h} (X, U -> Y; no Halide runtime of its own). U has extents
-// (k tile, C rounded up to 8, K rounded up to the k tile / k tile, alpha, alpha),
+// (k tile, C rounded up to 8 -- to 16 on AVX-512 where 16 divides C --, K rounded up
+// to the k tile / k tile, alpha, alpha),
 // innermost first: panels of k-tile output channels; the padding is zero. Returns the paths.
 std::vector<std::string> emit_winograd_aot(const Problem& p, const Schedule& s, const std::string& dir,
                                            const std::string& function);

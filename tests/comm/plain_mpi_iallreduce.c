@@ -9,7 +9,8 @@
  *  - queue: four outstanding MPI_Iallreduce on one communicator (out of place and
  *    MPI_IN_PLACE, mixed types and sizes), completed by one MPI_Waitall;
  *  - test: one MPI_Iallreduce completed by an MPI_Test loop that computes in between;
- *  - passthrough: MPI_INT MPI_SUM and MPI_FLOAT MPI_MAX through MPI_Iallreduce (exact).
+ *  - passthrough: MPI_INT MPI_SUM and MPI_FLOAT MPI_MAX through MPI_Iallreduce (exact), in one
+ *    MPI_Waitall with a float MPI_SUM.
  * Each sum is checked against a reference computed here from every rank's input (within
  * rounding: |error| <= P * eps * sum |x|), must be bitwise identical on all ranks, and is
  * compared with MPI_Allreduce of the same input: with --expect-bitwise any difference is a
@@ -212,37 +213,42 @@ static void test_loop(MPI_Comm comm) {
   sum_case_check(&c, "test");
 }
 
-/* Calls the preload must hand to PMPI_Iallreduce; exact integer / max results. */
+/* Calls the preload must hand to PMPI_Iallreduce (exact integer / max results), completed by
+ * one MPI_Waitall together with a float sum it takes over (a generalized request among MPI's). */
 static void passthrough(MPI_Comm comm) {
   int n = 0, me = world_rank();
   MPI_Comm_size(comm, &n);
   enum { count = 1000 };
   int ints[count], isum[count];
-  float f[count], fmax[count];
+  float f[count], fmax[count], fsum[count];
   for (int i = 0; i < count; ++i) {
     ints[i] = (i * 7 + me * 13) % 97 - 48;
     f[i] = (float)input_value(me, i);
   }
-  MPI_Request r[2];
+  MPI_Request r[3];
   MPI_Iallreduce(ints, isum, count, MPI_INT, MPI_SUM, comm, &r[0]);
-  MPI_Iallreduce(f, fmax, count, MPI_FLOAT, MPI_MAX, comm, &r[1]);
-  MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+  MPI_Iallreduce(f, fsum, count, MPI_FLOAT, MPI_SUM, comm, &r[1]);
+  MPI_Iallreduce(f, fmax, count, MPI_FLOAT, MPI_MAX, comm, &r[2]);
+  MPI_Waitall(3, r, MPI_STATUSES_IGNORE);
   long wrong = 0;
   for (int i = 0; i < count; ++i) {
     int s = 0;
     float m = -2.0f;
+    double sum = 0, mag = 0;
     for (int k = 0; k < n; ++k) {
       s += (i * 7 + k * 13) % 97 - 48;
       float x = (float)input_value(k, i);
       if (x > m) m = x;
+      sum += x;
+      mag += fabs(x);
     }
-    if (isum[i] != s || fmax[i] != m) ++wrong;
+    if (isum[i] != s || fmax[i] != m || !(fabs((double)fsum[i] - sum) <= (double)n * 1.2e-7 * mag + 1e-30)) ++wrong;
   }
   if (wrong) {
     fprintf(stderr, "rank %d: passthrough: %ld elements wrong\n", me, wrong);
     ++failures;
   }
-  if (me == 0) printf("case passthrough int_sum float_max count=%d wrong=%ld\n", count, wrong);
+  if (me == 0) printf("case passthrough int_sum float_max with float_sum count=%d wrong=%ld\n", count, wrong);
 }
 
 int main(int argc, char** argv) {

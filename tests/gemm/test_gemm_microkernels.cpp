@@ -1,5 +1,5 @@
-// The AVX-512 micro-kernels called directly, the three DGEMM tiles (16x12, 24x8 and the
-// inline-asm 16x14) and the SGEMM tiles (32x12, the inline-asm 32x14), against a naive loop: the full tile, every narrow (column-edge) variant,
+// The AVX-512 micro-kernels called directly, the DGEMM tiles (16x12, 24x8, the inline-asm
+// 16x14 and the inline-asm 24x8 in both B forms) and the SGEMM tiles (32x12, the inline-asm 32x14), against a naive loop: the full tile, every narrow (column-edge) variant,
 // the half-rows variant, every unpacked-B width with op(B) column- and row-major, A read
 // as a packed panel (a_step == mr) and in place (a_step > mr), k = 0, 1 and odd, and
 // beta = 0 (C holds NaN, which must not leak), 1 and -0.5, with C's leading dimension
@@ -140,6 +140,40 @@ TEST(Avx512MicroKernels, Dgemm16x14AsmUnalignedC) {
     std::vector<double> c(storage + 1, storage + 1 + ldc * 15);
     check_tile("unaligned C", 16, 14, k, -0.75, a, 16, b, 14, 1, beta, c0, c, ldc);
     EXPECT_TRUE(std::isnan(storage[0]) || beta != 0.0) << "wrote before the tile";
+  }
+}
+
+// The inline-asm 24x8 in both forms of B (register and embedded broadcasts): every k that
+// reaches its code paths (k % 4 single steps, the unrolled groups, the 8-step C tail).
+TEST(Avx512MicroKernels, Dgemm24x8AsmMatchesNaiveLoop) {
+  if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  for (const auto* set : {&kernels::kAvx512Kernels24x8Asm, &kernels::kAvx512Kernels24x8AsmEmb}) {
+    ASSERT_EQ(set->dgemm.mr, 24);
+    ASSERT_EQ(set->dgemm.nr, 8);
+    exercise(set->dgemm, {0, 1, 3, 4, 7, 8, 9, 11, 12, 13, 15, 16, 37, 64, 101, 256});
+  }
+}
+
+// The asm 24x8 with C one double past a 64-byte line (each column spans four lines, all
+// prefetched) and a long k, beta = 0 over NaN and beta = 2.
+TEST(Avx512MicroKernels, Dgemm24x8AsmUnalignedC) {
+  if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const index_t k = 300, ldc = 29;
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> a(static_cast<size_t>(24 * k)), b(static_cast<size_t>(8 * k));
+  for (auto& x : a) x = u(rng);
+  for (auto& x : b) x = u(rng);
+  alignas(64) static double storage[8 + 29 * 9];
+  for (const auto* set : {&kernels::kAvx512Kernels24x8Asm, &kernels::kAvx512Kernels24x8AsmEmb}) {
+    for (double beta : {0.0, 2.0}) {
+      for (auto& x : storage) x = beta == 0.0 ? std::numeric_limits<double>::quiet_NaN() : u(rng);
+      std::vector<double> c0(storage + 1, storage + 1 + ldc * 9);
+      set->dgemm.fn(k, -0.75, a.data(), 24, b.data(), beta, storage + 1, ldc);
+      std::vector<double> c(storage + 1, storage + 1 + ldc * 9);
+      check_tile("unaligned C", 24, 8, k, -0.75, a, 24, b, 8, 1, beta, c0, c, ldc);
+      EXPECT_TRUE(std::isnan(storage[0]) || beta != 0.0) << "wrote before the tile";
+    }
   }
 }
 

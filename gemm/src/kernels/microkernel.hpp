@@ -77,6 +77,10 @@ extern const KernelSet kAvx2Kernels;
 extern const KernelSet kAvx512Kernels;
 // AVX-512 with the 24x8 DGEMM tile (TAIHU_GEMM_DGEMM_TILE=24x8).
 extern const KernelSet kAvx512Kernels24x8;
+// AVX-512 with the inline-asm 24x8 DGEMM tile, B broadcast into registers
+// (TAIHU_GEMM_DGEMM_TILE=24x8asm) or as embedded {1to8} FMA operands (24x8asmemb).
+extern const KernelSet kAvx512Kernels24x8Asm;
+extern const KernelSet kAvx512Kernels24x8AsmEmb;
 // AVX-512 with the inline-asm 16x14 DGEMM tile: the default (registry.cpp);
 // kAvx512Kernels above has the 16x12 template tile (TAIHU_GEMM_DGEMM_TILE=16x12).
 extern const KernelSet kAvx512Kernels16x14;

@@ -1,6 +1,7 @@
 // The ordered kernel list: best ISA first, portable reference last. On AVX-512 the DGEMM
 // tile is the hand-scheduled inline-asm 16x14 unless TAIHU_GEMM_DGEMM_TILE picks 16x12
-// (the intrinsics template) or 24x8 (BLIS skx's shape, the same template), and the SGEMM
+// (the intrinsics template), 24x8 (BLIS skx's shape, the same template) or 24x8asm /
+// 24x8asmemb (the inline-asm 24x8, register / embedded broadcasts of B), and the SGEMM
 // tile the 32x12 template unless TAIHU_GEMM_SGEMM_TILE picks 32x14 (the inline asm).
 #include <cstdlib>
 #include <string>
@@ -27,6 +28,8 @@ const TileChoice<KernelSet> kDgemmTiles[] = {
     {"16x14", &kAvx512Kernels16x14, "dgemm 16x14 asm"},
     {"16x12", &kAvx512Kernels, "dgemm 16x12"},
     {"24x8", &kAvx512Kernels24x8, "dgemm 24x8"},
+    {"24x8asm", &kAvx512Kernels24x8Asm, "dgemm 24x8 asm"},
+    {"24x8asmemb", &kAvx512Kernels24x8AsmEmb, "dgemm 24x8 asm embedded-broadcast"},
 };
 // SGEMM: the first entry is the default (bench/results/2026-11-28-xeon-gemm-packing.md).
 const TileChoice<MicroKernel<float>> kSgemmTiles[] = {

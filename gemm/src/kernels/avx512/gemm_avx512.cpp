@@ -4,9 +4,11 @@
 // 16x16 float / 8x8 double blocks transposed in registers, pack_lines_simd.hpp).
 // Also the DGEMM tiles 16x14 (the inline-asm kernel of gemm_asm_x14.hpp for full
 // packed tiles, the template for the rest: the default set, registry.cpp) and 24x8 (the
-// same template), and the SGEMM tile 32x14 (the same asm in single precision).
+// same template; 24x8asm / 24x8asmemb, the inline-asm kernel of gemm_asm_24x8.hpp), and
+// the SGEMM tile 32x14 (the same asm in single precision).
 #include <immintrin.h>
 
+#include "kernels/avx512/gemm_asm_24x8.hpp"
 #include "kernels/avx512/gemm_asm_x14.hpp"
 #include "kernels/pack_lines_simd.hpp"
 #include "kernels/simd_kernels.hpp"
@@ -175,6 +177,28 @@ constexpr MicroKernel<typename V::T> asm_x14_tile() {
   return uk;
 }
 
+// The 24x8 full tile: the inline-asm kernel on a packed A micro-panel, the template on A
+// read in place (a_step == lda), which the asm does not take. kEmbedded: B as {1to8}
+// FMA memory operands or register broadcasts. Prefetch 2 groups (1536 bytes) ahead in A,
+// 4 groups (1024 bytes) in B: 768/512 and 3072/1024 measured the same alone in L1
+// (bench/results/2026-11-28-xeon-gemm-packing.md, section 7).
+template <bool kEmbedded>
+void asm_24x8_full_tile(index_t k, double alpha, const double* a, index_t a_step, const double* b, double beta,
+                        double* c, index_t ldc) {
+  if (a_step == asm_24x8::kMr)
+    asm_24x8::dgemm_24x8<kEmbedded, 1536, 1024>(k, alpha, a, b, beta, c, ldc);
+  else
+    simd_microkernel<Avx512F64, asm_24x8::kMr, asm_24x8::kNr>(k, alpha, a, a_step, b, beta, c, ldc);
+}
+
+// Narrow, half-row and unpacked-B edges from the template, the full tile from the asm.
+template <bool kEmbedded>
+constexpr MicroKernel<double> asm_24x8_tile() {
+  MicroKernel<double> uk = template_tile<Avx512F64, asm_24x8::kMr, asm_24x8::kNr>();
+  uk.fn = &asm_24x8_full_tile<kEmbedded>;
+  return uk;
+}
+
 // Everything but the DGEMM tile is the same in the three AVX-512 sets.
 constexpr KernelSet avx512_set(MicroKernel<double> dgemm) {
   return {template_tile<Avx512F32, 32, 12>(), dgemm,
@@ -195,6 +219,12 @@ const KernelSet kAvx512Kernels24x8 = avx512_set(template_tile<Avx512F64, 24, 8>(
 // 16 loads per 28 FMAs, C prefetched in the last k steps), chosen by
 // default (TAIHU_GEMM_DGEMM_TILE=16x12 or 24x8 pick the others; registry.cpp).
 const KernelSet kAvx512Kernels16x14 = avx512_set(asm_x14_tile<Avx512F64>());
+
+// The inline-asm 24x8 DGEMM tile, MKL's panel shape (gemm_asm_24x8.hpp): B broadcast into
+// registers (TAIHU_GEMM_DGEMM_TILE=24x8asm) or as embedded {1to8} FMA operands
+// (24x8asmemb: 27 load uops per 24 FMAs, 12-15% slower alone here).
+const KernelSet kAvx512Kernels24x8Asm = avx512_set(asm_24x8_tile<false>());
+const KernelSet kAvx512Kernels24x8AsmEmb = avx512_set(asm_24x8_tile<true>());
 
 // The inline-asm SGEMM 32x14 tile (TAIHU_GEMM_SGEMM_TILE=32x14; registry.cpp).
 const MicroKernel<float> kAvx512Sgemm32x14 = asm_x14_tile<Avx512F32>();

@@ -282,8 +282,9 @@ TEST(AutotuneSpace, WinogradTemplatesStartWithEvenSplitsAndIncludeDnnBlocks) {
   std::set<std::pair<int, int>> structures;  // (rows, k_block) of the templates with dnn's tile
   for (const auto& t : ts) {
     const ta::Schedule s = sp.schedule(t);
-    if (ta::vector_lanes() >= 8)  // the register rule (generic SSE2 has no rule: 8-lane vectors are two registers)
+    if (ta::vector_lanes() >= 8) {  // the register rule (generic SSE2 has no rule: 8-lane vectors are two registers)
       EXPECT_LE(ta::winograd_registers_needed(s.winograd.k_tile, s.winograd.t_tile), ta::vector_registers()) << sp.describe(t);
+    }
     if (s.winograd.m == 4 && s.winograd.k_tile == dnn_k && s.winograd.t_tile == dnn_t) structures.insert({s.winograd.rows, s.winograd.k_block});
   }
   EXPECT_EQ(structures, (std::set<std::pair<int, int>>{{0, 0}, {0, 32}, {4, 0}, {7, 0}, {7, 32}}));

@@ -23,30 +23,32 @@ void pwb16_bwdw_x_avx512(const PwbBwdwXArgs& a) {
 
 namespace {
 
-// r[i] (16 rows of 16) transposed in place: r[i][j] <- r[j][i].
+// r[i] (16 rows of 16) transposed in place: r[i][j] <- r[j][i]. (Zero-masking forms with
+// every lane set: GCC 12 flags the plain unpacks' and shuffles' undefined pass-through
+// as maybe-uninitialized; the all-ones mask compiles to the unmasked instruction.)
 inline void transpose16(__m512 r[16]) {
   __m512 t[16];
   for (int i = 0; i < 16; i += 2) {
-    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    t[i] = _mm512_maskz_unpacklo_ps(0xFFFF, r[i], r[i + 1]);
+    t[i + 1] = _mm512_maskz_unpackhi_ps(0xFFFF, r[i], r[i + 1]);
   }
   for (int i = 0; i < 16; i += 4) {
-    r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
-    r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
-    r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
-    r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+    r[i] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(0xFF, _mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+    r[i + 1] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(0xFF, _mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+    r[i + 2] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(0xFF, _mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+    r[i + 3] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(0xFF, _mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
   }
   // r[4q + m] now holds, in each 128-bit lane L, rows 4q..4q+3's column 4L + m.
   for (int q = 0; q < 4; q += 2)
     for (int m = 0; m < 4; ++m) {
-      t[4 * q + m] = _mm512_shuffle_f32x4(r[4 * q + m], r[4 * q + 4 + m], 0x88);
-      t[4 * q + 4 + m] = _mm512_shuffle_f32x4(r[4 * q + m], r[4 * q + 4 + m], 0xdd);
+      t[4 * q + m] = _mm512_maskz_shuffle_f32x4(0xFFFF, r[4 * q + m], r[4 * q + 4 + m], 0x88);
+      t[4 * q + 4 + m] = _mm512_maskz_shuffle_f32x4(0xFFFF, r[4 * q + m], r[4 * q + 4 + m], 0xdd);
     }
   for (int m = 0; m < 4; ++m) {
-    r[m] = _mm512_shuffle_f32x4(t[m], t[8 + m], 0x88);
-    r[8 + m] = _mm512_shuffle_f32x4(t[m], t[8 + m], 0xdd);
-    r[4 + m] = _mm512_shuffle_f32x4(t[4 + m], t[12 + m], 0x88);
-    r[12 + m] = _mm512_shuffle_f32x4(t[4 + m], t[12 + m], 0xdd);
+    r[m] = _mm512_maskz_shuffle_f32x4(0xFFFF, t[m], t[8 + m], 0x88);
+    r[8 + m] = _mm512_maskz_shuffle_f32x4(0xFFFF, t[m], t[8 + m], 0xdd);
+    r[4 + m] = _mm512_maskz_shuffle_f32x4(0xFFFF, t[4 + m], t[12 + m], 0x88);
+    r[12 + m] = _mm512_maskz_shuffle_f32x4(0xFFFF, t[4 + m], t[12 + m], 0xdd);
   }
 }
 

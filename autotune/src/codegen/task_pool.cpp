@@ -1,7 +1,8 @@
 // The task pool behind the Winograd kernels' parallel loops (see task_pool.hpp).
 // Tickets: one 64-bit atomic holds (loop generation << 32 | next task index); a thread
 // takes a task by compare-and-swap, so a thread still looking at an old loop can never
-// take (or lose) a task of a newer one, and the caller only waits for tasks taken.
+// take (or lose) a task of a newer one, and the caller only waits for tasks taken. A
+// new loop first publishes a closed generation, then its fields, then its own ticket.
 #include "codegen/task_pool.hpp"
 
 #include <atomic>
@@ -45,6 +46,11 @@ class Pool {
       const int index = static_cast<int>(helpers_.size());
       helpers_.emplace_back([this, index] { helper(index); });
     }
+    // Close the previous loop's ticket before touching its fields: a thread that read
+    // the old ticket when its tasks were all taken must not then see this loop's larger
+    // extent and take a task under the old generation (that ran one task twice and
+    // counted it twice in done_). The closed generation offers no task.
+    ticket_.store((std::uint64_t{++generation_} << 32) | kClosed);
     fn_.store(&fn);
     extent_.store(extent);
     workers_.store(threads);
@@ -116,7 +122,8 @@ class Pool {
   std::mutex mu_;      // the sleepers' condition variable
   std::condition_variable cv_;
   std::vector<std::thread> helpers_;
-  std::uint64_t generation_ = 0;
+  static constexpr std::uint64_t kClosed = 0x7fffffffu;  // a task index no extent reaches
+  std::uint32_t generation_ = 0;  // wraps with the ticket's 32 generation bits
   std::atomic<std::uint64_t> ticket_{0};
   std::atomic<const std::function<int(int)>*> fn_{nullptr};
   std::atomic<int> extent_{0}, workers_{1}, done_{0}, result_{0}, sleepers_{0};

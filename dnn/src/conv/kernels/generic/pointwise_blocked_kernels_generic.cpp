@@ -1,6 +1,6 @@
 // Portable 1x1 nChw8c / nChw16c kernels (see pointwise_blocked_kernels.hpp): plain loops
 // over blocks of B lanes.
-#include "pointwise_blocked_kernels.hpp"
+#include "conv/pointwise_blocked_kernels.hpp"
 
 namespace taihu::dnn::conv {
 

@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <utility>
 
-#include "direct_kernels.hpp"
-#include "transpose8x8_avx2.hpp"
+#include "conv/direct_kernels.hpp"
+#include "core/transpose8x8_avx2.hpp"
 
 namespace taihu::dnn::conv {
 

@@ -8,8 +8,8 @@
 #include <array>
 #include <utility>
 
-#include "pointwise_blocked_kernels.hpp"
-#include "transpose8x8_avx2.hpp"
+#include "conv/pointwise_blocked_kernels.hpp"
+#include "core/transpose8x8_avx2.hpp"
 
 namespace taihu::dnn::conv {
 

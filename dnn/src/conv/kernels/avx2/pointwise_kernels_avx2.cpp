@@ -4,8 +4,8 @@
 // masked.
 #include <immintrin.h>
 
-#include "pointwise_kernels.hpp"
-#include "transpose8x8_avx2.hpp"
+#include "conv/pointwise_kernels.hpp"
+#include "core/transpose8x8_avx2.hpp"
 
 namespace taihu::dnn::conv {
 

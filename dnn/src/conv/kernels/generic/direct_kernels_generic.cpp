@@ -1,7 +1,7 @@
 // Portable direct-convolution micro-kernels (see direct_kernels.hpp): plain loops.
 #include <algorithm>
 
-#include "direct_kernels.hpp"
+#include "conv/direct_kernels.hpp"
 
 namespace taihu::dnn::conv {
 

@@ -1,6 +1,6 @@
 // Portable 1x1-convolution micro-kernel and transpose (see pointwise_kernels.hpp):
 // plain loops.
-#include "pointwise_kernels.hpp"
+#include "conv/pointwise_kernels.hpp"
 
 namespace taihu::dnn::conv {
 

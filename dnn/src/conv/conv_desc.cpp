@@ -138,6 +138,7 @@ const char* to_string(ConvAlgo algo) {
     case ConvAlgo::first_layer: return "first_layer";
     case ConvAlgo::minibatch: return "minibatch";
     case ConvAlgo::direct_input_lanes: return "direct_input_lanes";
+    case ConvAlgo::direct_weight_lanes: return "direct_weight_lanes";
   }
   return "?";
 }
@@ -159,7 +160,7 @@ ConvAlgo parse_conv_algo(const std::string& name) {
                      ConvAlgo::winograd_2x2, ConvAlgo::winograd_4x4, ConvAlgo::direct,
                      ConvAlgo::reference, ConvAlgo::pointwise, ConvAlgo::pointwise_blocked,
                      ConvAlgo::pointwise_strided, ConvAlgo::first_layer, ConvAlgo::minibatch,
-                     ConvAlgo::direct_input_lanes}) {
+                     ConvAlgo::direct_input_lanes, ConvAlgo::direct_weight_lanes}) {
     if (name == to_string(a)) return a;
     known += known.empty() ? "" : ", ";
     known += to_string(a);

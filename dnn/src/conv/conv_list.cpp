@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "conv_algorithm.hpp"
+#include "conv_direct_weight_lanes.hpp"
 #include "conv_pointwise.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/isa.hpp"
@@ -140,6 +141,20 @@ bool direct_input_lanes_profitable(const ConvDesc& d, Dir dir) {
 }
 std::unique_ptr<conv::ConvAlgorithm> make_direct_input_lanes(const ConvDesc& d, const ConvLayout&) {
   return conv::make_direct_input_lanes(d);
+}
+
+// --- direct_weight_lanes: forward and backward-data of stride-1 undilated one-group
+// layers, output channels in the vector lanes (conv_direct_weight_lanes.cpp) ----------
+bool direct_weight_lanes_supports(const ConvDesc& d, Dir dir, const ConvLayout&, arch::Isa) {
+  return conv::direct_weight_lanes_supports(d, dir);
+}
+// Requested or timed only, for now: on the Zen 4 of 2026-11-28 (AVX-512 as 2 x 256 bits)
+// it reads 101 GFLOP/s on ResNet-50 res5 3x3 forward / backward-data at 1 thread,
+// level with oneDNN 2.6 (100-103), where winograd_2x2 reads 109-112
+// (bench/results/2026-11-28-zen4-dnn-res5.md).
+bool direct_weight_lanes_profitable(const ConvDesc&, Dir) { return false; }
+std::unique_ptr<conv::ConvAlgorithm> make_direct_weight_lanes(const ConvDesc& d, const ConvLayout&) {
+  return conv::make_direct_weight_lanes(d);
 }
 
 // --- Winograd ------------------------------------------------------------------------
@@ -298,6 +313,8 @@ const std::vector<Entry>& entries() {
       {ConvAlgo::pointwise_blocked, pointwise_blocked_supports, native_always, always, make_pointwise_blocked},
       {ConvAlgo::first_layer, first_layer_supports, first_layer_native, first_layer_profitable, make_first_layer,
        first_layer_fuses},
+      {ConvAlgo::direct_weight_lanes, direct_weight_lanes_supports, nchw_native, direct_weight_lanes_profitable,
+       make_direct_weight_lanes},
       {ConvAlgo::winograd_4x4, winograd_4x4_supports, nchw_native, winograd_4x4_profitable, make_winograd_4x4},
       {ConvAlgo::winograd_2x2, winograd_2x2_supports, nchw_native, winograd_2x2_profitable, make_winograd_2x2},
       {ConvAlgo::pointwise, direct_supports<K::pointwise>, nchw_native, pointwise_profitable, make_direct<K::pointwise>,

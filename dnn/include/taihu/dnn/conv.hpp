@@ -113,16 +113,17 @@ enum class ConvAlgo {
   pointwise_strided,
   first_layer,
   minibatch,
-  direct_input_lanes
+  direct_input_lanes,
+  direct_weight_lanes
 };
 
 enum class ConvDirection { forward, backward_data, backward_weights };
 
 // "auto", "explicit_gemm", "implicit_gemm", "winograd_2x2", "winograd_4x4", "direct",
 // "reference", "pointwise", "pointwise_blocked", "pointwise_strided", "first_layer",
-// "minibatch", "direct_input_lanes". parse_conv_algo also accepts "automatic" and
-// "batch" (caffe_port's old name of minibatch); throws taihu::Error naming the string
-// otherwise.
+// "minibatch", "direct_input_lanes", "direct_weight_lanes". parse_conv_algo also
+// accepts "automatic" and "batch" (caffe_port's old name of minibatch); throws
+// taihu::Error naming the string otherwise.
 const char* to_string(ConvAlgo algo);
 const char* to_string(ConvDirection dir);
 ConvAlgo parse_conv_algo(const std::string& name);

@@ -1,7 +1,7 @@
 // direct_weight_lanes (output channels in the vector lanes, conv_direct_weight_lanes.cpp)
 // against the double reference under the TAIHU_ISA in force: the tile shapes it splits
 // an image into (2-row and 1-row tiles, column segments of 1..7), output channels past a
-// 32-channel block, input channels past a 16-channel chunk, several images, bias or not,
+// 32-channel block, input channels past a 128-channel chunk, several images, bias or not,
 // backward-data through the transposed problem, the weights cache, and one vs two
 // threads bit for bit (disjoint output-channel blocks: no reduction across threads).
 // (test_conv_algorithms.cpp also runs it on every stride-1 one-group shape there.)
@@ -34,7 +34,8 @@ std::vector<double> backward_data_double(const ConvDesc& d, const std::vector<fl
 }
 
 const char* const kShapes[] = {
-    "mb2ic40ih9iw15oc72kh3ph1",  // 3 output blocks (the last 8 wide), 3 chunks (the last 8), 1-row tail, 8 + 7 columns
+    "mb2ic40ih9iw15oc72kh3ph1",  // 3 output blocks (the last 8 wide), 1-row tail, 8 + 7 columns
+    "mb2ic136ih5iw9oc40kh3ph1",  // 2 input-channel chunks (128 + 8): partial sums carried over
     "mb1ic17ih7oc33kh3ph1",      // res5's 7x7 plane: one full 7-column segment per row pair
     "mb1ic8ih6iw20oc32kh3ph0",   // unpadded, 18 columns: 6 + 6 + 6
     "mb1ic5ih5iw4oc7kh5ph2",     // 5x5 kernel, one partial block, 4-column tiles

@@ -140,7 +140,7 @@ std::string schedule_key(const Schedule& s) {
          " kb=" + std::to_string(s.winograd.k_block);
   if (s.ocvec.x_tile > 0)
     k += " ocvec x=" + std::to_string(s.ocvec.x_tile) + " k=" + std::to_string(s.ocvec.k_vectors) + " c=" + std::to_string(s.ocvec.c_block) +
-         " o=" + std::to_string(s.ocvec.rows_outer);
+         " o=" + std::to_string(s.ocvec.rows_outer) + " l=" + std::to_string(s.ocvec.pixel_lanes) + " s=" + std::to_string(s.ocvec.chunk);
   return k;
 }
 

@@ -5,10 +5,12 @@
 // channels not a multiple of the vector (fewer than one, a ragged last vector, a last
 // register tile of fewer vectors), pixel tiles that do not divide the row or exceed it,
 // input-channel blocks with a ragged last block, both loop orders -- match the
-// reference interpreter over the whole output, including after a change of weights.
+// reference interpreter over the whole output, including after a change of weights;
+// so does ocvec l 1 (pixels in the lanes, dnn's pointwise tile) on 1x1 layers.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -129,6 +131,66 @@ TEST(AutotuneOcvec, SampledSchedulePointsMatchTheReference) {
     // The second run sees new weights (and image) at another address: both input sets
     // stay alive, as a kernel packs its weights once per weight pointer.
     const ta::TensorMap inputs[2] = {ta::random_inputs(p, 5), ta::random_inputs(p, 6)};
+    for (const ta::TensorMap& in : inputs) {
+      std::vector<const float*> ptrs;
+      for (const auto& n : p.inputs()) ptrs.push_back(in.at(n).data());
+      std::vector<float> out(static_cast<std::size_t>(p.tensor(p.output()).size()), std::nanf(""));
+      kernel->run(ptrs, out.data());
+      const auto want = ta::interpret(p, s.algorithm, in);
+      const auto cmp = ta::compare_outputs(out, want, ta::default_tolerance(p, s.algorithm));
+      EXPECT_TRUE(cmp.ok) << cmp.message;
+    }
+  }
+}
+
+// ocvec l 1 (dnn's pointwise tile: pixels of the flattened plane in the lanes, weights
+// broadcast): refused off a 1x1 unpadded window; against the reference on planes that
+// are not a whole number of strips (ShiftInwards), a plane narrower than one strip
+// (zero-extended reads), channel tiles that do not divide K, a ragged input-channel
+// block, batch 2, both loop orders, and a change of weights (the AVX2 register file
+// runs only the 4 x 2 tile).
+TEST(AutotuneOcvec, PixelLanesMatchTheReference) {
+  auto point = [](const ta::Space& space, const char* x, const char* k, const char* c, const char* o, const char* chunk = "0") {
+    auto m = space.to_map(space.default_point());
+    m["algorithm"] = "ocvec";
+    m["ocvec x"] = x, m["ocvec k"] = k, m["ocvec c"] = c, m["ocvec o"] = o, m["ocvec l"] = "1", m["ocvec s"] = chunk;
+    return space.from_map(m);
+  };
+  {
+    ta::Problem p = conv2d("N=1,C=8,H=6,W=6,KO=8,R=3,S=3,P=1");
+    ta::Space space(p);
+    EXPECT_NE(space.why_invalid(point(space, "8", "2", "0", "1")).find("needs a 1x1 window"), std::string::npos);
+  }
+  if (!ta::halide_available()) GTEST_SKIP() << "built without Halide";
+  struct Case {
+    const char* shape;
+    const char* x;
+    const char* k;
+    const char* c;
+    const char* o;
+    const char* chunk;
+  };
+  // 15 pixels: narrower than one strip; 55: not a whole number of strips on AVX-512 (32)
+  // or AVX2 (16), 143: 5 / 9 strips in chunks of 4 (a ragged last chunk); K = 20 / 30 / 10
+  // / 12 in tiles of 8 / 7 / 4 / 4 channels; C = 40 in blocks of 32.
+  const Case cases[] = {{"N=2,C=16,H=3,W=5,KO=20,R=1,S=1,P=0", "8", "2", "0", "1", "0"},
+                        {"N=1,C=40,H=10,W=9,KO=30,R=1,S=1,P=0", "7", "3", "32", "1", "0"},
+                        {"N=1,C=20,H=5,W=11,KO=10,R=1,S=1,P=0", "4", "2", "0", "0", "0"},
+                        {"N=2,C=8,H=13,W=11,KO=12,R=1,S=1,P=0", "4", "2", "0", "0", "4"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.shape) + " x=" + c.x + " k=" + c.k + " c=" + c.c + " o=" + c.o + " s=" + c.chunk);
+    ta::Problem p = conv2d(c.shape);
+    ta::Space space(p);
+    const ta::Point pt = point(space, c.x, c.k, c.c, c.o, c.chunk);
+    if (!space.valid(pt)) {  // e.g. 12 x 2 accumulators on AVX2's 16 registers
+      std::printf("  %s: %s (skipped on this ISA)\n", c.shape, space.why_invalid(pt).c_str());
+      continue;
+    }
+    const ta::Schedule s = space.schedule(pt);
+    ASSERT_EQ(s.ocvec.pixel_lanes, 1);
+    EXPECT_EQ(s.ocvec.chunk, std::atoi(c.chunk));
+    auto kernel = ta::make_halide_kernel(p, s, 2);
+    const ta::TensorMap inputs[2] = {ta::random_inputs(p, 7), ta::random_inputs(p, 8)};
     for (const ta::TensorMap& in : inputs) {
       std::vector<const float*> ptrs;
       for (const auto& n : p.inputs()) ptrs.push_back(in.at(n).data());

@@ -51,6 +51,10 @@ class OcvecKernel final : public PrepackedConvKernel {
       if (p.inputs()[i] == cv.image) image_ = i;
       if (p.inputs()[i] == cv.weight) weight_ = i;
     }
+    if (os.pixel_lanes != 0) {
+      build_pixel_lanes(cv, os, sfx, jit);
+      return;
+    }
     x_sizes_ = {W, H, C, N};
     w_sizes_ = {S, R, C, K};
     y_sizes_ = {OW, OH, K, N};
@@ -136,6 +140,107 @@ class OcvecKernel final : public PrepackedConvKernel {
           .vectorize(kv)
           .unroll(axi)
           .unroll(ko);
+    }
+    main_ = Pipeline(out);
+    install_jit_hooks(main_);
+    if (jit) main_.compile_jit(target_for_this_cpu());
+  }
+
+ private:
+  // ocvec l=1: dnn's pointwise tile (a 1x1, stride-1, unpadded conv is Y[n] = W X[n] on
+  // the flattened plane). Halide dimensions innermost first; M = x_tile output channels,
+  // PT = k_vectors * V pixels per tile:
+  //   wp(ki, c, kt)      = W[kt M + ki][c], zero for kt M + ki >= K
+  //   acc(p, ki, kt, n)  = sum_c wp(ki, c, kt) X[n][c][p]
+  //   Y(p, k, n)         = acc(p, k % M, k / M, n)
+  void build_pixel_lanes(const ConvPattern& cv, const OcvecSchedule& os, const std::string& sfx, bool jit) {
+    const int V = vector_lanes();
+    const int N = static_cast<int>(cv.n), C = static_cast<int>(cv.c), K = static_cast<int>(cv.k);
+    const int P = static_cast<int>(cv.h * cv.w);
+    const int M = std::max(1, std::min(os.x_tile, K));
+    const int KT = (K + M - 1) / M;
+    const int PT = std::max(1, os.k_vectors) * V;
+    const int cb = os.c_block > 0 && os.c_block < C ? static_cast<int>(os.c_block) : 0;
+    x_sizes_ = {P, C, N};
+    w_sizes_ = {1, 1, C, K};
+    y_sizes_ = {P, K, N};
+    packed_sizes_ = {M, C, KT};
+    if (jit) packed_ = Buffer<float>(packed_sizes_);
+
+    Var ki("ki"), kt("kt"), k("k"), c("c"), p("p"), n("n");
+    {  // Weights: packed [kt][c][ki], zero past K.
+      w_in_ = ImageParam(Float(32), 4, "ocv_w" + sfx);
+      set_dense(w_in_, w_sizes_);
+      Func wz = BoundaryConditions::constant_exterior(w_in_, 0.0f);
+      Func wp("ocv_wp" + sfx);
+      wp(ki, c, kt) = wz(0, 0, c, kt * M + ki);
+      wp.reorder(ki, c, kt).parallel(kt);
+      set_dense(wp.output_buffer(), packed_sizes_);
+      weights_ = Pipeline(wp);
+      if (jit) weights_.compile_jit(target_for_this_cpu());
+    }
+    x_in_ = ImageParam(Float(32), 3, "ocv_x" + sfx);
+    set_dense(x_in_, x_sizes_);
+    packed_in_ = ImageParam(Float(32), 3, "ocv_wpin" + sfx);
+    set_dense(packed_in_, packed_sizes_);
+    // A strip wider than the plane reads zeros past it (the output's guard drops them).
+    Func xin("ocv_xin" + sfx);
+    if (PT <= P) xin(p, c, n) = x_in_(p, c, n);
+    else xin(p, c, n) = BoundaryConditions::constant_exterior(x_in_, 0.0f)(p, c, n);
+    // Strips outside the channel tiles: the strip's input copied to a contiguous
+    // [C][PT] buffer per strip (as dnn copies its strips). Read in place, a channel's
+    // row of the strip lies a plane apart from the next (12.5 KiB at 56x56): the 2 C
+    // lines fall into few L1 sets and miss again for every channel tile.
+    const bool strips_outer = os.rows_outer != 0 || cb > 0;
+    Func xs("ocv_xs" + sfx);
+    xs(p, c, n) = xin(p, c, n);
+    RDom rc(0, C, "ocv_rc" + sfx);
+    Func acc("ocv_acc" + sfx), out("ocv_y" + sfx);
+    acc(p, ki, kt, n) = 0.0f;
+    acc(p, ki, kt, n) += packed_in_(ki, rc, kt) * (strips_outer ? xs : xin)(p, rc, n);
+    out(p, k, n) = acc(p, k % M, k / M, n);
+    set_dense(out.output_buffer(), y_sizes_);
+
+    Var ko("ko"), kq("kq"), po("po"), pi("pi"), pv("pv"), pw("pw"), task("task");
+    out.split(k, ko, kq, M, TailStrategy::GuardWithIf);
+    out.split(p, po, pi, PT, PT <= P ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
+    const int strips = (P + PT - 1) / PT;
+    const int chunk = os.chunk > 0 && os.chunk < strips ? os.chunk : 0;
+    Var pc("pc"), ps("ps");
+    if (strips_outer) {
+      out.reorder(pi, kq, ko, po, n).fuse(po, n, task);
+    } else if (chunk > 0) {  // chunks of strips, channel tiles outside the chunk's strips
+      out.split(po, pc, ps, chunk, TailStrategy::GuardWithIf).reorder(pi, kq, ps, ko, pc, n).fuse(pc, n, task);
+    } else {
+      out.reorder(pi, kq, po, ko, n).fuse(ko, n, task);
+    }
+    out.parallel(task);
+    // Constant indices into the register tile (pi's vectors and kq unrolled; see above).
+    out.split(pi, pw, pv, V, TailStrategy::GuardWithIf).vectorize(pv).unroll(pw).unroll(kq);
+    Var av("av"), aw("aw");
+    if (strips_outer) xs.compute_at(out, task).bound_extent(p, PT).vectorize(p, V);
+    if (cb == 0) {
+      // acc = the register tile: k_vectors vectors of pixels x M output channels, over
+      // the whole reduction. Per input channel: k_vectors loads of the strip, M
+      // broadcasts of a weight, each FMA'd into its channel's k_vectors accumulators
+      // (the pixel vectors innermost in the unrolled body, so one broadcast is live).
+      acc.compute_at(out, strips_outer ? ko : chunk > 0 ? ps : po).store_in(MemoryType::Register).bound_extent(p, PT).bound_extent(ki, M).bound_extent(kt, 1);
+      acc.split(p, aw, av, V).reorder(av, aw, ki, kt, n).vectorize(av).unroll(aw).unroll(ki);
+      acc.update().split(p, aw, av, V).reorder(av, aw, ki, rc, kt, n).vectorize(av).unroll(aw).unroll(ki);
+    } else {
+      // k-blocking: acc = the strip's outputs of every channel tile (PT x M x KT floats,
+      // in L1); per block of cb input channels every tile's register tile is swept
+      // before the next block, so a block of the strip's input is reused from L1.
+      RVar rco("rco"), rci("rci");
+      acc.compute_at(out, task).bound_extent(p, PT).bound_extent(ki, M).bound_extent(kt, KT);  // (task: the strip fused with the image)
+      acc.split(p, aw, av, V).reorder(av, aw, ki, kt, n).vectorize(av).unroll(aw);
+      acc.update()
+          .split(p, aw, av, V)
+          .split(rc, rco, rci, cb, TailStrategy::GuardWithIf)
+          .reorder(av, aw, ki, rci, kt, rco, n)
+          .vectorize(av)
+          .unroll(aw)
+          .unroll(ki);
     }
     main_ = Pipeline(out);
     install_jit_hooks(main_);

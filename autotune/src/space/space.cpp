@@ -96,10 +96,10 @@ Space::Space(const Problem& p) : p_(p) {
       for (int a = 0; a < p.algorithm_count(); ++a) any = any || p.is_winograd(a);
       if (!any) fail(d.loc, "winograd knobs need a 'compute NAME = winograd(BASE)' algorithm");
     } else if (d.kind == "ocvec") {
-      if (d.target != "x" && d.target != "k" && d.target != "c" && d.target != "o")
+      if (d.target != "x" && d.target != "k" && d.target != "c" && d.target != "o" && d.target != "l" && d.target != "s")
         fail(d.loc,
              "ocvec knobs are x (output pixels per register tile), k (output-channel vectors per tile), c (input-channel block, "
-             "0: all) and o (1: rows outside channel tiles), not '" +
+             "0: all), o (1: rows outside channel tiles), l (1: pixels in the lanes, 1x1 only) and s (l 1: strips per chunk, 0: all), not '" +
                  d.target + "'");
       bool any = false;
       for (int a = 0; a < p.algorithm_count(); ++a) any = any || p.is_ocvec(a);
@@ -122,13 +122,13 @@ Space::Space(const Problem& p) : p_(p) {
         // winograd r 0: per stage; winograd kb 0: per-stage GEMMs (no output-channel tasks)
         // ocvec c 0: the whole reduction; ocvec o 0: channel tiles outside rows
         const bool zero_ok = ((d.kind == "winograd" && (d.target == "r" || d.target == "kb")) ||
-                              (d.kind == "ocvec" && (d.target == "c" || d.target == "o"))) &&
+                              (d.kind == "ocvec" && (d.target == "c" || d.target == "o" || d.target == "l" || d.target == "s"))) &&
                              n == 0;
         if (n < 1 && !zero_ok) fail(d.loc, k.name() + ": values must be >= 1");
         if (d.kind == "winograd" && d.target == "m" && n != 2 && n != 4)
           fail(d.loc, "winograd m: F(m x m, 3 x 3) is generated for m = 2 and m = 4, not " + std::to_string(n));
-        if (d.kind == "ocvec" && ((d.target == "k" && n > 4) || (d.target == "o" && n > 1)))
-          fail(d.loc, k.name() + ": " + std::to_string(n) + " is out of range (k: 1-4 vectors, o: 0 or 1)");
+        if (d.kind == "ocvec" && ((d.target == "k" && n > 4) || ((d.target == "o" || d.target == "l") && n > 1)))
+          fail(d.loc, k.name() + ": " + std::to_string(n) + " is out of range (k: 1-4 vectors, o and l: 0 or 1)");
         if (d.kind == "winograd" && d.target == "k" && n % 8 != 0)
           fail(d.loc, "winograd k: the output-channel tile is vectorized by 8; " + std::to_string(n) + " is not a multiple of 8");
         // A dim whose bound value is also listed would be the same choice twice.
@@ -234,6 +234,8 @@ Schedule Space::schedule(const Point& pt) const {
       if (k.target == "x") s.ocvec.x_tile = static_cast<int>(n);
       else if (k.target == "k") s.ocvec.k_vectors = static_cast<int>(n);
       else if (k.target == "c") s.ocvec.c_block = n;
+      else if (k.target == "l") s.ocvec.pixel_lanes = static_cast<int>(n);
+      else if (k.target == "s") s.ocvec.chunk = static_cast<int>(n);
       else s.ocvec.rows_outer = static_cast<int>(n);
     }
   }
@@ -246,10 +248,22 @@ Schedule Space::schedule(const Point& pt) const {
     if (o.ocvec.x_tile <= 0) o.ocvec.x_tile = 8;
     if (p_.conv_unsupported(s.algorithm).empty()) {
       const ConvPattern& cv = p_.conv_pattern(s.algorithm);
-      o.ocvec.x_tile = static_cast<int>(std::min<std::int64_t>(o.ocvec.x_tile, cv.ow));
-      const std::int64_t k_vecs = (cv.k + vector_lanes() - 1) / vector_lanes();
-      o.ocvec.k_vectors = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(o.ocvec.k_vectors, k_vecs)));
-      if (o.ocvec.c_block >= cv.c) o.ocvec.c_block = 0;
+      if (o.ocvec.pixel_lanes != 0) {
+        // Pixels in the lanes: x_tile output channels x k_vectors vectors of the plane.
+        o.ocvec.x_tile = static_cast<int>(std::min<std::int64_t>(o.ocvec.x_tile, cv.k));
+        const std::int64_t p_vecs = std::max<std::int64_t>(1, cv.oh * cv.ow / vector_lanes());
+        o.ocvec.k_vectors = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(o.ocvec.k_vectors, p_vecs)));
+        if (o.ocvec.c_block >= cv.c) o.ocvec.c_block = 0;
+        if (o.ocvec.c_block > 0) o.ocvec.rows_outer = 1;  // (k-blocking runs per strip)
+        const std::int64_t strips = (cv.oh * cv.ow + o.ocvec.k_vectors * vector_lanes() - 1) / (o.ocvec.k_vectors * vector_lanes());
+        if (o.ocvec.rows_outer != 0 || o.ocvec.chunk >= strips) o.ocvec.chunk = 0;
+      } else {
+        o.ocvec.chunk = 0;
+        o.ocvec.x_tile = static_cast<int>(std::min<std::int64_t>(o.ocvec.x_tile, cv.ow));
+        const std::int64_t k_vecs = (cv.k + vector_lanes() - 1) / vector_lanes();
+        o.ocvec.k_vectors = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(o.ocvec.k_vectors, k_vecs)));
+        if (o.ocvec.c_block >= cv.c) o.ocvec.c_block = 0;
+      }
     }
     return o;
   }
@@ -315,7 +329,14 @@ std::string Space::why_invalid(const Point& pt) const {
   if (p_.is_ocvec(s.algorithm)) {
     const std::string why = p_.conv_unsupported(s.algorithm);
     if (!why.empty()) return why;
-    // The accumulators, the tile's weight vectors and a broadcast must fit the registers.
+    if (s.ocvec.pixel_lanes != 0) {
+      const ConvPattern& cv = p_.conv_pattern(s.algorithm);
+      if (cv.r != 1 || cv.s != 1 || cv.off_x != 0 || cv.off_y != 0 || cv.oh != cv.h || cv.ow != cv.w)
+        return "ocvec l=1 (pixels in the lanes) needs a 1x1 window without padding; this shape has " + std::to_string(cv.r) + "x" +
+               std::to_string(cv.s) + (cv.off_x != 0 || cv.off_y != 0 ? " with padding" : "");
+    }
+    // The accumulators, the tile's weight vectors and a broadcast must fit the registers
+    // (l=1: k_vectors pixel vectors x x_tile channels, one broadcast weight: the same count).
     const int need = ocvec_registers_needed(s.ocvec.k_vectors, s.ocvec.x_tile);
     if (need > vector_registers())
       return "ocvec k=" + std::to_string(s.ocvec.k_vectors) + " x=" + std::to_string(s.ocvec.x_tile) + ": " +

@@ -28,14 +28,17 @@
 //     channels x the widest row of pixels that fits the registers (ocvec_registers_needed:
 //     2 x 14, 1 x 28, 4 x 6 on AVX-512), the whole channel reduction per tile, channel
 //     tiles outside rows; then 2 x the widest with rows outside and with blocks of 64
-//     input channels. On a 1x1 window they are leading_templates(), measured before
-//     transfer seeds.
+//     input channels. On a 1x1 unpadded window dnn's pointwise tiles come first
+//     (ocvec l 1, pixels in the lanes: 8 channels x 2 vectors as dnn, 12 x 2, 6 x 4,
+//     7 x 3, then 8 x 2 with blocks of 64 input channels). On a 1x1 window they are
+//     leading_templates(), measured before transfer seeds.
 // Each candidate is kept only if valid; duplicates are dropped; at most kMaxTemplates
 // (the ocvec ones first for a 1x1 window, after Winograd's for 3x3), then the loop
 // templates up to kMaxTemplates in all.
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <set>
 
 #include "taihu/arch/threads.hpp"
@@ -44,7 +47,7 @@
 namespace taihu::autotune {
 namespace {
 
-constexpr std::size_t kMaxTemplates = 12;  // plus the ocvec ones (at most 5)
+constexpr std::size_t kMaxTemplates = 12;  // plus the ocvec ones (at most 10)
 
 class Builder {
  public:
@@ -202,19 +205,30 @@ std::vector<Point> Space::templates() const {
   for (int a = 0; a < p_.algorithm_count(); ++a) {
     if (!p_.is_ocvec(a) || !p_.conv_unsupported(a).empty()) continue;
     struct Tile {
-      int k;          // vectors of output channels
+      int k;          // vectors of output channels (l 1: of pixels)
       double c_block; // 0: the whole reduction
       int rows_outer;
+      int lanes = 0;  // ocvec l
+      int x = 0;      // 0: the widest that fits; else (l 1) output channels per tile
     };
-    limit = out.size() + 5;
-    for (const Tile& w : {Tile{2, 0, 0}, Tile{1, 0, 0}, Tile{4, 0, 0}, Tile{2, 0, 1}, Tile{2, 64, 0}}) {
+    // A 1x1 unpadded layer first tries dnn's pointwise tile (pixels in the lanes: 8
+    // channels x 2 vectors, strips outside the channel tiles), then wider ones and a
+    // k-blocked one; Space::why_invalid drops them on other windows.
+    const Tile tiles[] = {Tile{2, 0, 1, 1, 8}, Tile{2, 0, 1, 1, 12}, Tile{4, 0, 1, 1, 6}, Tile{3, 0, 1, 1, 7}, Tile{2, 64, 1, 1, 8},
+                          Tile{2, 0, 0},       Tile{1, 0, 0},        Tile{4, 0, 0},       Tile{2, 0, 1},       Tile{2, 64, 0}};
+    limit = out.size() + std::size(tiles);
+    for (const Tile& w : tiles) {
       Point base = default_point();
       if (algo_knob >= 0) base[static_cast<std::size_t>(algo_knob)] = a;
       Builder t(knobs_, base);
+      if (w.lanes != 0 && !t.set_near("ocvec", "l", 1, [](std::int64_t v) { return v == 1; })) continue;
+      if (w.lanes == 0) t.set_near("ocvec", "l", 1, [](std::int64_t v) { return v == 0; });
       if (!t.set_near("ocvec", "k", w.k, [&](std::int64_t v) { return v == w.k; }) && t.find("ocvec", "k") >= 0) continue;
       // The widest row of pixels whose tile fits the registers (ocvec_registers_needed).
-      const int pixels = std::max(1, (vector_registers() - w.k - 1) / w.k);
-      if (!t.set_near("ocvec", "x", pixels, [&](std::int64_t v) { return ocvec_registers_needed(w.k, static_cast<int>(v)) <= vector_registers(); }))
+      const int pixels = w.x > 0 ? w.x : std::max(1, (vector_registers() - w.k - 1) / w.k);
+      if (!t.set_near("ocvec", "x", pixels, [&](std::int64_t v) {
+            return (w.x == 0 || v == w.x) && ocvec_registers_needed(w.k, static_cast<int>(v)) <= vector_registers();
+          }))
         continue;
       if (w.c_block > 0) {
         if (!t.set_near("ocvec", "c", w.c_block, [&](std::int64_t v) { return v >= 1; })) continue;

@@ -78,11 +78,26 @@ struct WinogradSchedule {
 // (the tile's weights of a block stay in L1). rows_outer: the loop over output rows
 // runs outside the loop over output-channel tiles (each row's input read once, all the
 // weights per row); else channel tiles outside (a tile's weights read once per image).
+//
+// pixel_lanes = 1 (knob `ocvec l`; a 1x1, stride-1, unpadded window only): dnn's
+// pointwise register tile instead -- pixels of the flattened plane in the lanes,
+// weights broadcast. The tile is k_vectors vectors of pixels x x_tile output channels
+// (each weight broadcast once and FMA'd into the k_vectors accumulators of its channel;
+// the same register count as above with the roles swapped), weights packed
+// [K/x_tile][C][x_tile]. rows_outer: strips of pixels outside the output-channel tiles
+// (a strip's input is reused from L1 by every tile, as dnn's chunks); else channel
+// tiles outside, over chunks of `chunk` strips (knob `ocvec s`; 0: the whole plane)
+// whose input stays in L2 while every channel tile sweeps it, a tile's weights in L1
+// (dnn's chunks; each chunk one parallel task). c_block > 0: per strip, the reduction in blocks of c_block input
+// channels, each swept over all the output-channel tiles before the next (k-blocking:
+// the strip's accumulators of every channel stay in L1).
 struct OcvecSchedule {
   int x_tile = 0;  // 0: not ocvec
   int k_vectors = 1;
   std::int64_t c_block = 0;
   int rows_outer = 0;
+  int pixel_lanes = 0;
+  int chunk = 0;  // (pixel_lanes, channel tiles outside) strips per chunk; 0: all
 };
 
 // What a Point means, in the generators' terms.

@@ -29,8 +29,8 @@
 //     2 x 14, 1 x 28, 4 x 6 on AVX-512), the whole channel reduction per tile, channel
 //     tiles outside rows; then 2 x the widest with rows outside and with blocks of 64
 //     input channels. On a 1x1 unpadded window dnn's pointwise tiles come first
-//     (ocvec l 1, pixels in the lanes: 8 channels x 2 vectors as dnn, 12 x 2, 6 x 4,
-//     7 x 3, then 8 x 2 with blocks of 64 input channels). On a 1x1 window they are
+//     (ocvec l 1, pixels in the lanes: 8 channels x 2 vectors as dnn, 14 x 2, 6 x 4,
+//     7 x 3, channel tiles outside the strips, then 8 x 2 with strips outside). On a 1x1 window they are
 //     leading_templates(), measured before transfer seeds.
 // Each candidate is kept only if valid; duplicates are dropped; at most kMaxTemplates
 // (the ocvec ones first for a 1x1 window, after Winograd's for 3x3), then the loop
@@ -212,9 +212,10 @@ std::vector<Point> Space::templates() const {
       int x = 0;      // 0: the widest that fits; else (l 1) output channels per tile
     };
     // A 1x1 unpadded layer first tries dnn's pointwise tile (pixels in the lanes: 8
-    // channels x 2 vectors, strips outside the channel tiles), then wider ones and a
-    // k-blocked one; Space::why_invalid drops them on other windows.
-    const Tile tiles[] = {Tile{2, 0, 1, 1, 8}, Tile{2, 0, 1, 1, 12}, Tile{4, 0, 1, 1, 6}, Tile{3, 0, 1, 1, 7}, Tile{2, 64, 1, 1, 8},
+    // channels x 2 vectors), then wider ones, channel tiles outside the strips (a tile's
+    // weights stay in L1; measured ahead of strips outside on ResNet-50 res2 1x1), then
+    // strips outside; Space::why_invalid drops them on other windows.
+    const Tile tiles[] = {Tile{2, 0, 0, 1, 8}, Tile{2, 0, 0, 1, 14}, Tile{4, 0, 0, 1, 6}, Tile{3, 0, 0, 1, 7}, Tile{2, 0, 1, 1, 8},
                           Tile{2, 0, 0},       Tile{1, 0, 0},        Tile{4, 0, 0},       Tile{2, 0, 1},       Tile{2, 64, 0}};
     limit = out.size() + std::size(tiles);
     for (const Tile& w : tiles) {

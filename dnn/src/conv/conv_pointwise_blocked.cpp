@@ -22,7 +22,8 @@
 //     Threads own disjoint ranges of tiles (no reduction between threads; deterministic).
 //     nChw16c (AVX-512) instead takes oneDNN's input-lanes form (backward_weights_x):
 //     tiles of 48 input channels (x vectors) x 8 output channels (dY broadcasts) kept in
-//     registers over a whole pixel chunk and written straight into the dw rows; 14x14
+//     registers over a whole pixel chunk (256 pixels; whole planes on AMD) and written
+//     straight into the dw rows; 14x14
 //     1024 -> 256 at 1 thread 145-148 -> 172-184 GFLOP/s in the A/B (flushed),
 //     the other ResNet-50 1x1 layers level or up to 9% faster
 //     (bench/results/2026-11-28-xeon-dnn-res4.md).
@@ -35,6 +36,7 @@
 #include "conv_pointwise.hpp"
 #include "pointwise_blocked_kernels.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
+#include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/dispatch.hpp"
 #include "taihu/arch/log.hpp"
 #include "taihu/arch/threads.hpp"
@@ -136,6 +138,18 @@ class PointwiseBlocked final : public ConvAlgorithm {
   }
 
  private:
+  // Backward-weights pixel chunk target (nChw16c). Intel (Xeon family 6 model 167): 256;
+  // 128, 196 and 400 measured alike or slower. AMD Zen 4 (family 25 model 17, 32 KiB L1,
+  // 1 MiB L2, AVX-512 as 2 x 256 bits): whole planes up to 4096 pixels, each tile's dw
+  // loaded and stored once per image; 1 thread, GFLOP/s 256 -> 4096 in two A/B passes
+  // (bench/results/2026-11-28-zen4-dnn-bwdw2.md): 64 -> 256 56x56 74-77 -> 80-85,
+  // 256 -> 64 56x56 90-91 -> 101-103, 512 -> 128 28x28 97-99 -> 104-105; 2 threads
+  // 256 -> 64 151 -> 168-169, 512 -> 128 167 -> 180-185; 128 and 64 slower.
+  static index_t bwdw_x_chunk() {
+    static const index_t chunk = arch::cpu_features().vendor == "AuthenticAMD" ? 4096 : 256;
+    return chunk;
+  }
+
   // Input-lanes form (nChw16c): the input blocks split evenly into groups of at most
   // kPwb16XVecs (16 blocks = 4 x 3 + 2 x 2, not 5 x 3 + 1: a 1-block tile does 8 FMAs per
   // 9 loads); work units are (tile of kPwb16XRows output channels, group), in that
@@ -149,7 +163,7 @@ class PointwiseBlocked final : public ConvAlgorithm {
   void backward_weights_x(const float* x, const float* dy, float* dw, bool accumulate) {
     const index_t C = d_.c, K = d_.k, B = B_, NK = kPwb16XRows;
     const index_t groups = ceil_div(cb_, kPwb16XVecs), units = ceil_div(K, NK) * groups;
-    const index_t chunks = ceil_div(plane_, 256), chunk = ceil_div(plane_, chunks), xs = plane_ * B;
+    const index_t chunks = ceil_div(plane_, bwdw_x_chunk()), chunk = ceil_div(plane_, chunks), xs = plane_ * B;
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
     const PwbBwdwXKernel kernel = g_.k.bwdw_x;
 #pragma omp parallel num_threads(nt) if (nt > 1)

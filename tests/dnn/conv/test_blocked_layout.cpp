@@ -139,13 +139,15 @@ TEST_F(BlockedLayout, PointwiseNchw16cBackwardWeightsInputLanes) {
   // blocks split evenly into groups of 2-3 (16 blocks = 4 x 3 + 2 x 2; 4 = 2 + 2; 7 =
   // 3 + 2 + 2), the last block partial (250 = 15 x 16 + 10, 40, 100), output channels
   // not multiples of 8 (21, 13, 3), several pixel chunks at 256 (17 x 17 = 289 -> 2 x
-  // 145; 30 x 30 = 900 -> 4 x 225) with a batch, a thread range ending inside an output
-  // tile's run of groups; each at one and two threads.
+  // 145; 30 x 30 = 900 -> 4 x 225) with a batch, and at AMD's 4096 (65 x 65 = 4225 -> 2
+  // x 2113), a thread range ending inside an output tile's run of groups; each at one
+  // and two threads.
   const bool nat = avx512();
   for (int threads : {1, 2}) {
     taihu::arch::set_num_threads(threads);
     for (const char* p : {"mb1ic256ih5oc21oh5kh1", "mb2ic250ih17oc13oh17kh1", "mb1ic64ih30oc24oh30kh1",
-                          "mb3ic100ih3oc3oh3kh1", "mb1ic40ih4oc40oh4kh1", "mb1ic112ih2oc9oh2kh1"}) {
+                          "mb3ic100ih3oc3oh3kh1", "mb1ic40ih4oc40oh4kh1", "mb1ic112ih2oc9oh2kh1",
+                          "mb1ic20ih65oc12oh65kh1"}) {
       SCOPED_TRACE(std::to_string(threads) + " threads");
       check_layout(ConvDesc::parse(p), kBlocked16, nat, nat, nat);
     }

@@ -11,10 +11,23 @@
 // every image and output row and lands in a per-thread [tap][8][48] buffer (L1), which is
 // then written into the unit's 8 OIHW dw rows (each a contiguous run of channels x taps).
 // Threads own contiguous ranges of units (disjoint dw: deterministic, no reduction).
+// Row bands: when an image's blocked copies outgrow L2 (ResNet-50 res2, 56x56 x 64:
+// 1.6 MiB, re-read by every unit), the output rows are taken in bands of a few rows,
+// every unit of the thread passing over one band (its x rows plus the kernel's halo and
+// its dY rows, ~256 KiB: L2-resident across the units) before the next; each unit then
+// keeps its own [tap][8][48] buffer across the bands and writes its dw rows after the
+// last. Every (unit, tap) still sums images, rows and pixels in the same order, so the
+// banded dw is bitwise the unbanded one. TAIHU_INPUT_LANES_BAND_ROWS=n forces n rows
+// per band (0: never band; tests and A/B runs). Measured on Zen 4 only (1 MiB L2, 32 MiB
+// L3): res2 level banded or not (bands of 3 / 6 / 14 rows 103 / 103 / 104-106 GFLOP/s,
+// unbanded 100-106, 1 thread), res4 slower in bands of 3-6 rows (84-91 vs 99-104), so
+// only images over 1 MiB band (bench/results/2026-11-28-zen4-dnn-bwdw2.md); `automatic`
+// leaves res2 to Winograd.
 // Forward and backward-data are not this entry's (supports() declines them).
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "conv_algorithm.hpp"
@@ -50,7 +63,21 @@ class DirectInputLanes final : public ConvAlgorithm {
  public:
   explicit DirectInputLanes(const ConvDesc& d)
       : d_(d), oh_(d.out_h()), ow_(d.out_w()), hp_(d.h + 2 * d.pad_h), wp_(d.w + 2 * d.pad_w),
-        taps_(d.kh * d.kw), cb_(ceil_div(d.c, kB)), kb_(ceil_div(d.k, kB)) {}
+        taps_(d.kh * d.kw), cb_(ceil_div(d.c, kB)), kb_(ceil_div(d.k, kB)) {
+    band_rows_ = oh_;
+    const char* env = std::getenv("TAIHU_INPUT_LANES_BAND_ROWS");
+    if (env != nullptr && *env != '\0') {
+      const long v = std::strtol(env, nullptr, 10);
+      if (v > 0) band_rows_ = std::min<index_t>(oh_, v);
+      return;
+    }
+    // Automatic: band once an image's padded x + dY copies exceed 1 MiB (the entry's
+    // L2 budget, conv_list.cpp), ~256 KiB per band, at least 2 rows.
+    const index_t row_bytes = (cb_ * wp_ + kb_ * ow_) * kB * 4;
+    const index_t image_bytes = cb_ * hp_ * wp_ * kB * 4 + kb_ * oh_ * ow_ * kB * 4;
+    if (image_bytes > (index_t{1} << 20))
+      band_rows_ = std::min(oh_, std::max<index_t>(2, (index_t{256} << 10) / row_bytes - (d.kh - 1)));
+  }
 
   void forward(const float*, const float*, const float*, float*, WeightsHint) override {
     throw Error("taihu: conv: direct_input_lanes computes backward-weights only (" + d_.str() + ")");
@@ -74,8 +101,11 @@ class DirectInputLanes final : public ConvAlgorithm {
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
     const index_t ldb = kPwb16XVecs * kB;  // the unit buffer's row: [tap][8][48]
     const auto buf_floats = static_cast<std::size_t>(taps_ * NK * ldb);
-    if (buf_.size() < buf_floats * static_cast<std::size_t>(nt))
-      buf_ = arch::AlignedBuffer<float>(buf_floats * static_cast<std::size_t>(nt));
+    const index_t bands = ceil_div(oh_, band_rows_);
+    // Unbanded: one buffer per thread, reused unit after unit. Banded: one per unit
+    // (each thread's units' buffers consecutive).
+    const auto nbufs = static_cast<std::size_t>(bands > 1 ? units : nt);
+    if (buf_.size() < buf_floats * nbufs) buf_ = arch::AlignedBuffer<float>(buf_floats * nbufs);
     const PwbBwdwXKernel kernel = input_lanes_kernels().tile;
     const TapInterleaveKernel interleave = input_lanes_kernels().interleave;
 #pragma omp parallel num_threads(nt) if (nt > 1)
@@ -99,59 +129,95 @@ class DirectInputLanes final : public ConvAlgorithm {
       }
       index_t u0 = 0, u1 = units;
       split_range(units, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
-      float* buf = buf_.data() + static_cast<std::size_t>(omp_get_thread_num()) * buf_floats;
       PwbBwdwXArgs a{};
       a.x_bstride = xplane;
       a.ldw = ldb;
       a.pixels = ow_;
-      a.runs = oh_;
       a.x_rstride = wp_ * kB;
       a.dy_rstride = ow_ * kB;
-      for (index_t u = u0; u < u1; ++u) {
-        index_t v0 = 0, v1 = 0;
-        split_range(cb_, static_cast<int>(u % groups), static_cast<int>(groups), v0, v1);
-        const index_t k0 = u / groups * NK, c0 = v0 * kB, c1 = std::min(C, v1 * kB);
-        a.vecs = static_cast<int>(v1 - v0);
-        a.last_lanes = static_cast<int>(c1 - (v1 - 1) * kB);
-        a.rows = static_cast<int>(std::min(NK, K - k0));
-        // The next unit's dw rows (cold: written once), pulled in for writing a row per
-        // tap call while this unit's tiles run (ResNet-50 res5 3x3, 7x7, 9 MiB of dw:
-        // 72-80 -> 95-103 GFLOP/s in the A/B; res3 and res4 level within noise).
-        index_t pf_k = 0, pf_c0 = 0, pf_len = 0;
-        if (u + 1 < u1) {
-          index_t w0 = 0, w1 = 0;
-          split_range(cb_, static_cast<int>((u + 1) % groups), static_cast<int>(groups), w0, w1);
-          pf_k = (u + 1) / groups * NK;
-          pf_c0 = w0 * kB;
-          pf_len = (std::min(C, w1 * kB) - pf_c0) * taps_;
-        }
-        const index_t pf_rows = pf_len > 0 ? std::min(NK, K - pf_k) : 0;
-        for (index_t n = 0; n < N; ++n) {
-          a.accumulate = n > 0;
-          a.dy = dyb_.data() + (n * kb_ + k0 / kB) * yplane + k0 % kB;
-          for (index_t t = 0; t < taps_; ++t) {
-            a.x = xpad_.data() + (n * cb_ + v0) * xplane + (t / d_.kw * wp_ + t % d_.kw) * kB;
-            a.dw = buf + t * NK * ldb;
-            kernel(a);
-            if (n == 0 && t < pf_rows) {
-              const float* row = dw + ((pf_k + t) * C + pf_c0) * taps_;
-              for (index_t off = 0; off < pf_len; off += 16) __builtin_prefetch(row + off, 1, 2);
-              __builtin_prefetch(row + pf_len - 1, 1, 2);
+      if (bands == 1) {
+        float* buf = buf_.data() + static_cast<std::size_t>(omp_get_thread_num()) * buf_floats;
+        a.runs = oh_;
+        for (index_t u = u0; u < u1; ++u) {
+          const Unit un = unit(u, groups, a);
+          // The next unit's dw rows (cold: written once), pulled in for writing a row per
+          // tap call while this unit's tiles run (ResNet-50 res5 3x3, 7x7, 9 MiB of dw:
+          // 72-80 -> 95-103 GFLOP/s in the A/B; res3 and res4 level within noise).
+          index_t pf_k = 0, pf_c0 = 0, pf_len = 0;
+          if (u + 1 < u1) {
+            index_t w0 = 0, w1 = 0;
+            split_range(cb_, static_cast<int>((u + 1) % groups), static_cast<int>(groups), w0, w1);
+            pf_k = (u + 1) / groups * NK;
+            pf_c0 = w0 * kB;
+            pf_len = (std::min(C, w1 * kB) - pf_c0) * taps_;
+          }
+          const index_t pf_rows = pf_len > 0 ? std::min(NK, K - pf_k) : 0;
+          for (index_t n = 0; n < N; ++n) {
+            a.accumulate = n > 0;
+            a.dy = dyb_.data() + (n * kb_ + un.k0 / kB) * yplane + un.k0 % kB;
+            for (index_t t = 0; t < taps_; ++t) {
+              a.x = xpad_.data() + (n * cb_ + un.v0) * xplane + (t / d_.kw * wp_ + t % d_.kw) * kB;
+              a.dw = buf + t * NK * ldb;
+              kernel(a);
+              if (n == 0 && t < pf_rows) {
+                const float* row = dw + ((pf_k + t) * C + pf_c0) * taps_;
+                for (index_t off = 0; off < pf_len; off += 16) __builtin_prefetch(row + off, 1, 2);
+                __builtin_prefetch(row + pf_len - 1, 1, 2);
+              }
             }
           }
+          // dw[k0 + j][c][tap] (+)= buf[tap][j][c - c0]: per row one contiguous run.
+          // (16 x 16 register transposes at AVX-512: ResNet-50 res4 3x3 143-159 GFLOP/s vs
+          // 123-125 with the scalar loop, res5 109-113 vs 72-74, 1 thread, A/B in
+          // bench/results/2026-11-28-xeon-dnn-remaining.md.)
+          for (index_t j = 0; j < a.rows; ++j)
+            interleave(buf + j * ldb, NK * ldb, taps_, un.c1 - un.c0, dw + ((un.k0 + j) * C + un.c0) * taps_,
+                       accumulate);
         }
-        // dw[k0 + j][c][tap] (+)= buf[tap][j][c - c0]: per row one contiguous run.
-        // (16 x 16 register transposes at AVX-512: ResNet-50 res4 3x3 143-159 GFLOP/s vs
-        // 123-125 with the scalar loop, res5 109-113 vs 72-74, 1 thread, A/B in
-        // bench/results/2026-11-28-xeon-dnn-remaining.md.)
-        for (index_t j = 0; j < a.rows; ++j)
-          interleave(buf + j * ldb, NK * ldb, taps_, c1 - c0, dw + ((k0 + j) * C + c0) * taps_, accumulate);
+      } else {
+        // Banded: images, then bands of output rows, then the thread's units, each
+        // accumulating into its own buffer; the dw rows written after the last band.
+        for (index_t n = 0; n < N; ++n)
+          for (index_t r0 = 0; r0 < oh_; r0 += band_rows_) {
+            a.runs = std::min(band_rows_, oh_ - r0);
+            a.accumulate = n > 0 || r0 > 0;
+            const bool last = n == N - 1 && r0 + band_rows_ >= oh_;
+            for (index_t u = u0; u < u1; ++u) {
+              const Unit un = unit(u, groups, a);
+              float* buf = buf_.data() + static_cast<std::size_t>(u) * buf_floats;
+              a.dy = dyb_.data() + (n * kb_ + un.k0 / kB) * yplane + r0 * ow_ * kB + un.k0 % kB;
+              for (index_t t = 0; t < taps_; ++t) {
+                a.x = xpad_.data() + (n * cb_ + un.v0) * xplane + ((r0 + t / d_.kw) * wp_ + t % d_.kw) * kB;
+                a.dw = buf + t * NK * ldb;
+                kernel(a);
+              }
+              if (last)
+                for (index_t j = 0; j < a.rows; ++j)
+                  interleave(buf + j * ldb, NK * ldb, taps_, un.c1 - un.c0, dw + ((un.k0 + j) * C + un.c0) * taps_,
+                             accumulate);
+            }
+          }
       }
     }
     bias_gradient(d_, dy, dbias, accumulate);
   }
 
  private:
+  struct Unit {
+    index_t k0, v0, c0, c1;
+  };
+  // Unit u: output channels k0.. (8), input blocks v0.. of its group; sets the tile's
+  // vecs, last_lanes and rows.
+  Unit unit(index_t u, index_t groups, PwbBwdwXArgs& a) const {
+    index_t v0 = 0, v1 = 0;
+    split_range(cb_, static_cast<int>(u % groups), static_cast<int>(groups), v0, v1);
+    const index_t k0 = u / groups * kPwb16XRows, c0 = v0 * kB, c1 = std::min(d_.c, v1 * kB);
+    a.vecs = static_cast<int>(v1 - v0);
+    a.last_lanes = static_cast<int>(c1 - (v1 - 1) * kB);
+    a.rows = static_cast<int>(std::min<index_t>(kPwb16XRows, d_.k - k0));
+    return {k0, v0, c0, c1};
+  }
+
   // Block nb (image * cb + channel block) of the nChw16c x into its padded plane's interior.
   void pad_x(index_t nb) {
     const float* src = xb_.data() + nb * d_.h * d_.w * kB;
@@ -161,7 +227,7 @@ class DirectInputLanes final : public ConvAlgorithm {
   }
 
   ConvDesc d_;
-  index_t oh_, ow_, hp_, wp_, taps_, cb_, kb_;
+  index_t oh_, ow_, hp_, wp_, taps_, cb_, kb_, band_rows_ = 0;
   arch::AlignedBuffer<float> xb_, xpad_, dyb_, buf_;
 };
 

@@ -16,13 +16,14 @@
 //     output channels are written to the NCHW y.
 // Backward-data: the forward of the transposed problem (rotated weights, cached with
 // WeightsHint::unchanged), stride 1 only. Backward-weights is not this entry's.
+#include "conv_direct_weight_lanes.hpp"
+
 #include <omp.h>
 
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
-#include "conv_direct_weight_lanes.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/dispatch.hpp"
 #include "taihu/arch/error.hpp"
@@ -44,8 +45,8 @@ constexpr index_t kChunk = 128;
 
 WlFwdKernel weight_lanes_kernel() {
   static const arch::ImplementationList<WlFwdKernel> list(
-      "direct weights-lanes kernel",
-      {{"avx512_32x2x7", arch::Isa::avx512, &wl_fwd_avx512}, {"generic", arch::Isa::generic, &wl_fwd_generic}});
+      "direct weights-lanes kernel", {{"avx512_32x2x7", arch::Isa::avx512, &wl_fwd_avx512},
+                                      {"generic", arch::Isa::generic, &wl_fwd_generic}});
   return list.chosen().impl;
 }
 
@@ -54,10 +55,17 @@ index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }
 class DirectWeightLanes final : public ConvAlgorithm {
  public:
   explicit DirectWeightLanes(const ConvDesc& d)
-      : d_(d), oh_(d.out_h()), ow_(d.out_w()), hp_(d.h + 2 * d.pad_h), wp_(d.w + 2 * d.pad_w),
-        taps_(d.kh * d.kw), kblocks_(ceil_div(d.k, kBlk)), tbd_(d, &make_direct_weight_lanes) {}
+      : d_(d),
+        oh_(d.out_h()),
+        ow_(d.out_w()),
+        hp_(d.h + 2 * d.pad_h),
+        wp_(d.w + 2 * d.pad_w),
+        taps_(d.kh * d.kw),
+        kblocks_(ceil_div(d.k, kBlk)),
+        tbd_(d, &make_direct_weight_lanes) {}
 
-  void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
+  void forward(const float* x, const float* w, const float* bias, float* y,
+               WeightsHint hint) override {
     const index_t C = d_.c, K = d_.k, N = d_.n, P = oh_ * ow_, plane = hp_ * wp_;
     if (!(hint == WeightsHint::unchanged && packed_)) pack(w);
     if (bias) {
@@ -82,7 +90,8 @@ class DirectWeightLanes final : public ConvAlgorithm {
       for (index_t nc = 0; nc < N * C; ++nc) {
         const float* src = x + nc * d_.h * d_.w;
         float* dst = xpad_.data() + nc * plane + d_.pad_h * wp_ + d_.pad_w;
-        for (index_t iy = 0; iy < d_.h; ++iy) std::memcpy(dst + iy * wp_, src + iy * d_.w, sizeof(float) * d_.w);
+        for (index_t iy = 0; iy < d_.h; ++iy)
+          std::memcpy(dst + iy * wp_, src + iy * d_.w, sizeof(float) * d_.w);
       }
       index_t u0 = 0, u1 = kblocks_;
       split_range(kblocks_, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
@@ -128,7 +137,8 @@ class DirectWeightLanes final : public ConvAlgorithm {
   }
 
   void backward_weights(const float*, const float*, float*, float*, bool) override {
-    throw Error("taihu: conv: direct_weight_lanes computes forward and backward-data only (" + d_.str() + ")");
+    throw Error("taihu: conv: direct_weight_lanes computes forward and backward-data only (" +
+                d_.str() + ")");
   }
 
  private:
@@ -168,7 +178,8 @@ bool forward_shape(const ConvDesc& d) {
 bool direct_weight_lanes_supports(const ConvDesc& d, ConvDirection dir) {
   if (!forward_shape(d)) return false;
   if (dir == ConvDirection::forward) return true;
-  return dir == ConvDirection::backward_data && transposed_supported(d) && forward_shape(transposed_desc(d));
+  return dir == ConvDirection::backward_data && transposed_supported(d) &&
+         forward_shape(transposed_desc(d));
 }
 
 std::unique_ptr<ConvAlgorithm> make_direct_weight_lanes(const ConvDesc& d) {

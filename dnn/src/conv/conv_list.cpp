@@ -148,11 +148,28 @@ std::unique_ptr<conv::ConvAlgorithm> make_direct_input_lanes(const ConvDesc& d, 
 bool direct_weight_lanes_supports(const ConvDesc& d, Dir dir, const ConvLayout&, arch::Isa) {
   return conv::direct_weight_lanes_supports(d, dir);
 }
-// Requested or timed only, for now: on the Zen 4 of 2026-11-28 (AVX-512 as 2 x 256 bits)
-// it reads 101 GFLOP/s on ResNet-50 res5 3x3 forward / backward-data at 1 thread,
-// level with oneDNN 2.6 (100-103), where winograd_2x2 reads 109-112
-// (bench/results/2026-11-28-zen4-dnn-res5.md).
-bool direct_weight_lanes_profitable(const ConvDesc&, Dir) { return false; }
+// Taken at AVX-512 (its 16-lane tile; the generic loops only keep it testable
+// elsewhere) with 2 or more threads, forward and backward-data, on 3x3 layers with
+// >= 256 x 256 channels and <= 64 output pixels in the batch (ResNet-50 res5 at batch
+// 1: 9 MiB of weights for 49 pixels), ahead of winograd_2x2, which F(4x4) leaves them
+// to: F(2x2)'s 16 transformed weight matrices (16 MiB at 512 x 512) are streamed per
+// call, and two threads share the bandwidth. AMD EPYC Zen 4 (AVX-512 as 2 x 256 bits),
+// 2026-11-28, GFLOP/s against oneDNN 2.6 in the same run, bench/results/2026-11-28-zen4-dnn-res5.md:
+//   res5, 2 threads, three alternations: forward 196-207 (1.01-1.04x) vs winograd_2x2
+//   153-155 (0.77-0.79x); backward-data 199-212 (0.97-1.04x) vs 132-144 (0.64-0.70x)
+//   (another window: 211 / 210 vs 221 / 181).
+//   res5, 1 thread: forward 105-108 (1.04-1.09x) vs winograd_2x2 109-123 (1.09-1.20x),
+//   backward-data 102-108 (0.99-1.04x) vs 107-112 (1.02-1.12x): F(2x2) kept there.
+//   res4 (14x14, 196 pixels): 110-111 (0.95x) vs 161-165 (1.41-1.44x) at 1 thread,
+//   210 vs 305 at 2: F(2x2).
+// Unmeasured on Intel (two 512-bit FMA pipes), where res5 forward read winograd_2x2
+// 0.75x oneDNN at 1 thread (2026-11-28-xeon-dnn-res4.md): `conv_cputime
+// --algo=direct_weight_lanes` there decides whether 1 thread belongs here too.
+bool direct_weight_lanes_profitable(const ConvDesc& d, Dir dir) {
+  if (dir == Dir::backward_weights || arch::active_isa() != arch::Isa::avx512 || arch::threads_for_call() < 2)
+    return false;
+  return d.kh == 3 && d.kw == 3 && cg_of(d) >= 256 && kg_of(d) >= 256 && d.n * d.out_h() * d.out_w() <= 64;
+}
 std::unique_ptr<conv::ConvAlgorithm> make_direct_weight_lanes(const ConvDesc& d, const ConvLayout&) {
   return conv::make_direct_weight_lanes(d);
 }
@@ -177,6 +194,8 @@ bool winograd_2x2_supports(const ConvDesc& d, Dir dir, const ConvLayout&, arch::
 // instead of 0.77x; res5 (7x7, 512) 99.4 / 91.0 vs 60.3 / 59.8, 0.82x / 0.74x instead of
 // 0.48x / 0.51x; 1 thread, bench/results/2026-11-28-xeon-dnn-res4.md (res3 28x28 at
 // 49 tiles and res2 stay with F(4x4), 1.06-1.09x; F(2x2) 4-5% faster, within noise).
+// (With 2 threads direct_weight_lanes, earlier in the list, takes res5 forward and
+// backward-data from F(2x2).)
 bool winograd_4x4_profitable(const ConvDesc& d, Dir dir) {
   if (!wide(d)) return false;
   const index_t tiles = d.n * ((d.out_h() + 3) / 4) * ((d.out_w() + 3) / 4);

@@ -21,9 +21,10 @@ inline __attribute__((always_inline)) void wl_fwd_tile(const WlFwdArgs& a) {
   for (int v = 0; v < KV; ++v)
 #pragma GCC unroll 16
     for (int i = 0; i < NR * NC; ++i)
-      acc[v][i] = a.accumulate ? V::loadu(a.y + (i / NC) * a.y_rstride + (i % NC) * kWlBlock + v * W)
-                  : a.bias     ? V::loadu(a.bias + v * W)
-                               : V::zero();
+      acc[v][i] = a.accumulate
+                      ? V::loadu(a.y + (i / NC) * a.y_rstride + (i % NC) * kWlBlock + v * W)
+                  : a.bias ? V::loadu(a.bias + v * W)
+                           : V::zero();
   const float* w = a.w;
   const float* xc = a.x;
   for (std::int64_t c = 0; c < a.channels; ++c, xc += a.x_cstride)
@@ -44,7 +45,8 @@ inline __attribute__((always_inline)) void wl_fwd_tile(const WlFwdArgs& a) {
 #pragma GCC unroll 4
   for (int v = 0; v < KV; ++v)
 #pragma GCC unroll 16
-    for (int i = 0; i < NR * NC; ++i) V::storeu(a.y + (i / NC) * a.y_rstride + (i % NC) * kWlBlock + v * W, acc[v][i]);
+    for (int i = 0; i < NR * NC; ++i)
+      V::storeu(a.y + (i / NC) * a.y_rstride + (i % NC) * kWlBlock + v * W, acc[v][i]);
 }
 
 template <class V, int NR, int... C>

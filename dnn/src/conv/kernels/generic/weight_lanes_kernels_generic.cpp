@@ -10,7 +10,8 @@ void wl_fwd_generic(const WlFwdArgs& a) {
     for (int j = 0; j < a.cols; ++j) {
       float acc[kWlBlock];
       float* yv = a.y + i * a.y_rstride + j * kWlBlock;
-      for (int m = 0; m < kWlBlock; ++m) acc[m] = a.accumulate ? yv[m] : (a.bias ? a.bias[m] : 0.0f);
+      for (int m = 0; m < kWlBlock; ++m)
+        acc[m] = a.accumulate ? yv[m] : (a.bias ? a.bias[m] : 0.0f);
       const float* w = a.w;
       for (std::int64_t c = 0; c < a.channels; ++c)
         for (int r = 0; r < a.kh; ++r)

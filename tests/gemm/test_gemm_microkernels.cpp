@@ -5,13 +5,18 @@
 // beta = 0 (C holds NaN, which must not leak), 1 and -0.5, with C's leading dimension
 // larger than the tile. The asm tile also runs every k that reaches its code paths (the
 // k % 4 single steps, the unrolled groups, the C-prefetching tail of 28 steps) and C at
-// an address off the 64-byte line. Skips on CPUs without AVX-512.
+// an address off the 64-byte line. The software-pipelined x14 asm (B as embedded
+// broadcasts, A loaded one k step ahead) runs the same and, with A's panel ending at a
+// guard page, must not read past it. Skips on CPUs without AVX-512.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <random>
 #include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "kernels/microkernel.hpp"
 #include "taihu/arch/cpu_features.hpp"
@@ -175,6 +180,58 @@ TEST(Avx512MicroKernels, Dgemm24x8AsmUnalignedC) {
       EXPECT_TRUE(std::isnan(storage[0]) || beta != 0.0) << "wrote before the tile";
     }
   }
+}
+
+// The software-pipelined x14 asm (16x14pipe / 32x14pipe) in both precisions: every k
+// that reaches its paths (all single steps when k < 14, else k % 4 singles, groups whose
+// look-ahead loads the next step's A, the 14-step C tail), C one element off the line.
+TEST(Avx512MicroKernels, X14PipelinedAsmMatchesNaiveLoop) {
+  if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const std::vector<index_t> ks = {0, 1, 4, 13, 14, 15, 18, 19, 31, 32, 37, 101};
+  ASSERT_EQ(kernels::kAvx512Kernels16x14Pipe.dgemm.mr, 16);
+  ASSERT_EQ(kernels::kAvx512Kernels16x14Pipe.dgemm.nr, 14);
+  exercise(kernels::kAvx512Kernels16x14Pipe.dgemm, ks);
+  ASSERT_EQ(kernels::kAvx512Sgemm32x14Pipe.mr, 32);
+  ASSERT_EQ(kernels::kAvx512Sgemm32x14Pipe.nr, 14);
+  exercise(kernels::kAvx512Sgemm32x14Pipe, ks);
+  const index_t k = 300, ldc = 21;
+  std::mt19937_64 rng(13);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> a(static_cast<size_t>(16 * k)), b(static_cast<size_t>(14 * k));
+  for (auto& x : a) x = u(rng);
+  for (auto& x : b) x = u(rng);
+  alignas(64) static double storage[8 + 21 * 15];
+  for (double beta : {0.0, 2.0}) {
+    for (auto& x : storage) x = beta == 0.0 ? std::numeric_limits<double>::quiet_NaN() : u(rng);
+    std::vector<double> c0(storage + 1, storage + 1 + ldc * 15);
+    kernels::kAvx512Kernels16x14Pipe.dgemm.fn(k, -0.75, a.data(), 16, b.data(), beta, storage + 1, ldc);
+    std::vector<double> c(storage + 1, storage + 1 + ldc * 15);
+    check_tile("unaligned C", 16, 14, k, -0.75, a, 16, b, 14, 1, beta, c0, c, ldc);
+    EXPECT_TRUE(std::isnan(storage[0]) || beta != 0.0) << "wrote before the tile";
+  }
+}
+
+// The look-ahead load must stay inside A's panel: the panel ends where an inaccessible
+// page begins, so a read past it faults (ASan does not see inside inline asm).
+TEST(Avx512MicroKernels, X14PipelinedAsmReadsNothingPastA) {
+  if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* map = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  ASSERT_EQ(mprotect(static_cast<char*>(map) + page, page, PROT_NONE), 0);
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (index_t k : {4, 13, 14, 18, 19, 31}) {  // 16 * k doubles fit in the page
+    double* a_end = reinterpret_cast<double*>(static_cast<char*>(map) + page);
+    double* ap = a_end - 16 * k;
+    std::vector<double> a(static_cast<size_t>(16 * k)), b(static_cast<size_t>(14 * k));
+    for (size_t i = 0; i < a.size(); ++i) ap[i] = a[i] = u(rng);
+    for (auto& x : b) x = u(rng);
+    std::vector<double> c0(16 * 14, 0.0), c = c0;
+    kernels::kAvx512Kernels16x14Pipe.dgemm.fn(k, 1.0, ap, 16, b.data(), 0.0, c.data(), 16);
+    check_tile("A at a guard page", 16, 14, k, 1.0, a, 16, b, 14, 1, 0.0, c0, c, 16);
+  }
+  munmap(map, 2 * page);
 }
 
 TEST(Avx512MicroKernels, Sgemm32x12MatchesNaiveLoop) {

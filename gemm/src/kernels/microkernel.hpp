@@ -81,12 +81,14 @@ extern const KernelSet kAvx512Kernels24x8;
 // (TAIHU_GEMM_DGEMM_TILE=24x8asm) or as embedded {1to8} FMA operands (24x8asmemb).
 extern const KernelSet kAvx512Kernels24x8Asm;
 extern const KernelSet kAvx512Kernels24x8AsmEmb;
+extern const KernelSet kAvx512Kernels16x14Pipe;  // x14 asm, embedded B, A one step ahead
 // AVX-512 with the inline-asm 16x14 DGEMM tile: the default (registry.cpp);
 // kAvx512Kernels above has the 16x12 template tile (TAIHU_GEMM_DGEMM_TILE=16x12).
 extern const KernelSet kAvx512Kernels16x14;
 // The inline-asm SGEMM 32x14 tile (TAIHU_GEMM_SGEMM_TILE=32x14; the sets above have the
 // 32x12 template tile).
 extern const MicroKernel<float> kAvx512Sgemm32x14;
+extern const MicroKernel<float> kAvx512Sgemm32x14Pipe;
 
 // The micro-kernel and GEMV kernels of a set for element type T.
 template <class T>

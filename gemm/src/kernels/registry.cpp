@@ -3,9 +3,11 @@
 // (the intrinsics template), 24x8 (BLIS skx's shape, the same template) or 24x8asm /
 // 24x8asmemb (the inline-asm 24x8, register / embedded broadcasts of B), and the SGEMM
 // tile the 32x12 template unless TAIHU_GEMM_SGEMM_TILE picks 32x14 (the inline asm).
+// 16x14pipe / 32x14pipe: the x14 asm software-pipelined, the default on AMD cores.
 #include <cstdlib>
 #include <string>
 
+#include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/dispatch.hpp"
 #include "taihu/arch/environment.hpp"
 #include "kernels/microkernel.hpp"
@@ -22,7 +24,7 @@ struct TileChoice {
   const char* name;
 };
 
-// DGEMM: empty means 16x14, which measured level with or ahead of 16x12 on the Xeon
+// DGEMM: empty means 16x14 (16x14pipe on AMD, default_tile), which measured level with or ahead of 16x12 on the Xeon
 // (DGEMM 2048^3 0.93 vs 0.90x MKL, bench/results/2026-11-28-xeon-dgemm-asm.md).
 const TileChoice<KernelSet> kDgemmTiles[] = {
     {"16x14", &kAvx512Kernels16x14, "dgemm 16x14 asm"},
@@ -30,17 +32,33 @@ const TileChoice<KernelSet> kDgemmTiles[] = {
     {"24x8", &kAvx512Kernels24x8, "dgemm 24x8"},
     {"24x8asm", &kAvx512Kernels24x8Asm, "dgemm 24x8 asm"},
     {"24x8asmemb", &kAvx512Kernels24x8AsmEmb, "dgemm 24x8 asm embedded-broadcast"},
+    {"16x14pipe", &kAvx512Kernels16x14Pipe, "dgemm 16x14 asm pipelined"},
 };
-// SGEMM: the first entry is the default (bench/results/2026-11-28-xeon-gemm-packing.md).
+// SGEMM: the first entry is the default (bench/results/2026-11-28-xeon-gemm-packing.md),
+// 32x14pipe on AMD (default_tile).
 const TileChoice<MicroKernel<float>> kSgemmTiles[] = {
     {"32x12", &kAvx512Kernels.sgemm, "sgemm 32x12"},
     {"32x14", &kAvx512Sgemm32x14, "sgemm 32x14 asm"},
+    {"32x14pipe", &kAvx512Sgemm32x14Pipe, "sgemm 32x14 asm pipelined"},
 };
+
+// The default tile: on AMD cores the pipelined x14 asm (B as embedded broadcasts, A one
+// step ahead: Zen 4 runs a 512-bit FMA as two 256-bit halves, so a k step has load
+// slots to spare; DGEMM 2048^3 0.96 vs 0.95x the best anchor, SGEMM 0.98 vs 0.95 for
+// 32x12, bench/results/2026-11-28-xeon-gemm-kernel3.md); elsewhere the first entry.
+template <class K, std::size_t N>
+const TileChoice<K>& default_tile(const TileChoice<K> (&tiles)[N]) {
+  static const bool amd = arch::cpu_features().vendor == "AuthenticAMD";
+  if (amd)
+    for (const auto& t : tiles)
+      if (std::string(t.value).find("pipe") != std::string::npos) return t;
+  return tiles[0];
+}
 
 // nullptr: a value that names no tile.
 template <class K, std::size_t N>
 const TileChoice<K>* parse_tile(const TileChoice<K> (&tiles)[N], const char* env) {
-  if (env == nullptr || *env == '\0') return &tiles[0];
+  if (env == nullptr || *env == '\0') return &default_tile(tiles);
   const std::string v(env);
   for (const auto& t : tiles)
     if (v == t.value) return &t;
@@ -67,8 +85,8 @@ template <class K, std::size_t N>
 const TileChoice<K>& read_tile(const TileChoice<K> (&tiles)[N], const char* var, std::string (*problem)()) {
   const TileChoice<K>* t = parse_tile(tiles, std::getenv(var));
   if (t != nullptr) return *t;
-  arch::warn_environment(problem(), std::string("the ") + tiles[0].value + " tile");
-  return tiles[0];
+  arch::warn_environment(problem(), std::string("the ") + default_tile(tiles).value + " tile");
+  return default_tile(tiles);
 }
 
 // The AVX-512 set with the chosen tiles: the chosen DGEMM tile's set, its SGEMM entry

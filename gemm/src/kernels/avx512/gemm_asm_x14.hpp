@@ -24,6 +24,10 @@
 //      wait on memory, while late enough that the lines are not evicted meanwhile
 //      (BLIS skx prefetches C in its last iterations the same way). For shorter k
 //      every column is prefetched before the loop.
+// A second, software-pipelined form (kPipelined; TAIHU_GEMM_DGEMM_TILE=16x14pipe,
+// TAIHU_GEMM_SGEMM_TILE=32x14pipe) takes B as embedded-broadcast FMA operands, which
+// frees zmm2-3 for a second A pair, and loads each step's A one step ahead (see
+// TAIHU_ASM_TILE_X14_PIPE). Same phases, same C update, same rounding.
 // The C update runs in the same asm block (the accumulators never leave registers):
 // beta == 0: C = alpha * acc; beta == 1: C = alpha * acc + C (one FMA with C as the
 // memory operand); otherwise C = alpha * acc + (beta * C), rounded as the template.
@@ -191,9 +195,116 @@ inline constexpr int kNr = 14;
         "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", \
         "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31")
 
+// The pipelined form (kPipelined): B as embedded {1to8} / {1to16} memory operands of the
+// FMAs, so no broadcast instruction and no B register: zmm2-3 become a second A pair
+// and each k step loads the NEXT step's A while its 28 FMAs use this step's, so no FMA
+// waits on an A load issued in the same step and none on a B broadcast. 30 load uops
+// per 28 FMAs (16 with register broadcasts): a trade that depends on the core (a
+// 512-bit FMA is two 256-bit halves on Zen 4, which leaves load slots spare).
+// E: the broadcast count, "8" (double) or "16" (float).
+#define TAIHU_ASM_EFMA2(S, E, BO, J, A0, A1, X, Y)                                                   \
+  "vfmadd231p" S " " #BO "*%c[eb]+" #J "*%c[eb](%[b])%{1to" E "%}, %%zmm" #A0 ", %%zmm" #X "\n\t" \
+  "vfmadd231p" S " " #BO "*%c[eb]+" #J "*%c[eb](%[b])%{1to" E "%}, %%zmm" #A1 ", %%zmm" #Y "\n\t"
+#define TAIHU_ASM_EFMA_ALL(S, E, BO, A0, A1)                                                                    \
+  TAIHU_ASM_EFMA2(S, E, BO, 0, A0, A1, 4, 5) TAIHU_ASM_EFMA2(S, E, BO, 1, A0, A1, 6, 7)                         \
+  TAIHU_ASM_EFMA2(S, E, BO, 2, A0, A1, 8, 9) TAIHU_ASM_EFMA2(S, E, BO, 3, A0, A1, 10, 11)                       \
+  TAIHU_ASM_EFMA2(S, E, BO, 4, A0, A1, 12, 13) TAIHU_ASM_EFMA2(S, E, BO, 5, A0, A1, 14, 15)                     \
+  TAIHU_ASM_EFMA2(S, E, BO, 6, A0, A1, 16, 17) TAIHU_ASM_EFMA2(S, E, BO, 7, A0, A1, 18, 19)                     \
+  TAIHU_ASM_EFMA2(S, E, BO, 8, A0, A1, 20, 21) TAIHU_ASM_EFMA2(S, E, BO, 9, A0, A1, 22, 23)                     \
+  TAIHU_ASM_EFMA2(S, E, BO, 10, A0, A1, 24, 25) TAIHU_ASM_EFMA2(S, E, BO, 11, A0, A1, 26, 27)                   \
+  TAIHU_ASM_EFMA2(S, E, BO, 12, A0, A1, 28, 29) TAIHU_ASM_EFMA2(S, E, BO, 13, A0, A1, 30, 31)
+#define TAIHU_ASM_ALOAD(S, AO, R0, R1)                 \
+  "vmovup" S " " #AO "(%[a]), %%zmm" #R0 "\n\t"        \
+  "vmovup" S " " #AO "+64(%[a]), %%zmm" #R1 "\n\t"
+// One unpipelined step: this step's A into zmm0-1, then its FMAs.
+#define TAIHU_ASM_ESTEP(S, E) TAIHU_ASM_ALOAD(S, 0, 0, 1) TAIHU_ASM_EFMA_ALL(S, E, 0, 0, 1)
+
+// The pipelined asm statement: the same three phases and C update as TAIHU_ASM_TILE_X14;
+// the groups of 4 run only when the C-prefetch tail follows them (gemm_x14 sees to it),
+// so the last group's look-ahead load (A of the first tail step) stays inside A's panel.
+#define TAIHU_ASM_TILE_X14_PIPE(S, E)                                                                      \
+  __asm__ volatile(                                                                                        \
+      "vpxord %%zmm4, %%zmm4, %%zmm4\n\t"                                                                  \
+      "vmovapd %%zmm4, %%zmm5\n\t vmovapd %%zmm4, %%zmm6\n\t vmovapd %%zmm4, %%zmm7\n\t"                   \
+      "vmovapd %%zmm4, %%zmm8\n\t vmovapd %%zmm4, %%zmm9\n\t vmovapd %%zmm4, %%zmm10\n\t"                  \
+      "vmovapd %%zmm4, %%zmm11\n\t vmovapd %%zmm4, %%zmm12\n\t vmovapd %%zmm4, %%zmm13\n\t"                \
+      "vmovapd %%zmm4, %%zmm14\n\t vmovapd %%zmm4, %%zmm15\n\t vmovapd %%zmm4, %%zmm16\n\t"                \
+      "vmovapd %%zmm4, %%zmm17\n\t vmovapd %%zmm4, %%zmm18\n\t vmovapd %%zmm4, %%zmm19\n\t"                \
+      "vmovapd %%zmm4, %%zmm20\n\t vmovapd %%zmm4, %%zmm21\n\t vmovapd %%zmm4, %%zmm22\n\t"                \
+      "vmovapd %%zmm4, %%zmm23\n\t vmovapd %%zmm4, %%zmm24\n\t vmovapd %%zmm4, %%zmm25\n\t"                \
+      "vmovapd %%zmm4, %%zmm26\n\t vmovapd %%zmm4, %%zmm27\n\t vmovapd %%zmm4, %%zmm28\n\t"                \
+      "vmovapd %%zmm4, %%zmm29\n\t vmovapd %%zmm4, %%zmm30\n\t vmovapd %%zmm4, %%zmm31\n\t"                \
+      /* 1. Single steps. */                                                                               \
+      "test %[singles], %[singles]\n\t"                                                                    \
+      "jz 2f\n\t"                                                                                          \
+      "1:\n\t"                                                                                             \
+      TAIHU_ASM_ESTEP(S, E)                                                                                \
+      "add $128, %[a]\n\t"                                                                                 \
+      "add $14*%c[eb], %[b]\n\t"                                                                           \
+      "dec %[singles]\n\t"                                                                                 \
+      "jnz 1b\n\t"                                                                                         \
+      "2:\n\t"                                                                                             \
+      /* 2. Groups of 4 steps, A one step ahead in zmm0-1 / zmm2-3 alternately. */                        \
+      "test %[groups], %[groups]\n\t"                                                                      \
+      "jz 4f\n\t"                                                                                          \
+      TAIHU_ASM_ALOAD(S, 0, 0, 1)                                                                          \
+      ".p2align 5\n\t"                                                                                     \
+      "3:\n\t"                                                                                             \
+      TAIHU_ASM_PFA(0) TAIHU_ASM_PFB(0)                                                                    \
+      TAIHU_ASM_ALOAD(S, 128, 2, 3) TAIHU_ASM_EFMA_ALL(S, E, 0, 0, 1)                                      \
+      TAIHU_ASM_PFA(64) TAIHU_ASM_PFA(128) TAIHU_ASM_PFB(8) TAIHU_ASM_PFB(16)                              \
+      TAIHU_ASM_ALOAD(S, 256, 0, 1) TAIHU_ASM_EFMA_ALL(S, E, 14, 2, 3)                                     \
+      TAIHU_ASM_PFA(192) TAIHU_ASM_PFA(256) TAIHU_ASM_PFB(24) TAIHU_ASM_PFB(32)                             \
+      TAIHU_ASM_ALOAD(S, 384, 2, 3) TAIHU_ASM_EFMA_ALL(S, E, 28, 0, 1)                                     \
+      TAIHU_ASM_PFA(320) TAIHU_ASM_PFA(384) TAIHU_ASM_PFA(448) TAIHU_ASM_PFB(40) TAIHU_ASM_PFB(48)          \
+      TAIHU_ASM_ALOAD(S, 512, 0, 1) TAIHU_ASM_EFMA_ALL(S, E, 42, 2, 3)                                     \
+      "add $512, %[a]\n\t"                                                                                 \
+      "add $56*%c[eb], %[b]\n\t"                                                                           \
+      "dec %[groups]\n\t"                                                                                  \
+      "jnz 3b\n\t"                                                                                         \
+      "4:\n\t"                                                                                             \
+      /* 3. The C-prefetching tail, unpipelined steps. */                                                  \
+      "test %[tail], %[tail]\n\t"                                                                          \
+      "jz 6f\n\t"                                                                                          \
+      "5:\n\t"                                                                                             \
+      TAIHU_ASM_PFC                                                                                        \
+      "mov %[per_col], %[inner]\n\t"                                                                       \
+      "7:\n\t"                                                                                             \
+      TAIHU_ASM_PFA(0) TAIHU_ASM_PFA(64)                                                                   \
+      TAIHU_ASM_ESTEP(S, E)                                                                                \
+      "add $128, %[a]\n\t"                                                                                 \
+      "add $14*%c[eb], %[b]\n\t"                                                                           \
+      "dec %[inner]\n\t"                                                                                   \
+      "jnz 7b\n\t"                                                                                         \
+      "dec %[tail]\n\t"                                                                                    \
+      "jnz 5b\n\t"                                                                                         \
+      "6:\n\t"                                                                                             \
+      "vbroadcasts" S " (%[alpha]), %%zmm0\n\t"                                                            \
+      "vbroadcasts" S " (%[beta]), %%zmm1\n\t"                                                             \
+      "cmp $1, %[mode]\n\t"                                                                                \
+      "je 8f\n\t"                                                                                          \
+      "ja 9f\n\t"                                                                                          \
+      TAIHU_ASM_C_ALL(TAIHU_ASM_C_BETA0, S)                                                                \
+      "jmp 10f\n\t"                                                                                        \
+      "8:\n\t"                                                                                             \
+      TAIHU_ASM_C_ALL(TAIHU_ASM_C_BETA1, S)                                                                \
+      "jmp 10f\n\t"                                                                                        \
+      "9:\n\t"                                                                                             \
+      TAIHU_ASM_C_ALL(TAIHU_ASM_C_BETAN, S)                                                                \
+      "10:\n\t"                                                                                            \
+      "vzeroupper\n\t"                                                                                     \
+      : [a] "+r"(ap), [b] "+r"(bp), [singles] "+r"(singles), [groups] "+r"(groups), [tail] "+r"(tail),     \
+        [cp] "+r"(cp), [cpf] "+r"(cpf), [inner] "=&r"(inner)                                               \
+      : [ldc] "r"(ldc_bytes), [alpha] "r"(&alpha), [beta] "r"(&beta), [mode] "r"(mode),                    \
+        [per_col] "r"(per_col), [pfa] "i"(kPfA), [pfb] "i"(kPfB), [eb] "i"(sizeof(T))                      \
+      : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",     \
+        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", \
+        "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31")
+
 // kPfA / kPfB: prefetch distance in bytes for A and B; tail_steps (>= 1): k steps per
 // C column in the C-prefetching tail. T: double (the 16x14 tile) or float (32x14).
-template <class T, int kPfA, int kPfB>
+// kPipelined: the embedded-broadcast form with A loaded one step ahead (above).
+template <class T, int kPfA, int kPfB, bool kPipelined = false>
 inline void gemm_x14(index_t k, T alpha, const T* a, const T* b, T beta, T* c, index_t ldc,
                      std::int64_t tail_steps) {
   static_assert(sizeof(T) == 8 || sizeof(T) == 4, "double or float");
@@ -210,12 +321,20 @@ inline void gemm_x14(index_t k, T alpha, const T* a, const T* b, T beta, T* c, i
   }
   const std::int64_t body = static_cast<std::int64_t>(k) - tail * per_col;
   std::int64_t singles = body % 4, groups = body / 4;
+  if (kPipelined && tail == 0) {  // no tail: the groups' look-ahead would read past A's panel
+    singles = body;
+    groups = 0;
+  }
   const std::int64_t mode = beta == T(0) ? 0 : beta == T(1) ? 1 : 2;
   T* cp = c;
   T* cpf = c;
   const T* ap = a;
   const T* bp = b;
-  if constexpr (sizeof(T) == 8)
+  if constexpr (kPipelined && sizeof(T) == 8)
+    TAIHU_ASM_TILE_X14_PIPE("d", "8");
+  else if constexpr (kPipelined)
+    TAIHU_ASM_TILE_X14_PIPE("s", "16");
+  else if constexpr (sizeof(T) == 8)
     TAIHU_ASM_TILE_X14("d");
   else
     TAIHU_ASM_TILE_X14("s");
@@ -232,5 +351,10 @@ inline void gemm_x14(index_t k, T alpha, const T* a, const T* b, T beta, T* c, i
 #undef TAIHU_ASM_PFC
 #undef TAIHU_ASM_BCAST
 #undef TAIHU_ASM_TILE_X14
+#undef TAIHU_ASM_TILE_X14_PIPE
+#undef TAIHU_ASM_EFMA2
+#undef TAIHU_ASM_EFMA_ALL
+#undef TAIHU_ASM_ALOAD
+#undef TAIHU_ASM_ESTEP
 
 }  // namespace taihu::gemm::kernels::asm_x14

@@ -159,21 +159,22 @@ constexpr MicroKernel<typename V::T> template_tile() {
 // 1, 2, 4 or 8 steps per column, 1 the best in both passes).
 // The SGEMM 32x14 tile takes the same byte distances (A's 4 steps are 512 bytes either
 // way; B's 4 steps are 224 bytes of floats, so 1792 bytes is 8 groups ahead).
-template <class V>
+// kPipelined: B as embedded broadcasts, A loaded one step ahead (gemm_asm_x14.hpp).
+template <class V, bool kPipelined = false>
 void asm_x14_full_tile(index_t k, typename V::T alpha, const typename V::T* a, index_t a_step,
                        const typename V::T* b, typename V::T beta, typename V::T* c, index_t ldc) {
   using T = typename V::T;
   if (a_step == asm_x14::kMr<T>)
-    asm_x14::gemm_x14<T, 1024, 1792>(k, alpha, a, b, beta, c, ldc, 1);
+    asm_x14::gemm_x14<T, 1024, 1792, kPipelined>(k, alpha, a, b, beta, c, ldc, 1);
   else
     simd_microkernel<V, asm_x14::kMr<T>, asm_x14::kNr>(k, alpha, a, a_step, b, beta, c, ldc);
 }
 
 // Narrow, half-row and unpacked-B edges from the template, the full tile from the asm.
-template <class V>
+template <class V, bool kPipelined = false>
 constexpr MicroKernel<typename V::T> asm_x14_tile() {
   MicroKernel<typename V::T> uk = template_tile<V, asm_x14::kMr<typename V::T>, asm_x14::kNr>();
-  uk.fn = &asm_x14_full_tile<V>;
+  uk.fn = &asm_x14_full_tile<V, kPipelined>;
   return uk;
 }
 
@@ -228,5 +229,10 @@ const KernelSet kAvx512Kernels24x8AsmEmb = avx512_set(asm_24x8_tile<true>());
 
 // The inline-asm SGEMM 32x14 tile (TAIHU_GEMM_SGEMM_TILE=32x14; registry.cpp).
 const MicroKernel<float> kAvx512Sgemm32x14 = asm_x14_tile<Avx512F32>();
+
+// The x14 asm software-pipelined: B as embedded broadcasts, A one k step ahead in a
+// second register pair (TAIHU_GEMM_DGEMM_TILE=16x14pipe, TAIHU_GEMM_SGEMM_TILE=32x14pipe).
+const KernelSet kAvx512Kernels16x14Pipe = avx512_set(asm_x14_tile<Avx512F64, true>());
+const MicroKernel<float> kAvx512Sgemm32x14Pipe = asm_x14_tile<Avx512F32, true>();
 
 }  // namespace taihu::gemm::kernels

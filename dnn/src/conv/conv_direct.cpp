@@ -177,9 +177,11 @@ void fill_plane(const ConvDesc& d, const InputGeometry& g, const float* x, float
       std::memset(out + d.pad_w + d.w, 0, sizeof(float) * (row - d.pad_w - d.w));
       continue;
     }
-    for (index_t ixp = 0; ixp < row; ++ixp) {
-      const index_t ix = ixp - d.pad_w;
-      out[(ixp % g.sw) * g.wq + ixp / g.sw] = (ix >= 0 && ix < d.w) ? src[ix] : 0.0f;
+    // Phase by phase (no division per element: the first layers' backward-weights
+    // spent ~10% of their time here with ixp % sw, ixp / sw).
+    for (index_t ph = 0; ph < g.sw; ++ph) {
+      float* o = out + ph * g.wq;
+      for (index_t q = 0, ix = ph - d.pad_w; q < g.wq; ++q, ix += g.sw) o[q] = (ix >= 0 && ix < d.w) ? src[ix] : 0.0f;
     }
   }
 }
@@ -342,7 +344,12 @@ class Direct final : public ConvAlgorithm {
     // Reduction chunks (images x rows x pixels) of about 256 pixels: a 16-channel
     // slice of dY^T's chunk (64 B per pixel) stays in L1 while the column tiles sweep it
     // (AVX-512's 64-channel slice, 64 KiB, in L2).
-    const index_t budget_px = 256;
+    // First layers on the wide (AVX-512) tile (<= 4 input channels: 3-4 x 49-121
+    // columns, so ~25-60 tile calls per chunk) take 512: each call's dw update through a
+    // small buffer was ~5% of the tile's time at 256 (ResNet-50 conv1 86.5 -> 91.7
+    // GFLOP/s, AlexNet conv1 93.6 -> 97.7 on a Zen 4 core; 1024 no better). AVX2's
+    // 16-channel tile was not measured there and keeps 256.
+    const index_t budget_px = cg_ <= 4 && kernels().bwdw_channels > 16 ? 512 : 256;
     index_t images = 1, rows = geo_.oh, pixels = geo_.ow;
     if (geo_.in_place)
       pixels = std::min(geo_.ow, budget_px);
@@ -399,20 +406,70 @@ class Direct final : public ConvAlgorithm {
       a.dyt_image_stride = (local ? chunk_px : plane) * d_.groups * kpad;
       a.dyt_row_stride = geo_.ow * kpad;
       a.dw_kstride = cols;
-      // Reduction chunk ci, units [u0, u1) into dw_out.
-      auto run_chunk = [&](index_t ci, index_t u0, index_t u1, float* dw_out, double* db_out) {
+      // The dY lines of chunk ci (what dyt_rows reads for it), spread over the units of
+      // the chunk before it: pulled into L2 while that chunk's tiles run, so the gather
+      // does not wait on memory (it was a separate memory-bound phase per chunk).
+      struct DyPrefetch {
+        const float* base = nullptr;  // segment 0's first float
+        index_t segs = 0, seg_lines = 0, per_ng = 0, seg_stride = 0, ng_stride = 0;
+        index_t next = 0, total = 0;  // lines issued so far, lines in all
+        const float *ng_base = nullptr, *seg = nullptr;  // where line `next` lies
+        index_t in_ng = 0, line = 0;
+      } pf;
+      auto prefetch_start = [&](index_t ci) {
+        pf.total = pf.next = 0;
+        if (!local || ci < 0 || ci >= chunks) return;
+        const index_t n0 = ci / (row_chunks * px_chunks) * images;
+        const index_t oy0 = ci / px_chunks % row_chunks * rows, x0 = ci % px_chunks * pixels;
+        const index_t imgs = std::min(images, d_.n - n0), rws = std::min(rows, geo_.oh - oy0);
+        const index_t count = (rws - 1) * geo_.ow + std::min(geo_.ow, x0 + pixels) - x0, p0 = oy0 * geo_.ow + x0;
+        pf.per_ng = y_nchw8c_ ? ceil_div(kg_, 8) : kg_;  // contiguous segments per (image, group)
+        pf.seg_stride = y_nchw8c_ ? plane * 8 : plane;
+        pf.ng_stride = pf.per_ng * pf.seg_stride;
+        pf.seg_lines = ceil_div(y_nchw8c_ ? count * 8 : count, 16) + 1;  // + 1: unaligned starts
+        pf.segs = imgs * d_.groups * pf.per_ng;
+        pf.base = dy + n0 * d_.groups * pf.ng_stride + (y_nchw8c_ ? p0 * 8 : p0);
+        pf.total = pf.segs * pf.seg_lines;
+        pf.ng_base = pf.seg = pf.base;
+        pf.in_ng = pf.line = 0;
+      };
+      auto prefetch_step = [&](index_t u, index_t count_units) {
+        const index_t until = pf.total * (u + 1) / count_units;
+        for (; pf.next < until; ++pf.next) {  // (no division per line: this runs between tiles)
+          __builtin_prefetch(pf.seg + pf.line * 16, 0, 2);
+          if (++pf.line == pf.seg_lines) {
+            pf.line = 0;
+            if (++pf.in_ng == pf.per_ng) {
+              pf.in_ng = 0;
+              pf.ng_base += pf.ng_stride;
+            }
+            pf.seg = pf.ng_base + pf.in_ng * pf.seg_stride;
+          }
+        }
+      };
+      // Reduction chunk ci, units [u0, u1) into dw_out; next: the chunk whose dY to
+      // prefetch meanwhile (or -1).
+      auto run_chunk = [&](index_t ci, index_t u0, index_t u1, float* dw_out, double* db_out, index_t next) {
         const index_t n0 = ci / (row_chunks * px_chunks) * images;
         const index_t oy0 = ci / px_chunks % row_chunks * rows, x0 = ci % px_chunks * pixels;
         a.images = std::min(images, d_.n - n0);
         a.rows = std::min(rows, geo_.oh - oy0);
         a.run = std::min(geo_.ow, x0 + pixels) - x0;
+        prefetch_start(next);
         if (local)  // the chunk's slice of each (image, group): rows x run pixels from oy0, x0
           for (index_t i = 0; i < a.images; ++i)
             for (index_t gi = 0; gi < d_.groups; ++gi) {
               const index_t count = (a.rows - 1) * geo_.ow + a.run;
               float* slice = dyt_local + (i * d_.groups + gi) * chunk_px * kpad;
-              dyt_rows(dy, (n0 + i) * d_.groups + gi, oy0 * geo_.ow + x0, count, slice, kpad, transpose);
-              if (db_out) {
+              // nChw8c: the bias sums taken during the gather (the same order of additions
+              // as the loop below, so the same bits; one pass over the slice instead of two).
+              const bool sums_fused = db_out && y_nchw8c_;
+              if (sums_fused) std::fill(bsum.begin(), bsum.end(), 0.0f);
+              dyt_rows(dy, (n0 + i) * d_.groups + gi, oy0 * geo_.ow + x0, count, slice, kpad, transpose,
+                       sums_fused ? bsum.data() : nullptr);
+              if (sums_fused) {
+                for (index_t k = 0; k < kg_; ++k) db_out[gi * kg_ + k] += bsum[static_cast<std::size_t>(k)];
+              } else if (db_out) {
                 std::fill(bsum.begin(), bsum.end(), 0.0f);
                 for (index_t px = 0; px < count; ++px) {
                   const float* row = slice + px * kpad;
@@ -434,6 +491,7 @@ class Direct final : public ConvAlgorithm {
           a.x = xin + (n0 * d_.c + gi * cg_) * geo_.chan_stride + oy0 * geo_.row_step + x0;
           a.dw = dw_out + (gi * kg_ + k0) * cols + j0;
           kernel(a);
+          if (pf.total > 0) prefetch_step(u - u0, u1 - u0);
         }
       };
       const int t = omp_get_thread_num(), tn = omp_get_num_threads();
@@ -445,7 +503,7 @@ class Direct final : public ConvAlgorithm {
           index_t c0, c1;
           split_range(chunks, static_cast<int>(part), static_cast<int>(parts), c0, c1);
           for (index_t ci = c0; ci < c1; ++ci)
-            run_chunk(ci, 0, units, out, fuse_bias ? db_part_.data() + part * d_.k : nullptr);
+            run_chunk(ci, 0, units, out, fuse_bias ? db_part_.data() + part * d_.k : nullptr, ci + 1 < c1 ? ci + 1 : -1);
         }
 #pragma omp for schedule(static)
         for (index_t i = 0; i < wsize; ++i) {
@@ -457,7 +515,7 @@ class Direct final : public ConvAlgorithm {
         // Threads own disjoint unit ranges (dw tiles) and sweep every chunk.
         index_t u0, u1;
         split_range(units, t, tn, u0, u1);
-        for (index_t ci = 0; ci < chunks; ++ci) run_chunk(ci, u0, u1, dw, fuse_bias ? db_part_.data() : nullptr);
+        for (index_t ci = 0; ci < chunks; ++ci) run_chunk(ci, u0, u1, dw, fuse_bias ? db_part_.data() : nullptr, ci + 1);
       }
     }
     if (!fuse_bias) {
@@ -645,8 +703,9 @@ class Direct final : public ConvAlgorithm {
   // dY^T rows: pixels [p0, p0 + count) of (image, group) ng as [pixel][kpad] at dst:
   // transposed from NCHW, or gathered 8 channels at a time from an nChw8c dY (groups 1;
   // its zero lanes past k, and the buffer's zero lanes past its blocks, fill kpad).
+  // bsum (nChw8c only; or null): bsum[k] += dY's values of channel k, pixel by pixel.
   void dyt_rows(const float* dy, index_t ng, index_t p0, index_t count, float* dst, index_t kpad,
-                TransposeKernel transpose) const {
+                TransposeKernel transpose, float* bsum = nullptr) const {
     const index_t plane = d_.out_h() * d_.out_w();
     if (!y_nchw8c_) {
       transpose(dy + ng * kg_ * plane + p0, plane, kg_, count, dst, kpad);
@@ -655,7 +714,18 @@ class Direct final : public ConvAlgorithm {
     const index_t kb = ceil_div(kg_, 8);  // dY's blocks (dY^T's lanes past them stay zero)
     for (index_t b = 0; b < kb; ++b) {
       const float* src = dy + ((ng * kb + b) * plane + p0) * 8;
-      for (index_t px = 0; px < count; ++px) std::memcpy(dst + px * kpad + b * 8, src + px * 8, 8 * sizeof(float));
+      if (!bsum) {
+        for (index_t px = 0; px < count; ++px) std::memcpy(dst + px * kpad + b * 8, src + px * 8, 8 * sizeof(float));
+        continue;
+      }
+      float s[8] = {};
+      for (index_t px = 0; px < count; ++px)
+        for (int j = 0; j < 8; ++j) {
+          const float v = src[px * 8 + j];
+          dst[px * kpad + b * 8 + j] = v;
+          s[j] += v;
+        }
+      for (int j = 0; j < 8; ++j) bsum[b * 8 + j] += s[j];
     }
   }
 

@@ -88,14 +88,17 @@ TEST(DnnConvAvx512Emulated, DirectBackwardWeightsTileMatchesTheDefinition) {
 // without row spans, from zero, the bias or the scratch (accumulate): the scratch slots
 // of the groups it reports done against the double sum, the slots of the tiles left to
 // the caller untouched.
+// per_row pixels per output row, `stride` floats apart: 7 at 2 puts every 12-pixel group
+// across rows (the per-pixel pointer form); 13 at 1, 2 or 4 gives whole groups inside
+// one row (the constant-stride form) beside groups that cross.
 template <int NP>
-void check_ocv32(int kw, bool dilated, bool spans, int mode) {
+void check_ocv32(int kw, bool dilated, bool spans, int mode, int stride = 2, int per_row = 7) {
   using taihu::dnn::conv::DirectOcvArgs;
   const std::int64_t row = 40, cs = 40 * 30, channels = 2, taps = kw * kw, tiles = 9, pixels = tiles * 3;
   std::vector<std::int64_t> tap_off(static_cast<std::size_t>(taps)), x_off(static_cast<std::size_t>(pixels));
   for (int r = 0; r < kw; ++r)
     for (int c = 0; c < kw; ++c) tap_off[static_cast<std::size_t>(r * kw + c)] = (dilated ? 2 : 1) * (r * row + c);
-  for (std::int64_t p = 0; p < pixels; ++p) x_off[static_cast<std::size_t>(p)] = (p / 7) * 2 * row + (p % 7) * 2 + 1;
+  for (std::int64_t p = 0; p < pixels; ++p) x_off[static_cast<std::size_t>(p)] = (p / per_row) * 2 * row + (p % per_row) * stride + 1;
   std::vector<std::int16_t> span(static_cast<std::size_t>(2 * pixels));
   for (std::int64_t p = 0; p < pixels; ++p) {  // rows [p % 3, kw) inside: the rest multiply zero
     span[static_cast<std::size_t>(2 * p)] = static_cast<std::int16_t>(p % 3 < kw ? p % 3 : 0);
@@ -158,6 +161,11 @@ TEST(DnnConvAvx512Emulated, FirstLayerTileMatchesTheDefinition) {
     check_ocv32<6>(3, true, false, mode);
     check_ocv32<12>(7, false, true, mode);
     check_ocv32<12>(7, false, false, mode);
+    for (int stride : {1, 2, 4}) {
+      check_ocv32<12>(7, false, true, mode, stride, 13);
+      check_ocv32<6>(5, false, false, mode, stride, 13);
+      check_ocv32<12>(11, false, false, mode, stride, 13);
+    }
   }
 }
 

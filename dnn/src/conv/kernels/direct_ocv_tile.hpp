@@ -12,7 +12,10 @@
 // instantiates this one.
 // Kernel rows of KW taps (> 0: dilation 1) are unrolled; a pixel group runs the union of
 // its pixels' row spans (rows outside a pixel's span read zero padding, as the
-// contract's 4 x 3 tile does on its own union).
+// contract's 4 x 3 tile does on its own union). A group whose pixels lie in one row at
+// stride 1, 2 or 4 addresses its broadcasts from one base register (SW): ResNet-50 /
+// AlexNet conv1 forward 100 -> 104-106 GFLOP/s on a Zen 4 core (the per-pixel pointers
+// had spilled); groups that cross a row keep the per-pixel pointers.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -22,12 +25,16 @@
 namespace taihu::dnn::conv::kernels {
 namespace {
 
-template <class V, int NP, int KW>
-inline __attribute__((always_inline)) void ocv32_group(const DirectOcvArgs& a, const std::int64_t* x_off,
-                                                       const std::int16_t* span, float* out) {
+// SW > 0: the group's NP pixels lie in one row, SW floats apart (x_off[p] == x_off[0] +
+// p * SW): every broadcast is then one base register plus a constant, instead of NP
+// pointers (12 of x86's 16 general registers, which spilled around the FMAs).
+// (Not inlined: the four variants in one function spilled accumulators.)
+template <class V, int NP, int KW, int SW = 0>
+__attribute__((noinline)) void ocv32_group(const DirectOcvArgs& a, const std::int64_t* x_off, const std::int16_t* span,
+                                           float* out) {
   using Reg = typename V::Reg;
   constexpr int W = V::W, NWV = 32 / W, BPV = W / 8, CH = 32;
-  const std::int64_t bs = a.acc_bstride;
+  std::int64_t bs = a.acc_bstride;
   Reg acc[NWV][NP];
 #pragma GCC unroll 4
   for (int q = 0; q < NWV; ++q)
@@ -63,7 +70,29 @@ inline __attribute__((always_inline)) void ocv32_group(const DirectOcvArgs& a, c
   for (std::int64_t c = 0; c < a.channels; ++c) {
     const float* xc = a.x + c * a.chan_stride;
     const float* wc = a.w + c * taps * CH;
-    if constexpr (KW > 0) {
+    if constexpr (SW > 0) {
+      static_assert(KW > 0);
+      for (std::int64_t t = t_begin; t < t_end; t += KW) {
+        const float* x0 = xc + a.tap_off[t] + x_off[0];
+        const float* wt = wc + t * CH;
+#pragma GCC unroll 16
+        for (int j = 0; j < KW; ++j) {
+          Reg wv[NWV];
+#pragma GCC unroll 4
+          for (int q = 0; q < NWV; ++q) wv[q] = V::loadu(wt + j * CH + q * W);
+          // (Opaque per tap: with SW | j the same input value recurs over taps, and the
+          // compiler kept those broadcasts live across taps, spilling them.)
+          const float* xj = x0 + j;
+          asm("" : "+r"(xj));
+#pragma GCC unroll 12
+          for (int p = 0; p < NP; ++p) {
+            const Reg xb = V::bcast(xj + p * SW);
+#pragma GCC unroll 4
+            for (int q = 0; q < NWV; ++q) acc[q][p] = V::fma(wv[q], xb, acc[q][p]);
+          }
+        }
+      }
+    } else if constexpr (KW > 0) {
       for (std::int64_t t = t_begin; t < t_end; t += KW) {
         const float* px[NP];
 #pragma GCC unroll 12
@@ -81,6 +110,10 @@ inline __attribute__((always_inline)) void ocv32_group(const DirectOcvArgs& a, c
       }
     }
   }
+  // The store addresses from here on, not kept from the loads above (24 pointers held
+  // over the loop spilled general registers into vector ones, and those spilled
+  // accumulators).
+  asm("" : "+r"(out), "+r"(bs));
 #pragma GCC unroll 4
   for (int q = 0; q < NWV; ++q)
 #pragma GCC unroll 12
@@ -137,7 +170,22 @@ int ocv32_groups(const DirectOcvArgs& a) {
   for (int g = 0; g < groups; ++g) {
     pf.step();
     const std::int64_t p0 = static_cast<std::int64_t>(g) * NP;
-    ocv32_group<V, NP, KW>(a, a.x_off + p0, a.row_span ? a.row_span + 2 * p0 : nullptr, a.acc + p0 * 8);
+    const std::int64_t* xo = a.x_off + p0;
+    const std::int16_t* span = a.row_span ? a.row_span + 2 * p0 : nullptr;
+    float* out = a.acc + p0 * 8;
+    if constexpr (KW > 0) {
+      // One row at the first layers' strides (CIFAR-10 1, ResNet-50 2, AlexNet 4)?
+      const std::int64_t sw = xo[1] - xo[0];
+      bool row = sw == 1 || sw == 2 || sw == 4;
+      for (int p = 2; p < NP && row; ++p) row = xo[p] - xo[p - 1] == sw;
+      if (row) {
+        if (sw == 1) ocv32_group<V, NP, KW, 1>(a, xo, span, out);
+        else if (sw == 2) ocv32_group<V, NP, KW, 2>(a, xo, span, out);
+        else ocv32_group<V, NP, KW, 4>(a, xo, span, out);
+        continue;
+      }
+    }
+    ocv32_group<V, NP, KW>(a, xo, span, out);
   }
   return groups * TG;
 }

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 #include "codegen/halide_jit_hooks.hpp"
 #include "codegen/halide_lower.hpp"
@@ -147,60 +148,77 @@ class OcvecKernel final : public PrepackedConvKernel {
   }
 
  private:
-  // ocvec l=1: dnn's pointwise tile (a 1x1, stride-1, unpadded conv is Y[n] = W X[n] on
-  // the flattened plane). Halide dimensions innermost first; M = x_tile output channels,
-  // PT = k_vectors * V pixels per tile:
-  //   wp(ki, c, kt)      = W[kt M + ki][c], zero for kt M + ki >= K
-  //   acc(p, ki, kt, n)  = sum_c wp(ki, c, kt) X[n][c][p]
-  //   Y(p, k, n)         = acc(p, k % M, k / M, n)
+  // ocvec l=1: dnn's pointwise tile on the flattened plane. A 1x1, stride-1, unpadded
+  // conv is Y[n] = W X[n] with pixels q = y W + x; an unpadded R x S window reads
+  // X[c][q + r W + s] for the same q over whole input rows (q's columns x >= OW are
+  // computed and dropped: (W - OW) / W of the work), so the q range ends at the last
+  // valid pixel, Q = (OH - 1) W + OW, where the last read is the plane's last value.
+  // Halide dimensions innermost first; M = x_tile output channels, PT = k_vectors * V:
+  //   wp(ki, s, r, c, kt)  = W[kt M + ki][c][r][s], zero for kt M + ki >= K
+  //   acc(q, ki, kt, n)    = sum_{c,r,s} wp(ki, s, r, c, kt) X[n][c][q + r W + s]
+  //   flat(q, k, n)        = acc(q, k % M, k / M, n)
+  //   Y(x, y, k, n)        = flat(y W + x, k, n)   (1x1: Y is flat itself)
   void build_pixel_lanes(const ConvPattern& cv, const OcvecSchedule& os, const std::string& sfx, bool jit) {
     const int V = vector_lanes();
     const int N = static_cast<int>(cv.n), C = static_cast<int>(cv.c), K = static_cast<int>(cv.k);
-    const int P = static_cast<int>(cv.h * cv.w);
+    const int H = static_cast<int>(cv.h), W = static_cast<int>(cv.w), R = static_cast<int>(cv.r), S = static_cast<int>(cv.s);
+    const int OH = static_cast<int>(cv.oh), OW = static_cast<int>(cv.ow);
+    const bool pointwise = R == 1 && S == 1;
+    const int P = (OH - 1) * W + OW;  // flattened pixels computed (H W for a 1x1)
     const int M = std::max(1, std::min(os.x_tile, K));
     const int KT = (K + M - 1) / M;
     const int PT = std::max(1, os.k_vectors) * V;
     const int cb = os.c_block > 0 && os.c_block < C ? static_cast<int>(os.c_block) : 0;
-    x_sizes_ = {P, C, N};
-    w_sizes_ = {1, 1, C, K};
-    y_sizes_ = {P, K, N};
-    packed_sizes_ = {M, C, KT};
+    x_sizes_ = {H * W, C, N};
+    w_sizes_ = {S, R, C, K};
+    y_sizes_ = pointwise ? std::vector<int>{P, K, N} : std::vector<int>{OW, OH, K, N};
+    packed_sizes_ = {M, S, R, C, KT};
     if (jit) packed_ = Buffer<float>(packed_sizes_);
 
-    Var ki("ki"), kt("kt"), k("k"), c("c"), p("p"), n("n");
-    {  // Weights: packed [kt][c][ki], zero past K.
+    Var ki("ki"), kt("kt"), k("k"), c("c"), p("p"), n("n"), sv("sv"), r("r");
+    {  // Weights: packed [kt][c][r][s][ki], zero past K.
       w_in_ = ImageParam(Float(32), 4, "ocv_w" + sfx);
       set_dense(w_in_, w_sizes_);
       Func wz = BoundaryConditions::constant_exterior(w_in_, 0.0f);
       Func wp("ocv_wp" + sfx);
-      wp(ki, c, kt) = wz(0, 0, c, kt * M + ki);
-      wp.reorder(ki, c, kt).parallel(kt);
+      wp(ki, sv, r, c, kt) = wz(sv, r, c, kt * M + ki);
+      wp.reorder(ki, sv, r, c, kt).parallel(kt);
       set_dense(wp.output_buffer(), packed_sizes_);
       weights_ = Pipeline(wp);
       if (jit) weights_.compile_jit(target_for_this_cpu());
     }
     x_in_ = ImageParam(Float(32), 3, "ocv_x" + sfx);
     set_dense(x_in_, x_sizes_);
-    packed_in_ = ImageParam(Float(32), 3, "ocv_wpin" + sfx);
+    packed_in_ = ImageParam(Float(32), 5, "ocv_wpin" + sfx);
     set_dense(packed_in_, packed_sizes_);
     // A strip wider than the plane reads zeros past it (the output's guard drops them).
     Func xin("ocv_xin" + sfx);
     if (PT <= P) xin(p, c, n) = x_in_(p, c, n);
     else xin(p, c, n) = BoundaryConditions::constant_exterior(x_in_, 0.0f)(p, c, n);
-    // Strips outside the channel tiles: the strip's input copied to a contiguous
+    // Strips outside the channel tiles (1x1): the strip's input copied to a contiguous
     // [C][PT] buffer per strip (as dnn copies its strips). Read in place, a channel's
     // row of the strip lies a plane apart from the next (12.5 KiB at 56x56): the 2 C
     // lines fall into few L1 sets and miss again for every channel tile.
     const bool strips_outer = os.rows_outer != 0 || cb > 0;
+    const bool staged = strips_outer && pointwise;
     Func xs("ocv_xs" + sfx);
     xs(p, c, n) = xin(p, c, n);
-    RDom rc(0, C, "ocv_rc" + sfx);
-    Func acc("ocv_acc" + sfx), out("ocv_y" + sfx);
+    RDom rc(0, S, 0, R, 0, C, "ocv_rc" + sfx);
+    Func acc("ocv_acc" + sfx), out("ocv_flat" + sfx);
     acc(p, ki, kt, n) = 0.0f;
-    acc(p, ki, kt, n) += packed_in_(ki, rc, kt) * (strips_outer ? xs : xin)(p, rc, n);
+    acc(p, ki, kt, n) += packed_in_(ki, rc.x, rc.y, rc.z, kt) * (staged ? xs : xin)(p + rc.y * W + rc.x, rc.z, n);
     out(p, k, n) = acc(p, k % M, k / M, n);
-    set_dense(out.output_buffer(), y_sizes_);
-
+    Func y4("ocv_y" + sfx);
+    if (pointwise) {
+      set_dense(out.output_buffer(), y_sizes_);
+    } else {  // whole rows computed, the valid columns copied out
+      Var x("x"), yy("yy"), kn("kn");
+      y4(x, yy, k, n) = out(yy * W + x, k, n);
+      set_dense(y4.output_buffer(), y_sizes_);
+      out.compute_root();
+      y4.fuse(k, n, kn).parallel(kn);
+      if (OW >= V) y4.vectorize(x, V, TailStrategy::ShiftInwards);
+    }
     Var ko("ko"), kq("kq"), po("po"), pi("pi"), pv("pv"), pw("pw"), task("task");
     out.split(k, ko, kq, M, TailStrategy::GuardWithIf);
     out.split(p, po, pi, PT, PT <= P ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
@@ -218,7 +236,7 @@ class OcvecKernel final : public PrepackedConvKernel {
     // Constant indices into the register tile (pi's vectors and kq unrolled; see above).
     out.split(pi, pw, pv, V, TailStrategy::GuardWithIf).vectorize(pv).unroll(pw).unroll(kq);
     Var av("av"), aw("aw");
-    if (strips_outer) xs.compute_at(out, task).bound_extent(p, PT).vectorize(p, V);
+    if (staged) xs.compute_at(out, task).bound_extent(p, PT).vectorize(p, V);
     if (cb == 0) {
       // acc = the register tile: k_vectors vectors of pixels x M output channels, over
       // the whole reduction. Per input channel: k_vectors loads of the strip, M
@@ -226,7 +244,7 @@ class OcvecKernel final : public PrepackedConvKernel {
       // (the pixel vectors innermost in the unrolled body, so one broadcast is live).
       acc.compute_at(out, strips_outer ? ko : chunk > 0 ? ps : po).store_in(MemoryType::Register).bound_extent(p, PT).bound_extent(ki, M).bound_extent(kt, 1);
       acc.split(p, aw, av, V).reorder(av, aw, ki, kt, n).vectorize(av).unroll(aw).unroll(ki);
-      acc.update().split(p, aw, av, V).reorder(av, aw, ki, rc, kt, n).vectorize(av).unroll(aw).unroll(ki);
+      acc.update().split(p, aw, av, V).reorder(av, aw, ki, rc.x, rc.y, rc.z, kt, n).vectorize(av).unroll(aw).unroll(ki);
     } else {
       // k-blocking: acc = the strip's outputs of every channel tile (PT x M x KT floats,
       // in L1); per block of cb input channels every tile's register tile is swept
@@ -236,13 +254,13 @@ class OcvecKernel final : public PrepackedConvKernel {
       acc.split(p, aw, av, V).reorder(av, aw, ki, kt, n).vectorize(av).unroll(aw);
       acc.update()
           .split(p, aw, av, V)
-          .split(rc, rco, rci, cb, TailStrategy::GuardWithIf)
-          .reorder(av, aw, ki, rci, kt, rco, n)
+          .split(rc.z, rco, rci, cb, TailStrategy::GuardWithIf)
+          .reorder(av, aw, ki, rc.x, rc.y, rci, kt, rco, n)
           .vectorize(av)
           .unroll(aw)
           .unroll(ki);
     }
-    main_ = Pipeline(out);
+    main_ = pointwise ? Pipeline(out) : Pipeline(y4);
     install_jit_hooks(main_);
     if (jit) main_.compile_jit(target_for_this_cpu());
   }

@@ -251,11 +251,11 @@ Schedule Space::schedule(const Point& pt) const {
       if (o.ocvec.pixel_lanes != 0) {
         // Pixels in the lanes: x_tile output channels x k_vectors vectors of the plane.
         o.ocvec.x_tile = static_cast<int>(std::min<std::int64_t>(o.ocvec.x_tile, cv.k));
-        const std::int64_t p_vecs = std::max<std::int64_t>(1, cv.oh * cv.ow / vector_lanes());
+        const std::int64_t p_vecs = std::max<std::int64_t>(1, ((cv.oh - 1) * cv.w + cv.ow) / vector_lanes());
         o.ocvec.k_vectors = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(o.ocvec.k_vectors, p_vecs)));
         if (o.ocvec.c_block >= cv.c) o.ocvec.c_block = 0;
         if (o.ocvec.c_block > 0) o.ocvec.rows_outer = 1;  // (k-blocking runs per strip)
-        const std::int64_t strips = (cv.oh * cv.ow + o.ocvec.k_vectors * vector_lanes() - 1) / (o.ocvec.k_vectors * vector_lanes());
+        const std::int64_t strips = ((cv.oh - 1) * cv.w + cv.ow + o.ocvec.k_vectors * vector_lanes() - 1) / (o.ocvec.k_vectors * vector_lanes());
         if (o.ocvec.rows_outer != 0 || o.ocvec.chunk >= strips) o.ocvec.chunk = 0;
       } else {
         o.ocvec.chunk = 0;
@@ -331,9 +331,9 @@ std::string Space::why_invalid(const Point& pt) const {
     if (!why.empty()) return why;
     if (s.ocvec.pixel_lanes != 0) {
       const ConvPattern& cv = p_.conv_pattern(s.algorithm);
-      if (cv.r != 1 || cv.s != 1 || cv.off_x != 0 || cv.off_y != 0 || cv.oh != cv.h || cv.ow != cv.w)
-        return "ocvec l=1 (pixels in the lanes) needs a 1x1 window without padding; this shape has " + std::to_string(cv.r) + "x" +
-               std::to_string(cv.s) + (cv.off_x != 0 || cv.off_y != 0 ? " with padding" : "");
+      if (cv.off_x != 0 || cv.off_y != 0 || cv.oh != cv.h - cv.r + 1 || cv.ow != cv.w - cv.s + 1)
+        return "ocvec l=1 (pixels of the flattened plane in the lanes) needs an unpadded window; this shape's " + std::to_string(cv.r) + "x" +
+               std::to_string(cv.s) + " window is padded";
     }
     // The accumulators, the tile's weight vectors and a broadcast must fit the registers
     // (l=1: k_vectors pixel vectors x x_tile channels, one broadcast weight: the same count).

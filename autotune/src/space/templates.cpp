@@ -28,7 +28,7 @@
 //     channels x the widest row of pixels that fits the registers (ocvec_registers_needed:
 //     2 x 14, 1 x 28, 4 x 6 on AVX-512), the whole channel reduction per tile, channel
 //     tiles outside rows; then 2 x the widest with rows outside and with blocks of 64
-//     input channels. On a 1x1 unpadded window dnn's pointwise tiles come first
+//     input channels. On an unpadded window dnn's pointwise tiles come first
 //     (ocvec l 1, pixels in the lanes: 8 channels x 2 vectors as dnn, 14 x 2, 6 x 4,
 //     7 x 3, channel tiles outside the strips, then 8 x 2 with strips outside). On a 1x1 window they are
 //     leading_templates(), measured before transfer seeds.
@@ -211,7 +211,7 @@ std::vector<Point> Space::templates() const {
       int lanes = 0;  // ocvec l
       int x = 0;      // 0: the widest that fits; else (l 1) output channels per tile
     };
-    // A 1x1 unpadded layer first tries dnn's pointwise tile (pixels in the lanes: 8
+    // An unpadded layer (1x1, LeNet's 5x5) first tries dnn's pointwise tile (pixels in the lanes: 8
     // channels x 2 vectors), then wider ones, channel tiles outside the strips (a tile's
     // weights stay in L1; measured ahead of strips outside on ResNet-50 res2 1x1), then
     // strips outside; Space::why_invalid drops them on other windows.

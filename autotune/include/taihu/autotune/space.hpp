@@ -79,12 +79,12 @@ struct WinogradSchedule {
 // runs outside the loop over output-channel tiles (each row's input read once, all the
 // weights per row); else channel tiles outside (a tile's weights read once per image).
 //
-// pixel_lanes = 1 (knob `ocvec l`; a 1x1, stride-1, unpadded window only): dnn's
-// pointwise register tile instead -- pixels of the flattened plane in the lanes,
-// weights broadcast. The tile is k_vectors vectors of pixels x x_tile output channels
+// pixel_lanes = 1 (knob `ocvec l`; an unpadded window only): dnn's pointwise register
+// tile instead -- pixels of the flattened plane in the lanes, weights broadcast (a
+// window wider than 1x1 over whole input rows, the columns past OW dropped). The tile is k_vectors vectors of pixels x x_tile output channels
 // (each weight broadcast once and FMA'd into the k_vectors accumulators of its channel;
 // the same register count as above with the roles swapped), weights packed
-// [K/x_tile][C][x_tile]. rows_outer: strips of pixels outside the output-channel tiles
+// [K/x_tile][C][R][S][x_tile]. rows_outer: strips of pixels outside the output-channel tiles
 // (a strip's input is reused from L1 by every tile, as dnn's chunks); else channel
 // tiles outside, over chunks of `chunk` strips (knob `ocvec s`; 0: the whole plane)
 // whose input stays in L2 while every channel tile sweeps it, a tile's weights in L1

@@ -718,14 +718,23 @@ class Direct final : public ConvAlgorithm {
         for (index_t px = 0; px < count; ++px) std::memcpy(dst + px * kpad + b * 8, src + px * 8, 8 * sizeof(float));
         continue;
       }
-      float s[8] = {};
-      for (index_t px = 0; px < count; ++px)
-        for (int j = 0; j < 8; ++j) {
-          const float v = src[px * 8 + j];
-          dst[px * kpad + b * 8 + j] = v;
-          s[j] += v;
-        }
-      for (int j = 0; j < 8; ++j) bsum[b * 8 + j] += s[j];
+      // Two 4-lane vectors per pixel (GCC vector extension: the scalar form compiled to
+      // one addss per value); lane by lane the same additions in the same order.
+      using V4 = float __attribute__((vector_size(16)));
+      V4 s0{}, s1{};
+      for (index_t px = 0; px < count; ++px) {
+        V4 lo, hi;
+        std::memcpy(&lo, src + px * 8, sizeof lo);
+        std::memcpy(&hi, src + px * 8 + 4, sizeof hi);
+        std::memcpy(dst + px * kpad + b * 8, &lo, sizeof lo);
+        std::memcpy(dst + px * kpad + b * 8 + 4, &hi, sizeof hi);
+        s0 += lo;
+        s1 += hi;
+      }
+      for (int j = 0; j < 4; ++j) {
+        bsum[b * 8 + j] += s0[j];
+        bsum[b * 8 + 4 + j] += s1[j];
+      }
     }
   }
 

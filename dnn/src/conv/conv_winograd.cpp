@@ -12,6 +12,9 @@
 // Threads: after the (parallel) input reorder, each thread takes whole tile blocks and
 // runs all three steps on them with private V/M buffers (gemm single-threaded inside),
 // so a chunk of images costs one barrier; on a loaded machine barriers are what hurts.
+// Backward-weights at 2+ threads instead splits the alpha^2 GEMMs after a shared
+// transform step where a chunk's transforms fit 8 MiB (backward_weights_xi_split:
+// bitwise the 1-thread dw, no per-thread partial dU).
 #include <algorithm>
 #include <cstring>
 #include <omp.h>
@@ -96,6 +99,10 @@ class Winograd final : public ConvAlgorithm {
     const index_t want = tblock_ * nt * 3, img_bytes = cbg_ * hp_ * wp_ * b_ * 4;
     chunk_ = std::clamp<index_t>((want + tiles_img - 1) / tiles_img, 1, d.n);
     chunk_ = std::max<index_t>(1, std::min(chunk_, (32 << 20) / std::max<index_t>(img_bytes, 1)));
+    // The chunk a 1-thread object takes (backward_weights_xi_split follows its chunks
+    // and GEMM blocks, so 2+ threads give its dw bitwise).
+    chunk1_ = std::clamp<index_t>((tblock_ * 3 + tiles_img - 1) / tiles_img, 1, d.n);
+    chunk1_ = std::max<index_t>(1, std::min(chunk1_, (32 << 20) / std::max<index_t>(img_bytes, 1)));
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
@@ -138,6 +145,10 @@ class Winograd final : public ConvAlgorithm {
     const int nt = arch::threads_for_call();
     ensure_buffers(nt);
     const index_t gsize = a2_ * cgp_ * kgp_;
+    if (nt > 1 && chunk1_ * th_ * tw_ * a2_ * (cgp_ + kgp_) * 4 <= (index_t{8} << 20)) {
+      backward_weights_xi_split(x, dy, dw, dbias, accumulate, nt);
+      return;
+    }
     // Thread 0 accumulates straight into du_, the others into zero-kept partials that
     // are summed into du_ per group.
     du_.assign(static_cast<std::size_t>(d_.groups * gsize), 0.0f);
@@ -182,6 +193,53 @@ class Winograd final : public ConvAlgorithm {
   }
 
  private:
+  // Backward-weights at 2+ threads when a chunk's transformed tiles (V and dM for every
+  // tile: alpha^2 x tiles x (c + k) floats) fit in 8 MiB: the threads transform tile
+  // blocks into shared V / dM, then split the alpha^2 GEMMs dU_xi (+)= V_xi^T dM_xi, each
+  // over every tile of the chunk, so each dU_xi has one writer: no per-thread partial dU
+  // (36 x c x k floats each: 2.3 MiB on ResNet-50 res3) to zero, accumulate into and sum.
+  // The chunks and each GEMM's tile blocks are the 1-thread path's, in its order: dw is
+  // bitwise the 1-thread result. Zen 4, 2 threads, GFLOP/s
+  // (bench/results/2026-11-28-zen4-dnn-bwdw2.md): res3 3x3 (28x28, 128) 159-183 with the
+  // partials -> 214-245 (oneDNN 2.6 217-223); res2 (56x56, 64) 240-285 -> 285-306.
+  void backward_weights_xi_split(const float* x, const float* dy, float* dw, float* dbias, bool accumulate, int nt) {
+    const index_t gsize = a2_ * cgp_ * kgp_, tmax = chunk1_ * th_ * tw_;
+    du_.assign(static_cast<std::size_t>(d_.groups * gsize), 0.0f);
+    const auto vsize = static_cast<std::size_t>(a2_ * xi_stride(tmax, cgp_)),
+               msize = static_cast<std::size_t>(a2_ * xi_stride(tmax, kgp_));
+    if (vall_.size() < vsize) vall_ = arch::AlignedBuffer<float>(vsize);
+    if (mall_.size() < msize) mall_ = arch::AlignedBuffer<float>(msize);
+    for (index_t g = 0; g < d_.groups; ++g) {
+      float* dug = du_.data() + g * gsize;
+      for (index_t n0 = 0; n0 < d_.n; n0 += chunk1_) {
+        const index_t nb = std::min(chunk1_, d_.n - n0), tiles = nb * th_ * tw_;
+        const index_t tb = block_size(tiles, nt), blocks = (tiles + tb - 1) / tb, tb1 = block_size(tiles, 1);
+        const index_t vs = xi_stride(tiles, cgp_), ms = xi_stride(tiles, kgp_);
+#pragma omp parallel num_threads(nt)
+        {
+          reorder_input(x, n0, nb, g);
+          Scratch& sc = scratch_[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 1)
+          for (index_t blk = 0; blk < blocks; ++blk) {
+            const index_t t0 = blk * tb, cnt = std::min(tb, tiles - t0);
+            make_runs(t0, cnt, sc.runs);
+            input_into(sc, vall_.data() + t0 * cgp_, vs);
+            gradient_into(sc, n0, g, dy, mall_.data() + t0 * kgp_, ms);
+          }
+          // (the barrier of the omp for: every tile transformed)
+#pragma omp for schedule(static)
+          for (index_t xi = 0; xi < a2_; ++xi)  // dU_xi += V_xi^T dM_xi, the 1-thread blocks
+            for (index_t t0 = 0; t0 < tiles; t0 += tb1)
+              gemm::sgemm(Layout::row_major, Trans::yes, Trans::no, cgp_, kgp_, std::min(tb1, tiles - t0), 1.0f,
+                          vall_.data() + xi * vs + t0 * cgp_, cgp_, mall_.data() + xi * ms + t0 * kgp_, kgp_, 1.0f,
+                          dug + xi * cgp_ * kgp_, kgp_);
+        }
+      }
+    }
+    inverse_weight_transform(dw, accumulate);
+    bias_gradient(d_, dy, dbias, accumulate);
+  }
+
   index_t channel_blocks_of(index_t c) const { return (c + b_ - 1) / b_; }
   // Distance between the alpha^2 matrices V_xi / M_xi of a block of cnt tiles: one
   // cache line more than the matrix, so the tile transforms' alpha^2 streams fall in
@@ -336,11 +394,13 @@ class Winograd final : public ConvAlgorithm {
   }
 
   // V[xi][tile][c] of the block's cnt tiles.
-  void input_step(Scratch& sc, index_t cnt) {
+  void input_step(Scratch& sc, index_t cnt) { input_into(sc, sc.v.data(), xi_stride(cnt, cgp_)); }
+  // The same into v (the block's first tile) with xi_stride xs.
+  void input_into(const Scratch& sc, float* v, index_t xs) {
     for (const Run& r : sc.runs)
       for (index_t cb = 0; cb < cbg_; ++cb) {
         const float* src = xp_.data() + ((r.image * cbg_ + cb) * hp_ + r.ty * m_) * wp_ * b_ + r.tx * m_ * b_;
-        kernels_.input(src, wp_ * b_, r.count, sc.v.data() + r.first * cgp_ + cb * b_, cgp_, xi_stride(cnt, cgp_));
+        kernels_.input(src, wp_ * b_, r.count, v + r.first * cgp_ + cb * b_, cgp_, xs);
       }
   }
 
@@ -362,6 +422,10 @@ class Winograd final : public ConvAlgorithm {
 
   // M[xi][tile][k] = (A dY A^T) of the block's dy tiles (zero outside the output).
   void gradient_step(Scratch& sc, index_t cnt, index_t n0, index_t g, const float* dy) {
+    gradient_into(sc, n0, g, dy, sc.m.data(), xi_stride(cnt, kgp_));
+  }
+  // The same into m (the block's first tile) with xi_stride xs.
+  void gradient_into(Scratch& sc, index_t n0, index_t g, const float* dy, float* m, index_t xs) {
     float* tmp = sc.tmp.data();
     for (const Run& r : sc.runs)
       for (index_t kb = 0; kb < kbg_; ++kb) {
@@ -373,7 +437,7 @@ class Winograd final : public ConvAlgorithm {
         for (index_t i = 0; i < rows; ++i)
           gather_(plane + i * ow_, oh_ * ow_, static_cast<int>(std::min(b_, kg_ - kb * b_)), pixels, m_,
                   static_cast<int>(i), tmp);
-        kernels_.output_adjoint(tmp, r.count, sc.m.data() + r.first * kgp_ + kb * b_, kgp_, xi_stride(cnt, kgp_));
+        kernels_.output_adjoint(tmp, r.count, m + r.first * kgp_ + kb * b_, kgp_, xs);
       }
   }
 
@@ -382,12 +446,12 @@ class Winograd final : public ConvAlgorithm {
   index_t b_;  // channel block: the kernel set's lanes (8 or 16)
   int m_, r_, alpha_;
   index_t a2_, kg_, cg_, cbg_, kbg_, cgp_, kgp_, oh_, ow_, th_, tw_, hp_, wp_;
-  index_t tblock_ = 1, chunk_ = 1;
+  index_t tblock_ = 1, chunk_ = 1, chunk1_ = 1;
   WinogradKernels kernels_;
   WinoScatterRow scatter_;
   WinoGatherRow gather_;
   std::vector<float> u_, du_, partial_;
-  arch::AlignedBuffer<float> xp_;
+  arch::AlignedBuffer<float> xp_, vall_, mall_;  // (vall_ / mall_: backward_weights_xi_split)
   std::vector<Scratch> scratch_;
   TransposedBackwardData bwd_data_;
 };

@@ -211,13 +211,15 @@ class OcvecKernel final : public PrepackedConvKernel {
     Func y4("ocv_y" + sfx);
     if (pointwise) {
       set_dense(out.output_buffer(), y_sizes_);
-    } else {  // whole rows computed, the valid columns copied out
-      Var x("x"), yy("yy"), kn("kn");
+    } else {  // whole rows computed per tile of M output channels, the valid columns copied out
+      Var x("x"), yy("yy"), kn("kn"), yko("yko"), yki("yki");
       y4(x, yy, k, n) = out(yy * W + x, k, n);
       set_dense(y4.output_buffer(), y_sizes_);
-      out.compute_root();
-      y4.fuse(k, n, kn).parallel(kn);
+      y4.split(k, yko, yki, M, TailStrategy::GuardWithIf).reorder(x, yy, yki, yko, n).fuse(yko, n, kn).parallel(kn);
       if (OW >= V) y4.vectorize(x, V, TailStrategy::ShiftInwards);
+      // The tile's rows (M x P floats) on the stack, copied out while still in L1 (at
+      // root: a heap buffer of every channel per call, written and read back from L2).
+      out.compute_at(y4, kn).store_in(MemoryType::Stack);
     }
     Var ko("ko"), kq("kq"), po("po"), pi("pi"), pv("pv"), pw("pw"), task("task");
     out.split(k, ko, kq, M, TailStrategy::GuardWithIf);

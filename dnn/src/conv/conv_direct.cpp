@@ -27,8 +27,10 @@
 //   backward-weights: dW = dY X^T with dY transposed (dY^T[pixel][k], vectors of 8
 //     output channels; chunk by chunk into a per-thread buffer that stays in cache
 //     where a thread owns whole chunks) and the input broadcast from the padded copy
-//     (16 channels x 6 weight columns per tile), reduced over chunks of ~256 pixels
-//     (images x rows); threads own disjoint dw tiles or reduction ranges.
+//     (16 channels x 6 weight columns per tile; AVX-512 64), reduced over chunks of
+//     ~256 pixels (first layers on the AVX-512 tile 512; images x rows), the next
+//     chunk's dY prefetched during each chunk's tiles; threads own disjoint dw tiles or
+//     reduction ranges.
 //     Widening 1x1 stride-1 layers run the exchanged problem (x and dY swapped, dW^T):
 //     the smaller operand is the one transposed.
 //   backward-data (stride 1): the forward pass of the transposed problem on the same

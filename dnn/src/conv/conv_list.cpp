@@ -19,6 +19,7 @@
 #include "conv_algorithm.hpp"
 #include "conv_direct_weight_lanes.hpp"
 #include "conv_pointwise.hpp"
+#include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/isa.hpp"
 #include "taihu/arch/log.hpp"
@@ -132,9 +133,15 @@ bool direct_input_lanes_supports(const ConvDesc& d, Dir dir, const ConvLayout&, 
 // 163-165 vs winograd_4x4 86, res4 (14x14, 256) 137-146 vs direct 113-127, res5 (7x7,
 // 512) 84-88 vs direct 68-71; res2 (56x56, 64: 1.6 MiB) 126-131 vs winograd_4x4 122,
 // level: left to Winograd.
+// On AMD (Zen 4: AVX-512 as 2 x 256 bits, bench/results/2026-11-28-zen4-dnn-bwdw2.md)
+// F(4x4) wins where it has >= 48 tiles: res3 1 thread winograd_4x4 1.35-1.44x oneDNN
+// against 0.95x here (2 threads, quiet: 1.07-1.18x against 0.83-0.93x); res4 / res5
+// (fewer tiles) stay here.
 bool direct_input_lanes_profitable(const ConvDesc& d, Dir dir) {
   if (dir != Dir::backward_weights || arch::active_isa() != arch::Isa::avx512) return false;
   if (d.kh != 3 || d.kw != 3 || cg_of(d) < 128 || kg_of(d) < 128) return false;  // (unmeasured elsewhere)
+  const index_t tiles = d.n * ((d.out_h() + 3) / 4) * ((d.out_w() + 3) / 4);
+  if (tiles >= 48 && arch::cpu_features().vendor == "AuthenticAMD") return false;
   const index_t xbytes = d.n * ((d.c + 15) / 16 * 16) * (d.h + 2 * d.pad_h) * (d.w + 2 * d.pad_w) * 4;
   const index_t ybytes = d.n * ((d.k + 15) / 16 * 16) * d.out_h() * d.out_w() * 4;
   return xbytes + ybytes <= (index_t{1} << 20);

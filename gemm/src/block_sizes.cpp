@@ -17,6 +17,8 @@ namespace {
 
 long round_down(long v, long multiple) { return std::max(multiple, v / multiple * multiple); }
 
+constexpr long kMinKc = 256;  // depth-block floor (derive_block_sizes)
+
 CacheGeometry geometry(const arch::Topology& topo, int level, std::size_t fallback_bytes,
                        int fallback_ways) {
   CacheGeometry g{fallback_bytes, fallback_ways, 64, 1};
@@ -88,6 +90,12 @@ BlockSizes derive_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
   BlockSizes b;
   const long l1_way = static_cast<long>(l1.bytes) / std::max(1, l1.ways);
   b.kc = round_down(std::max(1, l1.ways / 2) * l1_way / (mr * elem), 8);
+  // At least kMinKc steps: C's tile is read and written once per depth block, and an
+  // AVX-512 tile's 128-byte k step in half of a 32 KiB L1 leaves kc = 128, which doubles
+  // that traffic. The micro-panel then spills into L2, where the kernel's prefetches
+  // reach it (Zen 4, 1 thread: 2048^3 DGEMM 0.95-0.98 -> 0.98-1.00x the best anchor,
+  // SGEMM 0.97-0.98 -> 1.00-1.02; bench/results/2026-11-28-xeon-gemm-kernel3.md).
+  b.kc = std::max(b.kc, kMinKc);
   const long l2_way = static_cast<long>(l2.bytes) / std::max(1, l2.ways);
   b.nc = round_down(std::max(1, l2.ways / 2) * l2_way / (b.kc * elem), nr);
   const long l3_per_core = static_cast<long>(l3.bytes) / std::max(1, l3.sharers);

@@ -5,6 +5,8 @@
 // that stays in L1 is A's (BLIS keeps its wide micro-panel resident the same way):
 //   kc: A's mr x kc micro-panel takes half of the L1 ways; B's narrow micro-panels
 //       stream through the other half from L2 (nr / mr of the traffic A would need);
+//       at least 256 (C's tile moves once per depth block: an AVX-512 tile in a
+//       32 KiB L1 would get 128);
 //   nc: B's kc x nc block takes half of the L2 ways (A's micro-panels and C's tiles
 //       pass through the rest);
 //   mc: A's mc x kc block takes half of this core's share of the L3, at most 4 MiB.
@@ -32,7 +34,7 @@ BlockSizes derive_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
 
 // The B-resident order (BLIS's): B's nr x kc micro-panel stays in L1 while A's
 // micro-panels stream from L2:
-//   kc: B's micro-panel takes half of the L1 ways;
+//   kc: B's micro-panel takes half of the L1 ways (at least 256, as above);
 //   mc: A's mc x kc block takes half of the L2 ways;
 //   nc: B's kc x nc block takes half of this core's share of the L3, at most 4 MiB.
 BlockSizes derive_b_resident_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,

@@ -3,7 +3,8 @@
 // (the intrinsics template), 24x8 (BLIS skx's shape, the same template) or 24x8asm /
 // 24x8asmemb (the inline-asm 24x8, register / embedded broadcasts of B), and the SGEMM
 // tile the 32x12 template unless TAIHU_GEMM_SGEMM_TILE picks 32x14 (the inline asm).
-// 16x14pipe / 32x14pipe: the x14 asm software-pipelined, the default on AMD cores.
+// 16x14pipe / 32x14pipe: the x14 asm software-pipelined; 16x14pipe is the DGEMM
+// default on AMD cores.
 #include <cstdlib>
 #include <string>
 
@@ -34,24 +35,25 @@ const TileChoice<KernelSet> kDgemmTiles[] = {
     {"24x8asmemb", &kAvx512Kernels24x8AsmEmb, "dgemm 24x8 asm embedded-broadcast"},
     {"16x14pipe", &kAvx512Kernels16x14Pipe, "dgemm 16x14 asm pipelined"},
 };
-// SGEMM: the first entry is the default (bench/results/2026-11-28-xeon-gemm-packing.md),
-// 32x14pipe on AMD (default_tile).
+// SGEMM: the first entry is the default (bench/results/2026-11-28-xeon-gemm-packing.md).
 const TileChoice<MicroKernel<float>> kSgemmTiles[] = {
     {"32x12", &kAvx512Kernels.sgemm, "sgemm 32x12"},
     {"32x14", &kAvx512Sgemm32x14, "sgemm 32x14 asm"},
     {"32x14pipe", &kAvx512Sgemm32x14Pipe, "sgemm 32x14 asm pipelined"},
 };
 
-// The default tile: on AMD cores the pipelined x14 asm (B as embedded broadcasts, A one
-// step ahead: Zen 4 runs a 512-bit FMA as two 256-bit halves, so a k step has load
-// slots to spare; DGEMM 2048^3 0.96 vs 0.95x the best anchor, SGEMM 0.98 vs 0.95 for
-// 32x12, bench/results/2026-11-28-xeon-gemm-kernel3.md); elsewhere the first entry.
+// The default tile: the first entry, but on AMD cores the pipelined DGEMM 16x14 (B as
+// embedded broadcasts, A one step ahead: Zen 4 runs a 512-bit FMA as two 256-bit
+// halves, so a k step has load slots to spare; DGEMM 2048^3 0.96 vs 0.95x the best
+// anchor in 3 of 3 pairs, the other shapes level or ahead). The SGEMM 32x14pipe gained
+// 2-3% at 2048^3 there but lost 0.91 -> 0.76 on 128x128x4096, so SGEMM keeps 32x12
+// (bench/results/2026-11-28-xeon-gemm-kernel3.md).
 template <class K, std::size_t N>
 const TileChoice<K>& default_tile(const TileChoice<K> (&tiles)[N]) {
   static const bool amd = arch::cpu_features().vendor == "AuthenticAMD";
   if (amd)
     for (const auto& t : tiles)
-      if (std::string(t.value).find("pipe") != std::string::npos) return t;
+      if (std::string(t.value) == "16x14pipe") return t;
   return tiles[0];
 }
 

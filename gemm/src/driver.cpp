@@ -287,6 +287,20 @@ bool a_resident_splits_rows(const Problem<T>& pr, const kernels::MicroKernel<T>&
   return n_panels < 32 * per_thread && m_panels >= 4 * per_thread;
 }
 
+index_t sets_touched(const CacheGeometry& g, index_t stride_bytes);
+
+// Whether B's micro-panel, read in place (nr columns ld apart), can stay in L1: the
+// columns must start in enough different sets that each set holds at most half its ways
+// of them. At ld = 4096 doubles (32 KiB, a multiple of the L1's way) all 14 fall into
+// the same sets and thrash: 128x128x4096's upper depth half read B in place at 0.89x
+// the best anchor, packed at 0.96-0.99 (Zen 4, bench/results/2026-11-28-xeon-gemm-kernel3.md).
+template <class T>
+bool in_place_b_fits_l1(const Problem<T>& pr, const kernels::MicroKernel<T>& uk) {
+  static const CacheGeometry l1 = cache_geometry(1);
+  const index_t starts = std::min<index_t>(uk.nr, sets_touched(l1, pr.b.ld * static_cast<index_t>(sizeof(T))));
+  return starts * std::max(1, l1.ways / 2) >= uk.nr;
+}
+
 template <class T>
 void run_a_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, const BlockSizes& bs,
                     int threads, Workspace<T>& ws) {
@@ -297,10 +311,12 @@ void run_a_resident(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, con
   const std::size_t b_elems = static_cast<std::size_t>(nc_max * bs.kc);
   const bool split_rows = threads > 1 && a_resident_splits_rows(pr, uk, threads);
   const bool two_a = threads > 1 && !split_rows && (pr.m > bs.mc || pr.k > bs.kc);
-  // B is read in place when every thread's rows make at most 8 A micro-panels.
+  // B is read in place when every thread's rows make at most 8 A micro-panels and its
+  // columns stay in L1.
   const index_t rows_per_thread = split_rows ? ceil_div(pr.m, threads) : pr.m;
   const bool unpacked_b = !pr.packed_b && !pr.b.trans && uk.unpacked_b[uk.nr] != nullptr &&
-                          rows_per_thread <= 8 * static_cast<index_t>(uk.mr) && unpacked_enabled();
+                          rows_per_thread <= 8 * static_cast<index_t>(uk.mr) && in_place_b_fits_l1(pr, uk) &&
+                          unpacked_enabled();
   ws.reserve(pr.packed_a ? 0 : (two_a ? 2 : 1) * a_elems, pr.packed_b ? 0 : b_elems);
   if (threads <= 1) {
     T* const a_bufs[2] = {ws.a_block.data(), ws.a_block.data()};

@@ -94,7 +94,7 @@ BlockSizes derive_block_sizes(int mr, int nr, int elem, const CacheGeometry& l1,
   // AVX-512 tile's 128-byte k step in half of a 32 KiB L1 leaves kc = 128, which doubles
   // that traffic. The micro-panel then spills into L2, where the kernel's prefetches
   // reach it (Zen 4, 1 thread: 2048^3 DGEMM 0.95-0.98 -> 0.98-1.00x the best anchor,
-  // SGEMM 0.97-0.98 -> 1.00-1.02; bench/results/2026-11-28-xeon-gemm-kernel3.md).
+  // SGEMM 0.97-0.98 -> 1.00-1.02; bench/results/2026-11-28-zen4-gemm-kernel3.md).
   b.kc = std::max(b.kc, kMinKc);
   const long l2_way = static_cast<long>(l2.bytes) / std::max(1, l2.ways);
   b.nc = round_down(std::max(1, l2.ways / 2) * l2_way / (b.kc * elem), nr);

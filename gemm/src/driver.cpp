@@ -293,7 +293,7 @@ index_t sets_touched(const CacheGeometry& g, index_t stride_bytes);
 // columns must start in enough different sets that each set holds at most half its ways
 // of them. At ld = 4096 doubles (32 KiB, a multiple of the L1's way) all 14 fall into
 // the same sets and thrash: 128x128x4096's upper depth half read B in place at 0.89x
-// the best anchor, packed at 0.96-0.99 (Zen 4, bench/results/2026-11-28-xeon-gemm-kernel3.md).
+// the best anchor, packed at 0.96-0.99 (Zen 4, bench/results/2026-11-28-zen4-gemm-kernel3.md).
 template <class T>
 bool in_place_b_fits_l1(const Problem<T>& pr, const kernels::MicroKernel<T>& uk) {
   static const CacheGeometry l1 = cache_geometry(1);

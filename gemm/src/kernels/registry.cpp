@@ -47,7 +47,7 @@ const TileChoice<MicroKernel<float>> kSgemmTiles[] = {
 // halves, so a k step has load slots to spare; DGEMM 2048^3 0.96 vs 0.95x the best
 // anchor in 3 of 3 pairs, the other shapes level or ahead). The SGEMM 32x14pipe gained
 // 2-3% at 2048^3 there but lost 0.91 -> 0.76 on 128x128x4096, so SGEMM keeps 32x12
-// (bench/results/2026-11-28-xeon-gemm-kernel3.md).
+// (bench/results/2026-11-28-zen4-gemm-kernel3.md).
 template <class K, std::size_t N>
 const TileChoice<K>& default_tile(const TileChoice<K> (&tiles)[N]) {
   static const bool amd = arch::cpu_features().vendor == "AuthenticAMD";

@@ -15,6 +15,7 @@
 #include "codegen/halide_lower.hpp"
 #include "codegen/halide_ocvec.hpp"
 #include "codegen/halide_winograd.hpp"
+#include "taihu/arch/atomic_file.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/log.hpp"
 #include "taihu/autotune/backend.hpp"
@@ -203,12 +204,19 @@ std::vector<std::string> emit_halide_aot(const Problem& p, const Schedule& s, co
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(tmp)) files.push_back(entry.path().filename().string());
   std::sort(files.begin(), files.end());
+  // Each file into place by arch's rule (temp + fsync + rename): moved over an
+  // AtomicTempPath's temporary beside its final name, which commit() makes durable
+  // before the rename, so a crash never leaves a library with unwritten pages.
   for (auto& name : files) {
     const fs::path to = fs::path(dir) / name;
-    fs::rename(tmp / name, to, ec);
-    if (ec) {
+    try {
+      AtomicTempPath out(to.string());
+      fs::rename(tmp / name, out.temp_path(), ec);
+      if (ec) throw Error("emit: cannot move '" + name + "' into '" + dir + "': " + ec.message());
+      out.commit();
+    } catch (...) {
       fs::remove_all(tmp, ec);
-      throw Error("emit: cannot move '" + name + "' into '" + dir + "': " + ec.message());
+      throw;
     }
     name = to.string();
   }

@@ -115,6 +115,31 @@ inline constexpr int kNr = 14;
   "add %[ldc], %[cpf]\n\t"
 
 // The whole asm statement for type suffix S (see gemm_x14 for the operands).
+// The C update (alpha, then beta 0 / 1 / other) and the operand and clobber lists that
+// both x14 kernels share: the tail of their asm statements.
+#define TAIHU_ASM_X14_C_UPDATE_AND_OPERANDS(S) \
+      "vbroadcasts" S " (%[alpha]), %%zmm0\n\t"                                                               \
+      "vbroadcasts" S " (%[beta]), %%zmm1\n\t"                                                                \
+      "cmp $1, %[mode]\n\t"                                                                                   \
+      "je 8f\n\t"                                                                                             \
+      "ja 9f\n\t"                                                                                             \
+      TAIHU_ASM_C_ALL(TAIHU_ASM_C_BETA0, S)                                                                   \
+      "jmp 10f\n\t"                                                                                           \
+      "8:\n\t"                                                                                                \
+      TAIHU_ASM_C_ALL(TAIHU_ASM_C_BETA1, S)                                                                   \
+      "jmp 10f\n\t"                                                                                           \
+      "9:\n\t"                                                                                                \
+      TAIHU_ASM_C_ALL(TAIHU_ASM_C_BETAN, S)                                                                   \
+      "10:\n\t"                                                                                               \
+      "vzeroupper\n\t"                                                                                        \
+      : [a] "+r"(ap), [b] "+r"(bp), [singles] "+r"(singles), [groups] "+r"(groups), [tail] "+r"(tail),        \
+        [cp] "+r"(cp), [cpf] "+r"(cpf), [inner] "=&r"(inner)                                                  \
+      : [ldc] "r"(ldc_bytes), [alpha] "r"(&alpha), [beta] "r"(&beta), [mode] "r"(mode),                       \
+        [per_col] "r"(per_col), [pfa] "i"(kPfA), [pfb] "i"(kPfB), [eb] "i"(sizeof(T))                         \
+      : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",       \
+        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",    \
+        "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31"
+
 #define TAIHU_ASM_TILE_X14(S)                                                                              \
   __asm__ volatile(                                                                                        \
       /* Accumulators := 0. */                                                                             \
@@ -173,27 +198,7 @@ inline constexpr int kNr = 14;
       "jnz 5b\n\t"                                                                                         \
       "6:\n\t"                                                                                             \
       /* C update. */                                                                                      \
-      "vbroadcasts" S " (%[alpha]), %%zmm0\n\t"                                                            \
-      "vbroadcasts" S " (%[beta]), %%zmm1\n\t"                                                             \
-      "cmp $1, %[mode]\n\t"                                                                                \
-      "je 8f\n\t"                                                                                          \
-      "ja 9f\n\t"                                                                                          \
-      TAIHU_ASM_C_ALL(TAIHU_ASM_C_BETA0, S)                                                                \
-      "jmp 10f\n\t"                                                                                        \
-      "8:\n\t"                                                                                             \
-      TAIHU_ASM_C_ALL(TAIHU_ASM_C_BETA1, S)                                                                \
-      "jmp 10f\n\t"                                                                                        \
-      "9:\n\t"                                                                                             \
-      TAIHU_ASM_C_ALL(TAIHU_ASM_C_BETAN, S)                                                                \
-      "10:\n\t"                                                                                            \
-      "vzeroupper\n\t"                                                                                     \
-      : [a] "+r"(ap), [b] "+r"(bp), [singles] "+r"(singles), [groups] "+r"(groups), [tail] "+r"(tail),     \
-        [cp] "+r"(cp), [cpf] "+r"(cpf), [inner] "=&r"(inner)                                               \
-      : [ldc] "r"(ldc_bytes), [alpha] "r"(&alpha), [beta] "r"(&beta), [mode] "r"(mode),                    \
-        [per_col] "r"(per_col), [pfa] "i"(kPfA), [pfb] "i"(kPfB), [eb] "i"(sizeof(T))                      \
-      : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",     \
-        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", \
-        "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31")
+      TAIHU_ASM_X14_C_UPDATE_AND_OPERANDS(S))
 
 // The pipelined form (kPipelined): B as embedded {1to8} / {1to16} memory operands of the
 // FMAs, so no broadcast instruction and no B register: zmm2-3 become a second A pair
@@ -279,27 +284,7 @@ inline constexpr int kNr = 14;
       "dec %[tail]\n\t"                                                                                    \
       "jnz 5b\n\t"                                                                                         \
       "6:\n\t"                                                                                             \
-      "vbroadcasts" S " (%[alpha]), %%zmm0\n\t"                                                            \
-      "vbroadcasts" S " (%[beta]), %%zmm1\n\t"                                                             \
-      "cmp $1, %[mode]\n\t"                                                                                \
-      "je 8f\n\t"                                                                                          \
-      "ja 9f\n\t"                                                                                          \
-      TAIHU_ASM_C_ALL(TAIHU_ASM_C_BETA0, S)                                                                \
-      "jmp 10f\n\t"                                                                                        \
-      "8:\n\t"                                                                                             \
-      TAIHU_ASM_C_ALL(TAIHU_ASM_C_BETA1, S)                                                                \
-      "jmp 10f\n\t"                                                                                        \
-      "9:\n\t"                                                                                             \
-      TAIHU_ASM_C_ALL(TAIHU_ASM_C_BETAN, S)                                                                \
-      "10:\n\t"                                                                                            \
-      "vzeroupper\n\t"                                                                                     \
-      : [a] "+r"(ap), [b] "+r"(bp), [singles] "+r"(singles), [groups] "+r"(groups), [tail] "+r"(tail),     \
-        [cp] "+r"(cp), [cpf] "+r"(cpf), [inner] "=&r"(inner)                                               \
-      : [ldc] "r"(ldc_bytes), [alpha] "r"(&alpha), [beta] "r"(&beta), [mode] "r"(mode),                    \
-        [per_col] "r"(per_col), [pfa] "i"(kPfA), [pfb] "i"(kPfB), [eb] "i"(sizeof(T))                      \
-      : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",     \
-        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", \
-        "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31")
+      TAIHU_ASM_X14_C_UPDATE_AND_OPERANDS(S))
 
 // kPfA / kPfB: prefetch distance in bytes for A and B; tail_steps (>= 1): k steps per
 // C column in the C-prefetching tail. T: double (the 16x14 tile) or float (32x14).
@@ -356,5 +341,6 @@ inline void gemm_x14(index_t k, T alpha, const T* a, const T* b, T beta, T* c, i
 #undef TAIHU_ASM_EFMA_ALL
 #undef TAIHU_ASM_ALOAD
 #undef TAIHU_ASM_ESTEP
+#undef TAIHU_ASM_X14_C_UPDATE_AND_OPERANDS
 
 }  // namespace taihu::gemm::kernels::asm_x14

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <vector>
@@ -105,6 +106,30 @@ bool have_avx512() {
   return taihu::arch::isa_supported(taihu::arch::Isa::avx512, taihu::arch::cpu_features());
 }
 
+// C one double past a 64-byte line (each column then spans one more line, all
+// prefetched), a long k, beta = 0 over NaN (never read) and beta = 2: the tile matches
+// the naive loop and nothing is written before it.
+void check_unaligned_c(const kernels::MicroKernel<double>& uk, std::uint64_t seed) {
+  const index_t mr = uk.mr, nr = uk.nr, k = 300, ldc = mr + 5;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> a(static_cast<size_t>(mr * k)), b(static_cast<size_t>(nr * k));
+  for (auto& x : a) x = u(rng);
+  for (auto& x : b) x = u(rng);
+  const auto span = static_cast<size_t>(ldc * (nr + 1));
+  alignas(64) static double storage[8 + 29 * 15];  // the largest tile here: 24 x 14 rows
+  ASSERT_LE(8 + span, sizeof storage / sizeof storage[0]);
+  for (double beta : {0.0, 2.0}) {
+    for (size_t i = 0; i < 8 + span; ++i)
+      storage[i] = beta == 0.0 ? std::numeric_limits<double>::quiet_NaN() : u(rng);
+    std::vector<double> c0(storage + 1, storage + 1 + span);
+    uk.fn(k, -0.75, a.data(), mr, b.data(), beta, storage + 1, ldc);
+    std::vector<double> c(storage + 1, storage + 1 + span);
+    check_tile("unaligned C", uk.mr, uk.nr, k, -0.75, a, mr, b, nr, 1, beta, c0, c, ldc);
+    EXPECT_TRUE(std::isnan(storage[0]) || beta != 0.0) << "wrote before the tile";
+  }
+}
+
 TEST(Avx512MicroKernels, Dgemm16x12MatchesNaiveLoop) {
   if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
   ASSERT_EQ(kernels::kAvx512Kernels.dgemm.mr, 16);
@@ -130,22 +155,7 @@ TEST(Avx512MicroKernels, Dgemm16x14AsmMatchesNaiveLoop) {
 // lines, all prefetched) and a long k, beta = 0 over NaN and beta = 2.
 TEST(Avx512MicroKernels, Dgemm16x14AsmUnalignedC) {
   if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const auto& uk = kernels::kAvx512Kernels16x14.dgemm;
-  const index_t k = 300, ldc = 21;
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> a(static_cast<size_t>(16 * k)), b(static_cast<size_t>(14 * k));
-  for (auto& x : a) x = u(rng);
-  for (auto& x : b) x = u(rng);
-  alignas(64) static double storage[8 + 21 * 15];
-  for (double beta : {0.0, 2.0}) {
-    for (auto& x : storage) x = beta == 0.0 ? std::numeric_limits<double>::quiet_NaN() : u(rng);
-    std::vector<double> c0(storage + 1, storage + 1 + ldc * 15);
-    uk.fn(k, -0.75, a.data(), 16, b.data(), beta, storage + 1, ldc);
-    std::vector<double> c(storage + 1, storage + 1 + ldc * 15);
-    check_tile("unaligned C", 16, 14, k, -0.75, a, 16, b, 14, 1, beta, c0, c, ldc);
-    EXPECT_TRUE(std::isnan(storage[0]) || beta != 0.0) << "wrote before the tile";
-  }
+  check_unaligned_c(kernels::kAvx512Kernels16x14.dgemm, 7);
 }
 
 // The inline-asm 24x8 in both forms of B (register and embedded broadcasts): every k that
@@ -163,23 +173,8 @@ TEST(Avx512MicroKernels, Dgemm24x8AsmMatchesNaiveLoop) {
 // prefetched) and a long k, beta = 0 over NaN and beta = 2.
 TEST(Avx512MicroKernels, Dgemm24x8AsmUnalignedC) {
   if (!have_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const index_t k = 300, ldc = 29;
-  std::mt19937_64 rng(11);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> a(static_cast<size_t>(24 * k)), b(static_cast<size_t>(8 * k));
-  for (auto& x : a) x = u(rng);
-  for (auto& x : b) x = u(rng);
-  alignas(64) static double storage[8 + 29 * 9];
-  for (const auto* set : {&kernels::kAvx512Kernels24x8Asm, &kernels::kAvx512Kernels24x8AsmEmb}) {
-    for (double beta : {0.0, 2.0}) {
-      for (auto& x : storage) x = beta == 0.0 ? std::numeric_limits<double>::quiet_NaN() : u(rng);
-      std::vector<double> c0(storage + 1, storage + 1 + ldc * 9);
-      set->dgemm.fn(k, -0.75, a.data(), 24, b.data(), beta, storage + 1, ldc);
-      std::vector<double> c(storage + 1, storage + 1 + ldc * 9);
-      check_tile("unaligned C", 24, 8, k, -0.75, a, 24, b, 8, 1, beta, c0, c, ldc);
-      EXPECT_TRUE(std::isnan(storage[0]) || beta != 0.0) << "wrote before the tile";
-    }
-  }
+  for (const auto* set : {&kernels::kAvx512Kernels24x8Asm, &kernels::kAvx512Kernels24x8AsmEmb})
+    check_unaligned_c(set->dgemm, 11);
 }
 
 // The software-pipelined x14 asm (16x14pipe / 32x14pipe) in both precisions: every k
@@ -194,21 +189,7 @@ TEST(Avx512MicroKernels, X14PipelinedAsmMatchesNaiveLoop) {
   ASSERT_EQ(kernels::kAvx512Sgemm32x14Pipe.mr, 32);
   ASSERT_EQ(kernels::kAvx512Sgemm32x14Pipe.nr, 14);
   exercise(kernels::kAvx512Sgemm32x14Pipe, ks);
-  const index_t k = 300, ldc = 21;
-  std::mt19937_64 rng(13);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> a(static_cast<size_t>(16 * k)), b(static_cast<size_t>(14 * k));
-  for (auto& x : a) x = u(rng);
-  for (auto& x : b) x = u(rng);
-  alignas(64) static double storage[8 + 21 * 15];
-  for (double beta : {0.0, 2.0}) {
-    for (auto& x : storage) x = beta == 0.0 ? std::numeric_limits<double>::quiet_NaN() : u(rng);
-    std::vector<double> c0(storage + 1, storage + 1 + ldc * 15);
-    kernels::kAvx512Kernels16x14Pipe.dgemm.fn(k, -0.75, a.data(), 16, b.data(), beta, storage + 1, ldc);
-    std::vector<double> c(storage + 1, storage + 1 + ldc * 15);
-    check_tile("unaligned C", 16, 14, k, -0.75, a, 16, b, 14, 1, beta, c0, c, ldc);
-    EXPECT_TRUE(std::isnan(storage[0]) || beta != 0.0) << "wrote before the tile";
-  }
+  check_unaligned_c(kernels::kAvx512Kernels16x14Pipe.dgemm, 13);
 }
 
 // The look-ahead load must stay inside A's panel: the panel ends where an inaccessible

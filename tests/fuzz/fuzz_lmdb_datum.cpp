@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_util.hpp"
 #include "lmdb_read_all.hpp"
 
 namespace {
@@ -27,6 +28,7 @@ void must(int rc) {
 std::string write_db(const std::vector<std::string>& values) {
   static const std::string path = "/dev/shm/taihu-fuzz-lmdb-" + std::to_string(::getpid()) + ".mdb";
   std::remove(path.c_str());
+  taihu::fuzz::scratch_files().paths.insert(path);  // removed at exit
   MDB_env* env = nullptr;
   must(mdb_env_create(&env));
   must(mdb_env_set_mapsize(env, std::size_t{1} << 26));

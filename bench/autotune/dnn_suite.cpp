@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 #include "conv_layers.hpp"
 #include "taihu/arch/error.hpp"
@@ -247,6 +249,7 @@ double warm_start(const ta::Problem& p, const ta::Space& space, const ta::TuneOp
 // What the timing child reported for one layer.
 struct ChildReport {
   std::map<std::string, double> score;  // "tuned", "dnn:<entry>"
+  std::map<std::string, double> cores;  // the cores each ran on (median of its counted rounds)
   std::string dnn_auto;
   std::vector<std::string> notes;
 };
@@ -265,9 +268,9 @@ ChildReport time_in_child(const Layer& l, const ta::Record& rec, const Options& 
   for (std::string line; std::getline(ss, line);) {
     const auto sp = line.find(' ');
     const std::string tag = line.substr(0, sp), rest = sp == std::string::npos ? "" : line.substr(sp + 1);
-    if (tag == "time") {
+    if (tag == "time" || tag == "cores") {
       const auto sp2 = rest.find(' ');
-      rep.score[rest.substr(0, sp2)] = std::strtod(rest.c_str() + sp2 + 1, nullptr);
+      (tag == "time" ? rep.score : rep.cores)[rest.substr(0, sp2)] = std::strtod(rest.c_str() + sp2 + 1, nullptr);
     } else if (tag == "auto") {
       rep.dnn_auto = rest;
     } else if (tag == "note") {
@@ -337,6 +340,34 @@ int run_suite(const std::vector<std::string>& args, const Hooks& hooks) {
       rec.schedule = space.to_map(r.best);
       rec.median_s = std::isfinite(r.best_s) && r.best_s > 0 ? r.best_s : 1;
       rep = time_in_child(l, rec, opt, hooks);
+      // A multi-threaded kernel whose fresh process never had its cores (another process
+      // held one in every round: summarize_rounds cannot tell) is not a reproduction of
+      // the search's figure: re-time it, after a pause, up to twice; keep the timing
+      // that had the most cores, and say so when none had them.
+      const auto tuned_cores = [](const ChildReport& c) {
+        const auto k = c.cores.find("tuned");
+        return k == c.cores.end() ? 0.0 : k->second;
+      };
+      for (int retry = 0; retry < 2 && opt.threads > 1 && tuned_cores(rep) < 0.8 * opt.threads; ++retry) {
+        std::this_thread::sleep_for(std::chrono::seconds(2));
+        ChildReport again = time_in_child(l, rec, opt, hooks);
+        char b[200];
+        std::snprintf(b, sizeof b, "the fresh process ran tuned on %.2f of %d cores (%.3f ms): re-timed, %.2f cores (%.3f ms)",
+                      tuned_cores(rep), opt.threads, rep.score.count("tuned") ? rep.score["tuned"] * 1e3 : NAN, tuned_cores(again),
+                      again.score.count("tuned") ? again.score["tuned"] * 1e3 : NAN);
+        notes.push_back(l.name + ": " + b);
+        if (tuned_cores(again) > tuned_cores(rep)) rep = std::move(again);
+      }
+      {
+        // The reproduction check: the search's confirmed time against the fresh process's.
+        const auto t = rep.score.find("tuned");
+        char b[200];
+        std::snprintf(b, sizeof b, "search %.3f ms, fresh process %.3f ms (%.2fx), on %.2f cores of %d%s", r.best_s * 1e3,
+                      t == rep.score.end() ? NAN : t->second * 1e3, t == rep.score.end() ? NAN : t->second / r.best_s,
+                      tuned_cores(rep), opt.threads,
+                      opt.threads > 1 && tuned_cores(rep) < 0.8 * opt.threads ? " (host contended: not a reproduction)" : "");
+        notes.push_back(l.name + ": " + b);
+      }
       auto it = rep.score.find("tuned");
       tuned = it == rep.score.end() ? INFINITY : it->second;
       for (const auto& [name, t] : rep.score) {
@@ -484,8 +515,10 @@ int run_child(const std::vector<std::string>& args) {
   std::vector<std::function<void()>> runs;
   for (const auto& c : contenders) runs.push_back(c.run);
   const auto measured = ta::interleaved_rounds(runs, mo, rounds, rounds);
-  for (std::size_t i = 0; i < contenders.size(); ++i)
-    std::printf("time %s %.9g\n", contenders[i].name.c_str(), ta::summarize_rounds(measured[i]).median_s);
+  for (std::size_t i = 0; i < contenders.size(); ++i) {
+    const ta::RoundSummary s = ta::summarize_rounds(measured[i]);
+    std::printf("time %s %.9g\ncores %s %.3g\n", contenders[i].name.c_str(), s.median_s, contenders[i].name.c_str(), s.cores_used);
+  }
   return 0;
 }
 

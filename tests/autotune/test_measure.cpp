@@ -138,12 +138,35 @@ TEST(AutotuneMeasure, ContendedRoundsAreLeftOut) {
   EXPECT_DOUBLE_EQ(s.min_s, 0.98);
   EXPECT_DOUBLE_EQ(s.max_s, 1.1);
   EXPECT_DOUBLE_EQ(s.spread, ta::relative_iqr({1.0, 0.98, 1.02, 1.1, 0.99}));
+  EXPECT_DOUBLE_EQ(s.cores_used, 1.95);  // the median of the counted rounds' cores
+  EXPECT_TRUE(ta::had_its_cores(s, 2));
   // only 2 clean rounds: every round counts
   r = {round(1.0, 2.0), round(2.0, 1.0), round(2.1, 1.0), round(1.0, 2.0), round(1.9, 1.0)};
   s = ta::summarize_rounds(r);
   EXPECT_EQ(s.rounds, 5);
   EXPECT_EQ(s.contended, 0);
   EXPECT_DOUBLE_EQ(s.median_s, 1.9);
+  EXPECT_DOUBLE_EQ(s.cores_used, 1.0);
+  EXPECT_FALSE(ta::had_its_cores(s, 2));  // a 2-thread kernel on ~1 core: not a reproduction
+  EXPECT_TRUE(ta::had_its_cores(s, 1));
+}
+
+// Every round on ~1 core (another process held the second one throughout): none is left
+// out, as none is worse than the others, and had_its_cores says the timing did not have
+// the 2 cores the kernel was tuned for (the res2 1x1 case: 0.51 ms searched, 1.10 ms here).
+TEST(AutotuneMeasure, AKernelThatNeverHadItsCoresIsFlagged) {
+  std::vector<ta::Measurement> r(6);
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    r[i].median_s = 1.1e-3 + 1e-5 * static_cast<double>(i);
+    r[i].cores_used = 1.0 + 0.02 * static_cast<double>(i % 3);
+  }
+  const ta::RoundSummary s = ta::summarize_rounds(r);
+  EXPECT_EQ(s.contended, 0);
+  EXPECT_NEAR(s.cores_used, 1.02, 1e-12);
+  EXPECT_FALSE(ta::had_its_cores(s, 2));
+  EXPECT_TRUE(ta::had_its_cores(s, 1));
+  for (auto& m : r) m.cores_used = 1.9;
+  EXPECT_TRUE(ta::had_its_cores(ta::summarize_rounds(r), 2));
 }
 
 // cores_used is CPU time over wall time: up to 1 for a busy loop on one thread, ~0 for a sleep.

@@ -116,12 +116,15 @@ RoundSummary summarize_rounds(const std::vector<Measurement>& rounds) {
   }
   double top = 0;
   for (const auto& m : rounds) top = std::max(top, m.cores_used);
+  std::vector<double> cores;
   for (const auto& m : rounds)
-    if (m.cores_used >= 0.8 * top) s.medians.push_back(m.median_s);
+    if (m.cores_used >= 0.8 * top) s.medians.push_back(m.median_s), cores.push_back(m.cores_used);
   if (s.medians.size() < 3 || 3 * s.medians.size() < rounds.size()) {
     s.medians.clear();
-    for (const auto& m : rounds) s.medians.push_back(m.median_s);
+    cores.clear();
+    for (const auto& m : rounds) s.medians.push_back(m.median_s), cores.push_back(m.cores_used);
   }
+  s.cores_used = median_of(cores);
   s.rounds = static_cast<int>(s.medians.size());
   s.contended = static_cast<int>(rounds.size()) - s.rounds;
   s.median_s = median_of(s.medians);
@@ -130,5 +133,7 @@ RoundSummary summarize_rounds(const std::vector<Measurement>& rounds) {
   s.max_s = *std::max_element(s.medians.begin(), s.medians.end());
   return s;
 }
+
+bool had_its_cores(const RoundSummary& s, int threads) { return s.cores_used >= 0.8 * std::max(1, threads); }
 
 }  // namespace taihu::autotune

@@ -362,7 +362,7 @@ int run_suite(const std::vector<std::string>& args, const Hooks& hooks) {
         // The reproduction check: the search's confirmed time against the fresh process's.
         const auto t = rep.score.find("tuned");
         char b[200];
-        std::snprintf(b, sizeof b, "search %.3f ms, fresh process %.3f ms (%.2fx), on %.2f cores of %d%s", r.best_s * 1e3,
+        std::snprintf(b, sizeof b, "search %.4g ms, fresh process %.4g ms (%.2fx), on %.2f cores of %d%s", r.best_s * 1e3,
                       t == rep.score.end() ? NAN : t->second * 1e3, t == rep.score.end() ? NAN : t->second / r.best_s,
                       tuned_cores(rep), opt.threads,
                       opt.threads > 1 && tuned_cores(rep) < 0.8 * opt.threads ? " (host contended: not a reproduction)" : "");

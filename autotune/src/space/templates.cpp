@@ -26,7 +26,8 @@
 //     transformed back by one task.
 //   ocvec (output channels in vector lanes, packed weights): 1, 2 and 4 vectors of
 //     channels x the widest row of pixels that fits the registers (ocvec_registers_needed:
-//     2 x 14, 1 x 28, 4 x 6 on AVX-512), the whole channel reduction per tile, channel
+//     2 x 14, 1 x 28, 4 x 6 on AVX-512; after 2 x the widest, 2 x the widest that divides
+//     the output row: 2 x 8 on a 32-wide row), the whole channel reduction per tile, channel
 //     tiles outside rows; then 2 x the widest with rows outside and with blocks of 64
 //     input channels. On an unpadded window dnn's pointwise tiles come first
 //     (ocvec l 1, pixels in the lanes: 8 channels x 2 vectors as dnn, the same in
@@ -48,7 +49,7 @@
 namespace taihu::autotune {
 namespace {
 
-constexpr std::size_t kMaxTemplates = 12;  // plus the ocvec ones (at most 11)
+constexpr std::size_t kMaxTemplates = 12;  // plus the ocvec ones (at most 12)
 
 class Builder {
  public:
@@ -212,6 +213,7 @@ std::vector<Point> Space::templates() const {
       int lanes = 0;  // ocvec l
       int x = 0;      // 0: the widest that fits; else (l 1) output channels per tile
       int chunk = 0;  // (l 1, o 0) ocvec s: strips per chunk, one parallel task each
+      bool divides = false;  // (l 0) the widest row that fits and divides the output row
     };
     // An unpadded layer (1x1, LeNet's 5x5) first tries dnn's pointwise tile (pixels in the lanes: 8
     // channels x 2 vectors), then wider ones, channel tiles outside the strips (a tile's
@@ -221,7 +223,8 @@ std::vector<Point> Space::templates() const {
     // 2 threads, one process: 0.60 ms against 1.11 for 14 x 2 over channel-tile tasks).
     const Tile tiles[] = {Tile{2, 0, 0, 1, 8},    Tile{2, 0, 0, 1, 8, 8}, Tile{2, 0, 0, 1, 14}, Tile{4, 0, 0, 1, 6},
                           Tile{3, 0, 0, 1, 7},    Tile{2, 0, 1, 1, 8},
-                          Tile{2, 0, 0},       Tile{1, 0, 0},        Tile{4, 0, 0},       Tile{2, 0, 1},       Tile{2, 64, 0}};
+                          Tile{2, 0, 0},       Tile{2, 0, 0, 0, 0, 0, true},          Tile{1, 0, 0},
+                          Tile{4, 0, 0},       Tile{2, 0, 1},       Tile{2, 64, 0}};
     limit = out.size() + std::size(tiles);
     for (const Tile& w : tiles) {
       Point base = default_point();
@@ -231,9 +234,14 @@ std::vector<Point> Space::templates() const {
       if (w.lanes == 0) t.set_near("ocvec", "l", 1, [](std::int64_t v) { return v == 0; });
       if (!t.set_near("ocvec", "k", w.k, [&](std::int64_t v) { return v == w.k; }) && t.find("ocvec", "k") >= 0) continue;
       // The widest row of pixels whose tile fits the registers (ocvec_registers_needed).
+      // `divides`: the widest that also divides the output row, so no ragged pixel tile
+      // (CIFAR-10 quick conv1, 32 wide, 32 channels: 2 x 8 0.049 ms, 2 x 14 -- tiles of
+      // 14, 14, 4 -- not found in a 20 s search that ended on `direct` at 0.055, one process).
+      const std::int64_t ow = p_.conv_pattern(a).ow;
       const int pixels = w.x > 0 ? w.x : std::max(1, (vector_registers() - w.k - 1) / w.k);
       if (!t.set_near("ocvec", "x", pixels, [&](std::int64_t v) {
-            return (w.x == 0 || v == w.x) && ocvec_registers_needed(w.k, static_cast<int>(v)) <= vector_registers();
+            return (w.x == 0 || v == w.x) && (!w.divides || (v > 0 && ow % v == 0)) &&
+                   ocvec_registers_needed(w.k, static_cast<int>(v)) <= vector_registers();
           }))
         continue;
       if (w.c_block > 0) {

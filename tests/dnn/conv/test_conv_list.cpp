@@ -14,6 +14,7 @@
 #include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/isa.hpp"
+#include "taihu/arch/threads.hpp"
 #include "taihu/dnn/conv.hpp"
 #include "taihu/dnn/tuning_records.hpp"
 
@@ -47,6 +48,9 @@ TEST_F(ConvList, AutomaticTakesTheMeasuredEntry) {
   // Backward-weights of wide 3x3 layers at batch 1 there: direct_input_lanes (on AMD
   // only below 48 4x4 tiles: res3's 49 go to F(4x4)).
   const bool amd = taihu::arch::cpu_features().vendor == "AuthenticAMD";
+  // LeNet at batch 1 on AMD with SIMD: the minibatch entry's small-batch rule.
+  const bool amd_small = amd && taihu::arch::active_isa() >= taihu::arch::Isa::avx2;
+  const ConvAlgo lenet_b1 = amd_small ? ConvAlgo::minibatch : ConvAlgo::direct;
   const ConvAlgo res4_3x3 = avx512 ? ConvAlgo::winograd_2x2 : ConvAlgo::winograd_4x4;
   const ConvAlgo res3_bwdw = avx512 && !amd ? ConvAlgo::direct_input_lanes : ConvAlgo::winograd_4x4;
   const ConvAlgo res4_bwdw = avx512 ? ConvAlgo::direct_input_lanes : ConvAlgo::direct;
@@ -62,7 +66,10 @@ TEST_F(ConvList, AutomaticTakesTheMeasuredEntry) {
       {"mb1ic256ih56oc512kh1sh2", ConvAlgo::pointwise_strided, ConvAlgo::explicit_gemm, ConvAlgo::explicit_gemm},
       {"mb1ic3ih224oc64oh112kh7sh2ph3", ConvAlgo::first_layer, ConvAlgo::explicit_gemm, ConvAlgo::direct},
       {"mb64ic3ih32oc32oh32kh5ph2", ConvAlgo::first_layer, ConvAlgo::minibatch, ConvAlgo::direct},
-      {"mb1ic1ih28oc20oh24kh5", ConvAlgo::direct, ConvAlgo::explicit_gemm, ConvAlgo::direct},
+      {"mb1ic1ih28oc20oh24kh5", lenet_b1, ConvAlgo::explicit_gemm, lenet_b1},
+      {"mb1ic20ih12oc50oh8kh5", ConvAlgo::direct,
+       amd_small && taihu::arch::threads_for_call() == 1 ? ConvAlgo::minibatch : ConvAlgo::explicit_gemm,
+       ConvAlgo::direct},
       {"mb64ic20ih12oc50oh8kh5", ConvAlgo::minibatch, ConvAlgo::minibatch, ConvAlgo::direct},
       {"mb64ic1ih28oc20oh24kh5", ConvAlgo::direct, ConvAlgo::explicit_gemm, ConvAlgo::minibatch},
       {"g2mb1ic96ih27oc256oh27kh5ph2", ConvAlgo::winograd_2x2, ConvAlgo::winograd_2x2, ConvAlgo::winograd_2x2},

@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include "minibatch_kernels.hpp"
+#include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/isa.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/gemm/packed.hpp"
@@ -64,6 +65,11 @@ MinibatchConv::MinibatchConv(const ConvDesc& d)
   avx512_ = arch::active_isa() >= arch::Isa::avx512;
   const char* all = std::getenv("TAIHU_MINIBATCH_AVX512_ALL");
   avx512_all_ = avx512_ && all != nullptr && std::string(all) == "1";
+  // On AMD (Zen 4: AVX-512 as 2 x 256 bits) the AVX2 implicit backward-weights, whose
+  // vectors are single 8-pixel rows: LeNet conv1, interleaved A/B medians, 1 thread,
+  // batch 64 / 32 / 1: 60.8-64.0 vs 57.5-60.8, 61.7-65.2 vs 59.2-61.1, 38.2-38.9 vs
+  // 36.5-37.6 GFLOP/s (bench/results/2026-11-28-zen4-dnn-lenet.md).
+  implicit_avx512_ = avx512_ && (avx512_all_ || arch::cpu_features().vendor != "AuthenticAMD");
   implicit_weights_ = arch::active_isa() >= arch::Isa::avx2 && d.groups == 1 && d.stride_h == 1 && d.stride_w == 1 &&
                       d.pad_h == 0 && d.pad_w == 0 && d.dil_h == 1 && d.dil_w == 1 && d.out_w() % 8 == 0;
   col2im_w8_ = arch::active_isa() >= arch::Isa::avx2 && d.stride_h == 1 && d.stride_w == 1 && d.pad_h == 0 &&
@@ -316,7 +322,7 @@ void MinibatchConv::backward_weights_implicit(const float* x, const float* dy, f
     index_t n0, n1;
     split(d_.n, t, nt, &n0, &n1);
     if (!packed) {
-      (avx512_ ? minibatch_kernels::backward_weights_implicit_avx512 : minibatch_kernels::backward_weights_implicit_avx2)(
+      (implicit_avx512_ ? minibatch_kernels::backward_weights_implicit_avx512 : minibatch_kernels::backward_weights_implicit_avx2)(
           g, x, dy, n0, n1, mine);
     } else {
       float* xb = packs + scratch_stride_ * static_cast<std::size_t>(t);

@@ -2,7 +2,7 @@
 // a shared machine. Per-thread CPU time (CLOCK_THREAD_CPUTIME_ID: time the scheduler
 // gives another process is not counted), calls interleaved (taihu on NCHW, taihu in its
 // preferred activation layout when that is not NCHW, oneDNN 2.x auto and direct, oneDNN
-// 3.x auto and direct) with a 32 MiB cache flush before each, R rounds; prints the
+// 3.x auto and direct) with a 96 MiB cache flush before each, R rounds; prints the
 // fastest and the median call of each and the ratios (> 1: taihu faster): taihu's best
 // layout (dnn::preferred_layout) against the faster oneDNN (format_tag::any), both with
 // the activations already in those layouts (reorders untimed on both sides), then
@@ -54,8 +54,11 @@ using taihu::dnn::ConvDirection;
 
 
 
+// 96 MiB, three times the 32 MiB L3 of the machines measured: a 32 MiB sweep left a
+// batch-1 LeNet call's lines in Zen 4's L3, so back-to-back calls of one implementation
+// read up to 2x faster than the same calls between others'.
 void flush_cache() {
-  static std::vector<char> junk(32u << 20);
+  static std::vector<char> junk(96u << 20);
   static char seed = 1;
   for (std::size_t i = 0; i < junk.size(); i += 64) junk[i] = static_cast<char>(junk[i] + seed);
   ++seed;

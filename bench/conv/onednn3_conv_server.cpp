@@ -13,7 +13,7 @@
 //          reordered into the picked layouts once, untimed), or "unavailable <why>".
 //   run <slot> <n> <flush|noflush>
 //       -> "times <s1> ... <sn>": n executions (each waited for), seconds per call,
-//          each preceded by a 32 MiB cache flush when asked, as conv_cputime does.
+//          each preceded by a 96 MiB cache flush when asked, as conv_cputime does.
 //   impl <slot> -> "<implementation> <layout>"
 //   free <slot> -> "ok": releases that primitive and its buffers (slots are not reused)
 //   version     -> "oneDNN <major>.<minor>.<patch> <cpu runtime>"
@@ -57,8 +57,11 @@ double seconds() {
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
+// 96 MiB, three times the 32 MiB L3 of the machines measured: a 32 MiB sweep left a
+// batch-1 LeNet call's lines in Zen 4's L3, so back-to-back calls of one implementation
+// read up to 2x faster than the same calls between others'.
 void flush_cache() {
-  static std::vector<char> junk(32u << 20);
+  static std::vector<char> junk(96u << 20);
   static char seed = 1;
   for (std::size_t i = 0; i < junk.size(); i += 64) junk[i] = static_cast<char>(junk[i] + seed);
   ++seed;

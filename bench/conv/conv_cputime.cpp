@@ -42,6 +42,7 @@
 #include "onednn3_conv_client.hpp"
 #include "onednn_conv_anchor.hpp"
 #include "bench_common.hpp"
+#include "cache_flush.hpp"
 #include "conv_case.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/arch/timer.hpp"
@@ -54,15 +55,7 @@ using taihu::dnn::ConvDirection;
 
 
 
-// 96 MiB, three times the 32 MiB L3 of the machines measured: a 32 MiB sweep left a
-// batch-1 LeNet call's lines in Zen 4's L3, so back-to-back calls of one implementation
-// read up to 2x faster than the same calls between others'.
-void flush_cache() {
-  static std::vector<char> junk(96u << 20);
-  static char seed = 1;
-  for (std::size_t i = 0; i < junk.size(); i += 64) junk[i] = static_cast<char>(junk[i] + seed);
-  ++seed;
-}
+using taihu::bench::flush_cache;
 
 struct Timed {
   std::vector<double> t;

@@ -40,6 +40,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "cache_flush.hpp"
 #include "onednn_conv_shape.hpp"
 #include "taihu/dnn/conv.hpp"
 
@@ -57,15 +58,7 @@ double seconds() {
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
-// 96 MiB, three times the 32 MiB L3 of the machines measured: a 32 MiB sweep left a
-// batch-1 LeNet call's lines in Zen 4's L3, so back-to-back calls of one implementation
-// read up to 2x faster than the same calls between others'.
-void flush_cache() {
-  static std::vector<char> junk(96u << 20);
-  static char seed = 1;
-  for (std::size_t i = 0; i < junk.size(); i += 64) junk[i] = static_cast<char>(junk[i] + seed);
-  ++seed;
-}
+using taihu::bench::flush_cache;
 
 // A 4-D activation layout in taihu's spelling (nchw, nhwc, nChw16c), else the blocks.
 std::string layout_name(const memory::desc& md) {

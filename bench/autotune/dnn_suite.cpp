@@ -348,7 +348,7 @@ int run_suite(const std::vector<std::string>& args, const Hooks& hooks) {
         const auto k = c.cores.find("tuned");
         return k == c.cores.end() ? 0.0 : k->second;
       };
-      for (int retry = 0; retry < 2 && opt.threads > 1 && tuned_cores(rep) < 0.8 * opt.threads; ++retry) {
+      for (int retry = 0; retry < 2 && opt.threads > 1 && !ta::had_its_cores(tuned_cores(rep), opt.threads); ++retry) {
         std::this_thread::sleep_for(std::chrono::seconds(2));
         ChildReport again = time_in_child(l, rec, opt, hooks);
         char b[200];
@@ -365,7 +365,7 @@ int run_suite(const std::vector<std::string>& args, const Hooks& hooks) {
         std::snprintf(b, sizeof b, "search %.4g ms, fresh process %.4g ms (%.2fx), on %.2f cores of %d%s", r.best_s * 1e3,
                       t == rep.score.end() ? NAN : t->second * 1e3, t == rep.score.end() ? NAN : t->second / r.best_s,
                       tuned_cores(rep), opt.threads,
-                      opt.threads > 1 && tuned_cores(rep) < 0.8 * opt.threads ? " (host contended: not a reproduction)" : "");
+                      opt.threads > 1 && !ta::had_its_cores(tuned_cores(rep), opt.threads) ? " (host contended: not a reproduction)" : "");
         notes.push_back(l.name + ": " + b);
       }
       auto it = rep.score.find("tuned");

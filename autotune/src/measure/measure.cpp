@@ -134,6 +134,8 @@ RoundSummary summarize_rounds(const std::vector<Measurement>& rounds) {
   return s;
 }
 
-bool had_its_cores(const RoundSummary& s, int threads) { return s.cores_used >= 0.8 * std::max(1, threads); }
+bool had_its_cores(double cores_used, int threads) { return cores_used >= 0.8 * std::max(1, threads); }
+
+bool had_its_cores(const RoundSummary& s, int threads) { return had_its_cores(s.cores_used, threads); }
 
 }  // namespace taihu::autotune

@@ -86,5 +86,7 @@ RoundSummary summarize_rounds(const std::vector<Measurement>& rounds);
 // process, ~1 core in every round (0.45 / 0.45 ms on a quiet host). A timing that fails
 // this is not a reproduction of the search's; bench_autotune --suite re-times it.
 bool had_its_cores(const RoundSummary& s, int threads);
+// The same rule on a median cores_used already taken (a timing child's report).
+bool had_its_cores(double cores_used, int threads);
 
 }  // namespace taihu::autotune

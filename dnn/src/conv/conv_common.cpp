@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "conv_algorithm.hpp"
+#include "core/parallel.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/threads.hpp"
 
@@ -15,34 +16,32 @@ void ConvAlgorithm::forward_fused(const float*, const float*, const float*, floa
 
 void apply_post_ops(const ConvPostOps& post, const float* sum, float* y, index_t count) {
   if (!post.any()) return;
-#pragma omp parallel for num_threads(arch::threads_for_call()) schedule(static) if (count > 65536)
-  for (index_t b = 0; b < count; b += 4096) {
-    const index_t e = std::min(count, b + 4096);
+  const index_t blocks = (count + 4095) / 4096;
+  ops::parallel_for_static(count > 65536 ? arch::threads_for_call() : 1, blocks, [&](index_t block) {
+    const index_t b = block * 4096, e = std::min(count, b + 4096);
     for (index_t i = b; i < e; ++i) {
       float v = post.sum ? y[i] + sum[i] : y[i];
       // max(v, 0) the way the fused kernels compute it (a NaN passes through).
       if (post.relu) v = 0.0f > v ? 0.0f : v;
       y[i] = v;
     }
-  }
+  });
 }
 
 void add_bias(const ConvDesc& d, const float* bias, float* y) {
   if (bias == nullptr) return;
   const index_t plane = d.out_h() * d.out_w(), nk = d.n * d.k;
-#pragma omp parallel for num_threads(arch::threads_for_call()) if (nk * plane > 32768)
-  for (index_t i = 0; i < nk; ++i) {
+  ops::parallel_for_static(nk * plane > 32768 ? arch::threads_for_call() : 1, nk, [&](index_t i) {
     const float b = bias[i % d.k];
     float* p = y + i * plane;
     for (index_t j = 0; j < plane; ++j) p[j] += b;
-  }
+  });
 }
 
 void bias_gradient(const ConvDesc& d, const float* dy, float* db, bool accumulate) {
   if (db == nullptr) return;
   const index_t plane = d.out_h() * d.out_w();
-#pragma omp parallel for num_threads(arch::threads_for_call()) if (d.n * d.k * plane > 32768)
-  for (index_t k = 0; k < d.k; ++k) {
+  ops::parallel_for_static(d.n * d.k * plane > 32768 ? arch::threads_for_call() : 1, d.k, [&](index_t k) {
     double s = 0;
     for (index_t n = 0; n < d.n; ++n) {
       const float* p = dy + (n * d.k + k) * plane;
@@ -57,7 +56,7 @@ void bias_gradient(const ConvDesc& d, const float* dy, float* db, bool accumulat
       s += part;
     }
     db[k] = accumulate ? db[k] + static_cast<float>(s) : static_cast<float>(s);
-  }
+  });
 }
 
 bool transposed_supported(const ConvDesc& d) {

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "conv_algorithm.hpp"
+#include "core/parallel.hpp"
 #include "conv_pointwise.hpp"
 #include "direct_kernels.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
@@ -261,13 +262,11 @@ class Direct final : public ConvAlgorithm {
     const index_t chunks = ceil_div(run_slots, chunk), items = d_.groups * runs_per_group * chunks;
     const index_t x_image = d_.c * geo_.chan_stride, y_image = d_.k * plane;
     prepare_buffer();
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
+    ops::run_team(nt, [&] {
       const float* xin = fill_input(x);
       // Dynamic: a thread that loses its core to another process does not hold the
       // whole call back (items are coarse, >= 4 per thread).
-#pragma omp for schedule(dynamic, 1)
-      for (index_t it = 0; it < items; ++it) {
+      ops::for_dynamic(items, [&](index_t it) {
         const index_t ch = it % chunks, run = (it / chunks) % runs_per_group, g = it / (chunks * runs_per_group);
         // Slots [s_lo, s1) of this run; in image-major numbering n * slots + slot.
         const index_t s_lo = run * slots + ch * chunk, s1 = run * slots + std::min(run_slots, (ch + 1) * chunk);
@@ -310,8 +309,8 @@ class Direct final : public ConvAlgorithm {
             }
           }
         }
-      }
-    }
+      });
+    });
   }
 
   void backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) override {
@@ -391,8 +390,7 @@ class Direct final : public ConvAlgorithm {
     const bool fuse_bias = dbias != nullptr && local;
     const index_t bias_parts = by_chunk ? parts : 1;
     if (fuse_bias) db_part_.assign(static_cast<std::size_t>(bias_parts * d_.k), 0.0);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
+    ops::run_team(nt, [&] {
       const float* xin = fill_input(x);
       float* dyt_local = dyt_.data() + (local ? omp_get_thread_num() * local_floats : 0);
       std::vector<float> bsum(static_cast<std::size_t>(fuse_bias ? kpad : 0));
@@ -498,15 +496,14 @@ class Direct final : public ConvAlgorithm {
       };
       const int t = omp_get_thread_num(), tn = omp_get_num_threads();
       if (by_chunk) {
-#pragma omp for schedule(dynamic, 1)
-        for (index_t part = 0; part < parts; ++part) {
+        ops::for_dynamic(parts, [&](index_t part) {
           float* out = dw_part_.data() + static_cast<std::size_t>(part * wsize);
           std::fill(out, out + wsize, 0.0f);
           index_t c0, c1;
           split_range(chunks, static_cast<int>(part), static_cast<int>(parts), c0, c1);
           for (index_t ci = c0; ci < c1; ++ci)
             run_chunk(ci, 0, units, out, fuse_bias ? db_part_.data() + part * d_.k : nullptr, ci + 1 < c1 ? ci + 1 : -1);
-        }
+        });
 #pragma omp for schedule(static)
         for (index_t i = 0; i < wsize; ++i) {
           float sum = 0.0f;
@@ -519,7 +516,7 @@ class Direct final : public ConvAlgorithm {
         split_range(units, t, tn, u0, u1);
         for (index_t ci = 0; ci < chunks; ++ci) run_chunk(ci, u0, u1, dw, fuse_bias ? db_part_.data() : nullptr, ci + 1);
       }
-    }
+    });
     if (!fuse_bias) {
       if (y_nchw8c_)
         bias_gradient_nchw8c(dy, dbias, accumulate);
@@ -634,8 +631,7 @@ class Direct final : public ConvAlgorithm {
       }
       ocv_x_off_chunk_ = chunk;
     }
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
+    ops::run_team(nt, [&] {
       const float* xin = in_place || pad_per_item ? x : fill_input(x, gq, xocv_);
       float* const padded = pad_per_item ? xocv_.data() + omp_get_thread_num() * pad_floats : nullptr;
       index_t padded_ng = -1;  // the (image, group) in `padded`
@@ -651,8 +647,7 @@ class Direct final : public ConvAlgorithm {
       st.acc = scratch;
       st.acc_bstride = chunk * 8;
       st.y_kstride = plane;
-#pragma omp for schedule(dynamic, grab)
-      for (index_t it = 0; it < items; ++it) {
+      ops::for_dynamic(items, [&](index_t it) {
         const index_t ch = it % chunks, ng = it / chunks, g = ng % d_.groups, n = ng / d_.groups;
         const index_t p0 = ch * chunk, p1 = std::min(plane, p0 + chunk);
         if (pad_per_item && padded_ng != ng) {
@@ -668,7 +663,7 @@ class Direct final : public ConvAlgorithm {
                                pad_per_item ? padded : xin + n * d_.c * gq.chan_stride, gq.chan_stride,
                                y + (n * kb8 * plane + p0) * 8, bias ? bias8_.data() : nullptr, scratch,
                                post.relu);
-          continue;
+          return;
         }
         for (index_t q = 0; q < kgroups; ++q) {
           a.nb = static_cast<int>(std::min<index_t>(kOcvMaxBlocks, kb8 - q * kOcvMaxBlocks));
@@ -698,8 +693,8 @@ class Direct final : public ConvAlgorithm {
           st.relu = post.relu;
           store(st);
         }
-      }
-    }
+      }, grab);
+    });
   }
 
   // dY^T rows: pixels [p0, p0 + count) of (image, group) ng as [pixel][kpad] at dst:
@@ -811,13 +806,13 @@ class Direct final : public ConvAlgorithm {
       xsub_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(planes * oh * ow));
     float* out = xsub_.data();
     const int nt = arch::threads_for_call();
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (index_t p = 0; p < planes; ++p)
+    ops::parallel_for_static(nt, planes, [&](index_t p) {
       for (index_t oy = 0; oy < oh; ++oy) {
         const float* src = x + p * d_.h * d_.w + oy * d_.stride_h * d_.w;
         float* dst = out + (p * oh + oy) * ow;
         for (index_t ox = 0; ox < ow; ++ox) dst[ox] = src[ox * d_.stride_w];
       }
+    });
     return out;
   }
 
@@ -877,12 +872,11 @@ class Direct final : public ConvAlgorithm {
     // at batch 1: 3 planes would leave one of 2 threads idle at the barrier).
     const index_t planes = d_.n * d_.c, want = 8 * omp_get_num_threads();
     const index_t blocks = planes >= want ? 1 : std::min(g.hp, ceil_div(want, planes));
-#pragma omp for schedule(dynamic, 1)
-    for (index_t it = 0; it < planes * blocks; ++it) {
+    ops::for_dynamic(planes * blocks, [&](index_t it) {
       const index_t p = it / blocks, b = it % blocks;
       fill_plane(d_, g, x + p * d_.h * d_.w, buf.data() + p * g.chan_stride, b * g.hp / blocks,
                  (b + 1) * g.hp / blocks);
-    }
+    });
     return buf.data();
   }
 

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "conv_algorithm.hpp"
+#include "core/parallel.hpp"
 #include "pointwise_blocked_kernels.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/dispatch.hpp"
@@ -108,8 +109,7 @@ class DirectInputLanes final : public ConvAlgorithm {
     if (buf_.size() < buf_floats * nbufs) buf_ = arch::AlignedBuffer<float>(buf_floats * nbufs);
     const PwbBwdwXKernel kernel = input_lanes_kernels().tile;
     const TapInterleaveKernel interleave = input_lanes_kernels().interleave;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
+    ops::run_team(nt, [&] {
       // x and dY into nChw16c a block at a time among the threads (lanes past the
       // channels zero; the layout module's transposing reorders), x's rows then into the
       // interior of its padded planes (2 threads, A/B against the serial copies:
@@ -198,7 +198,7 @@ class DirectInputLanes final : public ConvAlgorithm {
             }
           }
       }
-    }
+    });
     bias_gradient(d_, dy, dbias, accumulate);
   }
 

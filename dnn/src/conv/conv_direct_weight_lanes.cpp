@@ -17,6 +17,7 @@
 // Backward-data: the forward of the transposed problem (rotated weights, cached with
 // WeightsHint::unchanged), stride 1 only. Backward-weights is not this entry's.
 #include "conv_direct_weight_lanes.hpp"
+#include "core/parallel.hpp"
 
 #include <omp.h>
 
@@ -84,8 +85,7 @@ class DirectWeightLanes final : public ConvAlgorithm {
     const WlFwdKernel kernel = weight_lanes_kernel();
     // Column segments of at most kWlCols, as even as possible (14 -> 7 + 7, 10 -> 5 + 5).
     const index_t segs = ceil_div(ow_, kWlCols);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
+    ops::run_team(nt, [&] {
 #pragma omp for schedule(static)
       for (index_t nc = 0; nc < N * C; ++nc) {
         const float* src = x + nc * d_.h * d_.w;
@@ -129,7 +129,7 @@ class DirectWeightLanes final : public ConvAlgorithm {
             for (index_t p = 0; p < P; ++p) yk[p] = src[p * kBlk];
           }
       }
-    }
+    });
   }
 
   void backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) override {
@@ -153,8 +153,7 @@ class DirectWeightLanes final : public ConvAlgorithm {
     const auto floats = static_cast<std::size_t>(kblocks_ * cols * kBlk);
     if (wpk_.size() != floats) wpk_ = arch::AlignedBuffer<float>(floats);
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), kblocks_));
-#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
-    for (index_t kb = 0; kb < kblocks_; ++kb) {
+    ops::parallel_for_static(nt, kblocks_, [&](index_t kb) {
       const index_t rows = std::min(kBlk, K - kb * kBlk);
       float* dst = wpk_.data() + kb * cols * kBlk;
       for (index_t j0 = 0; j0 < cols; j0 += 16) {
@@ -164,7 +163,7 @@ class DirectWeightLanes final : public ConvAlgorithm {
           for (index_t j = 0; j < jn; ++j) dst[(j0 + j) * kBlk + m] = m < rows ? src[j] : 0.0f;
         }
       }
-    }
+    });
     packed_ = true;
   }
 

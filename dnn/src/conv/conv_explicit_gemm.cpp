@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include "conv_algorithm.hpp"
+#include "core/parallel.hpp"
 #include "im2col.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/threads.hpp"
@@ -123,13 +124,12 @@ class ExplicitGemm final : public ConvAlgorithm {
       gemm::sgemm(Layout::row_major, Trans::yes, Trans::no, rows_, plane_, kg_, 1.0f,
                   w + g * kg_ * rows_, rows_, dyg, plane_, 0.0f, colbuf, plane_);
       const int nt = use_threads ? arch::threads_for_call() : 1;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-      {
+      ops::run_team(nt, [&] {
         index_t b, e;
         split_range(cg_, omp_get_thread_num(), omp_get_num_threads(), b, e);
         std::memset(dxg + b * d_.h * d_.w, 0, sizeof(float) * (e - b) * d_.h * d_.w);
         col2im(d_, colbuf, dxg, b, e);
-      }
+      });
     }
   }
 

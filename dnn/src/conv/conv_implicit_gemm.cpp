@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "conv_algorithm.hpp"
+#include "core/parallel.hpp"
 #include "im2col.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/threads.hpp"
@@ -46,15 +47,14 @@ class ImplicitGemm final : public ConvAlgorithm {
     const int nt = arch::threads_for_call();
     ensure_buffers(nt);
     const index_t items = d_.n * d_.groups * blocks_;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-    for (index_t it = 0; it < items; ++it) {
+    ops::parallel_for_dynamic(nt, items, [&](index_t it) {
       const index_t b = it % blocks_, g = (it / blocks_) % d_.groups, n = it / (blocks_ * d_.groups);
       const index_t p0 = b * pblock_, p1 = std::min(plane_, p0 + pblock_);
       float* buf = buf_for(omp_get_thread_num());
       im2col_pixels(d_, x + (n * d_.c + g * cg_) * d_.h * d_.w, buf, p1 - p0, p0, p1);
       gemm::gemm_packed(Layout::row_major, packed_[g], Trans::no, p1 - p0, 1.0f, buf, p1 - p0, 0.0f,
                         y + (n * d_.k + g * kg_) * plane_ + p0, plane_);
-    }
+    });
     add_bias(d_, bias, y);
   }
 
@@ -69,27 +69,25 @@ class ImplicitGemm final : public ConvAlgorithm {
     const index_t wsize = d_.k * rows_;
     partial_.assign(static_cast<std::size_t>(wsize) * nt, 0.0f);
     const index_t items = d_.n * d_.groups * blocks_;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
+    ops::run_team(nt, [&] {
       const int t = omp_get_thread_num();
       float* mine = partial_.data() + static_cast<std::size_t>(wsize) * t;
       float* buf = buf_for(t);
-#pragma omp for schedule(dynamic, 1)
-      for (index_t it = 0; it < items; ++it) {
+      ops::for_dynamic(items, [&](index_t it) {
         const index_t b = it % blocks_, g = (it / blocks_) % d_.groups, n = it / (blocks_ * d_.groups);
         const index_t p0 = b * pblock_, p1 = std::min(plane_, p0 + pblock_);
         im2col_pixels(d_, x + (n * d_.c + g * cg_) * d_.h * d_.w, buf, p1 - p0, p0, p1);
         gemm::sgemm(Layout::row_major, Trans::no, Trans::yes, kg_, rows_, p1 - p0, 1.0f,
                     dy + (n * d_.k + g * kg_) * plane_ + p0, plane_, buf, p1 - p0, 1.0f,
                     mine + g * kg_ * rows_, rows_);
-      }
+      });
 #pragma omp for schedule(static)
       for (index_t i = 0; i < wsize; ++i) {
         float s = accumulate ? dw[i] : 0.0f;
         for (int u = 0; u < nt; ++u) s += partial_[static_cast<std::size_t>(wsize) * u + i];
         dw[i] = s;
       }
-    }
+    });
     bias_gradient(d_, dy, dbias, accumulate);
   }
 

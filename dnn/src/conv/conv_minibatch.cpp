@@ -9,6 +9,7 @@
 #include <immintrin.h>
 #include <omp.h>
 
+#include "core/parallel.hpp"
 #include "minibatch_kernels.hpp"
 #include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/isa.hpp"
@@ -194,10 +195,10 @@ void MinibatchConv::forward(const float* x, const float* w, const float* bias, f
     // channel tile passes over them), handed out dynamically.
     constexpr index_t kBlock = 24;
     const index_t vectors = d_.n * plane_ / 8, blocks = (vectors + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
-    for (index_t b = 0; b < blocks; ++b)
+    ops::parallel_for_dynamic(nt, blocks, [&](index_t b) {
       (avx512_all_ ? minibatch_kernels::forward_implicit_avx512 : minibatch_kernels::forward_implicit_avx2)(
           g, x, w, bias, b * kBlock, std::min(vectors, (b + 1) * kBlock), y);
+    });
     return;
   }
   std::vector<gemm::PackedA<float>> packed;
@@ -206,14 +207,12 @@ void MinibatchConv::forward(const float* x, const float* w, const float* bias, f
   const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
   const std::size_t per = identity_columns() ? 0 : static_cast<std::size_t>(rows_ * plane_);
   float* cols = per ? scratch(nt, per) : nullptr;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-  {
+  ops::run_team(nt, [&] {
     const int t = omp_get_thread_num();
     float* col = per ? cols + scratch_stride_ * static_cast<std::size_t>(t) : nullptr;
     // Images are independent here: handed out dynamically, so a thread that loses
     // its core for a while (a busy machine) does not hold up the other.
-#pragma omp for schedule(dynamic, 1) nowait
-    for (index_t n = 0; n < d_.n; ++n)
+    ops::for_dynamic_nowait(d_.n, [&](index_t n) {
       for (index_t g = 0; g < d_.groups; ++g) {
         const float* xg = x + (n * d_.c + g * cg_) * d_.h * d_.w;
         float* yg = y + (n * d_.k + g * kg_) * plane_;
@@ -228,7 +227,8 @@ void MinibatchConv::forward(const float* x, const float* w, const float* bias, f
           }
         }
       }
-  }
+    });
+  });
 }
 
 void MinibatchConv::backward_data(const float* dy, const float* w, float* dx, WeightsHint) {
@@ -250,8 +250,7 @@ void MinibatchConv::backward_data(const float* dy, const float* w, float* dx, We
     float* dyc = per ? col + rows_ * depth : nullptr;
     // Chunks are independent here: handed out dynamically (see forward).
     const index_t chunks = (d_.n + chunk - 1) / chunk;
-#pragma omp for schedule(dynamic, 1) nowait
-    for (index_t ch = 0; ch < chunks; ++ch) {
+    ops::for_dynamic_nowait(chunks, [&](index_t ch) {
       const index_t c0 = ch * chunk, cn = std::min<index_t>(chunk, d_.n - c0), ld = cn * plane_;
       for (index_t g = 0; g < d_.groups; ++g) {
         const gemm::PackedA<float>& wt = packed[static_cast<std::size_t>(g)];
@@ -285,18 +284,13 @@ void MinibatchConv::backward_data(const float* dy, const float* w, float* dx, We
           col2im(col + i * plane_, ld, dxg);
         }
       }
-    }
+    });
   };
-  // One thread (fewer images than threads: batch 1): no region at all. Inside an
-  // inactive `parallel if (0)` region the GEMM's own team is a nested one, which
-  // libgomp creates afresh on every call (LeNet conv2 at batch 1, 2 threads: 1.9
-  // GFLOP/s vs 37 at 1 thread).
-  if (nt > 1) {
-#pragma omp parallel num_threads(nt)
-    body();
-  } else {
-    body();
-  }
+  // One thread (fewer images than threads: batch 1): no region at all (run_team).
+  // Inside an inactive `parallel if (0)` region the GEMM's own team would be a nested
+  // one, which libgomp creates afresh on every call (LeNet conv2 at batch 1, 2
+  // threads: 1.9 GFLOP/s vs 37 at 1 thread).
+  ops::run_team(nt, body);
 }
 
 void MinibatchConv::backward_weights_implicit(const float* x, const float* dy, float* dw) {
@@ -314,8 +308,7 @@ void MinibatchConv::backward_weights_implicit(const float* x, const float* dy, f
   const std::size_t pack_x = static_cast<std::size_t>(kPackImages * d_.c * d_.h * 16);
   const std::size_t pack_dy = static_cast<std::size_t>(d_.k * oh * kPackImages * 8);
   float* packs = packed ? scratch(nt, pack_x + pack_dy) : nullptr;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-  {
+  ops::run_team(nt, [&] {
     const int t = omp_get_thread_num();
     float* mine = all + partial_count * static_cast<std::size_t>(t);
     std::fill(mine, mine + partial_count, 0.0f);
@@ -367,7 +360,7 @@ void MinibatchConv::backward_weights_implicit(const float* x, const float* dy, f
       for (int u = 0; u < nt; ++u) s += all[partial_count * static_cast<std::size_t>(u) + tap * channels + k];
       dw[i] += s;
     }
-  }
+  });
 }
 
 void MinibatchConv::backward_weights(const float* x, const float* dy, float* dw, float* dbias, bool accumulate) {
@@ -384,8 +377,7 @@ void MinibatchConv::backward_weights(const float* x, const float* dy, float* dw,
   float* cols = scratch(nt, per);
   const std::size_t wcount = static_cast<std::size_t>(d_.k * rows_), partial = wcount;
   if (nt > 1 && partial_.size() < partial * static_cast<std::size_t>(nt - 1)) partial_.resize(partial * static_cast<std::size_t>(nt - 1));
-#pragma omp parallel num_threads(nt) if (nt > 1)
-  {
+  ops::run_team(nt, [&] {
     const int t = omp_get_thread_num();
     float* col = cols + scratch_stride_ * static_cast<std::size_t>(t);
     float* dyc = col + rows_ * depth;
@@ -426,7 +418,7 @@ void MinibatchConv::backward_weights(const float* x, const float* dy, float* dw,
         for (std::size_t i = b; i < e; ++i) dw[i] += src[i];
       }
     }
-  }
+  });
 }
 
 }  // namespace taihu::dnn::conv

@@ -1,5 +1,6 @@
 // 1x1 convolution driver (see conv_pointwise.hpp).
 #include "conv_pointwise.hpp"
+#include "core/parallel.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -139,14 +140,13 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
   if (strip_.size() < static_cast<std::size_t>(nt) * buf_floats)
     strip_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(nt) * buf_floats);
   const auto wblock = static_cast<std::size_t>(cblock_ * kPwRows);
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-  for (index_t it = 0; it < items; ++it) {
+  ops::parallel_for_dynamic(nt, items, [&](index_t it) {
     float* buf = strip_.data() + static_cast<std::size_t>(omp_get_thread_num()) * buf_floats;
     const index_t kr = it % ksplit, ch = it / ksplit % chunks, ng = it / (ksplit * chunks);
     const index_t g = ng % d_.groups, n = ng / d_.groups;
     const index_t s0 = ch * chunk, s1 = std::min(strips_, s0 + chunk);
     const index_t kb0 = kr * krange, kb1 = std::min(kblocks_, kb0 + krange);
-    if (kb0 >= kb1) continue;
+    if (kb0 >= kb1) return;
     PwFwdArgs a{};
     a.w_cstride = kPwRows;
     a.y_kstride = plane_;
@@ -231,7 +231,7 @@ void PointwiseConv::forward(const float* x, const float* w, const float* bias, f
         }
       }
     }
-  }
+  });
 }
 
 void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw, float* dbias, bool accumulate) {
@@ -286,14 +286,13 @@ void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw,
     std::fill(bwd_buf_.data(), bwd_buf_.data() + bwd_buf_.size(), 0.0f);
   }
   const index_t items = d_.groups * ksplit * csplit;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-  for (index_t it = 0; it < items; ++it) {
+  ops::parallel_for_dynamic(nt, items, [&](index_t it) {
     float* dyt = bwd_buf_.data() + static_cast<std::size_t>(omp_get_thread_num()) * per_thread;
     float* xt = dyt + dyt_floats;
     const index_t cr = it % csplit, kr = it / csplit % ksplit, g = it / (csplit * ksplit);
     const index_t kb0 = kr * krange, kb1 = std::min(kblocks_, kb0 + krange);
     const index_t cs0 = cr * crange, cs1 = std::min(cstrips, cs0 + crange);
-    if (kb0 >= kb1 || cs0 >= cs1) continue;
+    if (kb0 >= kb1 || cs0 >= cs1) return;
     const index_t k_lo = kb0 * kPwRows, k_n = std::min(kg_, kb1 * kPwRows) - k_lo;
     PwFwdArgs a{};
     a.x_cstride = px;
@@ -363,7 +362,7 @@ void PointwiseConv::backward_weights(const float* x, const float* dy, float* dw,
         }
       }
     }
-  }
+  });
 }
 
 }  // namespace taihu::dnn::conv

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "conv_algorithm.hpp"
+#include "core/parallel.hpp"
 #include "conv_pointwise.hpp"
 #include "pointwise_blocked_kernels.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
@@ -166,8 +167,7 @@ class PointwiseBlocked final : public ConvAlgorithm {
     const index_t chunks = ceil_div(plane_, bwdw_x_chunk()), chunk = ceil_div(plane_, chunks), xs = plane_ * B;
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
     const PwbBwdwXKernel kernel = g_.k.bwdw_x;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
+    ops::run_team(nt, [&] {
       index_t u0 = 0, u1 = units;
       split_range(units, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
       PwbBwdwXArgs a{};
@@ -201,7 +201,7 @@ class PointwiseBlocked final : public ConvAlgorithm {
             kernel(a);
           }
         }
-    }
+    });
   }
 
   // The output-lanes form with the tile-major accumulator (nChw8c), see the top.
@@ -230,8 +230,7 @@ class PointwiseBlocked final : public ConvAlgorithm {
     // comes from L2; 1024 -> 256 +2%, 512 -> 128 +6% in the A/B), output groups outer
     // otherwise (256 -> 1024: channel blocks outer measured 6% slower).
     const bool channels_outer = C > K;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
+    ops::run_team(nt, [&] {
       index_t u0 = 0, u1 = units;
       split_range(units, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
       PwbBwdwArgs a{};
@@ -272,7 +271,7 @@ class PointwiseBlocked final : public ConvAlgorithm {
             if (last) store(dwacc_.data() + (kg * C + c_begin) * G, G, rows, cols, dw_unit, C, accumulate);
           }
         }
-    }
+    });
   }
 
   // db (+)= sum over images and pixels of dY, per lane in double.
@@ -340,16 +339,14 @@ class PointwiseBlocked final : public ConvAlgorithm {
     chunks = ceil_div(plane_, chunk);
     const index_t items = d_.n * chunks;
     if (split_groups) {
-#pragma omp parallel num_threads(nt)
-      {
+      ops::run_team(nt, [&] {
         index_t q0 = 0, q1 = groups;
         split_range(groups, omp_get_thread_num(), omp_get_num_threads(), q0, q1);
         for (index_t it = 0; it < items; ++it) run_item(x, in_blocks, packed, out_blocks, bias8, y, it, chunks, chunk, q0, q1);
-      }
+      });
       return;
     }
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-    for (index_t it = 0; it < items; ++it) run_item(x, in_blocks, packed, out_blocks, bias8, y, it, chunks, chunk, 0, groups);
+    ops::parallel_for_dynamic(nt, items, [&](index_t it) { run_item(x, in_blocks, packed, out_blocks, bias8, y, it, chunks, chunk, 0, groups); });
   }
 
   // One work item of run(): image it / chunks, pixel chunk it % chunks, packed groups [q0, q1).

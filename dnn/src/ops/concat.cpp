@@ -8,7 +8,7 @@
 
 #include "ops/check.hpp"
 #include "ops/kernels.hpp"
-#include "ops/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace taihu::dnn {
 namespace {

@@ -9,7 +9,7 @@
 #include "ops/check.hpp"
 #include "ops/float_kernels.hpp"
 #include "ops/kernels.hpp"
-#include "ops/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace taihu::dnn {
 namespace {

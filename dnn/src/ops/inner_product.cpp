@@ -5,7 +5,7 @@
 
 #include "ops/check.hpp"
 #include "ops/gemm_t.hpp"
-#include "ops/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace taihu::dnn {
 

@@ -3,7 +3,7 @@
 // includes this file gets its own copy (anonymous namespace): float_kernels_generic.cpp
 // compiles them for the baseline ISA, float_kernels_avx2.cpp with AVX2 + FMA, and the
 // double instantiations (the precision reference) come from the generic build. The
-// callers own threading (parallel.hpp); these run on one thread.
+// callers own threading (core/parallel.hpp); these run on one thread.
 #pragma once
 #include <cstdint>
 

@@ -14,7 +14,7 @@
 #include "ops/check.hpp"
 #include "ops/float_kernels.hpp"
 #include "ops/kernels.hpp"
-#include "ops/parallel.hpp"
+#include "core/parallel.hpp"
 #include "ops/vec_math.hpp"
 
 namespace taihu::dnn {

@@ -11,7 +11,7 @@
 
 #include "ops/check.hpp"
 #include "ops/gemm_t.hpp"
-#include "ops/parallel.hpp"
+#include "core/parallel.hpp"
 #include "ops/vec_math.hpp"
 
 namespace taihu::dnn {

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "ops/check.hpp"
-#include "ops/parallel.hpp"
+#include "core/parallel.hpp"
 #include "ops/pool_max2x2.hpp"
 #include "ops/vec_math.hpp"
 

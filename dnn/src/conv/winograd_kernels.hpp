@@ -6,6 +6,7 @@
 //   input:          D (alpha x alpha)  -> B^T D B
 //   output:         M (alpha x alpha)  -> A^T M A     (m x m)
 //   output_adjoint: dY (m x m)         -> A dY A^T    (alpha x alpha), for backward-weights
+//   weight_adjoint: dU (alpha x alpha) -> G^T dU G    (r x r), backward-weights' last step
 //   gemm:           the alpha^2 channel GEMMs, M_xi[t][k] = sum_c V_xi[t][c] U_xi[c][k]
 // V must provide: static constexpr int lanes, static V load(const float*), void
 // store(float*) const, V operator+(V,V), V operator-(V,V), V operator*(V,float), and
@@ -35,6 +36,11 @@ struct WinogradKernels {
   // dst + t*dst_tile_stride + xi*xi_stride.
   void (*output_adjoint)(const float* src, wino_index ntiles, float* dst,
                          wino_index dst_tile_stride, wino_index xi_stride);
+  // Backward-weights' last step for one input channel: out[(r*R+q)*out_ld + k] =
+  // (G^T dU G)[r][q] for k < kvec*L (R = r, the kernel size), with element xi of
+  // dU[.][k] at du + xi*xi_stride + k. L output channels per vector, straight from
+  // the alpha^2 rows: no pass over all of dU per term.
+  void (*weight_adjoint)(const float* du, wino_index xi_stride, wino_index kvec, float* out, wino_index out_ld);
 };
 
 // One output row of a run of m x m result tiles (tmp[t][i][j][L], t < ceil(pixels/m))
@@ -118,6 +124,15 @@ struct WinoF2 {
     s[2] = o[0] - o[1];
     s[3] = o[1] * -1.0f;
   }
+  // w = G^T s, G the weight transform of conv_winograd.cpp (its kG2 rows).
+  static constexpr int r = 3;
+  template <class V>
+  static void weight_adjoint(const V* s, V* w) {
+    const V h = (s[1] + s[2]) * 0.5f;
+    w[0] = s[0] + h;
+    w[1] = (s[1] - s[2]) * 0.5f;
+    w[2] = h + s[3];
+  }
 };
 
 struct WinoF4 {
@@ -155,6 +170,15 @@ struct WinoF4 {
     s[4] = e4 - f8;
     s[5] = o[3];
   }
+  // w = G^T s (kG4 of conv_winograd.cpp).
+  static constexpr int r = 3;
+  template <class V>
+  static void weight_adjoint(const V* s, V* w) {
+    const V p12 = s[1] + s[2], m12 = s[2] - s[1], p34 = s[3] + s[4], m34 = s[3] - s[4];
+    w[0] = s[0] * 0.25f - p12 * (1.0f / 6) + p34 * (1.0f / 24);
+    w[1] = m12 * (1.0f / 6) + m34 * (1.0f / 12);
+    w[2] = (p34 - p12) * (1.0f / 6) + s[5];
+  }
 };
 
 // F(2,5) on F(4,3)'s points (0, 1, -1, 2, -2, inf): the same input transform B^T
@@ -180,6 +204,17 @@ struct WinoF2R5 {
     s[3] = o[0] + o2;
     s[4] = o[0] - o2;
     s[5] = o[1];
+  }
+  // w = G^T s (kG2R5 of conv_winograd.cpp).
+  static constexpr int r = 5;
+  template <class V>
+  static void weight_adjoint(const V* s, V* w) {
+    const V p12 = s[1] + s[2], m12 = s[2] - s[1], p34 = s[3] + s[4], m34 = s[3] - s[4];
+    w[0] = s[0] * 0.25f - p12 * (1.0f / 6) + p34 * (1.0f / 24);
+    w[1] = m12 * (1.0f / 6) + m34 * (1.0f / 12);
+    w[2] = (p34 - p12) * (1.0f / 6);
+    w[3] = m12 * (1.0f / 6) + m34 * (1.0f / 3);
+    w[4] = p34 * (2.0f / 3) - p12 * (1.0f / 6) + s[5];
   }
 };
 
@@ -254,6 +289,26 @@ void wino_output_adjoint(const float* src, wino_index ntiles, float* dst,
   }
 }
 
+template <class V, class F>
+void wino_weight_adjoint(const float* du, wino_index xi_stride, wino_index kvec, float* out, wino_index out_ld) {
+  constexpr int A = F::alpha, R = F::r, L = V::lanes;
+  for (wino_index kv = 0; kv < kvec; ++kv) {
+    const wino_index k = kv * L;
+    V t[R][A];  // t[r][j] = sum_i G[i][r] dU[i][j]
+    for (int j = 0; j < A; ++j) {
+      V col[A], w[R];
+      for (int i = 0; i < A; ++i) col[i] = V::load(du + (i * A + j) * xi_stride + k);
+      F::weight_adjoint(col, w);
+      for (int r = 0; r < R; ++r) t[r][j] = w[r];
+    }
+    for (int r = 0; r < R; ++r) {
+      V w[R];
+      F::weight_adjoint(t[r], w);
+      for (int q = 0; q < R; ++q) w[q].store(out + (r * R + q) * out_ld + k);
+    }
+  }
+}
+
 // T tiles x KV vectors of output channels: T * KV accumulators over the whole depth.
 // pf (may be null): the next panel, fetched into cache row by row alongside this one
 // (U comes from memory once per call; on small batches the GEMM waits for it).
@@ -310,9 +365,9 @@ void wino_gemm(const float* v, wino_index v_ld, const float* u, wino_index cgp, 
 template <class V, int NT>
 constexpr WinogradKernelSet make_winograd_kernel_set(WinoScatterRow scatter_row, WinoGatherRow gather_row) {
   return {V::lanes, &wino_gemm<V, NT>, scatter_row, gather_row,
-          {&wino_input<V, WinoF2>, &wino_output<V, WinoF2>, &wino_output_adjoint<V, WinoF2>},
-          {&wino_input<V, WinoF4>, &wino_output<V, WinoF4>, &wino_output_adjoint<V, WinoF4>},
-          {&wino_input<V, WinoF2R5>, &wino_output<V, WinoF2R5>, &wino_output_adjoint<V, WinoF2R5>}};
+          {&wino_input<V, WinoF2>, &wino_output<V, WinoF2>, &wino_output_adjoint<V, WinoF2>, &wino_weight_adjoint<V, WinoF2>},
+          {&wino_input<V, WinoF4>, &wino_output<V, WinoF4>, &wino_output_adjoint<V, WinoF4>, &wino_weight_adjoint<V, WinoF4>},
+          {&wino_input<V, WinoF2R5>, &wino_output<V, WinoF2R5>, &wino_output_adjoint<V, WinoF2R5>, &wino_weight_adjoint<V, WinoF2R5>}};
 }
 
 }  // namespace taihu::dnn::conv

@@ -1,5 +1,5 @@
 // The Winograd kernel set's contract (winograd_kernels.hpp) checked against double
-// matrix products written out here (B^T D B, A^T M A, A dY A^T with the matrices of
+// matrix products written out here (B^T D B, A^T M A, A dY A^T, G^T dU G with the matrices of
 // Lavin & Gray's F(2,3), F(4,3) and F(2,5) on the points 0, 1, -1, 2, -2, inf), the
 // channel GEMM against a double product, the row scatter/gather against their index
 // formulas: several tiles per call at the set's lane count, strides wider than a tile,
@@ -48,7 +48,24 @@ inline const WinogradKernels& kernels_of(const WinogradKernelSet& s, int v) {
   return v == 0 ? s.f2x2 : v == 1 ? s.f4x4 : s.f2x2_5x5;
 }
 
-// input, output and output_adjoint of each variant, 3 tiles of a row per call.
+// G (alpha x r) of each variant: rows f(p) = (1, p, .., p^(r-1)) at the points 0, 1, -1,
+// 2, -2 over the B^T scaling (4, -6, -6, 24, 24), and (0, .., 0, 1) for inf.
+inline std::vector<double> g_of(int v) {
+  const double pts[5] = {0, 1, -1, 2, -2}, scale[5] = {4, -6, -6, 24, 24};
+  const int alpha = v == 0 ? 4 : 6, r = v == 2 ? 5 : 3;
+  if (v == 0) return {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};  // F(2,3) on 0, 1, -1, inf
+  std::vector<double> g(static_cast<std::size_t>(alpha * r), 0.0);
+  for (int i = 0; i + 1 < alpha; ++i)
+    for (int c = 0; c < r; ++c) {
+      double p = 1;
+      for (int e = 0; e < c; ++e) p *= pts[i];
+      g[static_cast<std::size_t>(i * r + c)] = p / scale[i];
+    }
+  g[static_cast<std::size_t>((alpha - 1) * r + r - 1)] = 1;
+  return g;
+}
+
+// weight_adjoint (against g_of), input, output and output_adjoint of each variant, 3 tiles of a row per call.
 inline void transforms_match_definition(const WinogradKernelSet& set) {
   const int L = set.lanes;
   const index_t ntiles = 3;
@@ -103,6 +120,29 @@ inline void transforms_match_definition(const WinogradKernelSet& set) {
                   << "output tile " << t << " pixel " << a << "," << b << " lane " << l;
             }
       for (int l = 0; l < L; ++l) EXPECT_EQ(dst[static_cast<std::size_t>(ntiles * M * M * L + l)], 7.0f);
+    }
+    {  // weight_adjoint: dU[i][j] = du[(i*A+j) * xs + k] -> (G^T dU G)[r][q] at out[(r*R+q) * ld + k]
+      const auto g = g_of(vi);
+      const int R = A - M + 1;
+      const index_t kvec = 2, xs = kvec * L + 3 * L, ld = kvec * L + L;
+      const auto du = random_floats(static_cast<std::size_t>(A2 * xs), 86);
+      std::vector<float> out(static_cast<std::size_t>(R * R * ld), 7.0f);
+      k.weight_adjoint(du.data(), xs, kvec, out.data(), ld);
+      for (int r = 0; r < R; ++r)
+        for (int q = 0; q < R; ++q)
+          for (index_t c = 0; c < ld; ++c) {
+            const float got = out[static_cast<std::size_t>((r * R + q) * ld + c)];
+            if (c >= kvec * L) {
+              EXPECT_EQ(got, 7.0f) << "weight_adjoint wrote past kvec vectors at tap " << r << "," << q;
+              continue;
+            }
+            double want = 0;
+            for (int i = 0; i < A; ++i)
+              for (int j = 0; j < A; ++j)
+                want += g[static_cast<std::size_t>(i * R + r)] * double(du[static_cast<std::size_t>((i * A + j) * xs + c)]) *
+                        g[static_cast<std::size_t>(j * R + q)];
+            EXPECT_NEAR(got, want, 1e-5) << "weight_adjoint tap " << r << "," << q << " channel " << c;
+          }
     }
     {  // output_adjoint: dY[i][j] = src[t][i][j][l] -> (A dY A^T)[a][b] at dst[t * tile_stride + (a*A+b) * xi_stride]
       const auto src = random_floats(static_cast<std::size_t>(ntiles * M * M * L), 84);

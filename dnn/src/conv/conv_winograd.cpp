@@ -14,13 +14,18 @@
 // so a chunk of images costs one barrier; on a loaded machine barriers are what hurts.
 // Backward-weights at 2+ threads instead splits the alpha^2 GEMMs after a shared
 // transform step where a chunk's transforms fit 8 MiB (backward_weights_xi_split:
-// bitwise the 1-thread dw, no per-thread partial dU).
+// bitwise the 1-thread dw, no per-thread partial dU). Where dU passes 4 MiB (256 x 256
+// channels and up) backward-weights goes by superblocks of ~16 MiB of transformed
+// tiles at every thread count, each alpha^2 GEMM over the whole superblock
+// (backward_weights_superblocks).
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <omp.h>
 #include <vector>
 
 #include "conv_algorithm.hpp"
+#include "core/parallel.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/dispatch.hpp"
 #include "taihu/arch/threads.hpp"
@@ -103,6 +108,17 @@ class Winograd final : public ConvAlgorithm {
     // and GEMM blocks, so 2+ threads give its dw bitwise).
     chunk1_ = std::clamp<index_t>((tblock_ * 3 + tiles_img - 1) / tiles_img, 1, d.n);
     chunk1_ = std::max<index_t>(1, std::min(chunk1_, (32 << 20) / std::max<index_t>(img_bytes, 1)));
+    // Backward-weights by superblocks where dU of a group passes 4 MiB (see
+    // backward_weights_superblocks): 16 MiB of V / dM, about c tiles at c = k.
+    // TAIHU_WINOGRAD_SUPERBLOCK_TILES=n (n > 0) forces superblocks of n tiles (tests).
+    superblocks_ = a2_ * cgp_ * kgp_ * 4 > (index_t{4} << 20);
+    sblock_ = std::max<index_t>(8, (index_t{16} << 20) / per_tile);
+    if (const char* env = std::getenv("TAIHU_WINOGRAD_SUPERBLOCK_TILES"); env != nullptr && std::atol(env) > 0) {
+      superblocks_ = true;
+      sblock_ = std::atol(env);
+    }
+    chunkw_ = std::clamp<index_t>((sblock_ + tiles_img - 1) / tiles_img, 1, d.n);
+    chunkw_ = std::max<index_t>(1, std::min(chunkw_, (32 << 20) / std::max<index_t>(img_bytes, 1)));
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
@@ -114,13 +130,11 @@ class Winograd final : public ConvAlgorithm {
       const index_t tb = block_size(tiles, nt), blocks = (tiles + tb - 1) / tb;
       for (index_t g = 0; g < d_.groups; ++g) {
         const float* ug = u_.data() + g * a2_ * cgp_ * kgp_;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
+        ops::run_team(nt, [&] {
           reorder_input(x, n0, nb, g);  // ends with the only barrier
           const int t = omp_get_thread_num();
           Scratch& sc = scratch_[static_cast<std::size_t>(t)];
-#pragma omp for schedule(dynamic, 1)
-          for (index_t blk = 0; blk < blocks; ++blk) {
+          ops::for_dynamic(blocks, [&](index_t blk) {
             const index_t t0 = blk * tb, cnt = std::min(tb, tiles - t0);
             make_runs(t0, cnt, sc.runs);
             input_step(sc, cnt);
@@ -130,8 +144,8 @@ class Winograd final : public ConvAlgorithm {
               set_->gemm(sc.v.data() + xi * xi_stride(cnt, cgp_), cgp_, ug + xi * cgp_ * kgp_, cgp_, kgp_, cnt,
                          sc.m.data() + xi * xi_stride(cnt, kgp_), kgp_);
             output_step(sc, cnt, n0, g, bias, y);
-          }
-        }
+          });
+        });
       }
     }
   }
@@ -145,6 +159,10 @@ class Winograd final : public ConvAlgorithm {
     const int nt = arch::threads_for_call();
     ensure_buffers(nt);
     const index_t gsize = a2_ * cgp_ * kgp_;
+    if (superblocks_) {
+      backward_weights_superblocks(x, dy, dw, dbias, accumulate, nt);
+      return;
+    }
     if (nt > 1 && chunk1_ * th_ * tw_ * a2_ * (cgp_ + kgp_) * 4 <= (index_t{8} << 20)) {
       backward_weights_xi_split(x, dy, dw, dbias, accumulate, nt);
       return;
@@ -159,14 +177,12 @@ class Winograd final : public ConvAlgorithm {
       for (index_t n0 = 0; n0 < d_.n; n0 += chunk_) {
         const index_t nb = std::min(chunk_, d_.n - n0), tiles = nb * th_ * tw_;
         const index_t tb = block_size(tiles, nt), blocks = (tiles + tb - 1) / tb;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
+        ops::run_team(nt, [&] {
           reorder_input(x, n0, nb, g);
           const int t = omp_get_thread_num();
           Scratch& sc = scratch_[static_cast<std::size_t>(t)];
           float* mine = t == 0 ? dug : partial_.data() + gsize * (t - 1);
-#pragma omp for schedule(dynamic, 1)
-          for (index_t blk = 0; blk < blocks; ++blk) {
+          ops::for_dynamic(blocks, [&](index_t blk) {
             const index_t t0 = blk * tb, cnt = std::min(tb, tiles - t0);
             make_runs(t0, cnt, sc.runs);
             input_step(sc, cnt);
@@ -175,8 +191,8 @@ class Winograd final : public ConvAlgorithm {
               gemm::sgemm(Layout::row_major, Trans::yes, Trans::no, cgp_, kgp_, cnt, 1.0f,
                           sc.v.data() + xi * xi_stride(cnt, cgp_), cgp_, sc.m.data() + xi * xi_stride(cnt, kgp_), kgp_,
                           1.0f, mine + xi * cgp_ * kgp_, kgp_);
-          }
-        }
+          });
+        });
       }
       if (nt > 1) {
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -193,6 +209,57 @@ class Winograd final : public ConvAlgorithm {
   }
 
  private:
+  // Backward-weights where dU (alpha^2 x c x k floats a group: 9.4 MiB at 256 x 256)
+  // passes 4 MiB, at any thread count: per superblock of sblock_ tiles (16 MiB of V and
+  // dM, about c tiles at c = k: the dU traffic, 8 bytes per element per superblock, then
+  // costs about what streaming V and dM from L3 does) the threads transform tile blocks
+  // into shared V / dM, then split the alpha^2 GEMMs dU_xi (+)= V_xi^T dM_xi, K = the
+  // whole superblock. The tile-block path below runs each GEMM with K = its block
+  // (28 tiles at 256 channels), so all of dU, out of L2, went through the cache per 28
+  // tiles, and its 2-thread form summed a 9.4 MiB partial dU per thread. Blocks and
+  // order do not depend on the thread count: dw is bitwise the 1-thread result. The
+  // first GEMM of a group writes dU (beta 0): no zeroing pass. Zen 4, VGG16 conv3_2
+  // batch 1 (bench/results/2026-11-28-zen4-dnn-winograd.md), GFLOP/s tile blocks ->
+  // superblocks: 1 thread 208 -> 256, 2 threads 302 -> 500; res4 batch 8: 140 -> 177,
+  // 215 -> 323. At 64 and 128 channels (dU in or near L2) 1 thread lost 17-28%.
+  void backward_weights_superblocks(const float* x, const float* dy, float* dw, float* dbias, bool accumulate, int nt) {
+    const index_t gsize = a2_ * cgp_ * kgp_;
+    du_.resize(static_cast<std::size_t>(d_.groups * gsize));
+    if (d_.n == 0) std::fill(du_.begin(), du_.end(), 0.0f);
+    const auto vsize = static_cast<std::size_t>(a2_ * xi_stride(sblock_, cgp_)),
+               msize = static_cast<std::size_t>(a2_ * xi_stride(sblock_, kgp_));
+    if (vall_.size() < vsize) vall_ = arch::AlignedBuffer<float>(vsize);
+    if (mall_.size() < msize) mall_ = arch::AlignedBuffer<float>(msize);
+    for (index_t g = 0; g < d_.groups; ++g) {
+      float* dug = du_.data() + g * gsize;
+      for (index_t n0 = 0; n0 < d_.n; n0 += chunkw_) {
+        const index_t nb = std::min(chunkw_, d_.n - n0), tiles = nb * th_ * tw_;
+        ops::run_team(nt, [&] {
+          reorder_input(x, n0, nb, g);
+          Scratch& sc = scratch_[static_cast<std::size_t>(omp_get_thread_num())];
+          for (index_t s0 = 0; s0 < tiles; s0 += sblock_) {
+            const index_t sn = std::min(sblock_, tiles - s0);
+            const index_t tb = block_size(sn, nt), blocks = (sn + tb - 1) / tb;
+            const index_t vs = xi_stride(sn, cgp_), ms = xi_stride(sn, kgp_);
+            ops::for_dynamic(blocks, [&](index_t blk) {
+              const index_t t0 = blk * tb, cnt = std::min(tb, sn - t0);
+              make_runs(s0 + t0, cnt, sc.runs);
+              input_into(sc, vall_.data() + t0 * cgp_, vs);
+              gradient_into(sc, n0, g, dy, mall_.data() + t0 * kgp_, ms);
+            });
+            const float beta = n0 == 0 && s0 == 0 ? 0.0f : 1.0f;
+#pragma omp for schedule(static)
+            for (index_t xi = 0; xi < a2_; ++xi)
+              gemm::sgemm(Layout::row_major, Trans::yes, Trans::no, cgp_, kgp_, sn, 1.0f, vall_.data() + xi * vs,
+                          cgp_, mall_.data() + xi * ms, kgp_, beta, dug + xi * cgp_ * kgp_, kgp_);
+          }
+        });
+      }
+    }
+    inverse_weight_transform(dw, accumulate);
+    bias_gradient(d_, dy, dbias, accumulate);
+  }
+
   // Backward-weights at 2+ threads when a chunk's transformed tiles (V and dM for every
   // tile: alpha^2 x tiles x (c + k) floats) fit in 8 MiB: the threads transform tile
   // blocks into shared V / dM, then split the alpha^2 GEMMs dU_xi (+)= V_xi^T dM_xi, each
@@ -215,17 +282,15 @@ class Winograd final : public ConvAlgorithm {
         const index_t nb = std::min(chunk1_, d_.n - n0), tiles = nb * th_ * tw_;
         const index_t tb = block_size(tiles, nt), blocks = (tiles + tb - 1) / tb, tb1 = block_size(tiles, 1);
         const index_t vs = xi_stride(tiles, cgp_), ms = xi_stride(tiles, kgp_);
-#pragma omp parallel num_threads(nt)
-        {
+        ops::run_team(nt, [&] {
           reorder_input(x, n0, nb, g);
           Scratch& sc = scratch_[static_cast<std::size_t>(omp_get_thread_num())];
-#pragma omp for schedule(dynamic, 1)
-          for (index_t blk = 0; blk < blocks; ++blk) {
+          ops::for_dynamic(blocks, [&](index_t blk) {
             const index_t t0 = blk * tb, cnt = std::min(tb, tiles - t0);
             make_runs(t0, cnt, sc.runs);
             input_into(sc, vall_.data() + t0 * cgp_, vs);
             gradient_into(sc, n0, g, dy, mall_.data() + t0 * kgp_, ms);
-          }
+          });
           // (the barrier of the omp for: every tile transformed)
 #pragma omp for schedule(static)
           for (index_t xi = 0; xi < a2_; ++xi)  // dU_xi += V_xi^T dM_xi, the 1-thread blocks
@@ -233,7 +298,7 @@ class Winograd final : public ConvAlgorithm {
               gemm::sgemm(Layout::row_major, Trans::yes, Trans::no, cgp_, kgp_, std::min(tb1, tiles - t0), 1.0f,
                           vall_.data() + xi * vs + t0 * cgp_, cgp_, mall_.data() + xi * ms + t0 * kgp_, kgp_, 1.0f,
                           dug + xi * cgp_ * kgp_, kgp_);
-        }
+        });
       }
     }
     inverse_weight_transform(dw, accumulate);
@@ -254,8 +319,7 @@ class Winograd final : public ConvAlgorithm {
   void transform_weights(const float* w) {
     u_.assign(static_cast<std::size_t>(d_.groups * a2_ * cgp_ * kgp_), 0.0f);
     const index_t pairs = d_.groups * cg_, taps = r_ * r_;
-#pragma omp parallel num_threads(arch::threads_for_call()) if (pairs * kg_ > 256)
-    {
+    ops::run_team(pairs * kg_ > 256 ? arch::threads_for_call() : 1, [&] {
       std::vector<double> f(static_cast<std::size_t>(taps * kg_)), gf(static_cast<std::size_t>(alpha_ * r_ * kg_)),
           out(static_cast<std::size_t>(kg_));
 #pragma omp for schedule(static)
@@ -292,7 +356,7 @@ class Winograd final : public ConvAlgorithm {
             }
           }
       }
-    }
+    });
   }
 
   // dw[g*kg+k][c] (+)= G^T dU[g][.][c][k] G, for all k of a (g, c) at once by the
@@ -302,8 +366,7 @@ class Winograd final : public ConvAlgorithm {
   // library's baseline ISA) took 17% of F(4x4) backward-weights on VGG16 conv3_2.
   void inverse_weight_transform(float* dw, bool accumulate) {
     const index_t pairs = d_.groups * cg_, taps = r_ * r_;
-#pragma omp parallel num_threads(arch::threads_for_call()) if (pairs * kg_ > 256)
-    {
+    ops::run_team(pairs * kg_ > 256 ? arch::threads_for_call() : 1, [&] {
       arch::AlignedBuffer<float> out(static_cast<std::size_t>(taps * kgp_));
 #pragma omp for schedule(static)
       for (index_t p = 0; p < pairs; ++p) {
@@ -314,7 +377,7 @@ class Winograd final : public ConvAlgorithm {
           for (index_t e = 0; e < taps; ++e) f[e] = accumulate ? f[e] + out[e * kgp_ + k] : out[e * kgp_ + k];
         }
       }
-    }
+    });
   }
 
   struct Scratch {
@@ -328,7 +391,7 @@ class Winograd final : public ConvAlgorithm {
   }
 
   void ensure_buffers(int nt) {
-    const std::size_t xp = static_cast<std::size_t>(chunk_ * cbg_ * hp_ * wp_ * b_);
+    const std::size_t xp = static_cast<std::size_t>(std::max(chunk_, chunkw_) * cbg_ * hp_ * wp_ * b_);
     if (xp_.size() < xp) xp_ = arch::AlignedBuffer<float>(xp);
     if (scratch_.size() < static_cast<std::size_t>(nt)) scratch_.resize(static_cast<std::size_t>(nt));
     const std::size_t v = static_cast<std::size_t>(a2_ * xi_stride(tblock_, cgp_));
@@ -425,7 +488,8 @@ class Winograd final : public ConvAlgorithm {
   index_t b_;  // channel block: the kernel set's lanes (8 or 16)
   int m_, r_, alpha_;
   index_t a2_, kg_, cg_, cbg_, kbg_, cgp_, kgp_, oh_, ow_, th_, tw_, hp_, wp_;
-  index_t tblock_ = 1, chunk_ = 1, chunk1_ = 1;
+  index_t tblock_ = 1, chunk_ = 1, chunk1_ = 1, sblock_ = 8, chunkw_ = 1;
+  bool superblocks_ = false;
   WinogradKernels kernels_;
   WinoScatterRow scatter_;
   WinoGatherRow gather_;

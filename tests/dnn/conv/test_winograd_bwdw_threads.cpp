@@ -2,9 +2,11 @@
 // threads transform tile blocks into shared buffers, then split the alpha^2 GEMMs): dw
 // and the bias gradient bitwise the 1-thread result (same chunks, same GEMM blocks, same
 // order), with one image and several, groups, F(4x4) and F(2x2) on 3x3 and 5x5, and with
-// accumulate; the 1-thread result itself against the double reference.
+// accumulate; the 1-thread result itself against the double reference. The same for the
+// superblock path (backward_weights_superblocks), forced onto small problems.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,44 @@ TEST_P(WinogradBwdwThreads, TwoThreadsBitwiseOne) {
     if (accumulate)
       for (auto& v : want) v += 0.25f;
     EXPECT_LE(max_rel_error(dw[0], want), 2e-4) << d.str();
+  }
+}
+
+// The superblock path (taken where dU passes 4 MiB: 256 x 256 channels) forced onto
+// small problems by TAIHU_WINOGRAD_SUPERBLOCK_TILES: several superblocks per chunk of
+// images, a last short one, several chunks, groups; dw against the double reference,
+// 2 threads bitwise 1.
+TEST(WinogradBwdwSuperblocks, MatchReferenceAndOneThread) {
+  struct Forced {
+    const char* problem;
+    ConvAlgo algo;
+    const char* tiles;
+  };
+  for (const Forced& f : {Forced{"mb3ic24ih9oc20kh3ph1", ConvAlgo::winograd_4x4, "5"},
+                          Forced{"g2mb2ic16ih9oc8kh3ph1", ConvAlgo::winograd_2x2, "7"},
+                          Forced{"mb2ic8ih10oc12kh5ph2", ConvAlgo::winograd_2x2, "11"}}) {
+    const ConvDesc d = ConvDesc::parse(f.problem);
+    const auto x = random_vector(x_size(d), 43), dy = random_vector(y_size(d), 44);
+    std::vector<float> ref(w_size(d)), refb(d.k);
+    Convolution(d, ConvAlgo::reference).backward_weights(x.data(), dy.data(), ref.data(), refb.data(), false);
+    setenv("TAIHU_WINOGRAD_SUPERBLOCK_TILES", f.tiles, 1);
+    for (bool accumulate : {false, true}) {
+      std::vector<float> dw[2];
+      for (int t = 0; t < 2; ++t) {
+        taihu::arch::set_num_threads(t + 1);
+        dw[t].assign(w_size(d), 0.25f);
+        std::vector<float> db(d.k);
+        Convolution conv(d, f.algo);
+        conv.backward_weights(x.data(), dy.data(), dw[t].data(), db.data(), accumulate);
+        conv.backward_weights(x.data(), dy.data(), dw[t].data(), db.data(), accumulate);  // dU reused
+      }
+      std::vector<float> want(ref);
+      for (auto& v : want) v = accumulate ? 2 * v + 0.25f : v;
+      EXPECT_EQ(dw[1], dw[0]) << d.str() << " accumulate " << accumulate;
+      EXPECT_LE(max_rel_error(dw[0], want), 2e-4) << d.str() << " accumulate " << accumulate;
+    }
+    unsetenv("TAIHU_WINOGRAD_SUPERBLOCK_TILES");
+    taihu::arch::set_num_threads(1);
   }
 }
 

@@ -117,8 +117,11 @@ class Winograd final : public ConvAlgorithm {
       superblocks_ = true;
       sblock_ = std::atol(env);
     }
-    chunkw_ = std::clamp<index_t>((sblock_ + tiles_img - 1) / tiles_img, 1, d.n);
+    // Whole images per chunk within a superblock, the chunks of equal size (14 + 14 + 4
+    // images would leave a short last superblock, whose GEMMs pass all of dU for few tiles).
+    chunkw_ = std::clamp<index_t>(sblock_ / tiles_img, 1, d.n);
     chunkw_ = std::max<index_t>(1, std::min(chunkw_, (32 << 20) / std::max<index_t>(img_bytes, 1)));
+    chunkw_ = (d.n + (d.n + chunkw_ - 1) / chunkw_ - 1) / ((d.n + chunkw_ - 1) / chunkw_);
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
@@ -237,8 +240,10 @@ class Winograd final : public ConvAlgorithm {
         ops::run_team(nt, [&] {
           reorder_input(x, n0, nb, g);
           Scratch& sc = scratch_[static_cast<std::size_t>(omp_get_thread_num())];
-          for (index_t s0 = 0; s0 < tiles; s0 += sblock_) {
-            const index_t sn = std::min(sblock_, tiles - s0);
+          // Superblocks of equal size (at most sblock_ tiles) over the chunk.
+          const index_t nsb = (tiles + sblock_ - 1) / sblock_, sbs = (tiles + nsb - 1) / nsb;
+          for (index_t s0 = 0; s0 < tiles; s0 += sbs) {
+            const index_t sn = std::min(sbs, tiles - s0);
             const index_t tb = block_size(sn, nt), blocks = (sn + tb - 1) / tb;
             const index_t vs = xi_stride(sn, cgp_), ms = xi_stride(sn, kgp_);
             ops::for_dynamic(blocks, [&](index_t blk) {

@@ -366,8 +366,12 @@ class WinogradKernel final : public PrepackedConvKernel {
       // 28x28) split into row blocks of 4 + 4 (3 recomputed), into channel halves evenly.
       const int rows = std::max(1, std::min(OH / m, ws.rows));
       Var yo("yo"), yi("yi"), yn("yn");
-      // A short last block shifts inwards (recomputes rows; the regions stay constant).
-      out.split(y, yo, yi, m * rows, m * rows <= OH ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
+      // A short last block shifts inwards (recomputes rows; the regions stay constant)
+      // where OH is whole tiles; else it is guarded: shifted to OH - m rows it would
+      // start inside a tile and span one tile row more (res4 14x14, F(4x4), 2 rows:
+      // rows 6-13 = tile rows 1-3, 3 + 2 tile rows for 4, the 2-thread split 0.75x).
+      const bool shift = m * rows <= OH && OH % m == 0;
+      out.split(y, yo, yi, m * rows, shift ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
       out.fuse(yo, n, yn);
       if (ws.k_block > 0) {
         split_output_channels(yi, yn);

@@ -12,7 +12,11 @@
 // is smaller than min_chunk per thread. f must not throw.
 // parallel_tasks: one task per index, statically split the same way.
 // run_team(nt, body): body() on a team of nt threads (OpenMP worksharing and barriers
-// inside it bind to that team); nt <= 1 calls body() with no region.
+// inside it bind to that team, omp_get_thread_num() / omp_get_num_threads() name its
+// threads); nt <= 1 calls body() with no region. Inside a caller's active region (an
+// image loop already split among threads, or a user's own parallel code) one thread
+// still gets a nested team of one: there omp_get_thread_num() would name the caller's
+// thread, which the body must not see.
 // for_dynamic(n, f[, chunk]): inside run_team's body, f(i) for i in [0, n) handed out
 // dynamically in chunks, with the loop's closing barrier; for_dynamic_nowait without
 // it. Alone in its team (or outside one), a plain loop.
@@ -62,13 +66,16 @@ void parallel_tasks(index_t n, index_t min_tasks_per_thread, F&& f) {
   for (index_t i = 0; i < n; ++i) f(i);
 }
 
+// Whether a call on nt threads may run its body in place (see run_team).
+inline bool runs_in_place(int nt) { return nt <= 1 && !omp_in_parallel(); }
+
 template <class F>
 void run_team(int nt, F&& body) {
-  if (nt <= 1) {
+  if (runs_in_place(nt)) {
     body();
     return;
   }
-#pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(std::max(nt, 1))
   body();
 }
 
@@ -99,11 +106,11 @@ void parallel_for_dynamic(int nt, index_t n, F&& f) {
 
 template <class F>
 void parallel_for_static(int nt, index_t n, F&& f) {
-  if (nt <= 1) {
+  if (runs_in_place(nt)) {
     for (index_t i = 0; i < n; ++i) f(i);
     return;
   }
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(std::max(nt, 1)) schedule(static)
   for (index_t i = 0; i < n; ++i) f(i);
 }
 

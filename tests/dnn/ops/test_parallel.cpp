@@ -61,6 +61,32 @@ TEST(DnnParallel, EveryIndexOnceOnOneAndTwoThreads) {
   }
 }
 
+TEST(DnnParallel, OneThreadInsideACallersTeamSeesATeamOfOne) {
+  // A one-thread call from inside a caller's 2-thread region (an image loop split among
+  // threads) must not see the caller's thread numbers: its scratch is sized for one.
+  std::atomic<int> wrong{0}, calls{0}, team{0};
+  Visits v(2 * 9);
+#pragma omp parallel num_threads(2)
+  {
+    const int caller = omp_get_thread_num();
+    if (caller == 0) team = omp_get_num_threads();
+    ops::run_team(1, [&] {
+      calls.fetch_add(1);
+      if (omp_get_thread_num() != 0 || omp_get_num_threads() != 1) wrong.fetch_add(1);
+      ops::for_dynamic(9, [&](index_t i) { v.hit(caller * 9 + i); });
+    });
+    ops::parallel_for_dynamic(1, 3, [&](index_t) {
+      if (omp_get_thread_num() != 0) wrong.fetch_add(1);
+    });
+    ops::parallel_for_static(1, 3, [&](index_t) {
+      if (omp_get_thread_num() != 0) wrong.fetch_add(1);
+    });
+  }
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(calls.load(), team.load());
+  for (index_t i = 0; i < 9 * team.load(); ++i) EXPECT_EQ(v.count[static_cast<std::size_t>(i)].load(), 1) << i;
+}
+
 TEST(DnnParallel, ForDynamicEndsWithABarrier) {
   // Thread 0 sleeps in its items; after for_dynamic every item of every thread is done.
   std::atomic<int> done{0};

@@ -41,21 +41,39 @@ void add_bias(const ConvDesc& d, const float* bias, float* y) {
 void bias_gradient(const ConvDesc& d, const float* dy, float* db, bool accumulate) {
   if (db == nullptr) return;
   const index_t plane = d.out_h() * d.out_w();
-  ops::parallel_for_static(d.n * d.k * plane > 32768 ? arch::threads_for_call() : 1, d.k, [&](index_t k) {
-    double s = 0;
-    for (index_t n = 0; n < d.n; ++n) {
-      const float* p = dy + (n * d.k + k) * plane;
-      // 32 independent partial sums: the loop vectorises and hides the add latency.
-      float lanes[32] = {};
-      index_t j = 0;
-      for (; j + 32 <= plane; j += 32)
-        for (int l = 0; l < 32; ++l) lanes[l] += p[j + l];
-      float part = 0;
-      for (; j < plane; ++j) part += p[j];
-      for (float v : lanes) part += v;
-      s += part;
+  const int nt = d.n * d.k * plane > 32768 ? static_cast<int>(std::min<index_t>(arch::threads_for_call(), d.k)) : 1;
+  // Each thread a contiguous range of channels, images outer: dy is read in memory
+  // order. (Channels outer read one plane per image, a new page each time; with the
+  // caches cold that pass cost LeNet conv1 backward-weights at batch 64 a third of its
+  // time on Zen 4.) Per channel the same sums in the same order as before: image by
+  // image into a double, each plane by 32 partial float sums.
+  ops::parallel_for_static(nt, nt, [&](index_t t) {
+    const index_t k0 = d.k * t / nt, k1 = d.k * (t + 1) / nt;
+    double on_stack[64];  // (no allocation for the common channel counts)
+    std::vector<double> on_heap;
+    double* sums = on_stack;
+    if (k1 - k0 > 64) {
+      on_heap.resize(static_cast<std::size_t>(k1 - k0));
+      sums = on_heap.data();
     }
-    db[k] = accumulate ? db[k] + static_cast<float>(s) : static_cast<float>(s);
+    std::fill(sums, sums + (k1 - k0), 0.0);
+    for (index_t n = 0; n < d.n; ++n)
+      for (index_t k = k0; k < k1; ++k) {
+        const float* p = dy + (n * d.k + k) * plane;
+        // 32 independent partial sums: the loop vectorises and hides the add latency.
+        float lanes[32] = {};
+        index_t j = 0;
+        for (; j + 32 <= plane; j += 32)
+          for (int l = 0; l < 32; ++l) lanes[l] += p[j + l];
+        float part = 0;
+        for (; j < plane; ++j) part += p[j];
+        for (float v : lanes) part += v;
+        sums[k - k0] += part;
+      }
+    for (index_t k = k0; k < k1; ++k) {
+      const auto s = static_cast<float>(sums[k - k0]);
+      db[k] = accumulate ? db[k] + s : s;
+    }
   });
 }
 

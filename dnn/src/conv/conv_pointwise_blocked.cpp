@@ -23,7 +23,9 @@
 //     nChw16c (AVX-512) instead takes oneDNN's input-lanes form (backward_weights_x):
 //     tiles of 48 input channels (x vectors) x 8 output channels (dY broadcasts) kept in
 //     registers over a whole pixel chunk (256 pixels; whole planes on AMD) and written
-//     straight into the dw rows; 14x14
+//     straight into the dw rows (on AMD each tile also prefetches its x and dY lines 4
+//     pixels ahead into L1, and a thread's first tile on a dY block the next block's
+//     run into L2: Zen 4 56x56 64 -> 256 at 2 threads +6% in the A/B); 14x14
 //     1024 -> 256 at 1 thread 145-148 -> 172-184 GFLOP/s in the A/B (flushed),
 //     the other ResNet-50 1x1 layers level or up to 9% faster
 //     (bench/results/2026-11-28-xeon-dnn-res4.md).
@@ -65,11 +67,17 @@ const PwbKernels& pwb8_kernels() {
 }
 
 // (conv_list.cpp offers nChw16c natively only at TAIHU_ISA=avx512; the generic loops
-// keep the list complete.)
+// keep the list complete.) AMD (Zen 4) takes the inline-assembly forward tile: GCC 12's
+// allocation of the intrinsics tile moves ~200 zmm copies and spills per run; Zen 4 1
+// and 2 threads +0-1.5% best in the A/B (bench/results/2026-11-28-zen4-dnn-1x1.md).
+// Intel keeps the intrinsics tile (not measured with the assembly one).
 const PwbKernels& pwb16_kernels() {
+  static const bool amd = arch::cpu_features().vendor == "AuthenticAMD";
   static const arch::ImplementationList<PwbKernels> list(
       "1x1 nChw16c conv kernels",
-      {{"avx512_4x6", arch::Isa::avx512, {&pwb16_fwd_avx512, nullptr, nullptr, &pwb16_bwdw_x_avx512}},
+      {{amd ? "avx512_4x6_asm" : "avx512_4x6",
+        arch::Isa::avx512,
+        {amd ? &pwb16_fwd_avx512_asm : &pwb16_fwd_avx512, nullptr, nullptr, &pwb16_bwdw_x_avx512}},
        {"generic",
         arch::Isa::generic,
         {&pwb16_fwd_generic, nullptr, nullptr, &pwb16_bwdw_x_generic}}});
@@ -146,9 +154,11 @@ class PointwiseBlocked final : public ConvAlgorithm {
   // (bench/results/2026-11-28-zen4-dnn-bwdw2.md): 64 -> 256 56x56 74-77 -> 80-85,
   // 256 -> 64 56x56 90-91 -> 101-103, 512 -> 128 28x28 97-99 -> 104-105; 2 threads
   // 256 -> 64 151 -> 168-169, 512 -> 128 167 -> 180-185; 128 and 64 slower.
-  static index_t bwdw_x_chunk() {
-    static const index_t chunk = arch::cpu_features().vendor == "AuthenticAMD" ? 4096 : 256;
-    return chunk;
+  static index_t bwdw_x_chunk() { return amd() ? 4096 : 256; }
+
+  static bool amd() {
+    static const bool is_amd = arch::cpu_features().vendor == "AuthenticAMD";
+    return is_amd;
   }
 
   // Input-lanes form (nChw16c): the input blocks split evenly into groups of at most
@@ -173,6 +183,7 @@ class PointwiseBlocked final : public ConvAlgorithm {
       PwbBwdwXArgs a{};
       a.x_bstride = xs;
       a.ldw = C;
+      a.prefetch_ahead = amd() ? 4 : 0;
       // The unit's input blocks [v0, v1) and first output channel.
       const auto unit = [&](index_t u, index_t& v0, index_t& v1) {
         split_range(cb_, static_cast<int>(u % groups), static_cast<int>(groups), v0, v1);
@@ -193,6 +204,11 @@ class PointwiseBlocked final : public ConvAlgorithm {
             a.dy = dy + (n * kb_ + k0 / B) * xs + p0 * B + k0 % B;
             a.dw = dw + k0 * C + v0 * B;
             a.next_dw = nullptr;
+            // AMD: a thread's first unit on a dY block pulls the next block's run into L2
+            // (the later units on this block find theirs there; see the top).
+            a.next_dy = nullptr;
+            if (amd() && k0 / B + 1 < kb_ && (u == u0 || (u - 1) / groups * NK / B != k0 / B))
+              a.next_dy = dy + (n * kb_ + k0 / B + 1) * xs + p0 * B;
             if (u + 1 < u1) {
               index_t w0 = 0, w1 = 0;
               const index_t k1 = unit(u + 1, w0, w1);

@@ -82,6 +82,11 @@ struct PwbBwdwXArgs {
   // input-lanes backward-weights, conv_direct_input_lanes.cpp); 1x1 layers take one run.
   std::int64_t runs = 1;
   std::int64_t x_rstride = 0, dy_rstride = 0;
+  // Software prefetches (results unchanged; 0 / null: none): each pixel pulls the x
+  // and dY lines prefetch_ahead pixels on into L1, and next_dy's line of the same pixel
+  // offset into L2 (a dY run the next tiles will read; only with runs == 1).
+  std::int64_t prefetch_ahead = 0;
+  const float* next_dy = nullptr;
 };
 constexpr int kPwb16XVecs = 3, kPwb16XRows = 8;
 
@@ -118,6 +123,8 @@ void pwb_dw_store_avx2(const float* acc, std::int64_t G, std::int64_t rows, std:
 // nChw16c (B = 16): the generic loops at 16 lanes, and AVX-512's tiles.
 void pwb16_fwd_generic(const PwbFwdArgs& a);
 void pwb16_fwd_avx512(const PwbFwdArgs& a);
+// The same with its whole 4 x 6 tile in inline assembly (the tails as pwb16_fwd_avx512).
+void pwb16_fwd_avx512_asm(const PwbFwdArgs& a);
 void pwb16_bwdw_x_generic(const PwbBwdwXArgs& a);
 void pwb16_bwdw_x_avx512(const PwbBwdwXArgs& a);
 

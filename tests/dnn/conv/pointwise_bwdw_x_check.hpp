@@ -3,8 +3,8 @@
 // of the tile, the last block whole or partial (lanes past it must stay as they were),
 // rows starting mid-block (k0 % 16 = 8), a pixel run odd and shorter or longer than the
 // kernel's unroll, one run or several runs of pixels with gaps between them (the rows
-// of a padded plane), from zero or added to dw, and the next tile's prefetch pointer set
-// or null. Header-only: test_pointwise.cpp runs it on the real kernels,
+// of a padded plane), from zero or added to dw, and the next tile's prefetch pointer and
+// the x / dY prefetches set or not. Header-only: test_pointwise.cpp runs it on the real kernels,
 // test_conv_avx512_emulated.cpp on the AVX-512 template through SIMDe.
 #pragma once
 #include <gtest/gtest.h>
@@ -56,6 +56,8 @@ void every_tile_matches_definition(Kernel kernel) {
               a.ldw = ldw;
               a.accumulate = accumulate;
               a.next_dw = k0 == 0 ? dw.data() + ldw + kPwb16XRows * ldw / 2 : nullptr;
+              a.prefetch_ahead = accumulate ? 4 : 0;  // (reads past the run: prefetches only)
+              a.next_dy = accumulate && runs == 1 ? x.data() : nullptr;
               kernel(a);
               for (index_t r = 0; r < dw_rows; ++r)
                 for (index_t c = 0; c < ldw; ++c) {

@@ -17,6 +17,7 @@
 #include "conv/kernels/direct_ocv_tile.hpp"
 #include "conv/kernels/pointwise_blocked_tile.hpp"
 #include "conv/kernels/pointwise_tile.hpp"
+#include "pointwise_blocked_fwd_check.hpp"
 #include "pointwise_bwdw_x_check.hpp"
 #include "pointwise_kernel_check.hpp"
 
@@ -169,52 +170,11 @@ TEST(DnnConvAvx512Emulated, FirstLayerTileMatchesTheDefinition) {
   }
 }
 
-// The nChw16c 1x1 forward tiles (PwbFwdArgs: nb 1..4 output blocks, runs of 1..14
-// pixels: whole 6-pixel tiles and every tail, 2 input blocks) from zero, the bias or y
-// (accumulate) against the double sum; the blocks and pixels past the run untouched.
+// The nChw16c 1x1 forward tiles through SIMDe; pointwise_blocked_fwd_check.hpp has the check.
 TEST(DnnConvAvx512Emulated, PointwiseBlocked16ForwardMatchesTheDefinition) {
-  using taihu::dnn::conv::PwbFwdArgs;
-  constexpr int B = 16, NB = taihu::dnn::conv::kPwb16Blocks;
-  const std::int64_t plane = 16, cblocks = 2;
-  const auto x = pointwise_kernel_check::random_floats(static_cast<std::size_t>(cblocks * plane * B), 81);
-  const auto w = pointwise_kernel_check::random_floats(static_cast<std::size_t>(cblocks * B * NB * B), 82);
-  const auto bias = pointwise_kernel_check::random_floats(NB * B, 83);
-  const auto y0 = pointwise_kernel_check::random_floats(static_cast<std::size_t>(NB * plane * B), 84);
-  for (int nb = 1; nb <= NB; ++nb)
-    for (std::int64_t pixels = 1; pixels <= 14; ++pixels)
-      for (int mode = 0; mode < 3; ++mode) {
-        SCOPED_TRACE("nb " + std::to_string(nb) + " pixels " + std::to_string(pixels) + " mode " +
-                     std::to_string(mode));
-        std::vector<float> y = y0;
-        PwbFwdArgs a{};
-        a.x = x.data();
-        a.x_bstride = plane * B;
-        a.cblocks = cblocks;
-        a.w = w.data();
-        a.y = y.data();
-        a.y_bstride = plane * B;
-        a.nb = nb;
-        a.pixels = pixels;
-        a.bias = mode == 1 ? bias.data() : nullptr;
-        a.accumulate = mode == 2;
-        a.prefetch_x = pixels % 2 == 0;
-        taihu::dnn::conv::kernels::pwb_fwd_simd<taihu::dnn::conv::kernels::VecAvx512, NB,
-                                                taihu::dnn::conv::kPwb16Pixels>(a);
-        for (int b = 0; b < NB; ++b)
-          for (std::int64_t p = 0; p < plane; ++p)
-            for (int l = 0; l < B; ++l) {
-              const auto at = static_cast<std::size_t>((b * plane + p) * B + l);
-              if (b >= nb || p >= pixels) {
-                EXPECT_EQ(y[at], y0[at]) << "block " << b << " pixel " << p << " written";
-                continue;
-              }
-              double want = mode == 2 ? y0[at] : mode == 1 ? bias[static_cast<std::size_t>(b * B + l)] : 0.0;
-              for (std::int64_t c = 0; c < cblocks * B; ++c)
-                want += double(w[static_cast<std::size_t>(c * nb * B + b * B + l)]) *
-                        x[static_cast<std::size_t>((c / B * plane + p) * B + c % B)];
-              EXPECT_NEAR(y[at], want, 1e-4) << "block " << b << " pixel " << p << " lane " << l;
-            }
-      }
+  pointwise_blocked_fwd_check::every_run_matches_definition(
+      &taihu::dnn::conv::kernels::pwb_fwd_simd<taihu::dnn::conv::kernels::VecAvx512, taihu::dnn::conv::kPwb16Blocks,
+                                               taihu::dnn::conv::kPwb16Pixels>);
 }
 
 // The nChw16c input-lanes backward-weights tiles (PwbBwdwXArgs: 1..3 input blocks x

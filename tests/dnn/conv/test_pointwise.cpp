@@ -17,6 +17,7 @@
 #include "conv_pointwise.hpp"
 #include "conv_test_support.hpp"
 #include "pointwise_blocked_kernels.hpp"
+#include "pointwise_blocked_fwd_check.hpp"
 #include "pointwise_bwdw_x_check.hpp"
 #include "pointwise_kernel_check.hpp"
 #include "pointwise_kernels.hpp"
@@ -205,6 +206,25 @@ TEST(PointwiseKernel, SeveralTilesPerCallMatchTheDefinition) {
   for (const auto& k : kernels) {
     SCOPED_TRACE(k.name);
     pointwise_kernel_check::several_tiles_match_definition(k.fn, k.width, k.lanes);
+  }
+}
+
+// The nChw16c forward kernels (PwbFwdArgs) called directly: the portable loops, and
+// AVX-512's intrinsics and inline-assembly tiles where this CPU has them;
+// pointwise_blocked_fwd_check.hpp has the check, which test_conv_avx512_emulated.cpp also
+// runs through SIMDe.
+TEST(PointwiseBlocked16ForwardKernel, EveryKernelMatchesTheDefinition) {
+  {
+    SCOPED_TRACE("generic");
+    pointwise_blocked_fwd_check::every_run_matches_definition(&taihu::dnn::conv::pwb16_fwd_generic);
+  }
+  if (taihu::arch::isa_supported(taihu::arch::Isa::avx512, taihu::arch::cpu_features())) {
+    {
+      SCOPED_TRACE("avx512");
+      pointwise_blocked_fwd_check::every_run_matches_definition(&taihu::dnn::conv::pwb16_fwd_avx512);
+    }
+    SCOPED_TRACE("avx512 assembly");
+    pointwise_blocked_fwd_check::every_run_matches_definition(&taihu::dnn::conv::pwb16_fwd_avx512_asm);
   }
 }
 

@@ -8,6 +8,8 @@
 //   backward-weights (input lanes): CV vectors of W input channels (x, a pixel's
 //     block) x NK output channels (dY broadcast, one block) over a run of pixels,
 //     written into the dw rows (AVX-512: 3 x 8).
+//   (AVX-512 on AMD runs the forward's whole 4 x 6 tile as inline assembly instead:
+//     kernels/avx512/pointwise_blocked_kernels_avx512.cpp through pwb_fwd_run's Full.)
 // Everything is in an anonymous namespace: each ISA's TU compiles its own copy with its
 // own flags, so the linker never hands an AVX-512 body to an AVX2 caller.
 #pragma once
@@ -69,9 +71,13 @@ inline void pwb_fwd_tail(const PwbFwdArgs& a, const float* x, float* y, std::int
   ((rest == R + 1 ? pwb_fwd_tile<V, NB, R + 1>(a, x, y, false) : void()), ...);
 }
 
+// A whole NB x NP tile (pwb_fwd_tile's signature): the intrinsics form above, or an
+// ISA's own (AVX-512's inline-assembly 4 x 6 tile).
+using PwbFwdFullTile = void (*)(const PwbFwdArgs&, const float*, float*, bool);
+
 // A run of pixels: whole NP-pixel tiles, then one tail tile (1..NP-1 pixels). Over the
 // run's tiles the next run's weights are pulled into L2.
-template <class V, int NB, int NP>
+template <class V, int NB, int NP, PwbFwdFullTile Full = &pwb_fwd_tile<V, NB, NP>>
 void pwb_fwd_run(const PwbFwdArgs& a) {
   constexpr int W = V::W;
   const std::int64_t full = a.pixels / NP, rest = a.pixels - NP * full;
@@ -83,7 +89,7 @@ void pwb_fwd_run(const PwbFwdArgs& a) {
   std::int64_t wl = 0;
   for (std::int64_t t = 0; t < full; ++t, x += NP * W, y += NP * W) {
     for (std::int64_t i = 0; i < per_tile && wl < wlines; ++i, ++wl) _mm_prefetch(wp + 64 * wl, _MM_HINT_T1);
-    pwb_fwd_tile<V, NB, NP>(a, x, y, a.prefetch_x);
+    Full(a, x, y, a.prefetch_x);
   }
   if (rest > 0) pwb_fwd_tail<V, NB>(a, x, y, rest, std::make_integer_sequence<int, NP - 1>());
 }
@@ -91,7 +97,8 @@ void pwb_fwd_run(const PwbFwdArgs& a) {
 // Input-lanes backward-weights (PwbBwdwXArgs): per pixel CV x loads and NK dY
 // broadcasts (consecutive lanes of one dY line) feed CV * NK FMAs; the tile stays in
 // registers over the whole run and is stored into dw once (the last vector masked to
-// the layer's channels).
+// the layer's channels). Optional prefetches (PwbBwdwXArgs::prefetch_ahead, next_dy) per
+// pixel.
 template <class V, int CV, int NK>
 void pwb_bwdw_x_tile(const PwbBwdwXArgs& a) {
   using Reg = typename V::Reg;
@@ -121,6 +128,12 @@ void pwb_bwdw_x_tile(const PwbBwdwXArgs& a) {
     const float* dy = a.dy + r * a.dy_rstride;
 #pragma GCC unroll 2
     for (std::int64_t p = 0; p < pixels; ++p, x += W, dy += W) {
+      if (a.next_dy) _mm_prefetch(reinterpret_cast<const char*>(a.next_dy + (dy - a.dy)), _MM_HINT_T1);
+      if (a.prefetch_ahead > 0) {
+#pragma GCC unroll 4
+        for (int v = 0; v < CV; ++v) _mm_prefetch(reinterpret_cast<const char*>(x + v * xs + a.prefetch_ahead * W), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(dy + a.prefetch_ahead * W), _MM_HINT_T0);
+      }
       Reg xv[CV];
 #pragma GCC unroll 4
       for (int v = 0; v < CV; ++v) xv[v] = V::loadu(x + v * xs);

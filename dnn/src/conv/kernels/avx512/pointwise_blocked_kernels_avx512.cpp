@@ -2,11 +2,14 @@
 // width-generic tiles of kernels/pointwise_blocked_tile.hpp with 16-lane vectors,
 // forward 4 output blocks (64 channels) x 6 pixels, backward-weights the input-lanes
 // tile, 3 input blocks (48 channels) x 8 output channels (24 of the 32 zmm accumulate
-// in both); and the input-lanes 3x3 (any stride-1 kernel) backward-weights' tap
-// interleave, 16 channels x 16 taps per register transpose.
+// in both); the forward 4 x 6 tile again in inline assembly (pwb16_fwd_avx512_asm, taken
+// on AMD: GCC's allocation of the intrinsics tile copies and spills accumulators); and
+// the input-lanes 3x3 (any stride-1 kernel) backward-weights' tap interleave, 16
+// channels x 16 taps per register transpose.
 #include <immintrin.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "conv/kernels/avx512/vec_avx512.hpp"
 #include "conv/kernels/pointwise_blocked_tile.hpp"
@@ -15,6 +18,91 @@ namespace taihu::dnn::conv {
 
 void pwb16_fwd_avx512(const PwbFwdArgs& a) {
   kernels::pwb_fwd_simd<kernels::VecAvx512, kPwb16Blocks, kPwb16Pixels>(a);
+}
+
+namespace {
+
+using Acc4x6 = __m512[4][6];
+
+// Input channel J of a block for pixels P..P+2 of the tile: the 4 weight vectors at w +
+// 64 J (zmm24-27), per pixel one broadcast of x + 16 p + J (zmm28-30) and 4 FMAs. (A
+// tile's 24 accumulators as in-out operands would pass asm's 30-operand limit: each
+// channel is two such halves, the second reloading the weights from L1.)
+template <int J, int P>
+inline __attribute__((always_inline)) void fwd_channel_4x3(Acc4x6& acc, const float* x, const float* w) {
+  asm(
+      "vmovups %c[wo]+0(%[w]), %%zmm24\n\t"
+      "vmovups %c[wo]+64(%[w]), %%zmm25\n\t"
+      "vmovups %c[wo]+128(%[w]), %%zmm26\n\t"
+      "vmovups %c[wo]+192(%[w]), %%zmm27\n\t"
+      "vbroadcastss %c[xo]+0(%[x]), %%zmm28\n\t"
+      "vfmadd231ps %%zmm28, %%zmm24, %[a00]\n\t"
+      "vfmadd231ps %%zmm28, %%zmm25, %[a10]\n\t"
+      "vfmadd231ps %%zmm28, %%zmm26, %[a20]\n\t"
+      "vfmadd231ps %%zmm28, %%zmm27, %[a30]\n\t"
+      "vbroadcastss %c[xo]+64(%[x]), %%zmm29\n\t"
+      "vfmadd231ps %%zmm29, %%zmm24, %[a01]\n\t"
+      "vfmadd231ps %%zmm29, %%zmm25, %[a11]\n\t"
+      "vfmadd231ps %%zmm29, %%zmm26, %[a21]\n\t"
+      "vfmadd231ps %%zmm29, %%zmm27, %[a31]\n\t"
+      "vbroadcastss %c[xo]+128(%[x]), %%zmm30\n\t"
+      "vfmadd231ps %%zmm30, %%zmm24, %[a02]\n\t"
+      "vfmadd231ps %%zmm30, %%zmm25, %[a12]\n\t"
+      "vfmadd231ps %%zmm30, %%zmm26, %[a22]\n\t"
+      "vfmadd231ps %%zmm30, %%zmm27, %[a32]\n\t"
+      : [a00] "+v"(acc[0][P + 0]),
+        [a01] "+v"(acc[0][P + 1]),
+        [a02] "+v"(acc[0][P + 2]),
+        [a10] "+v"(acc[1][P + 0]),
+        [a11] "+v"(acc[1][P + 1]),
+        [a12] "+v"(acc[1][P + 2]),
+        [a20] "+v"(acc[2][P + 0]),
+        [a21] "+v"(acc[2][P + 1]),
+        [a22] "+v"(acc[2][P + 2]),
+        [a30] "+v"(acc[3][P + 0]),
+        [a31] "+v"(acc[3][P + 1]),
+        [a32] "+v"(acc[3][P + 2])
+      : [x] "r"(x), [w] "r"(w), [xo] "i"(4 * J + 64 * P), [wo] "i"(256 * J)
+      : "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "memory");
+}
+
+template <int... J>
+inline __attribute__((always_inline)) void fwd_block_4x6(Acc4x6& acc, const float* x, const float* w,
+                                                         std::integer_sequence<int, J...>) {
+  ((fwd_channel_4x3<J, 0>(acc, x, w), fwd_channel_4x3<J, 3>(acc, x, w)), ...);
+}
+
+// The whole 4 x 6 tile (PwbFwdArgs; kernels::pwb_fwd_tile's contract and prefetches).
+inline __attribute__((always_inline)) void fwd_tile_4x6(const PwbFwdArgs& a, const float* x, float* y,
+                                                        bool prefetch_x) {
+  Acc4x6 acc;
+#pragma GCC unroll 4
+  for (int b = 0; b < 4; ++b)
+#pragma GCC unroll 6
+    for (int p = 0; p < 6; ++p)
+      acc[b][p] = a.accumulate ? _mm512_loadu_ps(y + b * a.y_bstride + p * 16)
+                    : a.bias     ? _mm512_loadu_ps(a.bias + 16 * b)
+                                 : _mm512_setzero_ps();
+  const float* w = a.w;
+  for (std::int64_t cb = 0; cb < a.cblocks; ++cb, x += a.x_bstride, w += 16 * 64) {
+    if (prefetch_x)  // two tiles ahead, a line per pixel
+#pragma GCC unroll 6
+      for (int p = 0; p < 6; ++p) _mm_prefetch(reinterpret_cast<const char*>(x + (12 + p) * 16), _MM_HINT_T0);
+    fwd_block_4x6(acc, x, w, std::make_integer_sequence<int, 16>());
+  }
+#pragma GCC unroll 4
+  for (int b = 0; b < 4; ++b)
+#pragma GCC unroll 6
+    for (int p = 0; p < 6; ++p) _mm512_storeu_ps(y + b * a.y_bstride + p * 16, acc[b][p]);
+}
+
+}  // namespace
+
+void pwb16_fwd_avx512_asm(const PwbFwdArgs& a) {
+  if (a.nb == 4)
+    kernels::pwb_fwd_run<kernels::VecAvx512, 4, 6, &fwd_tile_4x6>(a);
+  else
+    pwb16_fwd_avx512(a);
 }
 
 void pwb16_bwdw_x_avx512(const PwbBwdwXArgs& a) {

@@ -25,13 +25,16 @@
 //     registers over a whole pixel chunk (256 pixels; whole planes on AMD) and written
 //     straight into the dw rows (on AMD each tile also prefetches its x and dY lines 4
 //     pixels ahead into L1, and a thread's first tile on a dY block the next block's
-//     run into L2: Zen 4 56x56 64 -> 256 at 2 threads +6% in the A/B); 14x14
+//     run into L2: Zen 4 56x56 64 -> 256 at 2 threads +6% in the A/B; and a dw of 1 MiB
+//     or more written in one pass goes out through streaming stores); 14x14
 //     1024 -> 256 at 1 thread 145-148 -> 172-184 GFLOP/s in the A/B (flushed),
 //     the other ResNet-50 1x1 layers level or up to 9% faster
 //     (bench/results/2026-11-28-xeon-dnn-res4.md).
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "conv_algorithm.hpp"
@@ -184,6 +187,12 @@ class PointwiseBlocked final : public ConvAlgorithm {
       a.x_bstride = xs;
       a.ldw = C;
       a.prefetch_ahead = amd() ? 4 : 0;
+      // AMD, a dw of 1 MiB and more written in one pass (batch 1, one chunk): streaming
+      // stores, no write prefetch (the read-for-ownership of a cold dw costs as much as
+      // writing it). Zen 4 2048 -> 512 7x7 1 thread +2-3%, 2 threads +6-12%, 1024 -> 256
+      // +1-4% in the A/B; dw of 64-256 KiB level or -1% (kept cached for the caller).
+      const bool stream = amd() && !accumulate && d_.n == 1 && chunks == 1 && C % 16 == 0 &&
+                          K * C * 4 >= 1024 * 1024 && reinterpret_cast<std::uintptr_t>(dw) % 64 == 0;
       // The unit's input blocks [v0, v1) and first output channel.
       const auto unit = [&](index_t u, index_t& v0, index_t& v1) {
         split_range(cb_, static_cast<int>(u % groups), static_cast<int>(groups), v0, v1);
@@ -209,14 +218,16 @@ class PointwiseBlocked final : public ConvAlgorithm {
             a.next_dy = nullptr;
             if (amd() && k0 / B + 1 < kb_ && (u == u0 || (u - 1) / groups * NK / B != k0 / B))
               a.next_dy = dy + (n * kb_ + k0 / B + 1) * xs + p0 * B;
-            if (u + 1 < u1) {
+            if (u + 1 < u1 && !stream) {
               index_t w0 = 0, w1 = 0;
               const index_t k1 = unit(u + 1, w0, w1);
               a.next_dw = dw + k1 * C + w0 * B;
             }
+            a.stream = stream;
             kernel(a);
           }
         }
+      if (stream) _mm_sfence();
     });
   }
 

@@ -87,6 +87,9 @@ struct PwbBwdwXArgs {
   // offset into L2 (a dY run the next tiles will read; only with runs == 1).
   std::int64_t prefetch_ahead = 0;
   const float* next_dy = nullptr;
+  // Store the tile's whole vectors with non-temporal stores (needs !accumulate and dw
+  // rows 64-byte aligned; the caller fences): dw written once, not read back soon.
+  bool stream = false;
 };
 constexpr int kPwb16XVecs = 3, kPwb16XRows = 8;
 

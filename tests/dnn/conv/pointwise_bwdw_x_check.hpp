@@ -4,11 +4,14 @@
 // rows starting mid-block (k0 % 16 = 8), a pixel run odd and shorter or longer than the
 // kernel's unroll, one run or several runs of pixels with gaps between them (the rows
 // of a padded plane), from zero or added to dw, and the next tile's prefetch pointer and
-// the x / dY prefetches set or not. Header-only: test_pointwise.cpp runs it on the real kernels,
+// the x / dY prefetches set or not; and streaming stores into aligned dw rows. Header-only: test_pointwise.cpp runs it on the real kernels,
 // test_conv_avx512_emulated.cpp on the AVX-512 template through SIMDe.
 #pragma once
 #include <gtest/gtest.h>
 
+#include <immintrin.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -77,6 +80,47 @@ void every_tile_matches_definition(Kernel kernel) {
                 }
             }
   }
+  // Streaming stores (stream: whole vectors, 64-byte aligned rows, not accumulating; the
+  // partial last vector stays a masked store), every tile shape.
+  constexpr index_t lds = kPwb16XVecs * B + B;  // a multiple of 16 floats: aligned rows
+  std::vector<float> buf(static_cast<std::size_t>(kPwb16XRows * lds + 16));
+  float* dws = buf.data() + (16 - reinterpret_cast<std::uintptr_t>(buf.data()) / 4 % 16) % 16;
+  const index_t pixels = 5;
+  const auto x = kernel_check::random_floats(static_cast<std::size_t>(kPwb16XVecs * pixels * B), 64);
+  const auto dy = kernel_check::random_floats(static_cast<std::size_t>(pixels * B), 65);
+  for (int vecs = 1; vecs <= kPwb16XVecs; ++vecs)
+    for (int rows = 1; rows <= kPwb16XRows; ++rows)
+      for (int last_lanes : {16, 5}) {
+        SCOPED_TRACE("stream vecs " + std::to_string(vecs) + " rows " + std::to_string(rows) + " last_lanes " +
+                     std::to_string(last_lanes));
+        std::fill(dws, dws + kPwb16XRows * lds, -3.0f);
+        PwbBwdwXArgs a{};
+        a.x = x.data();
+        a.x_bstride = pixels * B;
+        a.vecs = vecs;
+        a.last_lanes = last_lanes;
+        a.dy = dy.data();
+        a.rows = rows;
+        a.pixels = pixels;
+        a.dw = dws;
+        a.ldw = lds;
+        a.stream = true;
+        kernel(a);
+        _mm_sfence();
+        for (index_t j = 0; j < kPwb16XRows; ++j)
+          for (index_t c = 0; c < lds; ++c) {
+            const float got = dws[j * lds + c];
+            if (!(j < rows && c < (vecs - 1) * B + last_lanes)) {
+              EXPECT_EQ(got, -3.0f) << "row " << j << " column " << c << " written";
+              continue;
+            }
+            double want = 0.0;
+            for (index_t p = 0; p < pixels; ++p)
+              want += double(dy[static_cast<std::size_t>(p * B + j)]) *
+                      x[static_cast<std::size_t>(c / B * pixels * B + p * B + c % B)];
+            EXPECT_NEAR(got, want, 1e-5) << "row " << j << " column " << c;
+          }
+      }
 }
 
 }  // namespace pointwise_bwdw_x_check

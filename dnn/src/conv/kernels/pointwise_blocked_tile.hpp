@@ -94,6 +94,16 @@ void pwb_fwd_run(const PwbFwdArgs& a) {
   if (rest > 0) pwb_fwd_tail<V, NB>(a, x, y, rest, std::make_integer_sequence<int, NP - 1>());
 }
 
+// A non-temporal store of a whole vector at an aligned p where the traits have one
+// (V::stream: the AVX-512 kernels' VecAvx512Nt), else a plain store (the SIMDe build).
+template <class V>
+inline void pwb_stream(float* p, typename V::Reg v) {
+  if constexpr (requires { V::stream(p, v); })
+    V::stream(p, v);
+  else
+    V::storeu(p, v);
+}
+
 // Input-lanes backward-weights (PwbBwdwXArgs): per pixel CV x loads and NK dY
 // broadcasts (consecutive lanes of one dY line) feed CV * NK FMAs; the tile stays in
 // registers over the whole run and is stored into dw once (the last vector masked to
@@ -152,6 +162,8 @@ void pwb_bwdw_x_tile(const PwbBwdwXArgs& a) {
       float* d = a.dw + j * a.ldw + v * W;
       if (v == CV - 1 && partial)
         V::store_first(d, last, acc[j][v]);
+      else if (a.stream)
+        pwb_stream<V>(d, acc[j][v]);
       else
         V::storeu(d, acc[j][v]);
     }

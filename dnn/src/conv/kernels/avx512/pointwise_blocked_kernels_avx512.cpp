@@ -105,8 +105,15 @@ void pwb16_fwd_avx512_asm(const PwbFwdArgs& a) {
     pwb16_fwd_avx512(a);
 }
 
+namespace {
+// VecAvx512 with the non-temporal store PwbBwdwXArgs::stream asks for.
+struct VecAvx512Nt : kernels::VecAvx512 {
+  static inline void stream(float* p, Reg v) { _mm512_stream_ps(p, v); }
+};
+}  // namespace
+
 void pwb16_bwdw_x_avx512(const PwbBwdwXArgs& a) {
-  kernels::pwb_bwdw_x_simd<kernels::VecAvx512, kPwb16XVecs, kPwb16XRows>(a);
+  kernels::pwb_bwdw_x_simd<VecAvx512Nt, kPwb16XVecs, kPwb16XRows>(a);
 }
 
 namespace {

@@ -150,11 +150,18 @@ void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo 
   if (mine_timed && two) blocked_call();
   for (auto& p : peers) p.timed_call();  // warm-up: page faults, first-call setup
   Timed mine, mine_b;
-  for (int r = 0; r < rounds; ++r) {
-    mine.t.push_back(mine_timed ? time_call(taihu_call) : 1e30);
-    mine_b.t.push_back(mine_timed && two ? time_call(blocked_call) : mine.t.back());
-    for (auto& p : peers) p.t.t.push_back(p.timed_call());
-  }
+  // The contenders in a rotating order: round r starts at contender r (mod their count),
+  // so none always runs right after another's calls. (In a fixed order taihu ran first,
+  // after the oneDNN 3 server's calls and both flushes, and at 2 threads found its
+  // OpenMP worker asleep every time while oneDNN 2 followed taihu's own calls: LeNet
+  // conv2 batch 1 read taihu 29 GFLOP/s against 55-68 without the server in the run.)
+  std::vector<std::function<void()>> order;
+  order.push_back([&] { mine.t.push_back(mine_timed ? time_call(taihu_call) : 1e30); });
+  if (two) order.push_back([&] { mine_b.t.push_back(mine_timed ? time_call(blocked_call) : 1e30); });
+  for (auto& p : peers) order.push_back([&p] { p.t.t.push_back(p.timed_call()); });
+  for (int r = 0; r < rounds; ++r)
+    for (std::size_t i = 0; i < order.size(); ++i) order[(static_cast<std::size_t>(r) + i) % order.size()]();
+  if (!two) mine_b = mine;
   const PeerBest v2 = best_of(peers, 2), v3 = best_of(peers, 3);
   const double best = std::min(v2.best, v3.best), med = std::min(v2.median, v3.median);
   const double gf = d.forward_flops() * 1e-9;

@@ -123,7 +123,9 @@ class ExplicitGemm final : public ConvAlgorithm {
       }
       gemm::sgemm(Layout::row_major, Trans::yes, Trans::no, rows_, plane_, kg_, 1.0f,
                   w + g * kg_ * rows_, rows_, dyg, plane_, 0.0f, colbuf, plane_);
-      const int nt = use_threads ? arch::threads_for_call() : 1;
+      // No more threads than channels to split: at one input channel (LeNet conv1,
+      // batch 1) a second thread got no rows and cost only its fork.
+      const int nt = use_threads ? static_cast<int>(std::min<index_t>(arch::threads_for_call(), cg_)) : 1;
       ops::run_team(nt, [&] {
         index_t b, e;
         split_range(cg_, omp_get_thread_num(), omp_get_num_threads(), b, e);

@@ -42,11 +42,11 @@ class ExplicitGemm final : public ConvAlgorithm {
   }
 
   void backward_data(const float* dy, const float* w, float* dx, WeightsHint) override {
-    // Below 1 MFLOP a call takes ~10 us on one core and a second thread's fork and
-    // the GEMM's own team cost more than they save (LeNet conv1 batch 1 on Zen 4:
-    // 11 GFLOP/s at 1 thread, 4-5 at 2); oneDNN also runs such calls serially.
+    // Below 4 MFLOP a call takes <= ~100 us on one core and a second thread's fork
+    // and the GEMM's own team cost more than they save (Zen 4, 2 threads: LeNet conv1
+    // batch 1, 0.6 MFLOP, 4-5 -> 12 GFLOP/s; conv2 batch 1, 3.2 MFLOP, median 25 -> 32).
     const double flops = 2.0 * static_cast<double>(d_.n * d_.k * rows_ * plane_);
-    if (flops < 1.0e6 && arch::threads_for_call() > 1) {
+    if (flops < 4.0e6 && arch::threads_for_call() > 1) {
       // The GEMM reads the thread count itself: pin it to 1 for this call only.
       struct Serial {
         int previous = arch::set_num_threads_local(1);

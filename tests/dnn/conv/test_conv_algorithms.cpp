@@ -241,7 +241,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ConvThreads,
                                            "g2mb2ic8ih9oc8kh3sh2ph1", "mb2ic12ih11oc10kh5ph2",
                                            "mb8ic3ih24oc8kh5ph2", "mb3ic3ih21oc36kh5ph2",
                                            "mb2ic24ih15oc40kh1sh2", "g2mb3ic6ih13oc80kh5ph2",
-                                           "mb8ic3ih12oc32kh5ph2"),
+                                           "mb8ic3ih12oc32kh5ph2", "mb1ic16ih24oc32kh3ph1"),
                          [](const auto& p) { return std::string(p.param); });
 
 }  // namespace

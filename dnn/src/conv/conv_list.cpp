@@ -141,7 +141,7 @@ bool direct_input_lanes_profitable(const ConvDesc& d, Dir dir) {
   if (dir != Dir::backward_weights || arch::active_isa() != arch::Isa::avx512) return false;
   if (d.kh != 3 || d.kw != 3 || cg_of(d) < 128 || kg_of(d) < 128) return false;  // (unmeasured elsewhere)
   const index_t tiles = d.n * ((d.out_h() + 3) / 4) * ((d.out_w() + 3) / 4);
-  if (tiles >= 48 && arch::cpu_features().vendor == "AuthenticAMD") return false;
+  if (tiles >= 48 && arch::cpu_features().amd()) return false;
   const index_t xbytes = d.n * ((d.c + 15) / 16 * 16) * (d.h + 2 * d.pad_h) * (d.w + 2 * d.pad_w) * 4;
   const index_t ybytes = d.n * ((d.k + 15) / 16 * 16) * d.out_h() * d.out_w() * 4;
   return xbytes + ybytes <= (index_t{1} << 20);
@@ -228,7 +228,7 @@ bool winograd_2x2_profitable(const ConvDesc& d, Dir dir) {
   if (d.kh == 5 && d.kw == 5 && cg_of(d) >= 32 && kg_of(d) >= 32) return true;
   if (dir == Dir::backward_weights && d.kh == 3 && d.kw == 3 && cg_of(d) >= 256 && kg_of(d) >= 256 &&
       arch::active_isa() == arch::Isa::avx512 && arch::threads_for_call() == 1 &&
-      arch::cpu_features().vendor == "AuthenticAMD") {
+      arch::cpu_features().amd()) {
     const index_t t4 = d.n * ((d.out_h() + 3) / 4) * ((d.out_w() + 3) / 4);
     const index_t t2 = d.n * ((d.out_h() + 1) / 2) * ((d.out_w() + 1) / 2);
     return t4 < 48 && t2 >= 48;
@@ -337,7 +337,7 @@ bool minibatch_implicit_geometry(const ConvDesc& d) {
 // col2im too: 81.4 vs 50.1). conv2 forward and backward-weights stay direct (50.8 vs
 // 51.8, 24.9 vs 44.9). Not measured on Intel below batch 16: AMD only.
 bool minibatch_small_batch(const ConvDesc& d, Dir dir) {
-  if (arch::cpu_features().vendor != "AuthenticAMD" || arch::active_isa() < arch::Isa::avx2 ||
+  if (!arch::cpu_features().amd() || arch::active_isa() < arch::Isa::avx2 ||
       !minibatch_implicit_geometry(d))
     return false;
   if (dir == Dir::backward_data) return d.out_w() == 8 && d.w <= 16 && d.n >= arch::threads_for_call();

@@ -70,7 +70,7 @@ MinibatchConv::MinibatchConv(const ConvDesc& d)
   // vectors are single 8-pixel rows: LeNet conv1, interleaved A/B medians, 1 thread,
   // batch 64 / 32 / 1: 60.8-64.0 vs 57.5-60.8, 61.7-65.2 vs 59.2-61.1, 38.2-38.9 vs
   // 36.5-37.6 GFLOP/s (bench/results/2026-11-28-zen4-dnn-lenet.md).
-  implicit_avx512_ = avx512_ && (avx512_all_ || arch::cpu_features().vendor != "AuthenticAMD");
+  implicit_avx512_ = avx512_ && (avx512_all_ || !arch::cpu_features().amd());
   implicit_weights_ = arch::active_isa() >= arch::Isa::avx2 && d.groups == 1 && d.stride_h == 1 && d.stride_w == 1 &&
                       d.pad_h == 0 && d.pad_w == 0 && d.dil_h == 1 && d.dil_w == 1 && d.out_w() % 8 == 0;
   col2im_w8_ = arch::active_isa() >= arch::Isa::avx2 && d.stride_h == 1 && d.stride_w == 1 && d.pad_h == 0 &&

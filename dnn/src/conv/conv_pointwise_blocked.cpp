@@ -75,7 +75,7 @@ const PwbKernels& pwb8_kernels() {
 // and 2 threads +0-1.5% best in the A/B (bench/results/2026-11-28-zen4-dnn-1x1.md).
 // Intel keeps the intrinsics tile (not measured with the assembly one).
 const PwbKernels& pwb16_kernels() {
-  static const bool amd = arch::cpu_features().vendor == "AuthenticAMD";
+  static const bool amd = arch::cpu_features().amd();
   static const arch::ImplementationList<PwbKernels> list(
       "1x1 nChw16c conv kernels",
       {{amd ? "avx512_4x6_asm" : "avx512_4x6",
@@ -160,7 +160,7 @@ class PointwiseBlocked final : public ConvAlgorithm {
   static index_t bwdw_x_chunk() { return amd() ? 4096 : 256; }
 
   static bool amd() {
-    static const bool is_amd = arch::cpu_features().vendor == "AuthenticAMD";
+    static const bool is_amd = arch::cpu_features().amd();
     return is_amd;
   }
 

@@ -107,7 +107,7 @@ class Winograd final : public ConvAlgorithm {
     // 262.1 -> 277.6; 2 threads res2 batch 32 495.1 -> 573.4, conv3_2 backward-data
     // 598.8 -> 689.6 (bench/results/2026-11-28-zen4-dnn-winograd.md). Intel unmeasured:
     // unchanged there.
-    fblock_ = arch::cpu_features().vendor == "AuthenticAMD" ? std::clamp<index_t>((256 << 10) / per_tile, 8, 128)
+    fblock_ = arch::cpu_features().amd() ? std::clamp<index_t>((256 << 10) / per_tile, 8, 128)
                                                             : tblock_;
     fblock_ = std::min(fblock_, tblock_);
     // Chunk of images: enough tiles for a few blocks per thread, input copy <= 32 MiB.

@@ -50,7 +50,7 @@ const TileChoice<MicroKernel<float>> kSgemmTiles[] = {
 // (bench/results/2026-11-28-zen4-gemm-kernel3.md).
 template <class K, std::size_t N>
 const TileChoice<K>& default_tile(const TileChoice<K> (&tiles)[N]) {
-  static const bool amd = arch::cpu_features().vendor == "AuthenticAMD";
+  static const bool amd = arch::cpu_features().amd();
   if (amd)
     for (const auto& t : tiles)
       if (std::string(t.value) == "16x14pipe") return t;

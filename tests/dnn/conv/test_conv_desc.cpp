@@ -130,7 +130,7 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
   EXPECT_EQ(Convolution(ConvDesc::parse("mb64ic20ih12oc50kh5")).algorithm(ConvDirection::backward_data),
             ConvAlgo::minibatch);  // 8-pixel rows: col2im in registers
   // Transposed problem would be mostly zeros; on AMD the minibatch entry's small-batch rule.
-  const bool amd_small = taihu::arch::cpu_features().vendor == "AuthenticAMD" &&
+  const bool amd_small = taihu::arch::cpu_features().amd() &&
                          taihu::arch::active_isa() >= taihu::arch::Isa::avx2;
   EXPECT_EQ(Convolution(ConvDesc::parse("mb4ic20ih12oc50kh5")).algorithm(ConvDirection::backward_data),
             amd_small && taihu::arch::threads_for_call() <= 4 ? ConvAlgo::minibatch : ConvAlgo::explicit_gemm);
@@ -144,7 +144,7 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
   // wide 3x3 layers whose blocked copies fit in L2 take direct_input_lanes (on AMD
   // only below 48 4x4 tiles).
   const bool avx512 = taihu::arch::active_isa() == taihu::arch::Isa::avx512;
-  const bool amd = taihu::arch::cpu_features().vendor == "AuthenticAMD";
+  const bool amd = taihu::arch::cpu_features().amd();
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic128ih28oc128kh3ph1")).algorithm(ConvDirection::backward_weights),
             avx512 && !amd ? ConvAlgo::direct_input_lanes : ConvAlgo::winograd_4x4);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih14oc256kh3ph1")).algorithm(ConvDirection::backward_weights),

@@ -47,7 +47,7 @@ TEST_F(ConvList, AutomaticTakesTheMeasuredEntry) {
   const bool avx512 = taihu::arch::active_isa() == taihu::arch::Isa::avx512;
   // Backward-weights of wide 3x3 layers at batch 1 there: direct_input_lanes (on AMD
   // only below 48 4x4 tiles: res3's 49 go to F(4x4)).
-  const bool amd = taihu::arch::cpu_features().vendor == "AuthenticAMD";
+  const bool amd = taihu::arch::cpu_features().amd();
   // LeNet at batch 1 on AMD with SIMD: the minibatch entry's small-batch rule.
   const bool amd_small = amd && taihu::arch::active_isa() >= taihu::arch::Isa::avx2;
   const ConvAlgo lenet_b1 = amd_small ? ConvAlgo::minibatch : ConvAlgo::direct;

@@ -240,10 +240,7 @@ class Winograd final : public ConvAlgorithm {
     const index_t gsize = a2_ * cgp_ * kgp_;
     du_.resize(static_cast<std::size_t>(d_.groups * gsize));
     if (d_.n == 0) std::fill(du_.begin(), du_.end(), 0.0f);
-    const auto vsize = static_cast<std::size_t>(a2_ * xi_stride(sblock_, cgp_)),
-               msize = static_cast<std::size_t>(a2_ * xi_stride(sblock_, kgp_));
-    if (vall_.size() < vsize) vall_ = arch::AlignedBuffer<float>(vsize);
-    if (mall_.size() < msize) mall_ = arch::AlignedBuffer<float>(msize);
+    ensure_shared_tiles(sblock_);
     for (index_t g = 0; g < d_.groups; ++g) {
       float* dug = du_.data() + g * gsize;
       for (index_t n0 = 0; n0 < d_.n; n0 += chunkw_) {
@@ -255,14 +252,8 @@ class Winograd final : public ConvAlgorithm {
           const index_t nsb = (tiles + sblock_ - 1) / sblock_, sbs = (tiles + nsb - 1) / nsb;
           for (index_t s0 = 0; s0 < tiles; s0 += sbs) {
             const index_t sn = std::min(sbs, tiles - s0);
-            const index_t tb = block_size(sn, nt), blocks = (sn + tb - 1) / tb;
             const index_t vs = xi_stride(sn, cgp_), ms = xi_stride(sn, kgp_);
-            ops::for_dynamic(blocks, [&](index_t blk) {
-              const index_t t0 = blk * tb, cnt = std::min(tb, sn - t0);
-              make_runs(s0 + t0, cnt, sc.runs);
-              input_into(sc, vall_.data() + t0 * cgp_, vs);
-              gradient_into(sc, n0, g, dy, mall_.data() + t0 * kgp_, ms);
-            });
+            transform_shared(sc, s0, sn, block_size(sn, nt), n0, g, dy);
             const float beta = n0 == 0 && s0 == 0 ? 0.0f : 1.0f;
 #pragma omp for schedule(static)
             for (index_t xi = 0; xi < a2_; ++xi)
@@ -288,26 +279,17 @@ class Winograd final : public ConvAlgorithm {
   void backward_weights_xi_split(const float* x, const float* dy, float* dw, float* dbias, bool accumulate, int nt) {
     const index_t gsize = a2_ * cgp_ * kgp_, tmax = chunk1_ * th_ * tw_;
     du_.assign(static_cast<std::size_t>(d_.groups * gsize), 0.0f);
-    const auto vsize = static_cast<std::size_t>(a2_ * xi_stride(tmax, cgp_)),
-               msize = static_cast<std::size_t>(a2_ * xi_stride(tmax, kgp_));
-    if (vall_.size() < vsize) vall_ = arch::AlignedBuffer<float>(vsize);
-    if (mall_.size() < msize) mall_ = arch::AlignedBuffer<float>(msize);
+    ensure_shared_tiles(tmax);
     for (index_t g = 0; g < d_.groups; ++g) {
       float* dug = du_.data() + g * gsize;
       for (index_t n0 = 0; n0 < d_.n; n0 += chunk1_) {
         const index_t nb = std::min(chunk1_, d_.n - n0), tiles = nb * th_ * tw_;
-        const index_t tb = block_size(tiles, nt), blocks = (tiles + tb - 1) / tb, tb1 = block_size(tiles, 1);
+        const index_t tb1 = block_size(tiles, 1);
         const index_t vs = xi_stride(tiles, cgp_), ms = xi_stride(tiles, kgp_);
         ops::run_team(nt, [&] {
           reorder_input(x, n0, nb, g);
           Scratch& sc = scratch_[static_cast<std::size_t>(omp_get_thread_num())];
-          ops::for_dynamic(blocks, [&](index_t blk) {
-            const index_t t0 = blk * tb, cnt = std::min(tb, tiles - t0);
-            make_runs(t0, cnt, sc.runs);
-            input_into(sc, vall_.data() + t0 * cgp_, vs);
-            gradient_into(sc, n0, g, dy, mall_.data() + t0 * kgp_, ms);
-          });
-          // (the barrier of the omp for: every tile transformed)
+          transform_shared(sc, 0, tiles, block_size(tiles, nt), n0, g, dy);  // every tile transformed
 #pragma omp for schedule(static)
           for (index_t xi = 0; xi < a2_; ++xi)  // dU_xi += V_xi^T dM_xi, the 1-thread blocks
             for (index_t t0 = 0; t0 < tiles; t0 += tb1)
@@ -440,6 +422,27 @@ class Winograd final : public ConvAlgorithm {
       const float* src = x + ((n0 + nl) * d_.c + g * cg_ + cb * b_) * d_.h * d_.w + iy * d_.w;
       gather_(src, d_.h * d_.w, static_cast<int>(std::min(b_, cg_ - cb * b_)), x_end, 1, 0, dst + d_.pad_w * b_);
     }
+  }
+
+  // vall_ / mall_ large enough for the transformed tiles (V, dM) of `tiles` tiles.
+  void ensure_shared_tiles(index_t tiles) {
+    const auto vsize = static_cast<std::size_t>(a2_ * xi_stride(tiles, cgp_)),
+               msize = static_cast<std::size_t>(a2_ * xi_stride(tiles, kgp_));
+    if (vall_.size() < vsize) vall_ = arch::AlignedBuffer<float>(vsize);
+    if (mall_.size() < msize) mall_ = arch::AlignedBuffer<float>(msize);
+  }
+
+  // Inside a team: tiles [s0, s0 + count) of the chunk at image n0 transformed into the
+  // shared V / dM (vall_ / mall_, strides for `count` tiles), blocks of tb handed out
+  // dynamically; ends with the loop's barrier, so every tile is there after it.
+  void transform_shared(Scratch& sc, index_t s0, index_t count, index_t tb, index_t n0, index_t g, const float* dy) {
+    const index_t vs = xi_stride(count, cgp_), ms = xi_stride(count, kgp_);
+    ops::for_dynamic((count + tb - 1) / tb, [&](index_t blk) {
+      const index_t t0 = blk * tb, cnt = std::min(tb, count - t0);
+      make_runs(s0 + t0, cnt, sc.runs);
+      input_into(sc, vall_.data() + t0 * cgp_, vs);
+      gradient_into(sc, n0, g, dy, mall_.data() + t0 * kgp_, ms);
+    });
   }
 
   void make_runs(index_t t0, index_t tb, std::vector<Run>& runs) const {

@@ -42,20 +42,6 @@ class ExplicitGemm final : public ConvAlgorithm {
   }
 
   void backward_data(const float* dy, const float* w, float* dx, WeightsHint) override {
-    // Below 4 MFLOP a call takes <= ~100 us on one core and a second thread's fork
-    // and the GEMM's own team cost more than they save (Zen 4, 2 threads: LeNet conv1
-    // batch 1, 0.6 MFLOP, 4-5 -> 12 GFLOP/s; conv2 batch 1, 3.2 MFLOP, median 25 -> 32).
-    const double flops = 2.0 * static_cast<double>(d_.n * d_.k * rows_ * plane_);
-    if (flops < 4.0e6 && arch::threads_for_call() > 1) {
-      // The GEMM reads the thread count itself: pin it to 1 for this call only.
-      struct Serial {
-        int previous = arch::set_num_threads_local(1);
-        ~Serial() { arch::set_num_threads_local(previous); }
-      } serial;
-      ensure_cols(1);
-      for (index_t n = 0; n < d_.n; ++n) backward_data_image(dy, w, dx, n, col_for(0), false);
-      return;
-    }
     const int nt = arch::threads_for_call();
     if (d_.n >= nt && nt > 1) {
       ensure_cols(nt);

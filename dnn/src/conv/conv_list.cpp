@@ -19,6 +19,7 @@
 #include "conv_algorithm.hpp"
 #include "conv_direct_weight_lanes.hpp"
 #include "conv_pointwise.hpp"
+#include "conv_threads.hpp"
 #include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/isa.hpp"
@@ -668,6 +669,7 @@ struct Convolution::Impl {
   void execute(Dir dir, const float* a, const float* b, const float* bias, float* out, float* out2,
                WeightsHint hint, bool accumulate, const ConvPostOps& post = {}) {
     const Entry& e = *entry[static_cast<int>(dir)];
+    const conv::CallThreads call_threads(desc);
     auto go = [&] {
       if (post.any()) return run_forward_post(e, a, b, bias, out, hint, post);
       run(e, dir, a, b, bias, out, out2, hint, accumulate);
@@ -695,6 +697,7 @@ Convolution::Convolution(const ConvDesc& d, ConvAlgo algo, ConvLayout layout) : 
   impl_->layout = layout;
   impl_->src = {d.n, d.c, d.h, d.w, layout.src, {}};
   impl_->dst = {d.n, d.k, d.out_h(), d.out_w(), layout.dst, {}};
+  const conv::CallThreads call_threads(d);  // choose for the thread count the calls will run on
   for (Dir dir : kDirections) {
     const Entry& e = choose(d, algo, dir, layout);
     impl_->entry[static_cast<int>(dir)] = &e;
@@ -757,6 +760,7 @@ void Convolution::choose_by_timing(ConvDirection dir, const float* x, const floa
   if (dir != Dir::backward_data) require(x, "choose_by_timing", "x");
   if (dir == Dir::forward) require(y, "choose_by_timing", "y");
   if (rounds < 1) throw Error("taihu: conv choose_by_timing: rounds = " + std::to_string(rounds) + " must be >= 1");
+  const conv::CallThreads call_threads(d);
   std::vector<const Entry*> cands;
   for (const Entry& e : entries())
     if (e.algo != ConvAlgo::reference && entry_supports(e, d, dir, I.layout)) cands.push_back(&e);

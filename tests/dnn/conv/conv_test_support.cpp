@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "conv_threads.hpp"
 #include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/isa.hpp"
 #include "taihu/arch/threads.hpp"
@@ -68,11 +69,14 @@ index_t y_size(const ConvDesc& d) { return d.n * d.k * d.out_h() * d.out_w(); }
 namespace {
 // The suite runs single-threaded unless TAIHU_NUM_THREADS says otherwise: on a loaded
 // 2-core CI machine, OpenMP barriers of tiny problems dominate. Tests that exercise the
-// threaded paths set their thread count explicitly (ConvThreads.*).
+// threaded paths set their thread count explicitly (ConvThreads.*), and their shapes
+// are small: the rule that runs calls below 4 MFLOP on one thread (conv_threads.hpp)
+// is off here, so they reach the threaded code (ConvCallThreads tests the rule).
 class SingleThreadByDefault : public ::testing::Environment {
  public:
   void SetUp() override {
     if (std::getenv("TAIHU_NUM_THREADS") == nullptr) taihu::arch::set_num_threads(1);
+    taihu::dnn::conv::set_serial_below_flops(0);
   }
 };
 [[maybe_unused]] ::testing::Environment* const kSingleThread =

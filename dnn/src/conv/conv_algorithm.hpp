@@ -79,6 +79,13 @@ void apply_post_ops(const ConvPostOps& post, const float* sum, float* y, index_t
 void add_bias(const ConvDesc& d, const float* bias, float* y);
 // db (+)= sum over n, spatial of dy (no-op for null db).
 void bias_gradient(const ConvDesc& d, const float* dy, float* db, bool accumulate);
+// The same in two steps, for an entry that reads dy image by image anyway (its threads
+// then sum the planes they are about to read, in their own cache):
+// bias_plane_sums writes parts[n * K + k] for n in [n0, n1), the sum of image n's
+// plane k; bias_gradient_from_sums (no-op for null db) adds them per channel in image
+// order. Together bitwise equal to bias_gradient.
+void bias_plane_sums(const ConvDesc& d, const float* dy, index_t n0, index_t n1, float* parts);
+void bias_gradient_from_sums(const ConvDesc& d, const float* parts, float* db, bool accumulate);
 
 // The forward problem whose output is backward_data's dx (stride 1 only):
 // input dy (c = k, h = out_h), output c channels, pad' = dil (kernel-1) - pad.

@@ -38,6 +38,37 @@ void add_bias(const ConvDesc& d, const float* bias, float* y) {
   });
 }
 
+namespace {
+// The sum of one dy plane: 32 independent partial float sums (the loop vectorises and
+// hides the add latency), then the tail, then the lanes in order. Every bias gradient
+// goes through this, so each (image, channel) sum is the same bits whoever computes it.
+float plane_sum(const float* p, index_t plane) {
+  float lanes[32] = {};
+  index_t j = 0;
+  for (; j + 32 <= plane; j += 32)
+    for (int l = 0; l < 32; ++l) lanes[l] += p[j + l];
+  float part = 0;
+  for (; j < plane; ++j) part += p[j];
+  for (float v : lanes) part += v;
+  return part;
+}
+}  // namespace
+
+void bias_plane_sums(const ConvDesc& d, const float* dy, index_t n0, index_t n1, float* parts) {
+  const index_t plane = d.out_h() * d.out_w();
+  for (index_t n = n0; n < n1; ++n)
+    for (index_t k = 0; k < d.k; ++k) parts[n * d.k + k] = plane_sum(dy + (n * d.k + k) * plane, plane);
+}
+
+void bias_gradient_from_sums(const ConvDesc& d, const float* parts, float* db, bool accumulate) {
+  if (db == nullptr) return;
+  for (index_t k = 0; k < d.k; ++k) {
+    double s = 0.0;
+    for (index_t n = 0; n < d.n; ++n) s += parts[n * d.k + k];
+    db[k] = accumulate ? db[k] + static_cast<float>(s) : static_cast<float>(s);
+  }
+}
+
 void bias_gradient(const ConvDesc& d, const float* dy, float* db, bool accumulate) {
   if (db == nullptr) return;
   const index_t plane = d.out_h() * d.out_w();
@@ -45,8 +76,8 @@ void bias_gradient(const ConvDesc& d, const float* dy, float* db, bool accumulat
   // Each thread a contiguous range of channels, images outer: dy is read in memory
   // order. (Channels outer read one plane per image, a new page each time; with the
   // caches cold that pass cost LeNet conv1 backward-weights at batch 64 a third of its
-  // time on Zen 4.) Per channel the same sums in the same order as before: image by
-  // image into a double, each plane by 32 partial float sums.
+  // time on Zen 4.) Per channel: image by image into a double, each plane by
+  // plane_sum (as bias_plane_sums + bias_gradient_from_sums).
   ops::parallel_for_static(nt, nt, [&](index_t t) {
     const index_t k0 = d.k * t / nt, k1 = d.k * (t + 1) / nt;
     double on_stack[64];  // (no allocation for the common channel counts)
@@ -58,18 +89,7 @@ void bias_gradient(const ConvDesc& d, const float* dy, float* db, bool accumulat
     }
     std::fill(sums, sums + (k1 - k0), 0.0);
     for (index_t n = 0; n < d.n; ++n)
-      for (index_t k = k0; k < k1; ++k) {
-        const float* p = dy + (n * d.k + k) * plane;
-        // 32 independent partial sums: the loop vectorises and hides the add latency.
-        float lanes[32] = {};
-        index_t j = 0;
-        for (; j + 32 <= plane; j += 32)
-          for (int l = 0; l < 32; ++l) lanes[l] += p[j + l];
-        float part = 0;
-        for (; j < plane; ++j) part += p[j];
-        for (float v : lanes) part += v;
-        sums[k - k0] += part;
-      }
+      for (index_t k = k0; k < k1; ++k) sums[k - k0] += plane_sum(dy + (n * d.k + k) * plane, plane);
     for (index_t k = k0; k < k1; ++k) {
       const auto s = static_cast<float>(sums[k - k0]);
       db[k] = accumulate ? db[k] + s : s;

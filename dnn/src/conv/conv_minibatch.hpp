@@ -13,7 +13,9 @@
 //     backward-data multiplies the same chunks of dy at once, then col2im per image;
 //   - the bias is added to each image's output while it is in cache; its gradient is
 //     dnn's bias_gradient (conv_algorithm.hpp), the same sums as every other entry, so
-//     the result does not depend on which algorithm won;
+//     the result does not depend on which algorithm won (the implicit backward-weights
+//     sums each image's planes just before its kernel reads them, by the same
+//     bias_plane_sums);
 //   - with few weight columns (C*kh*kw <= 128, first layers) backward-weights runs a
 //     register-tiled AVX2 kernel (minibatch_kernels.hpp) instead of the GEMM;
 //   - for stride 1, no padding or dilation, one group and an output width that is a
@@ -60,7 +62,7 @@ class MinibatchConv final : public ConvAlgorithm {
   template <int OW>
   void col2im_rows(const float* col, index_t ld, float* dx_group) const;
   bool identity_columns() const;
-  void backward_weights_implicit(const float* x, const float* dy, float* dw);  // 1x1, stride 1, no pad: the input is its own col
+  void backward_weights_implicit(const float* x, const float* dy, float* dw, float* dbias, bool accumulate);  // 1x1, stride 1, no pad: the input is its own col
   // Per-thread scratch for `threads` threads (thread t at + t * scratch_stride_).
   float* scratch(int threads, std::size_t per_thread);
 
@@ -77,6 +79,7 @@ class MinibatchConv final : public ConvAlgorithm {
   std::vector<std::int64_t> tap_offset_;  // per weight column: its input offset
   bool packed_weights_ = false;  // implicit backward-weights on packed image blocks
   arch::AlignedBuffer<float> implicit_partials_;  // per thread: a K * rows_ partial of dw, [tap][k]
+  std::vector<float> bias_parts_;                 // the implicit path's dy plane sums, [n][k]
   arch::AlignedBuffer<float> scratch_;
   std::size_t scratch_stride_ = 0;
   std::vector<float> partial_;  // per-thread dw/dbias partials beyond thread 0

@@ -27,6 +27,13 @@ struct ImplicitBwdWeights {
   std::int64_t c, h, w, k, oh, ow, rows;
   const std::int64_t* tap_offset;  // rows entries
 };
+// The implicit kernels' images per block: dy of 4 channels (16 bytes per pixel) within
+// 8 KiB, so it and the block's input rows of one channel stay in L1 (LeNet's conv2: 8
+// images; 16 measured 8% slower). A caller that splits [n0, n1) keeps the results
+// bitwise the same by cutting at multiples of it from n0.
+inline std::int64_t implicit_block_images(std::int64_t plane) {
+  return plane >= 512 ? 1 : (512 / plane < 16 ? 512 / plane : 16);
+}
 void backward_weights_implicit_avx2(const ImplicitBwdWeights& g, const float* x, const float* dy, std::int64_t n0,
                                     std::int64_t n1, float* dwt);
 

@@ -149,11 +149,7 @@ void implicit_row(const ImplicitBwdWeights& g, const float* x, const float* dy, 
 
 void backward_weights_implicit_avx2(const ImplicitBwdWeights& g, const float* x, const float* dy, std::int64_t n0,
                                     std::int64_t n1, float* dwt) {
-  // Images per block: dy of 4 channels (16 bytes per pixel) within 8 KiB, so it and
-  // the block's input rows of one channel stay in L1 (LeNet's conv2: 8 images; 16
-  // measured 8% slower).
-  const std::int64_t plane = g.oh * g.ow;
-  const std::int64_t block = std::max<std::int64_t>(1, std::min<std::int64_t>(16, 512 / plane));
+  const std::int64_t block = implicit_block_images(g.oh * g.ow);
   for (std::int64_t b0 = n0; b0 < n1; b0 += block) {
     const std::int64_t b1 = std::min(n1, b0 + block);
     std::int64_t k = 0;

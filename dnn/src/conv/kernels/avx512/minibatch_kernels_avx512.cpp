@@ -316,9 +316,7 @@ void backward_weights_small_avx512(const float* dy, const float* col, std::int64
 
 void backward_weights_implicit_avx512(const ImplicitBwdWeights& g, const float* x, const float* dy, std::int64_t n0,
                                       std::int64_t n1, float* dwt) {
-  // Images per block as in the AVX2 kernel: dy of 4 channels within 8 KiB (L1).
-  const std::int64_t plane = g.oh * g.ow;
-  const std::int64_t block = std::max<std::int64_t>(1, std::min<std::int64_t>(16, 512 / plane));
+  const std::int64_t block = implicit_block_images(g.oh * g.ow);
   for (std::int64_t b0 = n0; b0 < n1; b0 += block) {
     const std::int64_t b1 = std::min(n1, b0 + block);
     TAIHU_MINIBATCH_CHANNEL_ROWS(implicit_row, g.k, g, x, dy, b0, b1, dwt);

@@ -23,10 +23,17 @@
 // unbanded 100-106, 1 thread), res4 slower in bands of 3-6 rows (84-91 vs 99-104), so
 // only images over 1 MiB band (bench/results/2026-11-28-zen4-dnn-bwdw2.md); `automatic`
 // leaves res2 to Winograd.
+// Column form (small images: AMD, <= 64 output pixels in the batch, ResNet-50 res5 at
+// batch 1; TAIHU_INPUT_LANES_COLS=1 / 0 forces it): x's columns (c * taps + t, the OIHW
+// dw row order) are built once per call, 16 to a block, and dW = dY x Xcol^T runs as the
+// 1x1 input-lanes tile over C * taps channels and every pixel of every image, stored
+// straight into the dw rows (no per-tap calls over short rows, no tap interleave of dw).
 // Forward and backward-data are not this entry's (supports() declines them).
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <vector>
 
@@ -34,6 +41,7 @@
 #include "core/parallel.hpp"
 #include "pointwise_blocked_kernels.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
+#include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/dispatch.hpp"
 #include "taihu/arch/error.hpp"
 #include "taihu/arch/threads.hpp"
@@ -66,6 +74,12 @@ class DirectInputLanes final : public ConvAlgorithm {
       : d_(d), oh_(d.out_h()), ow_(d.out_w()), hp_(d.h + 2 * d.pad_h), wp_(d.w + 2 * d.pad_w),
         taps_(d.kh * d.kw), cb_(ceil_div(d.c, kB)), kb_(ceil_div(d.k, kB)) {
     band_rows_ = oh_;
+    // Column form on AMD for batches of <= 64 output pixels (ResNet-50 res5 at batch 1:
+    // per-tap calls over 7-pixel rows and the dw interleave cost more than building the
+    // 0.9 MiB of columns). Zen 4, A/B in one process, 1 thread: res5 80.8 -> 93.3 GFLOP/s,
+    // res4 (196 pixels, 1.8 MiB of columns) 99.3 -> 94.1: not there
+    // (bench/results/2026-11-29-zen4-dnn-lanes.md). Intel unmeasured.
+    cols_auto_ = arch::cpu_features().amd() && d.n * oh_ * ow_ <= 64;
     const char* env = std::getenv("TAIHU_INPUT_LANES_BAND_ROWS");
     if (env != nullptr && *env != '\0') {
       const long v = std::strtol(env, nullptr, 10);
@@ -88,6 +102,11 @@ class DirectInputLanes final : public ConvAlgorithm {
   }
 
   void backward_weights(const float* x, const float* dy, float* dw, float* dbias, bool accumulate) override {
+    if (use_cols()) {
+      backward_weights_cols(x, dy, dw, accumulate);
+      bias_gradient(d_, dy, dbias, accumulate);
+      return;
+    }
     const index_t C = d_.c, K = d_.k, N = d_.n, NK = kPwb16XRows;
     const index_t xplane = hp_ * wp_ * kB, yplane = oh_ * ow_ * kB;
     const auto xsize = static_cast<std::size_t>(N * cb_ * xplane), ysize = static_cast<std::size_t>(N * kb_ * yplane);
@@ -203,6 +222,114 @@ class DirectInputLanes final : public ConvAlgorithm {
   }
 
  private:
+  // The column form (see the top): TAIHU_INPUT_LANES_COLS=1 / 0 forces it on / off (read
+  // per call, for the tests and A/B runs); otherwise automatic.
+  bool use_cols() const {
+    const char* env = std::getenv("TAIHU_INPUT_LANES_COLS");
+    if (env != nullptr && *env != '\0') return *env == '1';
+    return cols_auto_;
+  }
+
+  // Column form: x's columns Xcol[c * taps + t][n][p] = x[n][c][p + tap t's offset] in
+  // 16-column blocks ([block][n][p][16]), built once per call from the padded blocked
+  // copy (a channel block's taps x 16 values per pixel go through one tap interleave:
+  // exactly taps whole column blocks); then dW (K x C taps, OIHW rows) = dY x Xcol^T is
+  // the 1x1 input-lanes backward-weights over C * taps "channels": units of 8 output
+  // channels x 2-3 column blocks reduce over every image (runs) and pixel and store
+  // straight into dw, no per-tap buffer and no dw interleave.
+  void backward_weights_cols(const float* x, const float* dy, float* dw, bool accumulate) {
+    const index_t C = d_.c, K = d_.k, N = d_.n, NK = kPwb16XRows, T = taps_, P = oh_ * ow_;
+    const index_t xplane = hp_ * wp_ * kB, yplane = P * kB, CT = C * T;
+    const index_t colblocks = ceil_div(CT, kB);  // used blocks (cb_ * T built)
+    const index_t cstride = N * P * kB;          // floats between column blocks
+    const auto xsize = static_cast<std::size_t>(N * cb_ * xplane), ysize = static_cast<std::size_t>(N * kb_ * yplane);
+    if (xpad_.size() != xsize) {
+      xpad_ = arch::AlignedBuffer<float>(xsize);
+      std::fill(xpad_.data(), xpad_.data() + xsize, 0.0f);
+    }
+    if (dyb_.size() != ysize) dyb_ = arch::AlignedBuffer<float>(ysize);
+    if (xb_.size() != static_cast<std::size_t>(N * cb_ * d_.h * d_.w * kB))
+      xb_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(N * cb_ * d_.h * d_.w * kB));
+    const auto colsize = static_cast<std::size_t>(cb_ * T * cstride);
+    if (xcol_.size() != colsize) xcol_ = arch::AlignedBuffer<float>(colsize);
+    // Units output-tile-major as the 1x1 path (group-major measured level on res4 / res5).
+    const index_t groups = ceil_div(colblocks, kPwb16XVecs), units = ceil_div(K, NK) * groups;
+    const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
+    const PwbBwdwXKernel kernel = input_lanes_kernels().tile;
+    const TapInterleaveKernel interleave = input_lanes_kernels().interleave;
+    // AMD, batch 1, a dw of >= 1 MiB overwritten: streaming stores (the 1x1 path's rule,
+    // conv_pointwise_blocked.cpp), else the next unit's dw lines prefetched for writing.
+    const bool stream = amd() && !accumulate && N == 1 && CT % kB == 0 && K * CT * 4 >= (index_t{1} << 20) &&
+                        reinterpret_cast<std::uintptr_t>(dw) % 64 == 0;
+    ops::run_team(nt, [&] {
+      std::vector<float> stage(static_cast<std::size_t>(2 * T * kB));
+      float* tv = stage.data();           // [tap][16]: a pixel's 16 channels per tap
+      float* run = stage.data() + T * kB;  // [c][tap]: taps whole column blocks
+#pragma omp for schedule(static) nowait
+      for (index_t nb = 0; nb < N * cb_; ++nb) {
+        const index_t n = nb / cb_, cbk = nb % cb_, c0 = cbk * kB, plane = d_.h * d_.w;
+        reorder_nchw_to_layout(x + (n * C + c0) * plane, xb_.data() + nb * plane * kB, ActLayout::nchw16c, 1,
+                               std::min(kB, C - c0), d_.h, d_.w);
+        pad_x(nb);
+        const float* xp = xpad_.data() + nb * xplane;
+        float* col = xcol_.data() + cbk * T * cstride + n * P * kB;
+        for (index_t oy = 0; oy < oh_; ++oy)
+          for (index_t ox = 0; ox < ow_; ++ox) {
+            for (index_t t = 0; t < T; ++t)
+              std::copy_n(xp + ((oy + t / d_.kw) * wp_ + ox + t % d_.kw) * kB, kB, tv + t * kB);
+            interleave(tv, kB, T, kB, run, false);
+            float* dst = col + (oy * ow_ + ox) * kB;
+            for (index_t q = 0; q < T; ++q) std::copy_n(run + q * kB, kB, dst + q * cstride);
+          }
+      }
+#pragma omp for schedule(static)
+      for (index_t nb = 0; nb < N * kb_; ++nb) {
+        const index_t n = nb / kb_, k0 = nb % kb_ * kB, plane = oh_ * ow_;
+        reorder_nchw_to_layout(dy + (n * K + k0) * plane, dyb_.data() + nb * yplane, ActLayout::nchw16c, 1,
+                               std::min(kB, K - k0), oh_, ow_);
+      }
+      index_t u0 = 0, u1 = units;
+      split_range(units, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
+      PwbBwdwXArgs a{};
+      a.x_bstride = cstride;
+      a.ldw = CT;
+      a.pixels = P;
+      a.runs = N;
+      a.x_rstride = P * kB;
+      a.dy_rstride = kb_ * yplane;
+      a.accumulate = accumulate;
+      a.stream = stream;
+      a.prefetch_ahead = amd() ? 4 : 0;
+      const auto unit = [&](index_t u, index_t& v0, index_t& v1) {
+        split_range(colblocks, static_cast<int>(u % groups), static_cast<int>(groups), v0, v1);
+        return u / groups * NK;
+      };
+      for (index_t u = u0; u < u1; ++u) {
+        index_t v0 = 0, v1 = 0;
+        const index_t k0 = unit(u, v0, v1);
+        a.vecs = static_cast<int>(v1 - v0);
+        a.last_lanes = static_cast<int>(std::min(kB, CT - (v1 - 1) * kB));
+        a.x = xcol_.data() + v0 * cstride;
+        a.rows = static_cast<int>(std::min(NK, K - k0));
+        a.dy = dyb_.data() + (k0 / kB) * yplane + k0 % kB;
+        a.dw = dw + k0 * CT + v0 * kB;
+        a.next_dw = nullptr;
+        if (u + 1 < u1 && !stream) {
+          index_t w0 = 0, w1 = 0;
+          const index_t k1 = unit(u + 1, w0, w1);
+          a.next_dw = dw + k1 * CT + w0 * kB;
+        }
+        kernel(a);
+      }
+      if (stream) _mm_sfence();
+    });
+  }
+
+  static bool amd() {
+    static const bool is_amd = arch::cpu_features().amd();
+    return is_amd;
+  }
+
   struct Unit {
     index_t k0, v0, c0, c1;
   };
@@ -228,7 +355,8 @@ class DirectInputLanes final : public ConvAlgorithm {
 
   ConvDesc d_;
   index_t oh_, ow_, hp_, wp_, taps_, cb_, kb_, band_rows_ = 0;
-  arch::AlignedBuffer<float> xb_, xpad_, dyb_, buf_;
+  bool cols_auto_ = false;
+  arch::AlignedBuffer<float> xb_, xpad_, dyb_, buf_, xcol_;
 };
 
 }  // namespace

@@ -3,7 +3,8 @@
 // must be bitwise the unbanded dw (each (unit, tap) sums images, rows and pixels in
 // the same order) and match the double reference; also with accumulate, several
 // images, a partial last band, channel counts off the 16-lane blocks, rectangular
-// kernels and 2 threads (bitwise the 1-thread result). Every TAIHU_ISA level.
+// kernels and 2 threads (bitwise the 1-thread result). The column form
+// (TAIHU_INPUT_LANES_COLS) against the reference too. Every TAIHU_ISA level.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -48,6 +49,7 @@ TEST_P(DirectInputLanesBands, BandedIsBitwiseUnbandedAndMatchesReference) {
   const auto x = random_vector(x_size(d), 31), dy = random_vector(y_size(d), 32);
   std::vector<float> ref(w_size(d)), refb(d.k);
   Convolution(d, ConvAlgo::reference).backward_weights(x.data(), dy.data(), ref.data(), refb.data(), false);
+  setenv("TAIHU_INPUT_LANES_COLS", "0", 1);  // the per-tap form (small images take columns on AMD)
   for (bool accumulate : {false, true}) {
     std::vector<float> want(ref);
     if (accumulate)
@@ -61,6 +63,7 @@ TEST_P(DirectInputLanesBands, BandedIsBitwiseUnbandedAndMatchesReference) {
         EXPECT_EQ(banded.db, whole.db) << d.str();
       }
   }
+  unsetenv("TAIHU_INPUT_LANES_COLS");
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, DirectInputLanesBands,
@@ -68,6 +71,38 @@ INSTANTIATE_TEST_SUITE_P(Shapes, DirectInputLanesBands,
                                            "mb2ic17ih8oc9kh3",               // unpadded, 2 images, odd channels
                                            "mb1ic64ih6oc24kh3kw5ph1pw2",     // rectangular kernel, 2 groups
                                            "mb2ic50ih5iw6oc17kh3ph1"),       // several units per thread
+                         [](const auto& p) { return std::string(p.param); });
+
+// The column form (TAIHU_INPUT_LANES_COLS=1: x's columns built once, then the 1x1
+// input-lanes tile over C * taps columns straight into dw) against the double reference,
+// with accumulate and at 2 threads (bitwise the 1-thread dw: disjoint dw tiles). The
+// 512 x 64 shape's dw (1.2 MiB) takes the streaming stores on AMD.
+class DirectInputLanesCols : public ConvTest, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(DirectInputLanesCols, MatchesReference) {
+  const ConvDesc d = ConvDesc::parse(GetParam());
+  const auto x = random_vector(x_size(d), 41), dy = random_vector(y_size(d), 42);
+  std::vector<float> ref(w_size(d)), refb(d.k);
+  Convolution(d, ConvAlgo::reference).backward_weights(x.data(), dy.data(), ref.data(), refb.data(), false);
+  setenv("TAIHU_INPUT_LANES_COLS", "1", 1);
+  for (bool accumulate : {false, true}) {
+    std::vector<float> want(ref);
+    if (accumulate)
+      for (auto& v : want) v += 0.5f;
+    const Grad one = run(d, x, dy, "0", 1, accumulate);
+    EXPECT_LE(max_rel_error(one.dw, want), 2e-5) << d.str();
+    const Grad two = run(d, x, dy, "0", 2, accumulate);
+    EXPECT_EQ(two.dw, one.dw) << d.str();
+    EXPECT_EQ(two.db, one.db) << d.str();
+  }
+  unsetenv("TAIHU_INPUT_LANES_COLS");
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, DirectInputLanesCols,
+                         ::testing::Values("mb1ic40ih7iw9oc20kh3ph1",     // masked last column block
+                                           "mb2ic17ih8oc9kh3",             // 2 images (runs), odd channels
+                                           "mb1ic64ih6oc24kh3kw5ph1pw2",   // rectangular kernel
+                                           "mb1ic64ih2oc512kh3ph1"),       // 1.2 MiB dw
                          [](const auto& p) { return std::string(p.param); });
 
 }  // namespace

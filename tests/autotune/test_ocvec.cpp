@@ -173,11 +173,13 @@ TEST(AutotuneOcvec, PixelLanesMatchTheReference) {
   };
   // 15 pixels: narrower than one strip; 55: not a whole number of strips on AVX-512 (32)
   // or AVX2 (16); LeNet-like 5x5 over whole rows: 204 pixels, 7 / 13 strips in chunks
-  // of 4 (a ragged last chunk); K = 20 / 30 / 10 in tiles of 8 / 7 / 4 channels; C = 40
-  // in blocks of 32. (Four JIT compiles: the CI budget.)
+  // of 4 (a ragged last chunk); a 1x1 of 88 pixels in chunks of 4 one-vector strips (6 /
+  // 11 strips: the input prefetch 2 strips on runs past the plane); K = 20 / 30 / 10 in tiles of
+  // 8 / 7 / 4 channels; C = 40 in blocks of 32. (Five small JIT compiles: the CI budget.)
   const Case cases[] = {{"N=2,C=16,H=3,W=5,KO=20,R=1,S=1,P=0", "8", "2", "0", "1", "0"},
                         {"N=1,C=40,H=10,W=9,KO=30,R=1,S=1,P=0", "7", "3", "32", "1", "0"},
                         {"N=1,C=20,H=5,W=11,KO=10,R=1,S=1,P=0", "4", "2", "0", "0", "0"},
+                        {"N=1,C=20,H=8,W=11,KO=10,R=1,S=1,P=0", "4", "1", "0", "0", "4"},
                         {"N=2,C=3,H=20,W=13,KO=10,R=5,S=5,P=0", "4", "2", "0", "0", "4"}};
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.shape) + " x=" + c.x + " k=" + c.k + " c=" + c.c + " o=" + c.o + " s=" + c.chunk);

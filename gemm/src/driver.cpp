@@ -846,35 +846,36 @@ void run_driver(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, int thr
 }
 
 template <class T>
-PrepackedPanels<T> prepack(const MatrixView<T>& x, index_t extent, index_t depth, bool as_b,
-                           const kernels::MicroKernel<T>& uk) {
+void prepack(const MatrixView<T>& x, index_t extent, index_t depth, bool as_b, const kernels::MicroKernel<T>& uk,
+             PrepackedPanels<T>& p) {
   BlockSizes bs = block_sizes_for(uk.mr, uk.nr, static_cast<int>(sizeof(T)));
   bs.kc = depth_block(bs.kc, depth);
-  PrepackedPanels<T> p;
-  p.width = as_b ? uk.nr : uk.mr;
+  const int width = as_b ? uk.nr : uk.mr;
+  if (p.width != width || p.extent != extent || p.depth != depth || p.kc != bs.kc) p.blocks.clear();
+  p.width = width;
   p.extent = extent;
   p.depth = depth;
   p.kc = bs.kc;
   const index_t panels = ceil_div(extent, p.width);
-  for (index_t pc = 0; pc < depth; pc += bs.kc) {
+  std::size_t i = 0;
+  for (index_t pc = 0; pc < depth; pc += bs.kc, ++i) {
     const index_t kc = std::min<index_t>(bs.kc, depth - pc);
-    arch::AlignedBuffer<T> block(static_cast<std::size_t>(panels * p.width * kc), 4096);
+    if (i == p.blocks.size()) p.blocks.emplace_back(static_cast<std::size_t>(panels * p.width * kc), 4096);
+    T* block = p.blocks[i].data();
     if (as_b)
-      pack_b(x, pc, kc, 0, extent, p.width, block.data(), 0, panels, uk.pack_b_lines);
+      pack_b(x, pc, kc, 0, extent, p.width, block, 0, panels, uk.pack_b_lines);
     else
-      pack_a(x, 0, extent, pc, kc, p.width, block.data(), 0, panels, uk.pack_a_transposed);
-    p.blocks.push_back(std::move(block));
+      pack_a(x, 0, extent, pc, kc, p.width, block, 0, panels, uk.pack_a_transposed);
   }
-  return p;
 }
 
 template void scale_c<float>(index_t, index_t, float, float*, index_t);
 template void scale_c<double>(index_t, index_t, double, double*, index_t);
 template void run_driver<float>(const Problem<float>&, const kernels::MicroKernel<float>&, int);
 template void run_driver<double>(const Problem<double>&, const kernels::MicroKernel<double>&, int);
-template PrepackedPanels<float> prepack<float>(const MatrixView<float>&, index_t, index_t, bool,
-                                               const kernels::MicroKernel<float>&);
-template PrepackedPanels<double> prepack<double>(const MatrixView<double>&, index_t, index_t, bool,
-                                                 const kernels::MicroKernel<double>&);
+template void prepack<float>(const MatrixView<float>&, index_t, index_t, bool, const kernels::MicroKernel<float>&,
+                             PrepackedPanels<float>&);
+template void prepack<double>(const MatrixView<double>&, index_t, index_t, bool, const kernels::MicroKernel<double>&,
+                              PrepackedPanels<double>&);
 
 }  // namespace taihu::gemm

@@ -45,10 +45,11 @@ template <class T>
 void run_driver(const Problem<T>& problem, const kernels::MicroKernel<T>& kernel, int threads);
 
 // Packs all of op(A) (as_b = false, panels of kernel.mr) or op(B) (as_b = true,
-// panels of kernel.nr) with the block sizes run_driver uses.
+// panels of kernel.nr) with the block sizes run_driver uses, into p: its blocks are
+// reused when they already have this shape (a repack), else allocated.
 template <class T>
-PrepackedPanels<T> prepack(const MatrixView<T>& x, index_t extent, index_t depth, bool as_b,
-                           const kernels::MicroKernel<T>& kernel);
+void prepack(const MatrixView<T>& x, index_t extent, index_t depth, bool as_b, const kernels::MicroKernel<T>& kernel,
+             PrepackedPanels<T>& p);
 
 // C := beta * C over an m x n column-major matrix; beta == 0 writes zeros (never
 // reads C). The k == 0 and alpha == 0 cases of every entry point.

@@ -12,7 +12,8 @@ namespace taihu::gemm {
 template <class T>
 struct PackedA<T>::Impl {
   Layout layout = Layout::col_major;
-  index_t m = 0, k = 0;
+  Trans trans = Trans::no;
+  index_t m = 0, k = 0, lda = 1;
   PrepackedPanels<T> panels;
 };
 
@@ -32,11 +33,22 @@ PackedA<T>::PackedA(Layout layout, Trans ta, index_t m, index_t k, const T* a, i
     bad("PackedA", "lda", lda, "must be >= max(1, " + std::to_string(span) + ")");
   if (a == nullptr && m > 0 && k > 0) throw Error("taihu: PackedA: a is null");
   impl_->layout = layout;
+  impl_->trans = ta;
   impl_->m = m;
   impl_->k = k;
+  impl_->lda = lda;
   if (m == 0 || k == 0) return;
   const MatrixView<T> view{a, lda, ta == Trans::yes};
-  impl_->panels = prepack(view, m, k, layout == Layout::row_major, kernels::microkernel_of<T>(kernels::active_kernels()));
+  prepack(view, m, k, layout == Layout::row_major, kernels::microkernel_of<T>(kernels::active_kernels()), impl_->panels);
+}
+
+template <class T>
+void PackedA<T>::repack(const T* a) {
+  Impl& I = *impl_;
+  if (I.m == 0 || I.k == 0) return;
+  if (a == nullptr) throw Error("taihu: PackedA::repack: a is null");
+  const MatrixView<T> view{a, I.lda, I.trans == Trans::yes};
+  prepack(view, I.m, I.k, I.layout == Layout::row_major, kernels::microkernel_of<T>(kernels::active_kernels()), I.panels);
 }
 
 template <class T>

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "gemm_test_support.hpp"
+#include "taihu/arch/error.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/gemm/packed.hpp"
 
@@ -60,6 +61,26 @@ TEST(GemmPacked, PackedAEqualsUnpacked) {
                                    << " tb " << (tb == Trans::yes);
         }
       }
+}
+
+// repack: new values of A into the same storage give the product of the new A (and
+// none of the old one's values survive: every packed element is rewritten).
+TEST(GemmPacked, RepackTakesTheNewValues) {
+  TAIHU_TEST_REQUIRE_ISA();
+  std::mt19937_64 rng(11);
+  for (Layout layout : {Layout::col_major, Layout::row_major})
+    for (Trans ta : {Trans::no, Trans::yes}) {
+      const Shape s = make_shape(layout, ta, Trans::no, 45, 19, 600, 3);  // several depth blocks, panel tails
+      const auto a1 = random_vector<float>(a_size(s), rng), a2 = random_vector<float>(a_size(s), rng);
+      const auto b = random_vector<float>(b_size(s), rng);
+      std::vector<float> plain(c_size(s), 0.f), packed(c_size(s), 0.f);
+      gemm<float>(s, 1.f, a2.data(), b.data(), 0.f, plain.data());
+      taihu::gemm::PackedA<float> pa(layout, ta, s.m, s.k, a1.data(), s.lda);
+      pa.repack(a2.data());
+      taihu::gemm::gemm_packed(layout, pa, Trans::no, s.n, 1.f, b.data(), s.ldb, 0.f, packed.data(), s.ldc);
+      EXPECT_EQ(plain, packed) << "layout " << static_cast<int>(layout) << " ta " << (ta == Trans::yes);
+      EXPECT_THROW(pa.repack(nullptr), taihu::Error);
+    }
 }
 
 TEST(GemmThreads, OneAndTwoThreadsAreBitwiseIdentical) {

@@ -187,7 +187,20 @@ void MinibatchConv::col2im(const float* col, index_t ld, float* dx_group) const 
   }
 }
 
-void MinibatchConv::forward(const float* x, const float* w, const float* bias, float* y, WeightsHint) {
+const std::vector<gemm::PackedA<float>>& MinibatchConv::packed_weights(bool transposed, const float* w,
+                                                                      WeightsHint hint) {
+  std::vector<gemm::PackedA<float>>& packed = transposed ? packed_wt_ : packed_w_;
+  if (packed.empty()) {
+    for (index_t g = 0; g < d_.groups; ++g)
+      packed.emplace_back(Layout::row_major, transposed ? Trans::yes : Trans::no, transposed ? rows_ : kg_,
+                          transposed ? kg_ : rows_, w + g * kg_ * rows_, rows_);
+  } else if (hint == WeightsHint::changed) {
+    for (index_t g = 0; g < d_.groups; ++g) packed[static_cast<std::size_t>(g)].repack(w + g * kg_ * rows_);
+  }
+  return packed;
+}
+
+void MinibatchConv::forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) {
   if (implicit_weights_) {
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
     const minibatch_kernels::ImplicitBwdWeights g{d_.c, d_.h, d_.w, d_.k, d_.out_h(), d_.out_w(), rows_, tap_offset_.data()};
@@ -201,9 +214,7 @@ void MinibatchConv::forward(const float* x, const float* w, const float* bias, f
     });
     return;
   }
-  std::vector<gemm::PackedA<float>> packed;
-  packed.reserve(static_cast<std::size_t>(d_.groups));
-  for (index_t g = 0; g < d_.groups; ++g) packed.emplace_back(Layout::row_major, Trans::no, kg_, rows_, w + g * kg_ * rows_, rows_);
+  const std::vector<gemm::PackedA<float>>& packed = packed_weights(false, w, hint);
   const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
   const std::size_t per = identity_columns() ? 0 : static_cast<std::size_t>(rows_ * plane_);
   float* cols = per ? scratch(nt, per) : nullptr;
@@ -231,10 +242,8 @@ void MinibatchConv::forward(const float* x, const float* w, const float* bias, f
   });
 }
 
-void MinibatchConv::backward_data(const float* dy, const float* w, float* dx, WeightsHint) {
-  std::vector<gemm::PackedA<float>> packed;  // W_g^T, rows_ x kg_
-  packed.reserve(static_cast<std::size_t>(d_.groups));
-  for (index_t g = 0; g < d_.groups; ++g) packed.emplace_back(Layout::row_major, Trans::yes, rows_, kg_, w + g * kg_ * rows_, rows_);
+void MinibatchConv::backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) {
+  const std::vector<gemm::PackedA<float>>& packed = packed_weights(true, w, hint);  // W_g^T, rows_ x kg_
   const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
   const bool direct = identity_columns();
   // A chunk of images per GEMM (their dy side by side), as in backward_weights.

@@ -3,7 +3,8 @@
 // small images of Caffe's classic nets (LeNet, CIFAR-10 quick), where per-image GEMMs
 // are small:
 //   - the weights are packed once per call (taihu::gemm::PackedA, W for forward and
-//     W^T for backward-data) and reused by every image's GEMM;
+//     W^T for backward-data; WeightsHint::unchanged skips it) into storage the object
+//     keeps, and reused by every image's GEMM;
 //   - images run in parallel, one per thread at a time (each GEMM single-threaded),
 //     instead of threading each small GEMM; forward and backward-data hand images
 //     out dynamically (a thread that loses its core does not hold the other up);
@@ -37,6 +38,7 @@
 #include <vector>
 
 #include "taihu/arch/aligned_buffer.hpp"
+#include "taihu/gemm/packed.hpp"
 #include "conv_algorithm.hpp"
 
 namespace taihu::dnn::conv {
@@ -80,6 +82,10 @@ class MinibatchConv final : public ConvAlgorithm {
   bool packed_weights_ = false;  // implicit backward-weights on packed image blocks
   arch::AlignedBuffer<float> implicit_partials_;  // per thread: a K * rows_ partial of dw, [tap][k]
   std::vector<float> bias_parts_;                 // the implicit path's dy plane sums, [n][k]
+  // W_g (forward) / W_g^T (backward-data) per group, packed on the first call and
+  // repacked in place after (PackedA::repack: no allocation per call).
+  std::vector<gemm::PackedA<float>> packed_w_, packed_wt_;
+  const std::vector<gemm::PackedA<float>>& packed_weights(bool transposed, const float* w, WeightsHint hint);
   arch::AlignedBuffer<float> scratch_;
   std::size_t scratch_stride_ = 0;
   std::vector<float> partial_;  // per-thread dw/dbias partials beyond thread 0

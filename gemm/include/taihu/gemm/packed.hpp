@@ -20,6 +20,13 @@ class PackedA {
   index_t rows() const;
   index_t depth() const;
 
+  // Packs new values of op(A), the same shape, layout, trans and lda as at
+  // construction, into this object's storage (as MKL's sgemm_pack into a buffer the
+  // caller keeps): no allocation, so no fresh pages to fault in, where a layer repacks
+  // its weights every call. Re-allocates only if the ISA level changed since. Throws
+  // taihu::Error for a null a (m, k > 0).
+  void repack(const T* a);
+
   struct Impl;
   const Impl& impl() const { return *impl_; }
 

@@ -5,7 +5,8 @@
 //   zero-padded blocked buffer (nChw8c, or nChw16c with the AVX-512 transforms); per block of tiles, (1) the vectorised input transform
 //   writes V[xi][tile][c], (2) alpha^2 GEMMs M_xi = V_xi * U_xi by the kernel set's
 //   register tiles (U = G g G^T computed in double, stored in the GEMM's panel layout,
-//   cached under WeightsHint::unchanged), (3) the output transform A^T M A writes y (+ bias).
+//   cached under WeightsHint::unchanged), (3) the output transform A^T M A writes y (+ bias)
+//   (outputs over 64 MiB on AMD: whole cache lines by non-temporal stores).
 //   backward-data: the forward pass of the transposed problem (rotated kernel).
 //   backward-weights: the exact adjoint of the forward formula,
 //   dU_xi += V_xi^T * (A dY A^T)_xi over all tiles, then dw = G^T dU G.
@@ -39,6 +40,13 @@ namespace {
 
 using gemm::Layout;
 using gemm::Trans;
+// Orders the non-temporal stores of the output scatter (stream) before later reads.
+inline void store_fence() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_sfence();
+#endif
+}
+
 // The transforms of the active ISA. The AVX-512 set works on 16-channel blocks; a
 // problem whose channels per group pad further at 16 than at 8 (20, 50, 96/2 + 8, ...)
 // takes the 8-channel set instead, as the padding is computed in every GEMM.
@@ -110,6 +118,23 @@ class Winograd final : public ConvAlgorithm {
     fblock_ = arch::cpu_features().amd() ? std::clamp<index_t>((256 << 10) / per_tile, 8, 128)
                                                             : tblock_;
     fblock_ = std::min(fblock_, tblock_);
+    // Outputs of more than 64 MiB (twice Zen 4's L3: VGG16 conv1_2 at batch 32 writes
+    // 400 MiB) on AMD: the scatter writes whole cache lines by non-temporal stores (no read
+    // for ownership of y, and y no longer pushes the reordered input out of L3), the
+    // block a multiple of 16 / m tiles so that its runs start on a cache line where the
+    // rows do. Zen 4 interleaved A/B (bench/results/2026-11-29-zen4-dnn-winograd.md),
+    // conv1_2 batch 32, GFLOP/s best / median: forward 265.7 / 257.1 -> 287.6 / 276.4,
+    // backward-data 266.0 / 265.4 -> 291.1 / 288.9; 2 threads forward 420.5 / 410.8 ->
+    // 490.9 / 434.2. (Streaming alone, 14-tile blocks whose runs straddle lines: 263.1 /
+    // 253.1; 16-tile blocks alone 268.7 / 262.9.) Intel unmeasured: unchanged there.
+    // TAIHU_WINOGRAD_STREAM=0 / 1 forces it off / on (tests).
+    stream_ = arch::cpu_features().amd() && d.n * d.k * oh_ * ow_ * 4 > (index_t{64} << 20);
+    if (const char* env = std::getenv("TAIHU_WINOGRAD_STREAM"); env != nullptr && *env != '\0')
+      stream_ = std::atoi(env) != 0;
+    if (stream_) {
+      const index_t q = 16 / m;
+      fblock_ = std::max(q, (fblock_ + q / 2) / q * q);
+    }
     // Chunk of images: enough tiles for a few blocks per thread, input copy <= 32 MiB.
     const int nt = std::max(1, arch::threads_for_call());
     const index_t want = tblock_ * nt * 3, img_bytes = cbg_ * hp_ * wp_ * b_ * 4;
@@ -478,8 +503,9 @@ class Winograd final : public ConvAlgorithm {
         float* plane = y + (img * d_.k + g * kg_ + kb * b_) * oh_ * ow_ + oy0 * ow_ + ox0;
         for (index_t i = 0; i < rows; ++i)
           scatter_(tmp, m_, static_cast<int>(i), pixels, lanes, bias ? bias + g * kg_ + kb * b_ : nullptr,
-                   plane + i * ow_, oh_ * ow_);
+                   plane + i * ow_, oh_ * ow_, stream_);
       }
+    if (stream_) store_fence();
   }
 
   // M[xi][tile][k] = (A dY A^T) of the block's dy tiles (zero outside the output).
@@ -510,6 +536,7 @@ class Winograd final : public ConvAlgorithm {
   index_t a2_, kg_, cg_, cbg_, kbg_, cgp_, kgp_, oh_, ow_, th_, tw_, hp_, wp_;
   index_t tblock_ = 1, fblock_ = 1, chunk_ = 1, chunk1_ = 1, sblock_ = 8, chunkw_ = 1;
   bool superblocks_ = false;
+  bool stream_ = false;  // the output scatter's non-temporal stores (see the constructor)
   WinogradKernels kernels_;
   WinoScatterRow scatter_;
   WinoGatherRow gather_;

@@ -45,13 +45,16 @@ struct WinogradKernels {
 
 // One output row of a run of m x m result tiles (tmp[t][i][j][L], t < ceil(pixels/m))
 // into NCHW: dst[l * plane_stride + q] = tmp[((q / m) * m * m + i * m + q % m) * L + l]
-// (+ bias[l]) for q < pixels and lanes l < lanes <= L (bias may be null).
+// (+ bias[l]) for q < pixels and lanes l < lanes <= L (bias may be null). stream: a hint
+// that dst is far larger than the caches, so whole cache lines may be written by
+// non-temporal stores (x86 sets); the caller then fences (an sfence) before
+// anyone reads dst.
 using WinoScatterRow = void (*)(const float* tmp, int m, int i, wino_index pixels, int lanes, const float* bias,
-                                float* dst, wino_index plane_stride);
+                                float* dst, wino_index plane_stride, bool stream);
 
 template <int L>
 void wino_scatter_row_scalar(const float* tmp, int m, int i, wino_index pixels, int lanes, const float* bias,
-                                    float* dst, wino_index plane_stride) {
+                                    float* dst, wino_index plane_stride, bool /*stream*/) {
   for (int l = 0; l < lanes; ++l) {
     const float b = bias ? bias[l] : 0.0f;
     float* row = dst + l * plane_stride;

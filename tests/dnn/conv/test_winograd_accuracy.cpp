@@ -9,11 +9,16 @@
 // data is printed alongside as the float baseline.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <utility>
+#include <vector>
 
 #include "conv_test_support.hpp"
 #include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/isa.hpp"
+#include "taihu/arch/threads.hpp"
 #include "taihu/dnn/conv.hpp"
 #include "winograd_kernel_check.hpp"
 
@@ -128,6 +133,45 @@ TEST_F(WinogradAccuracy, PartialChannelBlocks) {
   }
 }
 
+// The output scatter's non-temporal stores (taken on AMD for outputs over 64 MiB; forced
+// here by TAIHU_WINOGRAD_STREAM) and the cache-line multiple blocks that go with them:
+// forward (with bias) and backward-data bitwise equal to the plain stores (each tile's
+// arithmetic does not depend on its block), at 1 and 2 threads, y on a 64-byte line so
+// that the rows of width 32 / 48 stream and the 30-wide ones fall back to plain stores.
+TEST_F(WinogradAccuracy, StreamingOutputMatchesPlainStores) {
+  for (const auto& [p, a] : {std::pair{"mb2ic16ih32oc24kh3ph1", ConvAlgo::winograd_4x4},
+                             std::pair{"mb1ic8ih48oc16kh3ph1", ConvAlgo::winograd_2x2},
+                             std::pair{"mb1ic16ih30oc20kh5ph2", ConvAlgo::winograd_2x2}}) {
+    const ConvDesc d = ConvDesc::parse(p);
+    const auto x = random_vector(x_size(d), 35), w = random_vector(w_size(d), 36), b = random_vector(d.k, 37),
+               dy = random_vector(y_size(d), 38);
+    const auto y_ref = conv_forward_double(d, to_double(x), to_double(w), to_double(b));
+    for (int threads : {1, 2}) {
+      taihu::arch::set_num_threads(threads);
+      std::vector<float> out[2][2];  // [stream][forward y, backward-data dx]
+      for (int stream : {0, 1}) {
+        setenv("TAIHU_WINOGRAD_STREAM", stream ? "1" : "0", 1);
+        Convolution conv(d, a);
+        for (int dir = 0; dir < 2; ++dir) {
+          const auto n = static_cast<std::size_t>(dir == 0 ? y_size(d) : x_size(d));
+          std::vector<float> buf(n + 16);
+          float* at = buf.data() + (64 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64) % 64 / 4;
+          if (dir == 0)
+            conv.forward(x.data(), w.data(), b.data(), at);
+          else
+            conv.backward_data(dy.data(), w.data(), at);
+          out[stream][dir].assign(at, at + n);
+        }
+      }
+      unsetenv("TAIHU_WINOGRAD_STREAM");
+      EXPECT_EQ(out[1][0], out[0][0]) << p << " forward, threads " << threads;
+      EXPECT_EQ(out[1][1], out[0][1]) << p << " backward-data, threads " << threads;
+      EXPECT_LE(max_rel_error(out[1][0], y_ref), 3e-5) << p;
+    }
+    taihu::arch::set_num_threads(1);
+  }
+}
+
 // Every kernel set this CPU runs (whatever TAIHU_ISA says: the sets are called directly).
 std::vector<const taihu::dnn::conv::WinogradKernelSet*> runnable_sets() {
   using taihu::arch::Isa;
@@ -148,7 +192,10 @@ TEST(WinogradKernels, ChannelGemmMatchesTheDefinition) {
 }
 
 TEST(WinogradKernels, RowScatterGatherMatchTheDefinition) {
-  for (const auto* set : runnable_sets()) winograd_kernel_check::rows_match_definition(*set);
+  for (const auto* set : runnable_sets()) {
+    winograd_kernel_check::rows_match_definition(*set);
+    winograd_kernel_check::streaming_scatter_matches_definition(*set);
+  }
 }
 
 }  // namespace

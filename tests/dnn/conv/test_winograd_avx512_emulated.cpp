@@ -24,6 +24,7 @@ TEST(DnnConvAvx512Emulated, WinogradChannelGemmMatchesTheDefinition) {
 
 TEST(DnnConvAvx512Emulated, WinogradRowScatterGatherMatchTheDefinition) {
   winograd_kernel_check::rows_match_definition(taihu::dnn::conv::kernels::make_winograd_kernels_avx512());
+  winograd_kernel_check::streaming_scatter_matches_definition(taihu::dnn::conv::kernels::make_winograd_kernels_avx512());
 }
 
 }  // namespace

@@ -224,7 +224,7 @@ inline void rows_match_definition(const WinogradKernelSet& set) {
         for (bool with_bias : {false, true}) {
           const auto dst0 = random_floats(static_cast<std::size_t>(L * plane), 93);
           std::vector<float> dst = dst0;
-          set.scatter_row(tmp.data(), m, i, pixels, lanes, with_bias ? bias.data() : nullptr, dst.data(), plane);
+          set.scatter_row(tmp.data(), m, i, pixels, lanes, with_bias ? bias.data() : nullptr, dst.data(), plane, false);
           for (int l = 0; l < L; ++l)
             for (index_t q = 0; q < plane; ++q) {
               const auto at = static_cast<std::size_t>(l * plane + q);
@@ -253,6 +253,38 @@ inline void rows_match_definition(const WinogradKernelSet& set) {
           if (!written[e]) {
             ASSERT_EQ(out[e], out0[e]) << "gather wrote element " << e;
           }
+      }
+}
+
+// scatter_row with stream: rows starting on a 64-byte line (whole 16-pixel groups may go
+// out as non-temporal stores) and rows 16 bytes past one (plain stores), a 16-pixel
+// pair, an 8-pixel group and a tail; the same values as the definition, nothing else written.
+inline void streaming_scatter_matches_definition(const WinogradKernelSet& set) {
+  const int L = set.lanes;
+  const index_t plane = 64, pixels = 43;
+  for (int m : {2, 4})
+    for (int lanes : {L, 3})
+      for (index_t shift : {index_t{0}, index_t{4}}) {
+        SCOPED_TRACE("lanes " + std::to_string(L) + " m " + std::to_string(m) + " valid lanes " +
+                     std::to_string(lanes) + " shift " + std::to_string(shift));
+        const index_t tiles = (pixels + m - 1) / m, i = m - 1;
+        const auto tmp = random_floats(static_cast<std::size_t>(tiles * m * m * L), 96);
+        const auto bias = random_floats(static_cast<std::size_t>(L), 97);
+        const auto dst0 = random_floats(static_cast<std::size_t>(L * plane + 32), 98);
+        std::vector<float> buf = dst0;
+        const auto lead = static_cast<index_t>((64 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64) % 64 / 4);
+        float* dst = buf.data() + lead + shift;
+        set.scatter_row(tmp.data(), m, static_cast<int>(i), pixels, lanes, bias.data(), dst, plane, true);
+        for (index_t e = 0; e < static_cast<index_t>(buf.size()); ++e) {
+          const index_t at = e - lead - shift, l = at / plane, q = at % plane;
+          if (at < 0 || l >= lanes || q >= pixels) {
+            ASSERT_EQ(buf[static_cast<std::size_t>(e)], dst0[static_cast<std::size_t>(e)]) << "wrote element " << e;
+            continue;
+          }
+          const float want = tmp[static_cast<std::size_t>(((q / m) * m * m + i * m + q % m) * L + l)] +
+                             bias[static_cast<std::size_t>(l)];
+          ASSERT_EQ(buf[static_cast<std::size_t>(e)], want) << "lane " << l << " pixel " << q;
+        }
       }
 }
 

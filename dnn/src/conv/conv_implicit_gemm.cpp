@@ -39,10 +39,11 @@ class ImplicitGemm final : public ConvAlgorithm {
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
-    if (hint == WeightsHint::changed || packed_.empty()) {
-      packed_.clear();
+    if (packed_.empty()) {
       for (index_t g = 0; g < d_.groups; ++g)
         packed_.emplace_back(Layout::row_major, Trans::no, kg_, rows_, w + g * kg_ * rows_, rows_);
+    } else if (hint == WeightsHint::changed) {  // in place: no allocation per call
+      for (index_t g = 0; g < d_.groups; ++g) packed_[static_cast<std::size_t>(g)].repack(w + g * kg_ * rows_);
     }
     const int nt = arch::threads_for_call();
     ensure_buffers(nt);

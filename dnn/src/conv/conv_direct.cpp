@@ -606,13 +606,18 @@ class Direct final : public ConvAlgorithm {
     // With them, on padded layers, each origin's kernel rows inside the image (the
     // tiles skip the rows that would read only top or bottom padding).
     const bool row_spans = d_.pad_h > 0 && d_.dil_w == 1 && d_.kh < 32768;
+    // And each origin's kernel columns inside the image (the AVX-512 tile's edge groups
+    // skip the others).
+    const bool col_spans = d_.pad_w > 0 && d_.dil_w == 1 && d_.kw < 32768;
     if (ocv_x_off_chunk_ != chunk) {
       ocv_x_off_.assign(static_cast<std::size_t>(chunks * chunk), 0);
       ocv_row_span_.assign(row_spans ? static_cast<std::size_t>(2 * chunks * chunk) : 0, 0);
+      ocv_col_span_.assign(col_spans ? static_cast<std::size_t>(2 * chunks * chunk) : 0, 0);
       for (index_t ch = 0; ch < chunks; ++ch) {
         const index_t p0 = ch * chunk, p1 = std::min(plane, p0 + chunk);
         std::int64_t* xo = ocv_x_off_.data() + p0;
         std::int16_t* span = row_spans ? ocv_row_span_.data() + 2 * p0 : nullptr;
+        std::int16_t* cspan = col_spans ? ocv_col_span_.data() + 2 * p0 : nullptr;
         for (index_t px = p0, oy = p0 / gq.ow, ox = p0 % gq.ow; px < p0 + chunk; ++px) {
           const index_t i = px - p0, last = p1 - p0 - 1;
           xo[i] = px < p1 ? oy * gq.row_step + ox * d_.stride_w : xo[last];
@@ -625,6 +630,16 @@ class Direct final : public ConvAlgorithm {
             if (lo > hi) lo = hi = 0;  // a window entirely in the padding: no rows
             span[2 * i] = static_cast<std::int16_t>(px < p1 ? lo : span[2 * last]);
             span[2 * i + 1] = static_cast<std::int16_t>(px < p1 ? hi : span[2 * last + 1]);
+          }
+          if (cspan) {
+            index_t lo = d_.kw, hi = 0;  // kernel columns whose input column lies inside the image
+            for (index_t s = 0; s < d_.kw; ++s) {
+              const index_t ix = ox * d_.stride_w + s * d_.dil_w - d_.pad_w;
+              if (ix >= 0 && ix < d_.w) lo = std::min(lo, s), hi = s + 1;
+            }
+            if (lo > hi) lo = hi = 0;
+            cspan[2 * i] = static_cast<std::int16_t>(px < p1 ? lo : cspan[2 * last]);
+            cspan[2 * i + 1] = static_cast<std::int16_t>(px < p1 ? hi : cspan[2 * last + 1]);
           }
           if (++ox == gq.ow) ox = 0, ++oy;
         }
@@ -657,6 +672,7 @@ class Direct final : public ConvAlgorithm {
         }
         a.x_off = ocv_x_off_.data() + p0;
         a.row_span = row_spans ? ocv_row_span_.data() + 2 * p0 : nullptr;
+        a.col_span = col_spans ? ocv_col_span_.data() + 2 * p0 : nullptr;
         if (y_nchw8c_) {
           for (index_t q = 0; q < kgroups; ++q)
             forward_ocv_nchw8c(a, kernel, q, kb8, plane, p0, p1, wgroup, cblock,
@@ -781,6 +797,7 @@ class Direct final : public ConvAlgorithm {
         DirectOcvArgs t = a;
         t.x_off = a.x_off + full * np;
         t.row_span = a.row_span ? a.row_span + 2 * full * np : nullptr;
+        t.col_span = a.col_span ? a.col_span + 2 * full * np : nullptr;
         t.acc = scratch;
         t.acc_bstride = np * 8;
         t.tiles = 1;
@@ -893,6 +910,7 @@ class Direct final : public ConvAlgorithm {
   arch::AlignedBuffer<float> xbuf_, xocv_, dyt_, dw_part_, ocv_scratch_;
   std::vector<std::int64_t> ocv_x_off_;  // first layers: window origins per chunk pixel
   std::vector<std::int16_t> ocv_row_span_;  //   and their kernel rows inside the image
+  std::vector<std::int16_t> ocv_col_span_;  //   and columns
   index_t ocv_x_off_chunk_ = 0;          //   for chunks of this many pixels
   std::vector<double> db_part_;  // backward-weights: dbias per reduction part
   TransposedBackwardData bwd_data_;

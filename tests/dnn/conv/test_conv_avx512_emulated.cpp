@@ -92,8 +92,11 @@ TEST(DnnConvAvx512Emulated, DirectBackwardWeightsTileMatchesTheDefinition) {
 // per_row pixels per output row, `stride` floats apart: 7 at 2 puts every 12-pixel group
 // across rows (the per-pixel pointer form); 13 at 1, 2 or 4 gives whole groups inside
 // one row (the constant-stride form) beside groups that cross.
+// cols (stride 1): each output row is an image row of per_row pixels padded by kw / 2
+// columns either side (those input columns zero, col_span set): the groups at a row's
+// edges skip those taps, and every other tap must still be summed.
 template <int NP>
-void check_ocv32(int kw, bool dilated, bool spans, int mode, int stride = 2, int per_row = 7) {
+void check_ocv32(int kw, bool dilated, bool spans, int mode, int stride = 2, int per_row = 7, bool cols = false) {
   using taihu::dnn::conv::DirectOcvArgs;
   const std::int64_t row = 40, cs = 40 * 30, channels = 2, taps = kw * kw, tiles = 9, pixels = tiles * 3;
   std::vector<std::int64_t> tap_off(static_cast<std::size_t>(taps)), x_off(static_cast<std::size_t>(pixels));
@@ -105,7 +108,22 @@ void check_ocv32(int kw, bool dilated, bool spans, int mode, int stride = 2, int
     span[static_cast<std::size_t>(2 * p)] = static_cast<std::int16_t>(p % 3 < kw ? p % 3 : 0);
     span[static_cast<std::size_t>(2 * p + 1)] = static_cast<std::int16_t>(kw);
   }
+  std::vector<std::int16_t> col_span(static_cast<std::size_t>(2 * pixels));
+  const std::int64_t pad = kw / 2;
+  for (std::int64_t p = 0; p < pixels; ++p) {  // kernel columns s with ox + s - pad inside [0, per_row)
+    const std::int64_t ox = p % per_row;
+    col_span[static_cast<std::size_t>(2 * p)] = static_cast<std::int16_t>(std::max<std::int64_t>(0, pad - ox));
+    col_span[static_cast<std::size_t>(2 * p + 1)] = static_cast<std::int16_t>(std::min<std::int64_t>(kw, per_row + pad - ox));
+  }
   auto x = pointwise_kernel_check::random_floats(static_cast<std::size_t>(channels * cs), 71);
+  if (cols)  // the padding columns read zero
+    for (std::int64_t c = 0; c < channels; ++c)
+      for (std::int64_t p = 0; p < pixels; ++p)
+        for (int r = 0; r < kw; ++r)
+          for (int s = 0; s < kw; ++s)
+            if (s < col_span[static_cast<std::size_t>(2 * p)] || s >= col_span[static_cast<std::size_t>(2 * p + 1)])
+              x[static_cast<std::size_t>(c * cs + tap_off[static_cast<std::size_t>(r * kw + s)] +
+                                         x_off[static_cast<std::size_t>(p)])] = 0.0f;
   if (spans)  // rows outside a pixel's span read zero, as the padding does
     for (std::int64_t c = 0; c < channels; ++c)
       for (std::int64_t p = 0; p < pixels; ++p)
@@ -131,6 +149,7 @@ void check_ocv32(int kw, bool dilated, bool spans, int mode, int stride = 2, int
   a.nb = 4;
   a.x_off = x_off.data();
   a.row_span = spans ? span.data() : nullptr;
+  a.col_span = cols ? col_span.data() : nullptr;
   a.tiles = static_cast<int>(tiles);
   a.accumulate = mode == 2;
   a.bias_init = mode == 1 ? bias.data() : nullptr;
@@ -166,6 +185,13 @@ TEST(DnnConvAvx512Emulated, FirstLayerTileMatchesTheDefinition) {
       check_ocv32<12>(7, false, true, mode, stride, 13);
       check_ocv32<6>(5, false, false, mode, stride, 13);
       check_ocv32<12>(11, false, false, mode, stride, 13);
+    }
+    // Edge groups (5x5 and 3x3 at stride 1): left 2 / right 1 (13 per row), left 2 /
+    // right 2 (12), left 1 / right 1 (3x3), with and without row spans.
+    for (int per_row : {12, 13}) {
+      check_ocv32<6>(5, false, false, mode, 1, per_row, true);
+      check_ocv32<6>(5, false, true, mode, 1, per_row, true);
+      check_ocv32<6>(3, false, false, mode, 1, per_row, true);
     }
   }
 }

@@ -15,7 +15,10 @@
 // contract's 4 x 3 tile does on its own union). A group whose pixels lie in one row at
 // stride 1, 2 or 4 addresses its broadcasts from one base register (SW): ResNet-50 /
 // AlexNet conv1 forward 100 -> 104-106 GFLOP/s on a Zen 4 core (the per-pixel pointers
-// had spilled); groups that cross a row keep the per-pixel pointers.
+// had spilled); groups that cross a row keep the per-pixel pointers. Such a group at
+// stride 1 and KW <= 5 that touches a row's left or right edge (DirectOcvArgs::col_span)
+// runs a variant without the taps that read padding (CIFAR-10 conv1: +1-1.5%). FM 2
+// (AVX-512): each FMA broadcasts its input from memory (ocv_fma2_bcast).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -25,11 +28,31 @@
 namespace taihu::dnn::conv::kernels {
 namespace {
 
+// a0 += w0 * x[0], a1 += w1 * x[0]. FM 2 on 512-bit registers where the compiler
+// targets AVX-512 (not SIMDe's emulation): each FMA broadcasts x[0] from memory
+// ({1to16}), as oneDNN's kernel does; GCC otherwise keeps one vbroadcastss per pixel
+// in a register and shuffles accumulators between registers around the FMAs.
+template <class V, int FM>
+inline void ocv_fma2_bcast(const float* x, typename V::Reg w0, typename V::Reg w1, typename V::Reg& a0,
+                           typename V::Reg& a1) {
+#if defined(__AVX512F__)
+  if constexpr (FM == 2 && sizeof(typename V::Reg) == 64) {
+    asm("vfmadd231ps %[x]%{1to16%}, %[w0], %[a0]\n\tvfmadd231ps %[x]%{1to16%}, %[w1], %[a1]"
+        : [a0] "+v"(a0), [a1] "+v"(a1)
+        : [w0] "v"(w0), [w1] "v"(w1), [x] "m"(*x));
+    return;
+  }
+#endif
+  const typename V::Reg b = V::bcast(x);
+  a0 = V::fma(w0, b, a0);
+  a1 = V::fma(w1, b, a1);
+}
+
 // SW > 0: the group's NP pixels lie in one row, SW floats apart (x_off[p] == x_off[0] +
 // p * SW): every broadcast is then one base register plus a constant, instead of NP
 // pointers (12 of x86's 16 general registers, which spilled around the FMAs).
 // (Not inlined: the four variants in one function spilled accumulators.)
-template <class V, int NP, int KW, int SW = 0>
+template <class V, int NP, int KW, int SW = 0, int FM = 0, int L = 0, int R = 0>
 __attribute__((noinline)) void ocv32_group(const DirectOcvArgs& a, const std::int64_t* x_off, const std::int16_t* span,
                                            float* out) {
   using Reg = typename V::Reg;
@@ -77,6 +100,13 @@ __attribute__((noinline)) void ocv32_group(const DirectOcvArgs& a, const std::in
         const float* wt = wc + t * CH;
 #pragma GCC unroll 16
         for (int j = 0; j < KW; ++j) {
+          // Pixel p's taps in the left / right padding (L, R > 0: an edge group).
+          auto padded = [](int pp, int jj) constexpr {
+            return pp * SW + jj < L || (NP - 1 - pp) * SW + (KW - 1 - jj) < R;
+          };
+          bool any = false;
+          for (int p = 0; p < NP; ++p) any = any || !padded(p, j);
+          if (!any) continue;
           Reg wv[NWV];
 #pragma GCC unroll 4
           for (int q = 0; q < NWV; ++q) wv[q] = V::loadu(wt + j * CH + q * W);
@@ -86,9 +116,14 @@ __attribute__((noinline)) void ocv32_group(const DirectOcvArgs& a, const std::in
           asm("" : "+r"(xj));
 #pragma GCC unroll 12
           for (int p = 0; p < NP; ++p) {
-            const Reg xb = V::bcast(xj + p * SW);
+            if (padded(p, j)) continue;
+            if constexpr (FM > 0 && NWV == 2) {
+              ocv_fma2_bcast<V, FM>(xj + p * SW, wv[0], wv[1], acc[0][p], acc[1][p]);
+            } else {
+              const Reg xb = V::bcast(xj + p * SW);
 #pragma GCC unroll 4
-            for (int q = 0; q < NWV; ++q) acc[q][p] = V::fma(wv[q], xb, acc[q][p]);
+              for (int q = 0; q < NWV; ++q) acc[q][p] = V::fma(wv[q], xb, acc[q][p]);
+            }
           }
         }
       }
@@ -160,9 +195,27 @@ class OcvOutputPrefetch {
   std::int64_t kstride_, pixels_, rows_, per_group_ = 0, left_ = 0, row_ = 0, line_ = 0, row_lines_ = 0;
 };
 
+// A stride-1 group in one row whose first pixel's window starts l columns left of the
+// image (its last's ends r right of it): the variant that skips those taps (they would
+// multiply zero padding). Up to 3 columns on one side; others compute them.
+template <class V, int NP, int KW, int FM>
+void ocv32_edge_group(const DirectOcvArgs& a, const std::int64_t* xo, const std::int16_t* span, float* out, int l,
+                      int r) {
+  if (r == 0) {
+    if (l == 1) return ocv32_group<V, NP, KW, 1, FM, 1, 0>(a, xo, span, out);
+    if (l == 2) return ocv32_group<V, NP, KW, 1, FM, 2, 0>(a, xo, span, out);
+    if (l == 3) return ocv32_group<V, NP, KW, 1, FM, 3, 0>(a, xo, span, out);
+  } else if (l == 0) {
+    if (r == 1) return ocv32_group<V, NP, KW, 1, FM, 0, 1>(a, xo, span, out);
+    if (r == 2) return ocv32_group<V, NP, KW, 1, FM, 0, 2>(a, xo, span, out);
+    if (r == 3) return ocv32_group<V, NP, KW, 1, FM, 0, 3>(a, xo, span, out);
+  }
+  ocv32_group<V, NP, KW, 1, FM>(a, xo, span, out);
+}
+
 // Every whole group of NP / 3 tiles of the call; returns the tiles done (the caller
 // runs the rest).
-template <class V, int NP, int KW>
+template <class V, int NP, int KW, int FM = 0>
 int ocv32_groups(const DirectOcvArgs& a) {
   constexpr int TG = NP / 3;
   const int groups = a.tiles / TG;
@@ -179,9 +232,18 @@ int ocv32_groups(const DirectOcvArgs& a) {
       bool row = sw == 1 || sw == 2 || sw == 4;
       for (int p = 2; p < NP && row; ++p) row = xo[p] - xo[p - 1] == sw;
       if (row) {
-        if (sw == 1) ocv32_group<V, NP, KW, 1>(a, xo, span, out);
-        else if (sw == 2) ocv32_group<V, NP, KW, 2>(a, xo, span, out);
-        else ocv32_group<V, NP, KW, 4>(a, xo, span, out);
+        if constexpr (KW <= 5) {
+          if (sw == 1 && a.col_span) {  // an edge group skips its taps in the padding
+            const int l = a.col_span[2 * p0], r = KW - a.col_span[2 * (p0 + NP - 1) + 1];
+            if (l > 0 || r > 0) {
+              ocv32_edge_group<V, NP, KW, FM>(a, xo, span, out, l, r);
+              continue;
+            }
+          }
+        }
+        if (sw == 1) ocv32_group<V, NP, KW, 1, FM>(a, xo, span, out);
+        else if (sw == 2) ocv32_group<V, NP, KW, 2, FM>(a, xo, span, out);
+        else ocv32_group<V, NP, KW, 4, FM>(a, xo, span, out);
         continue;
       }
     }
@@ -191,14 +253,14 @@ int ocv32_groups(const DirectOcvArgs& a) {
 }
 
 // Unrolled kernel-row widths (the first layers' kernel widths), else per tap.
-template <class V, int NP>
+template <class V, int NP, int FM = 0>
 int ocv32(const DirectOcvArgs& a) {
   switch (a.kw_run) {
-    case 3: return ocv32_groups<V, NP, 3>(a);
-    case 5: return ocv32_groups<V, NP, 5>(a);
-    case 7: return ocv32_groups<V, NP, 7>(a);
-    case 11: return ocv32_groups<V, NP, 11>(a);
-    default: return a.row_span ? 0 : ocv32_groups<V, NP, 0>(a);
+    case 3: return ocv32_groups<V, NP, 3, FM>(a);
+    case 5: return ocv32_groups<V, NP, 5, FM>(a);
+    case 7: return ocv32_groups<V, NP, 7, FM>(a);
+    case 11: return ocv32_groups<V, NP, 11, FM>(a);
+    default: return a.row_span ? 0 : ocv32_groups<V, NP, 0, FM>(a);
   }
 }
 

@@ -252,7 +252,8 @@ class DirectInputLanes final : public ConvAlgorithm {
       xb_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(N * cb_ * d_.h * d_.w * kB));
     const auto colsize = static_cast<std::size_t>(cb_ * T * cstride);
     if (xcol_.size() != colsize) xcol_ = arch::AlignedBuffer<float>(colsize);
-    // Units output-tile-major as the 1x1 path (group-major measured level on res4 / res5).
+    // Units output-tile-major as the 1x1 path (group-major: level at 1 thread on res4 /
+    // res5, slower at 2: 173 vs 180, 176 vs 191 GFLOP/s).
     const index_t groups = ceil_div(colblocks, kPwb16XVecs), units = ceil_div(K, NK) * groups;
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
     const PwbBwdwXKernel kernel = input_lanes_kernels().tile;

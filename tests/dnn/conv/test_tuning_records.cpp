@@ -91,7 +91,10 @@ TEST(TuningRecords, SaveLoadRoundTrip) {
 }
 
 // A record overrides the heuristic for its exact key, ISA level and thread count.
+// One thread: these small problems run (and look their records up) on one thread
+// whatever the count (dnn/src/conv/conv_threads.hpp).
 TEST(TuningRecords, SteerAutomaticChoice) {
+  taihu::arch::set_num_threads(1);
   const ConvDesc d = ConvDesc::parse("mb1ic32ih14oc32kh3ph1");
   const std::string isa = taihu::arch::isa_name(taihu::arch::active_isa());
   const int threads = taihu::arch::threads_for_call();
@@ -124,6 +127,7 @@ TEST(TuningRecords, SteerAutomaticChoice) {
   EXPECT_EQ(Convolution(first).algorithm(), ConvAlgo::first_layer);
   EXPECT_EQ(Convolution(first).algorithm(ConvDirection::backward_weights), ConvAlgo::minibatch);
   std::remove(path.c_str());
+  taihu::arch::set_num_threads(0);
 }
 
 }  // namespace

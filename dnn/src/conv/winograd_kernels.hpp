@@ -28,6 +28,9 @@ struct WinogradKernels {
   // dst + t*dst_tile_stride + xi*xi_stride (L floats).
   void (*input)(const float* src, wino_index src_row_stride, wino_index ntiles, float* dst,
                 wino_index dst_tile_stride, wino_index xi_stride);
+  // The same, bitwise, with software prefetches two tiles ahead.
+  void (*input_ahead)(const float* src, wino_index src_row_stride, wino_index ntiles, float* dst,
+                      wino_index dst_tile_stride, wino_index xi_stride);
   // Tile t reads element xi at src + t*src_tile_stride + xi*xi_stride and writes its
   // m x m result to dst + t*m*m*L + (i*m+j)*L.
   void (*output)(const float* src, wino_index src_tile_stride, wino_index xi_stride,
@@ -224,7 +227,9 @@ struct WinoF2R5 {
 // Consecutive tiles of a row overlap by alpha - m input columns, so each column's
 // 1-D transform (the first pass) is computed once and kept in a ring of alpha columns:
 // m new column transforms per tile instead of alpha (F(2x2,5x5): 2 instead of 6).
-template <class V, class F>
+// Ahead > 0: the new columns of tile t + Ahead are prefetched at tile t (the input_ahead
+// entry, for a source that comes from L3 or memory rather than L2).
+template <class V, class F, int Ahead = 0>
 void wino_input(const float* src, wino_index src_row_stride, wino_index ntiles, float* dst,
                 wino_index dst_tile_stride, wino_index xi_stride) {
   constexpr int A = F::alpha, M = F::m, L = V::lanes;
@@ -237,6 +242,10 @@ void wino_input(const float* src, wino_index src_row_stride, wino_index ntiles, 
   for (int j = 0; j < A - M; ++j) column(j);
   for (wino_index t = 0; t < ntiles; ++t) {
     const wino_index c0 = t * M;
+    if constexpr (Ahead > 0)
+      if (t + Ahead < ntiles)
+        for (int i = 0; i < A; ++i)
+          for (int j = A - M; j < A; ++j) __builtin_prefetch(src + i * src_row_stride + (c0 + Ahead * M + j) * L);
     for (int j = A - M; j < A; ++j) column(c0 + j);
     float* d = dst + t * dst_tile_stride;
     for (int i = 0; i < A; ++i) {
@@ -368,9 +377,9 @@ void wino_gemm(const float* v, wino_index v_ld, const float* u, wino_index cgp, 
 template <class V, int NT>
 constexpr WinogradKernelSet make_winograd_kernel_set(WinoScatterRow scatter_row, WinoGatherRow gather_row) {
   return {V::lanes, &wino_gemm<V, NT>, scatter_row, gather_row,
-          {&wino_input<V, WinoF2>, &wino_output<V, WinoF2>, &wino_output_adjoint<V, WinoF2>, &wino_weight_adjoint<V, WinoF2>},
-          {&wino_input<V, WinoF4>, &wino_output<V, WinoF4>, &wino_output_adjoint<V, WinoF4>, &wino_weight_adjoint<V, WinoF4>},
-          {&wino_input<V, WinoF2R5>, &wino_output<V, WinoF2R5>, &wino_output_adjoint<V, WinoF2R5>, &wino_weight_adjoint<V, WinoF2R5>}};
+          {&wino_input<V, WinoF2>, &wino_input<V, WinoF2, 2>, &wino_output<V, WinoF2>, &wino_output_adjoint<V, WinoF2>, &wino_weight_adjoint<V, WinoF2>},
+          {&wino_input<V, WinoF4>, &wino_input<V, WinoF4, 2>, &wino_output<V, WinoF4>, &wino_output_adjoint<V, WinoF4>, &wino_weight_adjoint<V, WinoF4>},
+          {&wino_input<V, WinoF2R5>, &wino_input<V, WinoF2R5, 2>, &wino_output<V, WinoF2R5>, &wino_output_adjoint<V, WinoF2R5>, &wino_weight_adjoint<V, WinoF2R5>}};
 }
 
 }  // namespace taihu::dnn::conv

@@ -65,7 +65,8 @@ inline std::vector<double> g_of(int v) {
   return g;
 }
 
-// weight_adjoint (against g_of), input, output and output_adjoint of each variant, 3 tiles of a row per call.
+// weight_adjoint (against g_of), input (and input_ahead bitwise input), output and output_adjoint of each variant,
+// 3 tiles of a row per call.
 inline void transforms_match_definition(const WinogradKernelSet& set) {
   const int L = set.lanes;
   const index_t ntiles = 3;
@@ -83,6 +84,9 @@ inline void transforms_match_definition(const WinogradKernelSet& set) {
       const auto dst0 = random_floats(static_cast<std::size_t>(total), 82);
       std::vector<float> dst = dst0;
       k.input(src.data(), row, ntiles, dst.data(), tile_stride, xi_stride);
+      std::vector<float> ahead = dst0;  // the prefetching entry: the same bits
+      k.input_ahead(src.data(), row, ntiles, ahead.data(), tile_stride, xi_stride);
+      EXPECT_EQ(ahead, dst) << "input_ahead";
       std::vector<bool> written(dst.size(), false);
       for (index_t t = 0; t < ntiles; ++t)
         for (int a = 0; a < A; ++a)

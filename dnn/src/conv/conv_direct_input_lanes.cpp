@@ -109,14 +109,7 @@ class DirectInputLanes final : public ConvAlgorithm {
     }
     const index_t C = d_.c, K = d_.k, N = d_.n, NK = kPwb16XRows;
     const index_t xplane = hp_ * wp_ * kB, yplane = oh_ * ow_ * kB;
-    const auto xsize = static_cast<std::size_t>(N * cb_ * xplane), ysize = static_cast<std::size_t>(N * kb_ * yplane);
-    if (xpad_.size() != xsize) {
-      xpad_ = arch::AlignedBuffer<float>(xsize);
-      std::fill(xpad_.data(), xpad_.data() + xsize, 0.0f);  // the padding and lanes past c stay zero
-    }
-    if (dyb_.size() != ysize) dyb_ = arch::AlignedBuffer<float>(ysize);
-    if (xb_.size() != static_cast<std::size_t>(N * cb_ * d_.h * d_.w * kB))
-      xb_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(N * cb_ * d_.h * d_.w * kB));
+    ensure_copies();
     const index_t groups = ceil_div(cb_, kPwb16XVecs), units = ceil_div(K, NK) * groups;
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
     const index_t ldb = kPwb16XVecs * kB;  // the unit buffer's row: [tap][8][48]
@@ -140,12 +133,7 @@ class DirectInputLanes final : public ConvAlgorithm {
                                std::min(kB, C - c0), d_.h, d_.w);
         pad_x(nb);
       }
-#pragma omp for schedule(static)
-      for (index_t nb = 0; nb < N * kb_; ++nb) {
-        const index_t n = nb / kb_, k0 = nb % kb_ * kB, plane = oh_ * ow_;
-        reorder_nchw_to_layout(dy + (n * K + k0) * plane, dyb_.data() + nb * yplane, ActLayout::nchw16c, 1,
-                               std::min(kB, K - k0), oh_, ow_);
-      }
+      reorder_dy(dy);
       index_t u0 = 0, u1 = units;
       split_range(units, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
       PwbBwdwXArgs a{};
@@ -242,14 +230,7 @@ class DirectInputLanes final : public ConvAlgorithm {
     const index_t xplane = hp_ * wp_ * kB, yplane = P * kB, CT = C * T;
     const index_t colblocks = ceil_div(CT, kB);  // used blocks (cb_ * T built)
     const index_t cstride = N * P * kB;          // floats between column blocks
-    const auto xsize = static_cast<std::size_t>(N * cb_ * xplane), ysize = static_cast<std::size_t>(N * kb_ * yplane);
-    if (xpad_.size() != xsize) {
-      xpad_ = arch::AlignedBuffer<float>(xsize);
-      std::fill(xpad_.data(), xpad_.data() + xsize, 0.0f);
-    }
-    if (dyb_.size() != ysize) dyb_ = arch::AlignedBuffer<float>(ysize);
-    if (xb_.size() != static_cast<std::size_t>(N * cb_ * d_.h * d_.w * kB))
-      xb_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(N * cb_ * d_.h * d_.w * kB));
+    ensure_copies();
     const auto colsize = static_cast<std::size_t>(cb_ * T * cstride);
     if (xcol_.size() != colsize) xcol_ = arch::AlignedBuffer<float>(colsize);
     // Units output-tile-major as the 1x1 path (group-major: level at 1 thread on res4 /
@@ -283,12 +264,7 @@ class DirectInputLanes final : public ConvAlgorithm {
             for (index_t q = 0; q < T; ++q) std::copy_n(run + q * kB, kB, dst + q * cstride);
           }
       }
-#pragma omp for schedule(static)
-      for (index_t nb = 0; nb < N * kb_; ++nb) {
-        const index_t n = nb / kb_, k0 = nb % kb_ * kB, plane = oh_ * ow_;
-        reorder_nchw_to_layout(dy + (n * K + k0) * plane, dyb_.data() + nb * yplane, ActLayout::nchw16c, 1,
-                               std::min(kB, K - k0), oh_, ow_);
-      }
+      reorder_dy(dy);
       index_t u0 = 0, u1 = units;
       split_range(units, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
       PwbBwdwXArgs a{};
@@ -344,6 +320,32 @@ class DirectInputLanes final : public ConvAlgorithm {
     a.last_lanes = static_cast<int>(c1 - (v1 - 1) * kB);
     a.rows = static_cast<int>(std::min<index_t>(kPwb16XRows, d_.k - k0));
     return {k0, v0, c0, c1};
+  }
+
+  // The blocked copies both forms read: x in nChw16c (xb_), its zero-padded planes
+  // (xpad_: the padding and the lanes past c stay zero) and dY in nChw16c (dyb_).
+  void ensure_copies() {
+    const auto xsize = static_cast<std::size_t>(d_.n * cb_ * hp_ * wp_ * kB);
+    if (xpad_.size() != xsize) {
+      xpad_ = arch::AlignedBuffer<float>(xsize);
+      std::fill(xpad_.data(), xpad_.data() + xsize, 0.0f);
+    }
+    const auto ysize = static_cast<std::size_t>(d_.n * kb_ * oh_ * ow_ * kB);
+    if (dyb_.size() != ysize) dyb_ = arch::AlignedBuffer<float>(ysize);
+    const auto bsize = static_cast<std::size_t>(d_.n * cb_ * d_.h * d_.w * kB);
+    if (xb_.size() != bsize) xb_ = arch::AlignedBuffer<float>(bsize);
+  }
+
+  // dY into dyb_, a 16-channel block per iteration among the calling team's threads
+  // (an orphaned worksharing loop: call it from run_team's body), then its barrier.
+  void reorder_dy(const float* dy) {
+    const index_t plane = oh_ * ow_;
+#pragma omp for schedule(static)
+    for (index_t nb = 0; nb < d_.n * kb_; ++nb) {
+      const index_t n = nb / kb_, k0 = nb % kb_ * kB;
+      reorder_nchw_to_layout(dy + (n * d_.k + k0) * plane, dyb_.data() + nb * plane * kB, ActLayout::nchw16c, 1,
+                             std::min(kB, d_.k - k0), oh_, ow_);
+    }
   }
 
   // Block nb (image * cb + channel block) of the nChw16c x into its padded plane's interior.

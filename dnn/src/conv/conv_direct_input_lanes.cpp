@@ -33,7 +33,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <cstdlib>
 #include <vector>
 
@@ -239,10 +238,9 @@ class DirectInputLanes final : public ConvAlgorithm {
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
     const PwbBwdwXKernel kernel = input_lanes_kernels().tile;
     const TapInterleaveKernel interleave = input_lanes_kernels().interleave;
-    // AMD, batch 1, a dw of >= 1 MiB overwritten: streaming stores (the 1x1 path's rule,
-    // conv_pointwise_blocked.cpp), else the next unit's dw lines prefetched for writing.
-    const bool stream = amd() && !accumulate && N == 1 && CT % kB == 0 && K * CT * 4 >= (index_t{1} << 20) &&
-                        reinterpret_cast<std::uintptr_t>(dw) % 64 == 0;
+    // Batch 1 (dw written in one pass): streaming stores where the 1x1 path takes them,
+    // else the next unit's dw lines prefetched for writing.
+    const bool stream = N == 1 && pwb_bwdw_x_streams(dw, K, CT, accumulate);
     ops::run_team(nt, [&] {
       std::vector<float> stage(static_cast<std::size_t>(2 * T * kB));
       float* tv = stage.data();           // [tap][16]: a pixel's 16 channels per tap
@@ -276,7 +274,7 @@ class DirectInputLanes final : public ConvAlgorithm {
       a.dy_rstride = kb_ * yplane;
       a.accumulate = accumulate;
       a.stream = stream;
-      a.prefetch_ahead = amd() ? 4 : 0;
+      a.prefetch_ahead = pwb_bwdw_x_prefetch_ahead();
       const auto unit = [&](index_t u, index_t& v0, index_t& v1) {
         split_range(colblocks, static_cast<int>(u % groups), static_cast<int>(groups), v0, v1);
         return u / groups * NK;
@@ -300,11 +298,6 @@ class DirectInputLanes final : public ConvAlgorithm {
       }
       if (stream) _mm_sfence();
     });
-  }
-
-  static bool amd() {
-    static const bool is_amd = arch::cpu_features().amd();
-    return is_amd;
   }
 
   struct Unit {

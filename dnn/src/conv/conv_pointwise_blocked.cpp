@@ -186,13 +186,8 @@ class PointwiseBlocked final : public ConvAlgorithm {
       PwbBwdwXArgs a{};
       a.x_bstride = xs;
       a.ldw = C;
-      a.prefetch_ahead = amd() ? 4 : 0;
-      // AMD, a dw of 1 MiB and more written in one pass (batch 1, one chunk): streaming
-      // stores, no write prefetch (the read-for-ownership of a cold dw costs as much as
-      // writing it). Zen 4 2048 -> 512 7x7 1 thread +2-3%, 2 threads +6-12%, 1024 -> 256
-      // +1-4% in the A/B; dw of 64-256 KiB level or -1% (kept cached for the caller).
-      const bool stream = amd() && !accumulate && d_.n == 1 && chunks == 1 && C % 16 == 0 &&
-                          K * C * 4 >= 1024 * 1024 && reinterpret_cast<std::uintptr_t>(dw) % 64 == 0;
+      a.prefetch_ahead = pwb_bwdw_x_prefetch_ahead();
+      const bool stream = d_.n == 1 && chunks == 1 && pwb_bwdw_x_streams(dw, K, C, accumulate);  // one pass
       // The unit's input blocks [v0, v1) and first output channel.
       const auto unit = [&](index_t u, index_t& v0, index_t& v1) {
         split_range(cb_, static_cast<int>(u % groups), static_cast<int>(groups), v0, v1);
@@ -420,6 +415,24 @@ class PointwiseBlocked final : public ConvAlgorithm {
 };
 
 }  // namespace
+
+// AMD (Zen 4): x and dY lines 4 pixels ahead into L1 (with the 1x1 path's next-dY L2
+// prefetch: 56x56 64 -> 256 at 2 threads +6% in the A/B, see the top); Intel none.
+std::int64_t pwb_bwdw_x_prefetch_ahead() {
+  static const std::int64_t ahead = arch::cpu_features().amd() ? 4 : 0;
+  return ahead;
+}
+
+// AMD, a dw of 1 MiB and more overwritten in one pass: streaming stores, no write
+// prefetch (the read-for-ownership of a cold dw costs as much as writing it). Zen 4
+// 2048 -> 512 7x7 1 thread +2-3%, 2 threads +6-12%, 1024 -> 256 +1-4% in the A/B; dw of
+// 64-256 KiB level or -1% (kept cached for the caller). Needs whole 16-float blocks per
+// row and 64-byte aligned rows (bench/results/2026-11-28-zen4-dnn-1x1.md).
+bool pwb_bwdw_x_streams(const float* dw, std::int64_t k, std::int64_t cols, bool accumulate) {
+  static const bool amd = arch::cpu_features().amd();
+  return amd && !accumulate && cols % 16 == 0 && k * cols * 4 >= (std::int64_t{1} << 20) &&
+         reinterpret_cast<std::uintptr_t>(dw) % 64 == 0;
+}
 
 std::unique_ptr<ConvAlgorithm> make_pointwise_blocked(const ConvDesc& d, int block) {
   return std::make_unique<PointwiseBlocked>(d, block);

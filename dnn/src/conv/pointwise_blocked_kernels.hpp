@@ -93,6 +93,15 @@ struct PwbBwdwXArgs {
 };
 constexpr int kPwb16XVecs = 3, kPwb16XRows = 8;
 
+// What the input-lanes tile's callers (the 1x1 path, conv_pointwise_blocked.cpp, and
+// direct_input_lanes' column form) set alike, decided here once
+// (conv_pointwise_blocked.cpp has the measurements):
+// pwb_bwdw_x_prefetch_ahead() for PwbBwdwXArgs::prefetch_ahead, and whether a dw of
+// k rows x cols floats, written in one pass (the caller's condition), goes out through
+// streaming stores (PwbBwdwXArgs::stream; the caller then leaves next_dw null and fences).
+std::int64_t pwb_bwdw_x_prefetch_ahead();
+bool pwb_bwdw_x_streams(const float* dw, std::int64_t k, std::int64_t cols, bool accumulate);
+
 // The direct input-lanes backward-weights' store of a unit's rows (conv_direct_input_
 // lanes.cpp): dst[c * taps + t] (+)= src[t * tap_stride + c] for c < channels, t < taps
 // (one OIHW dw row's run of channels x taps from the per-tap tiles). AVX-512 moves 16

@@ -1,15 +1,16 @@
 // MmaTf32Pipelined: the block-level main loop of the tensor-core kernel. A 256-thread
 // block (8 warps as 2 along M x 4 along N, each warp 64 x 32) computes a 128 x 128 tile
-// of op(A) op(B) over K in steps of 16 (two m16n16k8 steps per tile), double-buffered
-// exactly as MmaSimtPipelined (same loader, same single barrier per k tile and the same
-// race argument). Shared memory: 2 operands x 2 buffers x 16 x 132 floats = 33 KiB,
-// 128-byte aligned; every fragment pointer is a multiple of 32 bytes from the base
-// (k offsets 8 * 132 floats, row offsets multiples of 16 floats, buffers 16 * 132 floats)
-// and the pitch 132 is a multiple of 4, as wmma requires.
+// of op(A) op(B) over K in steps of 16 (two m16n16k8 steps per tile), in the same
+// double-buffered k loop as MmaSimtPipelined (double_buffered_k_loop.cuh). Shared
+// memory: 2 operands x 2 buffers x 16 x 132 floats = 33 KiB, 128-byte aligned; every
+// fragment pointer is a multiple of 32 bytes from the base (k offsets 8 * 132 floats,
+// row offsets multiples of 16 floats, buffers 16 * 132 floats) and the pitch 132 is a
+// multiple of 4, as wmma requires.
 #pragma once
 #include <cuda_runtime.h>
 
 #include "kernel/params.hpp"
+#include "threadblock/double_buffered_k_loop.cuh"
 #include "threadblock/tile_loader.cuh"
 #include "warp/mma_tf32_wmma.cuh"
 
@@ -43,35 +44,13 @@ struct MmaTf32Pipelined {
   // mma (cleared here). Requires p.k >= 1. Ends with a __syncthreads().
   __device__ __forceinline__ static void run(const GemmParams& p, long long m0, long long n0,
                                              SharedStorage& s, WarpMmaTf32& mma) {
-    Loader la{p.a, p.lda, p.m, p.k, m0, /*k_contiguous=*/p.trans_a, p.vec_a, {}};
-    Loader lb{p.b, p.ldb, p.n, p.k, n0, /*k_contiguous=*/!p.trans_b, p.vec_b, {}};
     const int wm0 = warp_m0();
     const int wn0 = warp_n0();
     mma.clear();
-
-    const long long tiles = (p.k + kTileK - 1) / kTileK;
-    la.load(0);
-    lb.load(0);
-    la.store(s.a[0]);
-    lb.store(s.b[0]);
-    __syncthreads();
-
-    for (long long t = 0; t < tiles; ++t) {
-      const int cur = static_cast<int>(t & 1);
-      const bool more = t + 1 < tiles;
-      if (more) {
-        la.load((t + 1) * kTileK);
-        lb.load((t + 1) * kTileK);
-      }
+    double_buffered_k_loop<Loader, kTileK>(p, m0, n0, s, [&](const float (*a)[kPitch], const float (*b)[kPitch]) {
 #pragma unroll
-      for (int kk = 0; kk < kTileK; kk += WarpMmaTf32::kStepK)
-        mma.step(&s.a[cur][kk][wm0], &s.b[cur][kk][wn0], kPitch);
-      if (more) {
-        la.store(s.a[cur ^ 1]);
-        lb.store(s.b[cur ^ 1]);
-      }
-      __syncthreads();
-    }
+      for (int kk = 0; kk < kTileK; kk += WarpMmaTf32::kStepK) mma.step(&a[kk][wm0], &b[kk][wn0], kPitch);
+    });
   }
 };
 

@@ -140,19 +140,23 @@ inline constexpr int kNr = 14;
         "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",    \
         "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31"
 
+// zmm4-31 (the 2 x 14 accumulators) := 0.
+#define TAIHU_ASM_ZERO_ACCUMULATORS                                                     \
+  "vpxord %%zmm4, %%zmm4, %%zmm4\n\t"                                                   \
+  "vmovapd %%zmm4, %%zmm5\n\t vmovapd %%zmm4, %%zmm6\n\t vmovapd %%zmm4, %%zmm7\n\t"    \
+  "vmovapd %%zmm4, %%zmm8\n\t vmovapd %%zmm4, %%zmm9\n\t vmovapd %%zmm4, %%zmm10\n\t"   \
+  "vmovapd %%zmm4, %%zmm11\n\t vmovapd %%zmm4, %%zmm12\n\t vmovapd %%zmm4, %%zmm13\n\t" \
+  "vmovapd %%zmm4, %%zmm14\n\t vmovapd %%zmm4, %%zmm15\n\t vmovapd %%zmm4, %%zmm16\n\t" \
+  "vmovapd %%zmm4, %%zmm17\n\t vmovapd %%zmm4, %%zmm18\n\t vmovapd %%zmm4, %%zmm19\n\t" \
+  "vmovapd %%zmm4, %%zmm20\n\t vmovapd %%zmm4, %%zmm21\n\t vmovapd %%zmm4, %%zmm22\n\t" \
+  "vmovapd %%zmm4, %%zmm23\n\t vmovapd %%zmm4, %%zmm24\n\t vmovapd %%zmm4, %%zmm25\n\t" \
+  "vmovapd %%zmm4, %%zmm26\n\t vmovapd %%zmm4, %%zmm27\n\t vmovapd %%zmm4, %%zmm28\n\t" \
+  "vmovapd %%zmm4, %%zmm29\n\t vmovapd %%zmm4, %%zmm30\n\t vmovapd %%zmm4, %%zmm31\n\t"
+
 #define TAIHU_ASM_TILE_X14(S)                                                                              \
   __asm__ volatile(                                                                                        \
       /* Accumulators := 0. */                                                                             \
-      "vpxord %%zmm4, %%zmm4, %%zmm4\n\t"                                                                  \
-      "vmovapd %%zmm4, %%zmm5\n\t vmovapd %%zmm4, %%zmm6\n\t vmovapd %%zmm4, %%zmm7\n\t"                   \
-      "vmovapd %%zmm4, %%zmm8\n\t vmovapd %%zmm4, %%zmm9\n\t vmovapd %%zmm4, %%zmm10\n\t"                  \
-      "vmovapd %%zmm4, %%zmm11\n\t vmovapd %%zmm4, %%zmm12\n\t vmovapd %%zmm4, %%zmm13\n\t"                \
-      "vmovapd %%zmm4, %%zmm14\n\t vmovapd %%zmm4, %%zmm15\n\t vmovapd %%zmm4, %%zmm16\n\t"                \
-      "vmovapd %%zmm4, %%zmm17\n\t vmovapd %%zmm4, %%zmm18\n\t vmovapd %%zmm4, %%zmm19\n\t"                \
-      "vmovapd %%zmm4, %%zmm20\n\t vmovapd %%zmm4, %%zmm21\n\t vmovapd %%zmm4, %%zmm22\n\t"                \
-      "vmovapd %%zmm4, %%zmm23\n\t vmovapd %%zmm4, %%zmm24\n\t vmovapd %%zmm4, %%zmm25\n\t"                \
-      "vmovapd %%zmm4, %%zmm26\n\t vmovapd %%zmm4, %%zmm27\n\t vmovapd %%zmm4, %%zmm28\n\t"                \
-      "vmovapd %%zmm4, %%zmm29\n\t vmovapd %%zmm4, %%zmm30\n\t vmovapd %%zmm4, %%zmm31\n\t"                \
+      TAIHU_ASM_ZERO_ACCUMULATORS                                                                          \
       /* 1. k % 4 single steps. */                                                                         \
       "test %[singles], %[singles]\n\t"                                                                    \
       "jz 2f\n\t"                                                                                          \
@@ -229,16 +233,7 @@ inline constexpr int kNr = 14;
 // so the last group's look-ahead load (A of the first tail step) stays inside A's panel.
 #define TAIHU_ASM_TILE_X14_PIPE(S, E)                                                                      \
   __asm__ volatile(                                                                                        \
-      "vpxord %%zmm4, %%zmm4, %%zmm4\n\t"                                                                  \
-      "vmovapd %%zmm4, %%zmm5\n\t vmovapd %%zmm4, %%zmm6\n\t vmovapd %%zmm4, %%zmm7\n\t"                   \
-      "vmovapd %%zmm4, %%zmm8\n\t vmovapd %%zmm4, %%zmm9\n\t vmovapd %%zmm4, %%zmm10\n\t"                  \
-      "vmovapd %%zmm4, %%zmm11\n\t vmovapd %%zmm4, %%zmm12\n\t vmovapd %%zmm4, %%zmm13\n\t"                \
-      "vmovapd %%zmm4, %%zmm14\n\t vmovapd %%zmm4, %%zmm15\n\t vmovapd %%zmm4, %%zmm16\n\t"                \
-      "vmovapd %%zmm4, %%zmm17\n\t vmovapd %%zmm4, %%zmm18\n\t vmovapd %%zmm4, %%zmm19\n\t"                \
-      "vmovapd %%zmm4, %%zmm20\n\t vmovapd %%zmm4, %%zmm21\n\t vmovapd %%zmm4, %%zmm22\n\t"                \
-      "vmovapd %%zmm4, %%zmm23\n\t vmovapd %%zmm4, %%zmm24\n\t vmovapd %%zmm4, %%zmm25\n\t"                \
-      "vmovapd %%zmm4, %%zmm26\n\t vmovapd %%zmm4, %%zmm27\n\t vmovapd %%zmm4, %%zmm28\n\t"                \
-      "vmovapd %%zmm4, %%zmm29\n\t vmovapd %%zmm4, %%zmm30\n\t vmovapd %%zmm4, %%zmm31\n\t"                \
+      TAIHU_ASM_ZERO_ACCUMULATORS                                                                          \
       /* 1. Single steps. */                                                                               \
       "test %[singles], %[singles]\n\t"                                                                    \
       "jz 2f\n\t"                                                                                          \

@@ -47,6 +47,8 @@ const char* const kProblems[] = {
     "mb1ic20ih10iw11oc9kh1",          // 1x1: several strips (prefetch ahead), masked end
     "mb2ic3ih23oc20kh7sh2ph3",        // first layer (ResNet-like)
     "mb1ic1ih28oc20kh5",              // LeNet conv1
+    "mb2ic3ih12iw10oc8kh3",           // unpadded, whole 8-pixel rows: forward reads x in place
+    "mb2ic2ih13iw20oc6kh3sh2sw1dh0dw1",  // the same with stride_h 2 and dilated columns
     "mb1ic4ih9iw11oc6kh3kw5ph1pw2",   // rectangular kernel
     "mb1ic40ih17oc36kh3ph1",          // channels not multiples of 8
     "mb3ic19ih6oc21kh3ph1",           // several images, tiny planes

@@ -17,8 +17,8 @@
 // transform step where a chunk's transforms fit 8 MiB (backward_weights_xi_split:
 // bitwise the 1-thread dw, no per-thread partial dU). Where dU passes 4 MiB (256 x 256
 // channels and up) backward-weights goes by superblocks of ~16 MiB of transformed
-// tiles at every thread count, each alpha^2 GEMM over the whole superblock
-// (backward_weights_superblocks).
+// tiles at every thread count, each alpha^2 GEMM over the whole superblock, the
+// transforms writing the kernel set's weight_gemm panels (backward_weights_superblocks).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -261,6 +261,12 @@ class Winograd final : public ConvAlgorithm {
   // batch 1 (bench/results/2026-11-28-zen4-dnn-winograd.md), GFLOP/s tile blocks ->
   // superblocks: 1 thread 208 -> 256, 2 threads 302 -> 500; res4 batch 8: 140 -> 177,
   // 215 -> 323. At 64 and 128 channels (dU in or near L2) 1 thread lost 17-28%.
+  // The transforms write V / dM straight into the kernel set's weight_gemm panels (no
+  // packing pass in sgemm), and dU is kept c-major ([c][xi][k]), so G^T dU G reads each
+  // channel's 36 rows as one contiguous block instead of 36 rows 256 KiB apart. Zen 4
+  // interleaved A/B (bench/results/2026-11-29-zen4-dnn-winograd2.md), conv3_2 batch 1
+  // 1 thread, GFLOP/s best: sgemm 250.0 -> panels 263.9 -> panels + c-major dU 284.3;
+  // res4 batch 32: 200.8 -> 206.8 -> 214.7.
   void backward_weights_superblocks(const float* x, const float* dy, float* dw, float* dbias, bool accumulate, int nt) {
     const index_t gsize = a2_ * cgp_ * kgp_;
     du_.resize(static_cast<std::size_t>(d_.groups * gsize));
@@ -277,18 +283,18 @@ class Winograd final : public ConvAlgorithm {
           const index_t nsb = (tiles + sblock_ - 1) / sblock_, sbs = (tiles + nsb - 1) / nsb;
           for (index_t s0 = 0; s0 < tiles; s0 += sbs) {
             const index_t sn = std::min(sbs, tiles - s0);
-            const index_t vs = xi_stride(sn, cgp_), ms = xi_stride(sn, kgp_);
-            transform_shared(sc, s0, sn, block_size(sn, nt), n0, g, dy);
             const float beta = n0 == 0 && s0 == 0 ? 0.0f : 1.0f;
+            const index_t p = panel_stride(sn), vs = blocked_xi_stride(sn, cbg_), ms = blocked_xi_stride(sn, kbg_);
+            transform_shared(sc, s0, sn, block_size(sn, nt), n0, g, dy, true);
 #pragma omp for schedule(static)
-            for (index_t xi = 0; xi < a2_; ++xi)
-              gemm::sgemm(Layout::row_major, Trans::yes, Trans::no, cgp_, kgp_, sn, 1.0f, vall_.data() + xi * vs,
-                          cgp_, mall_.data() + xi * ms, kgp_, beta, dug + xi * cgp_ * kgp_, kgp_);
+            for (index_t xi = 0; xi < a2_; ++xi)  // dU[c][xi][k] (+)= sum_t V[xi][t][c] dM[xi][t][k]
+              set_->weight_gemm(vall_.data() + xi * vs, p, cgp_, mall_.data() + xi * ms, p, kgp_, sn, dug + xi * kgp_,
+                                a2_ * kgp_, beta != 0.0f);
           }
         });
       }
     }
-    inverse_weight_transform(dw, accumulate);
+    inverse_weight_transform(dw, accumulate, true);
     bias_gradient(d_, dy, dbias, accumulate);
   }
 
@@ -334,6 +340,10 @@ class Winograd final : public ConvAlgorithm {
   // different L1 sets (at 4-16 KiB multiples they all hit one set: 8 ways for 36
   // streams, and the F(2x2,5x5) input transform ran 3x slower than its arithmetic).
   static index_t xi_stride(index_t cnt, index_t channels) { return cnt * channels + 16; }
+  // The blocked layout of weight_gemm's operands: element xi of `cnt` tiles as panels of
+  // b_ channels ([cb][t][b_]), one cache line between panels and between the xi matrices.
+  index_t panel_stride(index_t cnt) const { return cnt * b_ + 16; }
+  index_t blocked_xi_stride(index_t cnt, index_t blocks) const { return blocks * panel_stride(cnt) + 16; }
   const double* g_row(int i) const { return m_ == 4 ? kG4[i] : r_ == 5 ? kG2R5[i] : kG2[i]; }
 
   // U[g][xi] = (G w G^T)[xi] for w = w[g*kg+k][c], zero for padded c / k, in the
@@ -387,14 +397,19 @@ class Winograd final : public ConvAlgorithm {
   // registers), then the r x r taps scattered to dw's [k][c][tap] order. The earlier
   // scalar-structured form (a pass over the alpha^2 rows per non-zero of G, in the
   // library's baseline ISA) took 17% of F(4x4) backward-weights on VGG16 conv3_2.
-  void inverse_weight_transform(float* dw, bool accumulate) {
+  // c_major: dU[g][c][xi][k] (the superblocks' layout) instead of dU[g][xi][c][k].
+  void inverse_weight_transform(float* dw, bool accumulate, bool c_major = false) {
     const index_t pairs = d_.groups * cg_, taps = r_ * r_;
     ops::run_team(pairs * kg_ > 256 ? arch::threads_for_call() : 1, [&] {
       arch::AlignedBuffer<float> out(static_cast<std::size_t>(taps * kgp_));
 #pragma omp for schedule(static)
       for (index_t p = 0; p < pairs; ++p) {
         const index_t g = p / cg_, c = p % cg_;
-        kernels_.weight_adjoint(du_.data() + g * a2_ * cgp_ * kgp_ + c * kgp_, cgp_ * kgp_, kbg_, out.data(), kgp_);
+        const float* du = du_.data() + g * a2_ * cgp_ * kgp_;
+        if (c_major)
+          kernels_.weight_adjoint(du + c * a2_ * kgp_, kgp_, kbg_, out.data(), kgp_);
+        else
+          kernels_.weight_adjoint(du + c * kgp_, cgp_ * kgp_, kbg_, out.data(), kgp_);
         for (index_t k = 0; k < kg_; ++k) {
           float* f = dw + ((g * kg_ + k) * cg_ + c) * taps;
           for (index_t e = 0; e < taps; ++e) f[e] = accumulate ? f[e] + out[e * kgp_ + k] : out[e * kgp_ + k];
@@ -451,22 +466,31 @@ class Winograd final : public ConvAlgorithm {
 
   // vall_ / mall_ large enough for the transformed tiles (V, dM) of `tiles` tiles.
   void ensure_shared_tiles(index_t tiles) {
-    const auto vsize = static_cast<std::size_t>(a2_ * xi_stride(tiles, cgp_)),
-               msize = static_cast<std::size_t>(a2_ * xi_stride(tiles, kgp_));
+    const auto vsize = static_cast<std::size_t>(a2_ * std::max(xi_stride(tiles, cgp_), blocked_xi_stride(tiles, cbg_))),
+               msize = static_cast<std::size_t>(a2_ * std::max(xi_stride(tiles, kgp_), blocked_xi_stride(tiles, kbg_)));
     if (vall_.size() < vsize) vall_ = arch::AlignedBuffer<float>(vsize);
     if (mall_.size() < msize) mall_ = arch::AlignedBuffer<float>(msize);
   }
 
   // Inside a team: tiles [s0, s0 + count) of the chunk at image n0 transformed into the
-  // shared V / dM (vall_ / mall_, strides for `count` tiles), blocks of tb handed out
-  // dynamically; ends with the loop's barrier, so every tile is there after it.
-  void transform_shared(Scratch& sc, index_t s0, index_t count, index_t tb, index_t n0, index_t g, const float* dy) {
-    const index_t vs = xi_stride(count, cgp_), ms = xi_stride(count, kgp_);
+  // shared V / dM (vall_ / mall_, strides for `count` tiles; blocked: weight_gemm's
+  // panels, else [xi][t][c]), blocks of tb handed out dynamically; ends with the loop's
+  // barrier, so every tile is there after it.
+  void transform_shared(Scratch& sc, index_t s0, index_t count, index_t tb, index_t n0, index_t g, const float* dy,
+                        bool blocked = false) {
+    const index_t vs = blocked ? blocked_xi_stride(count, cbg_) : xi_stride(count, cgp_),
+                  ms = blocked ? blocked_xi_stride(count, kbg_) : xi_stride(count, kgp_);
+    const index_t p = panel_stride(count);
     ops::for_dynamic((count + tb - 1) / tb, [&](index_t blk) {
       const index_t t0 = blk * tb, cnt = std::min(tb, count - t0);
       make_runs(s0 + t0, cnt, sc.runs);
-      input_into(sc, vall_.data() + t0 * cgp_, vs);
-      gradient_into(sc, n0, g, dy, mall_.data() + t0 * kgp_, ms);
+      if (blocked) {
+        input_into(sc, vall_.data() + t0 * b_, vs, false, b_, p);
+        gradient_into(sc, n0, g, dy, mall_.data() + t0 * b_, ms, b_, p);
+      } else {
+        input_into(sc, vall_.data() + t0 * cgp_, vs);
+        gradient_into(sc, n0, g, dy, mall_.data() + t0 * kgp_, ms);
+      }
     });
   }
 
@@ -486,13 +510,15 @@ class Winograd final : public ConvAlgorithm {
   // batch 32 forward, GFLOP/s best / median 287.7 / 281.4 -> 300.5 / 294.0 and 281.9 /
   // 276.4 -> 298.6 / 286.9 (bench/results/2026-11-29-zen4-dnn-winograd.md).
   void input_step(Scratch& sc, index_t cnt) { input_into(sc, sc.v.data(), xi_stride(cnt, cgp_), stream_); }
-  // The same into v (the block's first tile) with xi_stride xs.
-  void input_into(const Scratch& sc, float* v, index_t xs, bool ahead = false) {
+  // The same into v (the block's first tile) with xi_stride xs, tile t's channel block cb
+  // at v + t * ts + cb * cs (ts = 0: [t][c], ts = cgp_, cs = b_).
+  void input_into(const Scratch& sc, float* v, index_t xs, bool ahead = false, index_t ts = 0, index_t cs = 0) {
     const auto input = ahead ? kernels_.input_ahead : kernels_.input;
+    if (ts == 0) ts = cgp_, cs = b_;
     for (const Run& r : sc.runs)
       for (index_t cb = 0; cb < cbg_; ++cb) {
         const float* src = xp_.data() + ((r.image * cbg_ + cb) * hp_ + r.ty * m_) * wp_ * b_ + r.tx * m_ * b_;
-        input(src, wp_ * b_, r.count, v + r.first * cgp_ + cb * b_, cgp_, xs);
+        input(src, wp_ * b_, r.count, v + r.first * ts + cb * cs, ts, xs);
       }
   }
 
@@ -517,9 +543,12 @@ class Winograd final : public ConvAlgorithm {
   void gradient_step(Scratch& sc, index_t cnt, index_t n0, index_t g, const float* dy) {
     gradient_into(sc, n0, g, dy, sc.m.data(), xi_stride(cnt, kgp_));
   }
-  // The same into m (the block's first tile) with xi_stride xs.
-  void gradient_into(Scratch& sc, index_t n0, index_t g, const float* dy, float* m, index_t xs) {
+  // The same into m (the block's first tile) with xi_stride xs, tile t's channel block kb
+  // at m + t * ts + kb * cs (ts = 0: [t][k], ts = kgp_, cs = b_).
+  void gradient_into(Scratch& sc, index_t n0, index_t g, const float* dy, float* m, index_t xs, index_t ts = 0,
+                     index_t cs = 0) {
     float* tmp = sc.tmp.data();
+    if (ts == 0) ts = kgp_, cs = b_;
     for (const Run& r : sc.runs)
       for (index_t kb = 0; kb < kbg_; ++kb) {
         const index_t img = n0 + r.image, oy0 = r.ty * m_, ox0 = r.tx * m_;
@@ -530,7 +559,7 @@ class Winograd final : public ConvAlgorithm {
         for (index_t i = 0; i < rows; ++i)
           gather_(plane + i * ow_, oh_ * ow_, static_cast<int>(std::min(b_, kg_ - kb * b_)), pixels, m_,
                   static_cast<int>(i), tmp);
-        kernels_.output_adjoint(tmp, r.count, m + r.first * kgp_ + kb * b_, kgp_, xs);
+        kernels_.output_adjoint(tmp, r.count, m + r.first * ts + kb * cs, ts, xs);
       }
   }
 

@@ -191,6 +191,10 @@ TEST(WinogradKernels, ChannelGemmMatchesTheDefinition) {
   for (const auto* set : runnable_sets()) winograd_kernel_check::gemm_matches_definition(*set);
 }
 
+TEST(WinogradKernels, WeightGemmMatchesTheDefinition) {
+  for (const auto* set : runnable_sets()) winograd_kernel_check::weight_gemm_matches_definition(*set);
+}
+
 TEST(WinogradKernels, RowScatterGatherMatchTheDefinition) {
   for (const auto* set : runnable_sets()) {
     winograd_kernel_check::rows_match_definition(*set);

@@ -1,4 +1,4 @@
-// The AVX-512 Winograd kernel set (16-channel blocks: transforms, channel GEMM and row
+// The AVX-512 Winograd kernel set (16-channel blocks: transforms, channel GEMMs and row
 // scatter/gather, dnn/src/conv/kernels/avx512/winograd_avx512.hpp) on any x86 CPU, its
 // intrinsics through SIMDe's emulation, against the double definitions of
 // winograd_kernel_check.hpp. On AVX-512 CPUs the real instructions are checked by
@@ -20,6 +20,10 @@ TEST(DnnConvAvx512Emulated, WinogradTransformsMatchTheDefinition) {
 
 TEST(DnnConvAvx512Emulated, WinogradChannelGemmMatchesTheDefinition) {
   winograd_kernel_check::gemm_matches_definition(taihu::dnn::conv::kernels::make_winograd_kernels_avx512());
+}
+
+TEST(DnnConvAvx512Emulated, WinogradWeightGemmMatchesTheDefinition) {
+  winograd_kernel_check::weight_gemm_matches_definition(taihu::dnn::conv::kernels::make_winograd_kernels_avx512());
 }
 
 TEST(DnnConvAvx512Emulated, WinogradRowScatterGatherMatchTheDefinition) {

@@ -1,7 +1,7 @@
 // The Winograd kernel set's contract (winograd_kernels.hpp) checked against double
 // matrix products written out here (B^T D B, A^T M A, A dY A^T, G^T dU G with the matrices of
 // Lavin & Gray's F(2,3), F(4,3) and F(2,5) on the points 0, 1, -1, 2, -2, inf), the
-// channel GEMM against a double product, the row scatter/gather against their index
+// channel GEMMs against a double product, the row scatter/gather against their index
 // formulas: several tiles per call at the set's lane count, strides wider than a tile,
 // partial lane counts, pixel counts with a scalar tail, nothing written where the
 // contract says it is not. Header-only:
@@ -209,6 +209,40 @@ inline void gemm_matches_definition(const WinogradKernelSet& set) {
             ASSERT_NEAR(m[at], want, 1e-4) << "gemm tile " << t << " channel " << k;
           }
       }
+}
+
+// weight_gemm (backward-weights' channel GEMM on blocked panels) against a double product:
+// panels wider than a tile column (padding between panels), tile counts with and without
+// a remainder, channel counts that leave a register tile's KV tail, overwrite and
+// accumulate; nothing written past kgp in a row or outside the cgp rows.
+inline void weight_gemm_matches_definition(const WinogradKernelSet& set) {
+  const int L = set.lanes;
+  for (index_t cgp : {index_t{L}, index_t{2 * L}})
+    for (index_t kgp : {index_t{L}, index_t{4 * L}, index_t{5 * L}})
+      for (index_t ntiles : {index_t{1}, index_t{13}})
+        for (bool accumulate : {false, true}) {
+          SCOPED_TRACE("lanes " + std::to_string(L) + " cgp " + std::to_string(cgp) + " kgp " + std::to_string(kgp) +
+                       " tiles " + std::to_string(ntiles) + " accumulate " + std::to_string(accumulate));
+          const index_t panel = ntiles * L + 3, du_ld = kgp + 7, rows = cgp + 1;
+          const auto v = random_floats(static_cast<std::size_t>(cgp / L * panel), 111);
+          const auto m = random_floats(static_cast<std::size_t>(kgp / L * panel), 112);
+          const auto du0 = random_floats(static_cast<std::size_t>(rows * du_ld), 113);
+          std::vector<float> du = du0;
+          set.weight_gemm(v.data(), panel, cgp, m.data(), panel, kgp, ntiles, du.data(), du_ld, accumulate);
+          for (index_t c = 0; c < rows; ++c)
+            for (index_t k = 0; k < du_ld; ++k) {
+              const auto at = static_cast<std::size_t>(c * du_ld + k);
+              if (c >= cgp || k >= kgp) {
+                ASSERT_EQ(du[at], du0[at]) << "weight_gemm wrote row " << c << " column " << k;
+                continue;
+              }
+              double want = accumulate ? du0[at] : 0.0;
+              for (index_t t = 0; t < ntiles; ++t)
+                want += double(v[static_cast<std::size_t>(c / L * panel + t * L + c % L)]) *
+                        m[static_cast<std::size_t>(k / L * panel + t * L + k % L)];
+              ASSERT_NEAR(du[at], want, 1e-4) << "weight_gemm row " << c << " column " << k;
+            }
+        }
 }
 
 // scatter_row and gather_row for m = 1, 2, 4, partial lane counts, 8-pixel groups plus a tail.

@@ -1,6 +1,7 @@
 // AVX2 instantiation of the Winograd tile transforms (winograd_kernels.hpp): V is one
 // __m256, a block of 8 channels; channel GEMM tiles of 6 tiles x 16 channels (12 of the
-// 16 ymm registers accumulate); the row scatter/gather by 8x8 register transposes.
+// 16 ymm registers accumulate), backward-weights' tiles of 4 input x 24 output channels
+// (12 accumulators); the row scatter/gather by 8x8 register transposes.
 #include <immintrin.h>
 
 #include "conv/kernels/winograd_rows_x86.hpp"
@@ -24,6 +25,6 @@ struct V8 {
 }  // namespace
 
 const WinogradKernelSet winograd_kernels_avx2 =
-    make_winograd_kernel_set<V8, 6>(&kernels::wino_scatter_row_x86<8>, &kernels::wino_gather_row_x86<8>);
+    make_winograd_kernel_set<V8, 6, 4, 3>(&kernels::wino_scatter_row_x86<8>, &kernels::wino_gather_row_x86<8>);
 
 }  // namespace taihu::dnn::conv

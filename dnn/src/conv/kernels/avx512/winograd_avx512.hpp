@@ -3,6 +3,8 @@
 // code that winograd_kernels_avx512.cpp does: V is one __m512, a block of 16 channels
 // (nChw16c-style; half the transform instructions of the 8-channel set per channel),
 // channel GEMM tiles of 14 tiles x 32 channels (28 of the 32 zmm registers accumulate),
+// backward-weights' channel GEMM tiles of 8 input x 48 output channels (24 accumulators:
+// 3 vector loads and 8 broadcasts per 24 FMAs),
 // the row scatter/gather the x86 template at L = 16.
 #pragma once
 #include <immintrin.h>
@@ -29,7 +31,7 @@ struct WinoVecAvx512 {
 };
 
 constexpr WinogradKernelSet make_winograd_kernels_avx512() {
-  return make_winograd_kernel_set<WinoVecAvx512, 14>(&wino_scatter_row_x86<16>, &wino_gather_row_x86<16>);
+  return make_winograd_kernel_set<WinoVecAvx512, 14, 8, 3>(&wino_scatter_row_x86<16>, &wino_gather_row_x86<16>);
 }
 }  // namespace
 

@@ -45,7 +45,7 @@ struct V8 {
 };
 }  // namespace
 
-const WinogradKernelSet winograd_kernels_generic = make_winograd_kernel_set<V8, 4>(&wino_scatter_row_scalar<8>,
+const WinogradKernelSet winograd_kernels_generic = make_winograd_kernel_set<V8, 4, 4, 2>(&wino_scatter_row_scalar<8>,
                                                                                      &wino_gather_row_scalar<8>);
 
 }  // namespace taihu::dnn::conv

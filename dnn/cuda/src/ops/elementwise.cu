@@ -5,6 +5,7 @@
 // Scale backward: one block per d reduces over outer * inner.
 #include <cuda_runtime.h>
 
+#include <initializer_list>
 #include <string>
 
 #include "taihu/arch/error.hpp"
@@ -207,70 +208,50 @@ void check_axis(const char* what, index_t outer, index_t channels, index_t inner
   if (inner < 0) fail(what, "inner is " + std::to_string(inner) + ", expected >= 0");
 }
 
+struct Operand {
+  const char* name;
+  const void* p;
+};
+
+// The six activation launchers: checks the count and the operands (by name, in the
+// error), then one grid-stride kernel(count, args...) over the elements.
+template <class... Params, class... Args>
+void launch_pointwise(const char* what, index_t count, Stream stream, std::initializer_list<Operand> operands,
+                      void (*kernel)(index_t, Params...), Args... args) {
+  check_count(what, count);
+  if (count == 0) return;
+  for (const Operand& o : operands) check_ptr(what, o.name, o.p);
+  kernel<<<blocks_for(count), kThreads, 0, stream>>>(count, args...);
+  check_launch(what);
+}
+
 }  // namespace
 
 void relu_forward(index_t count, const float* x, float* y, float negative_slope, Stream stream) {
-  constexpr const char* what = "relu_forward";
-  check_count(what, count);
-  if (count == 0) return;
-  check_ptr(what, "x", x);
-  check_ptr(what, "y", y);
-  relu_fwd_kernel<<<blocks_for(count), kThreads, 0, stream>>>(count, x, y, negative_slope);
-  check_launch(what);
+  launch_pointwise("relu_forward", count, stream, {{"x", x}, {"y", y}}, relu_fwd_kernel, x, y, negative_slope);
 }
 
 void relu_backward(index_t count, const float* x, const float* dy, float* dx, float negative_slope,
                    Stream stream) {
-  constexpr const char* what = "relu_backward";
-  check_count(what, count);
-  if (count == 0) return;
-  check_ptr(what, "x", x);
-  check_ptr(what, "dy", dy);
-  check_ptr(what, "dx", dx);
-  relu_bwd_kernel<<<blocks_for(count), kThreads, 0, stream>>>(count, x, dy, dx, negative_slope);
-  check_launch(what);
+  launch_pointwise("relu_backward", count, stream, {{"x", x}, {"dy", dy}, {"dx", dx}}, relu_bwd_kernel, x, dy, dx,
+                   negative_slope);
 }
 
 void sigmoid_forward(index_t count, const float* x, float* y, Stream stream) {
-  constexpr const char* what = "sigmoid_forward";
-  check_count(what, count);
-  if (count == 0) return;
-  check_ptr(what, "x", x);
-  check_ptr(what, "y", y);
-  sigmoid_fwd_kernel<<<blocks_for(count), kThreads, 0, stream>>>(count, x, y);
-  check_launch(what);
+  launch_pointwise("sigmoid_forward", count, stream, {{"x", x}, {"y", y}}, sigmoid_fwd_kernel, x, y);
 }
 
 void sigmoid_backward(index_t count, const float* y, const float* dy, float* dx, Stream stream) {
-  constexpr const char* what = "sigmoid_backward";
-  check_count(what, count);
-  if (count == 0) return;
-  check_ptr(what, "y", y);
-  check_ptr(what, "dy", dy);
-  check_ptr(what, "dx", dx);
-  sigmoid_bwd_kernel<<<blocks_for(count), kThreads, 0, stream>>>(count, y, dy, dx);
-  check_launch(what);
+  launch_pointwise("sigmoid_backward", count, stream, {{"y", y}, {"dy", dy}, {"dx", dx}}, sigmoid_bwd_kernel, y, dy,
+                   dx);
 }
 
 void tanh_forward(index_t count, const float* x, float* y, Stream stream) {
-  constexpr const char* what = "tanh_forward";
-  check_count(what, count);
-  if (count == 0) return;
-  check_ptr(what, "x", x);
-  check_ptr(what, "y", y);
-  tanh_fwd_kernel<<<blocks_for(count), kThreads, 0, stream>>>(count, x, y);
-  check_launch(what);
+  launch_pointwise("tanh_forward", count, stream, {{"x", x}, {"y", y}}, tanh_fwd_kernel, x, y);
 }
 
 void tanh_backward(index_t count, const float* y, const float* dy, float* dx, Stream stream) {
-  constexpr const char* what = "tanh_backward";
-  check_count(what, count);
-  if (count == 0) return;
-  check_ptr(what, "y", y);
-  check_ptr(what, "dy", dy);
-  check_ptr(what, "dx", dx);
-  tanh_bwd_kernel<<<blocks_for(count), kThreads, 0, stream>>>(count, y, dy, dx);
-  check_launch(what);
+  launch_pointwise("tanh_backward", count, stream, {{"y", y}, {"dy", dy}, {"dx", dx}}, tanh_bwd_kernel, y, dy, dx);
 }
 
 void scale_forward(index_t outer, index_t dim, index_t inner, const float* x, const float* scale,

@@ -238,6 +238,59 @@ void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, 
 
 }  // namespace
 
+std::vector<Point> batch_seeds(const Space& space, const std::vector<Record>& log, const Record& from, bool more_images) {
+  std::vector<Point> out;
+  std::set<std::string> keys;
+  auto add = [&](const Point& pt) {
+    if (space.valid(pt) && keys.insert(schedule_key(space.schedule(pt))).second) out.push_back(pt);
+  };
+  auto knob = [&](const char* target) {
+    for (std::size_t i = 0; i < space.knobs().size(); ++i)
+      if (space.knobs()[i].kind == "winograd" && space.knobs()[i].target == target) return static_cast<int>(i);
+    return -1;
+  };
+  const Point best = space.nearest_point(from.schedule);
+  add(best);
+  if (out.empty()) return out;
+  const Schedule bs = space.schedule(best);
+  if (bs.winograd.m > 0) {
+    double fastest = from.median_s;
+    for (const Record& r : log)
+      if (r.ok && r.stat == "search" && r.median_s > 0 && r.key() == from.key()) fastest = std::min(fastest, r.median_s);
+    Point tie;
+    double tie_s = 0;
+    for (const Record& r : log) {
+      if (!r.ok || r.stat != "search" || r.median_s <= 0 || r.median_s > 1.05 * fastest || r.key() != from.key()) continue;
+      if (!tie.empty() && r.median_s >= tie_s) continue;
+      try {
+        Point pt = space.nearest_point(r.schedule);
+        if (!space.valid(pt)) continue;
+        const WinogradSchedule w = space.schedule(pt).winograd;
+        if (w.m > 0 && w.k_tile != bs.winograd.k_tile) tie = std::move(pt), tie_s = r.median_s;
+      } catch (const Error&) {
+        continue;
+      }
+    }
+    if (!tie.empty()) add(tie);
+  }
+  // A larger batch: the r 0 stage buffers grow with the images; one tile row per task
+  // keeps a task's V and M in L2 (what dnn's Winograd does with its blocks of tiles).
+  const int r_knob = knob("r");
+  if (more_images && r_knob >= 0) {
+    const Knob& k = space.knobs()[static_cast<std::size_t>(r_knob)];
+    const auto one = std::find(k.ints.begin(), k.ints.end(), 1);
+    const std::vector<Point> carried = out;
+    for (const Point& pt : carried) {
+      const WinogradSchedule w = space.schedule(pt).winograd;
+      if (w.m == 0 || w.rows != 0 || one == k.ints.end()) continue;
+      Point rows = pt;
+      rows[static_cast<std::size_t>(r_knob)] = static_cast<int>(one - k.ints.begin());
+      add(rows);
+    }
+  }
+  return out;
+}
+
 Record record_for(const Problem& p, const TuneOptions& opt) {
   Record r;
   r.op = p.spec().name;

@@ -188,9 +188,9 @@ Options parse_options(const std::vector<std::string>& args) {
 
 // Warm start across batches: a layer with no records of its own in the log, whose
 // other batch size was tuned there (e.g. batch 1 before batch 32), starts from that
-// batch's best schedule, measured here at this batch and appended to the log as a
-// search record. The tuner then resumes from it instead of measuring its default
-// point first (at batch 32 the untuned loops ran 2.3 s a call on ResNet-50's res3 and
+// batch's best schedule and the few others ta::batch_seeds adds, measured here at this
+// batch and appended to the log as search records. The tuner then resumes from them
+// instead of measuring its default point first (at batch 32 the untuned loops ran 2.3 s a call on ResNet-50's res3 and
 // took the whole 20 s budget). Returns the seconds spent (counted in the budget) and
 // a note ("" when nothing was carried over).
 double warm_start(const ta::Problem& p, const ta::Space& space, const ta::TuneOptions& o, const td::ConvDesc& d, std::string* note) {
@@ -216,32 +216,49 @@ double warm_start(const ta::Problem& p, const ta::Space& space, const ta::TuneOp
   });
   arch::Stopwatch clock;
   const ta::Record& from = donors.front();
-  ta::Record rec = key;
-  rec.trial = 0;
-  rec.time = ta::utc_timestamp();
+  // Measures one point at this batch and appends it to the log as a search record.
+  auto carry = [&](const ta::Point& pt) {
+    ta::Record rec = key;
+    rec.trial = 0;
+    rec.time = ta::utc_timestamp();
+    try {
+      rec.schedule = space.to_map(pt);
+      auto kernel = ta::build_checked(p, space.schedule(pt), o);  // (checked against the reference, as every trial)
+      const auto in = ta::random_inputs(p, o.seed);
+      std::vector<const float*> ptrs;
+      for (const auto& n : p.inputs()) ptrs.push_back(in.at(n).data());
+      std::vector<float> out(static_cast<std::size_t>(p.tensor(p.output()).size()));
+      const ta::Measurement m = ta::measure([&] { kernel->run(ptrs, out.data()); }, o.measure);
+      rec.median_s = m.median_s;
+      rec.spread = m.spread;
+      rec.min_s = m.min_s;
+      rec.max_s = m.max_s;
+      rec.repeats = m.repeats;
+      rec.gflops = p.flops(space.schedule(pt).algorithm) / m.median_s * 1e-9;
+    } catch (const std::exception& e) {
+      rec.ok = false;
+      rec.error = e.what();
+    }
+    ta::append_record(o.log_path, rec);
+    return rec;
+  };
+  // The donor's best, a near-tie of it in another GEMM tile and, toward a larger batch,
+  // both with one tile row per task (ta::batch_seeds: batch 1 leaves level what batch 32
+  // separates).
+  std::vector<ta::Point> seeds;
+  std::string measured;
   try {
-    const ta::Point pt = space.from_map(from.schedule);
-    rec.schedule = space.to_map(pt);
-    auto kernel = ta::build_checked(p, space.schedule(pt), o);  // (checked against the reference, as every trial)
-    const auto in = ta::random_inputs(p, o.seed);
-    std::vector<const float*> ptrs;
-    for (const auto& n : p.inputs()) ptrs.push_back(in.at(n).data());
-    std::vector<float> out(static_cast<std::size_t>(p.tensor(p.output()).size()));
-    const ta::Measurement m = ta::measure([&] { kernel->run(ptrs, out.data()); }, o.measure);
-    rec.median_s = m.median_s;
-    rec.spread = m.spread;
-    rec.min_s = m.min_s;
-    rec.max_s = m.max_s;
-    rec.repeats = m.repeats;
-    rec.gflops = p.flops(space.schedule(pt).algorithm) / m.median_s * 1e-9;
+    seeds = ta::batch_seeds(space, ta::load_log(o.log_path), from, d.n > ta::parse_shape(from.shape).at("N"));
   } catch (const std::exception& e) {
-    rec.ok = false;
-    rec.error = e.what();
+    measured = std::string(" failed (") + e.what() + ")";
   }
-  ta::append_record(o.log_path, rec);
-  char b[160];
-  std::snprintf(b, sizeof b, "started from the best schedule at %s (%.3f ms there): %s here, %.1f s", from.shape.c_str(), from.median_s * 1e3,
-                rec.ok ? (std::to_string(rec.median_s * 1e3).substr(0, 8) + " ms").c_str() : "failed", clock.seconds());
+  for (const ta::Point& pt : seeds) {
+    const ta::Record rec = carry(pt);
+    measured += rec.ok ? " " + std::to_string(rec.median_s * 1e3).substr(0, 8) : std::string(" failed");
+  }
+  char b[320];
+  std::snprintf(b, sizeof b, "started from the best schedule at %s (%.3f ms there) and %zu more carried over: ms here%s, %.1f s",
+                from.shape.c_str(), from.median_s * 1e3, seeds.empty() ? 0 : seeds.size() - 1, measured.c_str(), clock.seconds());
   *note = b;
   return clock.seconds();
 }

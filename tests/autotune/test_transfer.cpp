@@ -197,3 +197,80 @@ TEST(AutotuneTransfer, NewShapeStartsFromTheOtherShapesLog) {
   std::filesystem::remove(log);
 }
 
+
+namespace {
+
+// A Winograd point of s (F(4x4)) with the GEMM tile k, channel block c, tile rows per
+// task r and output channels per task kb set by value.
+ta::Point winograd_point(const ta::Space& s, std::int64_t k, std::int64_t c, std::int64_t r, std::int64_t kb) {
+  ta::Point pt = s.default_point();
+  auto set = [&](const std::string& kind, const std::string& target, std::int64_t v) {
+    for (std::size_t i = 0; i < s.knobs().size(); ++i) {
+      const ta::Knob& kn = s.knobs()[i];
+      if (kn.kind != kind || kn.target != target) continue;
+      for (std::size_t j = 0; j < kn.labels.size(); ++j)
+        if ((kind == "algorithm" && kn.labels[j] == "winograd") || (kind != "algorithm" && kn.ints[j] == v)) pt[i] = static_cast<int>(j);
+    }
+  };
+  set("algorithm", "", 0);
+  set("winograd", "m", 4);
+  set("winograd", "t", 1);  // a tile that fits 16 registers on every ISA
+  set("winograd", "k", k);
+  set("winograd", "c", c);
+  set("winograd", "r", r);
+  set("winograd", "kb", kb);
+  return pt;
+}
+
+}  // namespace
+
+// A layer carried over from another batch size (the DNN suite's warm start) measures
+// first: the donor's best; the fastest near-tie there (within 5%) in another GEMM tile,
+// not a faster-looking one outside 5% nor a near-tie in the same tile; and, toward more
+// images, both again with one tile row per task (r 1), since the per-stage (r 0) buffers
+// grow with the batch. Toward fewer images, no r 1 variants. Only the Space: no code built.
+TEST(AutotuneTransfer, LargerBatchStartsFromNearTiesInAnotherTileAndRowTasks) {
+  const std::string spec = std::string(TAIHU_DSL_DIR) + "/conv2d.tdsl";
+  ta::Problem p1(ta::parse_spec_file(spec), ta::parse_shape("N=1,C=32,H=16,W=16,KO=64,R=3,S=3,P=1"));
+  ta::Problem p8(ta::parse_spec_file(spec), ta::parse_shape("N=8,C=32,H=16,W=16,KO=64,R=3,S=3,P=1"));
+  ta::Space s1(p1), s8(p8);
+  const ta::Point best = winograd_point(s1, 16, 32, 0, 16), same_tile = winograd_point(s1, 16, 16, 0, 0),
+                  other_tile = winograd_point(s1, 32, 16, 0, 0), other_tile_slower = winograd_point(s1, 24, 16, 0, 0),
+                  far = winograd_point(s1, 8, 16, 0, 0);
+  for (const ta::Point* pt : {&best, &same_tile, &other_tile, &other_tile_slower, &far}) ASSERT_TRUE(s1.valid(*pt)) << s1.why_invalid(*pt);
+  ta::TuneOptions o;
+  const ta::Record key = ta::record_for(p1, o);
+  std::vector<ta::Record> log;
+  auto rec = [&](const ta::Point& pt, double s) {
+    ta::Record r = key;
+    r.schedule = s1.to_map(pt);
+    r.median_s = r.min_s = r.max_s = s;
+    log.push_back(r);
+  };
+  rec(best, 1.00e-3);
+  rec(same_tile, 1.005e-3);   // a near-tie in the best's tile: not the one carried
+  rec(far, 0.9e-3);           // a faster search record of another key: ignored
+  log.back().shape = "N=2,C=32,H=16,W=16,KO=64,R=3,S=3,P=1";
+  rec(other_tile_slower, 1.04e-3);
+  rec(other_tile, 1.02e-3);   // the fastest near-tie in another tile
+  rec(winograd_point(s1, 8, 32, 0, 0), 1.2e-3);  // outside 5%
+  const ta::Record from = log.front();
+  auto at = [&](const ta::Point& pt, std::int64_t r) {
+    ta::Point q = s8.nearest_point(s1.to_map(pt));
+    for (std::size_t i = 0; i < s8.knobs().size(); ++i)
+      if (s8.knobs()[i].kind == "winograd" && s8.knobs()[i].target == "r")
+        for (std::size_t j = 0; j < s8.knobs()[i].ints.size(); ++j)
+          if (s8.knobs()[i].ints[j] == r) q[i] = static_cast<int>(j);
+    return q;
+  };
+  const std::vector<ta::Point> up = ta::batch_seeds(s8, log, from, true);
+  ASSERT_EQ(up.size(), 4u);
+  EXPECT_EQ(up[0], at(best, 0));
+  EXPECT_EQ(up[1], at(other_tile, 0));
+  EXPECT_EQ(up[2], at(best, 1));
+  EXPECT_EQ(up[3], at(other_tile, 1));
+  const std::vector<ta::Point> down = ta::batch_seeds(s8, log, from, false);
+  ASSERT_EQ(down.size(), 2u);
+  EXPECT_EQ(down[0], at(best, 0));
+  EXPECT_EQ(down[1], at(other_tile, 0));
+}

@@ -72,6 +72,19 @@ struct TuneResult {
 
 TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, const Evaluator& custom = {});
 
+// Schedules a layer measures first when it is carried over from another batch size of
+// the same layer (bench_autotune --suite dnn's warm start), no duplicates, only valid
+// points: the donor's best `from` (a record of `log`); for a Winograd best, the fastest
+// of its near-ties there (search records of from's key within 5% of its fastest) whose
+// GEMM register tile (winograd k) differs; and, when this shape has more images than
+// the donor's (`more_images`), each of those that runs its stages at root (winograd r 0)
+// again with one tile row per task (r 1). Why: ResNet-50 res2 3x3 on Zen 4 had 11
+// Winograd schedules within 2.2% at batch 1, all r 0; at batch 32 their stage buffers
+// (V and M of all 32 images, ~58 MB each way) stream through memory, the batch-1 best
+// ran 30.6-36 ms, a 32-channel tile with r 1 23-26 ms, and 15 s of search from the best
+// alone reached neither.
+std::vector<Point> batch_seeds(const Space& space, const std::vector<Record>& log, const Record& from, bool more_images);
+
 // A record template (key fields, versions) for this problem and options.
 Record record_for(const Problem& p, const TuneOptions& opt);
 

@@ -9,7 +9,10 @@
 //   (outputs over 64 MiB on AMD: whole cache lines by non-temporal stores).
 //   backward-data: the forward pass of the transposed problem (rotated kernel).
 //   backward-weights: the exact adjoint of the forward formula,
-//   dU_xi += V_xi^T * (A dY A^T)_xi over all tiles, then dw = G^T dU G.
+//   dU_xi += V_xi^T * (A dY A^T)_xi over all tiles, then dw = G^T dU G. The transforms
+//   write V and A dY A^T straight into the panels of the kernel set's weight_gemm
+//   ([xi][channel block][tile][lanes]: no packing pass), dU is kept c-major
+//   ([g][c][xi][k]) so that G^T dU G reads one channel's alpha^2 rows as one block.
 // Threads: after the (parallel) input reorder, each thread takes whole tile blocks and
 // runs all three steps on them with private V/M buffers (gemm single-threaded inside),
 // so a chunk of images costs one barrier; on a loaded machine barriers are what hurts.
@@ -31,15 +34,12 @@
 #include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/dispatch.hpp"
 #include "taihu/arch/threads.hpp"
-#include "taihu/gemm/gemm.hpp"
 #include "winograd_kernels.hpp"
 
 namespace taihu::dnn::conv {
 
 namespace {
 
-using gemm::Layout;
-using gemm::Trans;
 // Orders the non-temporal stores of the output scatter (stream) before later reads.
 inline void store_fence() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -207,7 +207,11 @@ class Winograd final : public ConvAlgorithm {
       return;
     }
     // Thread 0 accumulates straight into du_, the others into zero-kept partials that
-    // are summed into du_ per group.
+    // are summed into du_ per group. Each block's GEMMs by weight_gemm on the block's panels:
+    // Zen 4 interleaved A/B against gemm::sgemm on [xi][t][c] (which packed both operands
+    // for K = one block of tiles), 1 thread, GFLOP/s best, load 6: res4 batch 1 F(2x2)
+    // 106.9 -> 122.3, CIFAR-10 conv2 F(2x2,5x5) 140.0 -> 188.3, res3 batch 1 163.9 -> 188.1,
+    // res2 batch 1 196.8 -> 207.9 (bench/results/2026-11-29-zen4-dnn-winograd2.md).
     du_.assign(static_cast<std::size_t>(d_.groups * gsize), 0.0f);
     if (partial_.size() != static_cast<std::size_t>(gsize * (nt - 1)))
       partial_.assign(static_cast<std::size_t>(gsize * (nt - 1)), 0.0f);
@@ -224,12 +228,12 @@ class Winograd final : public ConvAlgorithm {
           ops::for_dynamic(blocks, [&](index_t blk) {
             const index_t t0 = blk * tb, cnt = std::min(tb, tiles - t0);
             make_runs(t0, cnt, sc.runs);
-            input_step(sc, cnt);
-            gradient_step(sc, cnt, n0, g, dy);
-            for (index_t xi = 0; xi < a2_; ++xi)  // dU_xi += V_xi^T dM_xi
-              gemm::sgemm(Layout::row_major, Trans::yes, Trans::no, cgp_, kgp_, cnt, 1.0f,
-                          sc.v.data() + xi * xi_stride(cnt, cgp_), cgp_, sc.m.data() + xi * xi_stride(cnt, kgp_), kgp_,
-                          1.0f, mine + xi * cgp_ * kgp_, kgp_);
+            const index_t p = panel_stride(cnt), vs = blocked_xi_stride(cnt, cbg_), ms = blocked_xi_stride(cnt, kbg_);
+            input_into(sc, sc.v.data(), vs, stream_, b_, p);
+            gradient_into(sc, n0, g, dy, sc.m.data(), ms, b_, p);
+            for (index_t xi = 0; xi < a2_; ++xi)  // dU[c][xi][k] += sum_t V[xi][t][c] dM[xi][t][k]
+              set_->weight_gemm(sc.v.data() + xi * vs, p, cgp_, sc.m.data() + xi * ms, p, kgp_, cnt, mine + xi * kgp_,
+                                a2_ * kgp_, true);
           });
         });
       }
@@ -285,7 +289,7 @@ class Winograd final : public ConvAlgorithm {
             const index_t sn = std::min(sbs, tiles - s0);
             const float beta = n0 == 0 && s0 == 0 ? 0.0f : 1.0f;
             const index_t p = panel_stride(sn), vs = blocked_xi_stride(sn, cbg_), ms = blocked_xi_stride(sn, kbg_);
-            transform_shared(sc, s0, sn, block_size(sn, nt), n0, g, dy, true);
+            transform_shared(sc, s0, sn, block_size(sn, nt), n0, g, dy);
 #pragma omp for schedule(static)
             for (index_t xi = 0; xi < a2_; ++xi)  // dU[c][xi][k] (+)= sum_t V[xi][t][c] dM[xi][t][k]
               set_->weight_gemm(vall_.data() + xi * vs, p, cgp_, mall_.data() + xi * ms, p, kgp_, sn, dug + xi * kgp_,
@@ -294,7 +298,7 @@ class Winograd final : public ConvAlgorithm {
         });
       }
     }
-    inverse_weight_transform(dw, accumulate, true);
+    inverse_weight_transform(dw, accumulate);
     bias_gradient(d_, dy, dbias, accumulate);
   }
 
@@ -316,17 +320,16 @@ class Winograd final : public ConvAlgorithm {
       for (index_t n0 = 0; n0 < d_.n; n0 += chunk1_) {
         const index_t nb = std::min(chunk1_, d_.n - n0), tiles = nb * th_ * tw_;
         const index_t tb1 = block_size(tiles, 1);
-        const index_t vs = xi_stride(tiles, cgp_), ms = xi_stride(tiles, kgp_);
+        const index_t vs = blocked_xi_stride(tiles, cbg_), ms = blocked_xi_stride(tiles, kbg_), p = panel_stride(tiles);
         ops::run_team(nt, [&] {
           reorder_input(x, n0, nb, g);
           Scratch& sc = scratch_[static_cast<std::size_t>(omp_get_thread_num())];
           transform_shared(sc, 0, tiles, block_size(tiles, nt), n0, g, dy);  // every tile transformed
 #pragma omp for schedule(static)
-          for (index_t xi = 0; xi < a2_; ++xi)  // dU_xi += V_xi^T dM_xi, the 1-thread blocks
+          for (index_t xi = 0; xi < a2_; ++xi)  // dU[c][xi][k] += sum_t V[xi][t][c] dM[xi][t][k], the 1-thread blocks
             for (index_t t0 = 0; t0 < tiles; t0 += tb1)
-              gemm::sgemm(Layout::row_major, Trans::yes, Trans::no, cgp_, kgp_, std::min(tb1, tiles - t0), 1.0f,
-                          vall_.data() + xi * vs + t0 * cgp_, cgp_, mall_.data() + xi * ms + t0 * kgp_, kgp_, 1.0f,
-                          dug + xi * cgp_ * kgp_, kgp_);
+              set_->weight_gemm(vall_.data() + xi * vs + t0 * b_, p, cgp_, mall_.data() + xi * ms + t0 * b_, p, kgp_,
+                                std::min(tb1, tiles - t0), dug + xi * kgp_, a2_ * kgp_, true);
         });
       }
     }
@@ -397,19 +400,14 @@ class Winograd final : public ConvAlgorithm {
   // registers), then the r x r taps scattered to dw's [k][c][tap] order. The earlier
   // scalar-structured form (a pass over the alpha^2 rows per non-zero of G, in the
   // library's baseline ISA) took 17% of F(4x4) backward-weights on VGG16 conv3_2.
-  // c_major: dU[g][c][xi][k] (the superblocks' layout) instead of dU[g][xi][c][k].
-  void inverse_weight_transform(float* dw, bool accumulate, bool c_major = false) {
+  void inverse_weight_transform(float* dw, bool accumulate) {
     const index_t pairs = d_.groups * cg_, taps = r_ * r_;
     ops::run_team(pairs * kg_ > 256 ? arch::threads_for_call() : 1, [&] {
       arch::AlignedBuffer<float> out(static_cast<std::size_t>(taps * kgp_));
 #pragma omp for schedule(static)
       for (index_t p = 0; p < pairs; ++p) {
         const index_t g = p / cg_, c = p % cg_;
-        const float* du = du_.data() + g * a2_ * cgp_ * kgp_;
-        if (c_major)
-          kernels_.weight_adjoint(du + c * a2_ * kgp_, kgp_, kbg_, out.data(), kgp_);
-        else
-          kernels_.weight_adjoint(du + c * kgp_, cgp_ * kgp_, kbg_, out.data(), kgp_);
+        kernels_.weight_adjoint(du_.data() + (g * cgp_ + c) * a2_ * kgp_, kgp_, kbg_, out.data(), kgp_);
         for (index_t k = 0; k < kg_; ++k) {
           float* f = dw + ((g * kg_ + k) * cg_ + c) * taps;
           for (index_t e = 0; e < taps; ++e) f[e] = accumulate ? f[e] + out[e * kgp_ + k] : out[e * kgp_ + k];
@@ -433,8 +431,9 @@ class Winograd final : public ConvAlgorithm {
     const std::size_t xp = static_cast<std::size_t>(std::max(chunk_, chunkw_) * cbg_ * hp_ * wp_ * b_);
     if (xp_.size() < xp) xp_ = arch::AlignedBuffer<float>(xp);
     if (scratch_.size() < static_cast<std::size_t>(nt)) scratch_.resize(static_cast<std::size_t>(nt));
-    const std::size_t v = static_cast<std::size_t>(a2_ * xi_stride(tblock_, cgp_));
-    const std::size_t mb = static_cast<std::size_t>(a2_ * xi_stride(tblock_, kgp_));
+    // (The blocked layout of backward-weights takes at least the forward's [xi][t][c].)
+    const std::size_t v = static_cast<std::size_t>(a2_ * blocked_xi_stride(tblock_, cbg_));
+    const std::size_t mb = static_cast<std::size_t>(a2_ * blocked_xi_stride(tblock_, kbg_));
     const std::size_t tmp = static_cast<std::size_t>(tw_ * m_ * m_ * b_);
     for (auto& sc : scratch_) {
       if (sc.v.size() < v) sc.v = arch::AlignedBuffer<float>(v);
@@ -466,8 +465,8 @@ class Winograd final : public ConvAlgorithm {
 
   // vall_ / mall_ large enough for the transformed tiles (V, dM) of `tiles` tiles.
   void ensure_shared_tiles(index_t tiles) {
-    const auto vsize = static_cast<std::size_t>(a2_ * std::max(xi_stride(tiles, cgp_), blocked_xi_stride(tiles, cbg_))),
-               msize = static_cast<std::size_t>(a2_ * std::max(xi_stride(tiles, kgp_), blocked_xi_stride(tiles, kbg_)));
+    const auto vsize = static_cast<std::size_t>(a2_ * blocked_xi_stride(tiles, cbg_)),
+               msize = static_cast<std::size_t>(a2_ * blocked_xi_stride(tiles, kbg_));
     if (vall_.size() < vsize) vall_ = arch::AlignedBuffer<float>(vsize);
     if (mall_.size() < msize) mall_ = arch::AlignedBuffer<float>(msize);
   }
@@ -476,21 +475,13 @@ class Winograd final : public ConvAlgorithm {
   // shared V / dM (vall_ / mall_, strides for `count` tiles; blocked: weight_gemm's
   // panels, else [xi][t][c]), blocks of tb handed out dynamically; ends with the loop's
   // barrier, so every tile is there after it.
-  void transform_shared(Scratch& sc, index_t s0, index_t count, index_t tb, index_t n0, index_t g, const float* dy,
-                        bool blocked = false) {
-    const index_t vs = blocked ? blocked_xi_stride(count, cbg_) : xi_stride(count, cgp_),
-                  ms = blocked ? blocked_xi_stride(count, kbg_) : xi_stride(count, kgp_);
-    const index_t p = panel_stride(count);
+  void transform_shared(Scratch& sc, index_t s0, index_t count, index_t tb, index_t n0, index_t g, const float* dy) {
+    const index_t vs = blocked_xi_stride(count, cbg_), ms = blocked_xi_stride(count, kbg_), p = panel_stride(count);
     ops::for_dynamic((count + tb - 1) / tb, [&](index_t blk) {
       const index_t t0 = blk * tb, cnt = std::min(tb, count - t0);
       make_runs(s0 + t0, cnt, sc.runs);
-      if (blocked) {
-        input_into(sc, vall_.data() + t0 * b_, vs, false, b_, p);
-        gradient_into(sc, n0, g, dy, mall_.data() + t0 * b_, ms, b_, p);
-      } else {
-        input_into(sc, vall_.data() + t0 * cgp_, vs);
-        gradient_into(sc, n0, g, dy, mall_.data() + t0 * kgp_, ms);
-      }
+      input_into(sc, vall_.data() + t0 * b_, vs, false, b_, p);
+      gradient_into(sc, n0, g, dy, mall_.data() + t0 * b_, ms, b_, p);
     });
   }
 
@@ -539,16 +530,11 @@ class Winograd final : public ConvAlgorithm {
     if (stream_) store_fence();
   }
 
-  // M[xi][tile][k] = (A dY A^T) of the block's dy tiles (zero outside the output).
-  void gradient_step(Scratch& sc, index_t cnt, index_t n0, index_t g, const float* dy) {
-    gradient_into(sc, n0, g, dy, sc.m.data(), xi_stride(cnt, kgp_));
-  }
-  // The same into m (the block's first tile) with xi_stride xs, tile t's channel block kb
-  // at m + t * ts + kb * cs (ts = 0: [t][k], ts = kgp_, cs = b_).
-  void gradient_into(Scratch& sc, index_t n0, index_t g, const float* dy, float* m, index_t xs, index_t ts = 0,
-                     index_t cs = 0) {
+  // (A dY A^T) of the block's dy tiles (zero outside the output) into m (the block's
+  // first tile) with xi_stride xs, tile t's channel block kb at m + t * ts + kb * cs.
+  void gradient_into(Scratch& sc, index_t n0, index_t g, const float* dy, float* m, index_t xs, index_t ts,
+                     index_t cs) {
     float* tmp = sc.tmp.data();
-    if (ts == 0) ts = kgp_, cs = b_;
     for (const Run& r : sc.runs)
       for (index_t kb = 0; kb < kbg_; ++kb) {
         const index_t img = n0 + r.image, oy0 = r.ty * m_, ox0 = r.tx * m_;

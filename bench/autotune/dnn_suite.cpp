@@ -30,6 +30,9 @@
 #include "taihu/autotune/tuner.hpp"
 #include "taihu/dnn/conv.hpp"
 #include "taihu/dnn/tuning_records.hpp"
+// dnn-internal (dnn/src, read-only here): which layers dnn runs on one thread whatever
+// the count, so that their records are keyed as dnn looks them up.
+#include "conv/conv_threads.hpp"
 
 namespace ta = taihu::autotune;
 namespace td = taihu::dnn;
@@ -271,15 +274,15 @@ struct ChildReport {
   std::vector<std::string> notes;
 };
 
-ChildReport time_in_child(const Layer& l, const ta::Record& rec, const Options& opt, const Hooks& hooks) {
+ChildReport time_in_child(const Layer& l, const ta::Record& rec, const Options& opt, int threads, const Hooks& hooks) {
   ChildReport rep;
   const std::string file =
       (std::filesystem::temp_directory_path() / ("bench_autotune_suite_" + std::to_string(getpid()) + ".jsonl")).string();
   ta::write_lines_atomic(file, {ta::to_json_line(rec)});
   int status = -1;
   const std::string out = hooks.run_self({"--suite-compare", l.desc.str(), "--schedule", file, "--threads",
-                                          std::to_string(opt.threads), "--rounds", std::to_string(opt.rounds)},
-                                         opt.threads, &status);
+                                          std::to_string(threads), "--rounds", std::to_string(opt.rounds)},
+                                         threads, &status);
   std::filesystem::remove(file);
   std::stringstream ss(out);
   for (std::string line; std::getline(ss, line);) {
@@ -330,6 +333,13 @@ int run_suite(const std::vector<std::string>& args, const Hooks& hooks) {
       std::fflush(stdout);
       continue;
     }
+    // dnn runs a layer below its serial threshold (4 MFLOP) on one thread whatever the
+    // count and looks its tuning record up for 1 thread (dnn/src/conv/conv_threads.hpp):
+    // such a layer is tuned, timed and keyed at 1 thread here, as dnn runs and reads it
+    // (its 2-thread records were never read, and its dnn entries ran on one thread anyway).
+    const int threads = td::conv::runs_serial(l.desc) ? 1 : opt.threads;
+    if (threads != opt.threads)
+      notes.push_back(l.name + ": dnn runs this layer on one thread (below its serial threshold): tuned, timed and keyed at 1 thread");
     double tuned = NAN, dnn_best = NAN, tuning_s = 0;
     std::string algorithm = "-", dnn_entry = "-";
     int trials = 0;
@@ -340,7 +350,7 @@ int run_suite(const std::vector<std::string>& args, const Hooks& hooks) {
       ta::Space space(p);
       ta::TuneOptions o;
       o.budget_s = opt.budget_s;
-      o.threads = opt.threads;
+      o.threads = threads;
       o.seed = opt.seed;
       o.log_path = opt.log;
       arch::Stopwatch clock;
@@ -356,7 +366,7 @@ int run_suite(const std::vector<std::string>& args, const Hooks& hooks) {
       ta::Record rec = ta::record_for(p, o);
       rec.schedule = space.to_map(r.best);
       rec.median_s = std::isfinite(r.best_s) && r.best_s > 0 ? r.best_s : 1;
-      rep = time_in_child(l, rec, opt, hooks);
+      rep = time_in_child(l, rec, opt, threads, hooks);
       // A multi-threaded kernel whose fresh process never had its cores (another process
       // held one in every round: summarize_rounds cannot tell) is not a reproduction of
       // the search's figure: re-time it, after a pause, up to twice; keep the timing
@@ -365,12 +375,12 @@ int run_suite(const std::vector<std::string>& args, const Hooks& hooks) {
         const auto k = c.cores.find("tuned");
         return k == c.cores.end() ? 0.0 : k->second;
       };
-      for (int retry = 0; retry < 2 && opt.threads > 1 && !ta::had_its_cores(tuned_cores(rep), opt.threads); ++retry) {
+      for (int retry = 0; retry < 2 && threads > 1 && !ta::had_its_cores(tuned_cores(rep), threads); ++retry) {
         std::this_thread::sleep_for(std::chrono::seconds(2));
-        ChildReport again = time_in_child(l, rec, opt, hooks);
+        ChildReport again = time_in_child(l, rec, opt, threads, hooks);
         char b[200];
         std::snprintf(b, sizeof b, "the fresh process ran tuned on %.2f of %d cores (%.3f ms): re-timed, %.2f cores (%.3f ms)",
-                      tuned_cores(rep), opt.threads, rep.score.count("tuned") ? rep.score["tuned"] * 1e3 : NAN, tuned_cores(again),
+                      tuned_cores(rep), threads, rep.score.count("tuned") ? rep.score["tuned"] * 1e3 : NAN, tuned_cores(again),
                       again.score.count("tuned") ? again.score["tuned"] * 1e3 : NAN);
         notes.push_back(l.name + ": " + b);
         if (tuned_cores(again) > tuned_cores(rep)) rep = std::move(again);
@@ -381,8 +391,8 @@ int run_suite(const std::vector<std::string>& args, const Hooks& hooks) {
         char b[200];
         std::snprintf(b, sizeof b, "search %.4g ms, fresh process %.4g ms (%.2fx), on %.2f cores of %d%s", r.best_s * 1e3,
                       t == rep.score.end() ? NAN : t->second * 1e3, t == rep.score.end() ? NAN : t->second / r.best_s,
-                      tuned_cores(rep), opt.threads,
-                      opt.threads > 1 && !ta::had_its_cores(tuned_cores(rep), opt.threads) ? " (host contended: not a reproduction)" : "");
+                      tuned_cores(rep), threads,
+                      threads > 1 && !ta::had_its_cores(tuned_cores(rep), threads) ? " (host contended: not a reproduction)" : "");
         notes.push_back(l.name + ": " + b);
       }
       auto it = rep.score.find("tuned");
@@ -390,7 +400,7 @@ int run_suite(const std::vector<std::string>& args, const Hooks& hooks) {
       for (const auto& [name, t] : rep.score) {
         if (name.rfind("dnn:", 0) != 0 || !(t > 0) || !std::isfinite(t)) continue;
         const std::string entry = name.substr(4);
-        records.add(td::conv_tuning_record(l.desc, td::ConvDirection::forward, isa, opt.threads, td::parse_conv_algo(entry), t));
+        records.add(td::conv_tuning_record(l.desc, td::ConvDirection::forward, isa, threads, td::parse_conv_algo(entry), t));
         if (std::isnan(dnn_best) || t < dnn_best) dnn_best = t, dnn_entry = entry;
       }
       for (const auto& n : rep.notes) notes.push_back(l.name + ": " + n);
@@ -399,7 +409,7 @@ int run_suite(const std::vector<std::string>& args, const Hooks& hooks) {
       if (std::isnan(tuned)) tuned = INFINITY;
     }
     if (tvm) {
-      peer = hooks.run_tvm(tdsl_shape(l.desc), opt.budget_s, opt.threads);
+      peer = hooks.run_tvm(tdsl_shape(l.desc), opt.budget_s, threads);
       if (peer.ran && !peer.json.empty()) notes.push_back(l.name + ": TVM MetaSchedule: " + peer.json);
     }
     if (std::isfinite(dnn_best)) {

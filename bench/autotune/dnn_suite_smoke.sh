@@ -11,10 +11,10 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# One thread: dnn runs a convolution below 4 MFLOP (both layers) on one thread and looks
-# its record up for 1 thread (dnn/src/conv/conv_threads.hpp), so a 2-thread record of
-# these layers is never read.
-"$bench" --suite dnn --budget-per-layer 3 --layers lenet_conv2,cifar_quick_conv3 --batch 1 --threads 1 --anchors none \
+# Two threads: dnn runs a convolution below 4 MFLOP (both LeNet layers) on one thread and looks
+# its record up for 1 thread (dnn/src/conv/conv_threads.hpp), so the suite tunes, times
+# and keys these layers at 1 thread (a 2-thread record of them is never read).
+"$bench" --suite dnn --budget-per-layer 3 --layers lenet_conv1,lenet_conv2 --batch 1 --threads 2 --anchors none \
   --log "$dir/tune.jsonl" --csv "$dir/suite.csv" --dnn-records "$dir/records.jsonl" >"$dir/out.txt"
 cat "$dir/out.txt"
 grep -q '^tuned >= dnn best on [0-9]*/2 layers' "$dir/out.txt" || fail "no summary line over 2 layers"
@@ -25,8 +25,10 @@ grep -q '^tuned >= dnn best on [0-9]*/2 layers' "$dir/out.txt" || fail "no summa
 line=$(grep '"key":"mb1ic20ih12oc50oh8kh5"' "$dir/records.jsonl") || fail "no record for mb1ic20ih12oc50oh8kh5"
 algo=$(printf '%s\n' "$line" | sed 's/.*"algo":"\([a-z0-9_]*\)".*/\1/')
 threads=$(printf '%s\n' "$line" | sed 's/.*"threads":\([0-9]*\).*/\1/')
+[ "$threads" = 1 ] || fail "LeNet conv2's record is keyed for $threads threads; dnn runs it, and looks it up, on 1"
+# dnn at the suite's 2 threads must find it.
 TAIHU_TUNING_RECORDS="$dir/records.jsonl" TAIHU_VERBOSE=1 \
-  "$bench" --suite-compare mb1ic20ih12oc50oh8kh5 --threads "$threads" --rounds 1 >"$dir/child.txt" 2>"$dir/child.err"
+  "$bench" --suite-compare mb1ic20ih12oc50oh8kh5 --threads 2 --rounds 1 >"$dir/child.txt" 2>"$dir/child.err"
 grep -q "conv: mb1ic20ih12oc50oh8kh5 forward -> $algo (tuning record" "$dir/child.err" ||
   fail "dnn did not report picking $algo from the suite's tuning record: $(grep 'conv: mb1ic20' "$dir/child.err" | head -3)"
 grep -q "^auto $algo\$" "$dir/child.txt" || fail "dnn's automatic choice is not the record's $algo"

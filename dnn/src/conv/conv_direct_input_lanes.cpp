@@ -9,7 +9,8 @@
 // Work units are (tile of 8 output channels, group of 2-3 input blocks), output-tile-
 // major as the 1x1 path: per unit each tap's 8 x (32-48) tile stays in registers over
 // every image and output row and lands in a per-thread [tap][8][48] buffer (L1), which is
-// then written into the unit's 8 OIHW dw rows (each a contiguous run of channels x taps).
+// then written into the unit's 8 OIHW dw rows (each a contiguous run of channels x taps;
+// input_lanes_kernels.hpp's TapStoreKernel, streaming where the 1x1 path streams).
 // Threads own contiguous ranges of units (disjoint dw: deterministic, no reduction).
 // Row bands: when an image's blocked copies outgrow L2 (ResNet-50 res2, 56x56 x 64:
 // 1.6 MiB, re-read by every unit), the output rows are taken in bands of a few rows,
@@ -25,7 +26,8 @@
 // leaves res2 to Winograd.
 // Column form (small images: AMD, <= 64 output pixels in the batch, ResNet-50 res5 at
 // batch 1; TAIHU_INPUT_LANES_COLS=1 / 0 forces it): x's columns (c * taps + t, the OIHW
-// dw row order) are built once per call, 16 to a block, and dW = dY x Xcol^T runs as the
+// dw row order) are built once per call, 16 to a block (input_lanes_kernels.hpp's
+// ColBuildKernel), and dW = dY x Xcol^T runs as the
 // 1x1 input-lanes tile over C * taps channels and every pixel of every image, stored
 // straight into the dw rows (no per-tap calls over short rows, no tap interleave of dw).
 // Forward and backward-data are not this entry's (supports() declines them).
@@ -34,10 +36,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <vector>
 
 #include "conv_algorithm.hpp"
 #include "core/parallel.hpp"
+#include "input_lanes_kernels.hpp"
 #include "pointwise_blocked_kernels.hpp"
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/cpu_features.hpp"
@@ -54,14 +56,15 @@ constexpr index_t kB = 16;  // lanes per channel block
 
 struct InputLanesKernels {
   PwbBwdwXKernel tile;
-  TapInterleaveKernel interleave;
+  TapStoreKernel store;
+  ColBuildKernel col_build;
 };
 
 const InputLanesKernels& input_lanes_kernels() {
   static const arch::ImplementationList<InputLanesKernels> list(
       "direct input-lanes backward-weights kernels",
-      {{"avx512_48x8", arch::Isa::avx512, {&pwb16_bwdw_x_avx512, &tap_interleave_avx512}},
-       {"generic", arch::Isa::generic, {&pwb16_bwdw_x_generic, &tap_interleave_generic}}});
+      {{"avx512_48x8", arch::Isa::avx512, {&pwb16_bwdw_x_avx512, &tap_store_avx512, &col_build_avx512}},
+       {"generic", arch::Isa::generic, {&pwb16_bwdw_x_generic, &tap_store_generic, &col_build_generic}}});
   return list.chosen().impl;
 }
 
@@ -119,7 +122,13 @@ class DirectInputLanes final : public ConvAlgorithm {
     const auto nbufs = static_cast<std::size_t>(bands > 1 ? units : nt);
     if (buf_.size() < buf_floats * nbufs) buf_ = arch::AlignedBuffer<float>(buf_floats * nbufs);
     const PwbBwdwXKernel kernel = input_lanes_kernels().tile;
-    const TapInterleaveKernel interleave = input_lanes_kernels().interleave;
+    const TapStoreKernel store = input_lanes_kernels().store;
+    // dw rows out through streaming stores where the 1x1 path takes them (AMD, >= 1 MiB
+    // overwritten: every unit's rows are written once, after its last image and band);
+    // then no write prefetch of the next unit's rows. Zen 4, res4 3x3 (2.25 MiB of dw),
+    // A/B in one process: 2 threads +2-3%, 1 thread +1.5-2.5%
+    // (bench/results/2026-11-29-zen4-dnn-lanes2.md).
+    const bool stream = pwb_bwdw_x_streams(dw, K, C * taps_, accumulate);
     ops::run_team(nt, [&] {
       // x and dY into nChw16c a block at a time among the threads (lanes past the
       // channels zero; the layout module's transposing reorders), x's rows then into the
@@ -150,7 +159,7 @@ class DirectInputLanes final : public ConvAlgorithm {
           // tap call while this unit's tiles run (ResNet-50 res5 3x3, 7x7, 9 MiB of dw:
           // 72-80 -> 95-103 GFLOP/s in the A/B; res3 and res4 level within noise).
           index_t pf_k = 0, pf_c0 = 0, pf_len = 0;
-          if (u + 1 < u1) {
+          if (u + 1 < u1 && !stream) {
             index_t w0 = 0, w1 = 0;
             split_range(cb_, static_cast<int>((u + 1) % groups), static_cast<int>(groups), w0, w1);
             pf_k = (u + 1) / groups * NK;
@@ -172,13 +181,13 @@ class DirectInputLanes final : public ConvAlgorithm {
               }
             }
           }
-          // dw[k0 + j][c][tap] (+)= buf[tap][j][c - c0]: per row one contiguous run.
-          // (16 x 16 register transposes at AVX-512: ResNet-50 res4 3x3 143-159 GFLOP/s vs
-          // 123-125 with the scalar loop, res5 109-113 vs 72-74, 1 thread, A/B in
-          // bench/results/2026-11-28-xeon-dnn-remaining.md.)
+          // dw[k0 + j][c][tap] (+)= buf[tap][j][c - c0]: per row one contiguous run, whole
+          // vectors per 16 channels at 3x3 (input_lanes_kernels.hpp; 16 x 16 register
+          // transposes before: ResNet-50 res4 3x3 143-159 GFLOP/s vs 123-125 with the
+          // scalar loop, 1 thread, bench/results/2026-11-28-xeon-dnn-remaining.md).
           for (index_t j = 0; j < a.rows; ++j)
-            interleave(buf + j * ldb, NK * ldb, taps_, un.c1 - un.c0, dw + ((un.k0 + j) * C + un.c0) * taps_,
-                       accumulate);
+            store(buf + j * ldb, NK * ldb, taps_, un.c1 - un.c0, dw + ((un.k0 + j) * C + un.c0) * taps_, accumulate,
+                  stream);
         }
       } else {
         // Banded: images, then bands of output rows, then the thread's units, each
@@ -199,11 +208,12 @@ class DirectInputLanes final : public ConvAlgorithm {
               }
               if (last)
                 for (index_t j = 0; j < a.rows; ++j)
-                  interleave(buf + j * ldb, NK * ldb, taps_, un.c1 - un.c0, dw + ((un.k0 + j) * C + un.c0) * taps_,
-                             accumulate);
+                  store(buf + j * ldb, NK * ldb, taps_, un.c1 - un.c0, dw + ((un.k0 + j) * C + un.c0) * taps_,
+                        accumulate, stream);
             }
           }
       }
+      if (stream) _mm_sfence();
     });
     bias_gradient(d_, dy, dbias, accumulate);
   }
@@ -219,8 +229,8 @@ class DirectInputLanes final : public ConvAlgorithm {
 
   // Column form: x's columns Xcol[c * taps + t][n][p] = x[n][c][p + tap t's offset] in
   // 16-column blocks ([block][n][p][16]), built once per call from the padded blocked
-  // copy (a channel block's taps x 16 values per pixel go through one tap interleave:
-  // exactly taps whole column blocks); then dW (K x C taps, OIHW rows) = dY x Xcol^T is
+  // copy (a channel block's taps x 16 values per pixel are exactly taps whole column
+  // vectors, ColBuildKernel); then dW (K x C taps, OIHW rows) = dY x Xcol^T is
   // the 1x1 input-lanes backward-weights over C * taps "channels": units of 8 output
   // channels x 2-3 column blocks reduce over every image (runs) and pixel and store
   // straight into dw, no per-tap buffer and no dw interleave.
@@ -237,14 +247,11 @@ class DirectInputLanes final : public ConvAlgorithm {
     const index_t groups = ceil_div(colblocks, kPwb16XVecs), units = ceil_div(K, NK) * groups;
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
     const PwbBwdwXKernel kernel = input_lanes_kernels().tile;
-    const TapInterleaveKernel interleave = input_lanes_kernels().interleave;
+    const ColBuildKernel col_build = input_lanes_kernels().col_build;
     // Batch 1 (dw written in one pass): streaming stores where the 1x1 path takes them,
     // else the next unit's dw lines prefetched for writing.
     const bool stream = N == 1 && pwb_bwdw_x_streams(dw, K, CT, accumulate);
     ops::run_team(nt, [&] {
-      std::vector<float> stage(static_cast<std::size_t>(2 * T * kB));
-      float* tv = stage.data();           // [tap][16]: a pixel's 16 channels per tap
-      float* run = stage.data() + T * kB;  // [c][tap]: taps whole column blocks
 #pragma omp for schedule(static) nowait
       for (index_t nb = 0; nb < N * cb_; ++nb) {
         const index_t n = nb / cb_, cbk = nb % cb_, c0 = cbk * kB, plane = d_.h * d_.w;
@@ -253,14 +260,13 @@ class DirectInputLanes final : public ConvAlgorithm {
         pad_x(nb);
         const float* xp = xpad_.data() + nb * xplane;
         float* col = xcol_.data() + cbk * T * cstride + n * P * kB;
+        // A pixel's taps in registers, stored as whole column vectors (per-pixel staging
+        // copies and a tap interleave before, 18 memmove calls a pixel: 22% of res5's
+        // 2-thread samples; Zen 4 A/B 2 threads 136-153 -> 167-172 GFLOP/s, 1 thread
+        // 94 -> 97, bench/results/2026-11-29-zen4-dnn-lanes2.md).
         for (index_t oy = 0; oy < oh_; ++oy)
-          for (index_t ox = 0; ox < ow_; ++ox) {
-            for (index_t t = 0; t < T; ++t)
-              std::copy_n(xp + ((oy + t / d_.kw) * wp_ + ox + t % d_.kw) * kB, kB, tv + t * kB);
-            interleave(tv, kB, T, kB, run, false);
-            float* dst = col + (oy * ow_ + ox) * kB;
-            for (index_t q = 0; q < T; ++q) std::copy_n(run + q * kB, kB, dst + q * cstride);
-          }
+          col_build(xp + oy * wp_ * kB, wp_, static_cast<int>(d_.kh), static_cast<int>(d_.kw), ow_,
+                    col + oy * ow_ * kB, cstride);
       }
       reorder_dy(dy);
       index_t u0 = 0, u1 = units;

@@ -4,14 +4,21 @@
 // the same order) and match the double reference; also with accumulate, several
 // images, a partial last band, channel counts off the 16-lane blocks, rectangular
 // kernels and 2 threads (bitwise the 1-thread result). The column form
-// (TAIHU_INPUT_LANES_COLS) against the reference too. Every TAIHU_ISA level.
+// (TAIHU_INPUT_LANES_COLS) against the reference too. Every TAIHU_ISA level. And the
+// entry's own kernels (input_lanes_kernels.hpp: the dw rows' tap store, the column
+// build) against their definitions, element by element, for every kernel this CPU runs.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conv_test_support.hpp"
+#include "input_lanes_kernels.hpp"
+#include "taihu/arch/cpu_features.hpp"
+#include "taihu/arch/isa.hpp"
 #include "taihu/arch/threads.hpp"
 #include "taihu/dnn/conv.hpp"
 
@@ -70,7 +77,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, DirectInputLanesBands,
                          ::testing::Values("mb1ic40ih7iw9oc20kh3ph1",       // 3 + 1 bands of 2, masked lanes
                                            "mb2ic17ih8oc9kh3",               // unpadded, 2 images, odd channels
                                            "mb1ic64ih6oc24kh3kw5ph1pw2",     // rectangular kernel, 2 groups
-                                           "mb2ic50ih5iw6oc17kh3ph1"),       // several units per thread
+                                           "mb2ic50ih5iw6oc17kh3ph1",        // several units per thread
+                                           "mb1ic128ih2oc256kh3ph1"),        // 1.2 MiB dw: streamed on AMD
                          [](const auto& p) { return std::string(p.param); });
 
 // The column form (TAIHU_INPUT_LANES_COLS=1: x's columns built once, then the 1x1
@@ -104,5 +112,83 @@ INSTANTIATE_TEST_SUITE_P(Shapes, DirectInputLanesCols,
                                            "mb1ic64ih6oc24kh3kw5ph1pw2",   // rectangular kernel
                                            "mb1ic64ih2oc512kh3ph1"),       // 1.2 MiB dw
                          [](const auto& p) { return std::string(p.param); });
+
+template <class K>
+std::vector<std::pair<const char*, K>> kernels_here(K generic, K avx512) {
+  std::vector<std::pair<const char*, K>> k{{"generic", generic}};
+  if (taihu::arch::isa_supported(taihu::arch::Isa::avx512, taihu::arch::cpu_features())) k.emplace_back("avx512", avx512);
+  return k;
+}
+
+// 64-byte aligned view into v (streaming stores need it; the kernels fall back otherwise).
+float* aligned64(std::vector<float>& v) {
+  auto p = reinterpret_cast<std::uintptr_t>(v.data());
+  return v.data() + ((64 - p % 64) % 64) / sizeof(float);
+}
+
+// TapStoreKernel: dst[c * taps + t] (+)= src[t * tap_stride + c]; floats are moved or
+// added once (exact). 9 taps (the whole-vector path) with full and partial 16-channel
+// blocks, other tap counts (the fallback), streaming on and off; nothing past the run.
+TEST(DirectInputLanesTapStore, EveryKernelMatchesTheDefinition) {
+  for (const auto& [name, kernel] : kernels_here(&taihu::dnn::conv::tap_store_generic,
+                                                 &taihu::dnn::conv::tap_store_avx512))
+    for (std::int64_t taps : {4, 9, 25})
+      for (std::int64_t channels : {5, 16, 40, 48})
+        for (bool accumulate : {false, true})
+          for (bool stream : {false, true}) {
+            SCOPED_TRACE(std::string(name) + " taps " + std::to_string(taps) + " channels " +
+                         std::to_string(channels) + " accumulate " + std::to_string(accumulate) + " stream " +
+                         std::to_string(stream));
+            const std::int64_t stride = 53;
+            std::vector<float> src(static_cast<std::size_t>(taps * stride));
+            for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) * 0.25f - 7.0f;
+            std::vector<float> storage(static_cast<std::size_t>(channels * taps + 17 + 16));
+            float* dst = aligned64(storage);
+            const std::size_t n = static_cast<std::size_t>(channels * taps + 17);
+            for (std::size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(i % 13) + 0.5f;
+            const std::vector<float> before(dst, dst + n);
+            kernel(src.data(), stride, taps, channels, dst, accumulate, stream && !accumulate);
+            for (std::int64_t c = 0; c < channels; ++c)
+              for (std::int64_t t = 0; t < taps; ++t) {
+                const auto at = static_cast<std::size_t>(c * taps + t);
+                const float v = src[static_cast<std::size_t>(t * stride + c)];
+                ASSERT_EQ(dst[at], accumulate ? before[at] + v : v) << "channel " << c << " tap " << t;
+              }
+            for (std::size_t i = static_cast<std::size_t>(channels * taps); i < n; ++i)
+              ASSERT_EQ(dst[i], before[i]) << "written past the run at " << i;
+          }
+}
+
+// ColBuildKernel: column j = c * taps + t of pixel p (block j / 16, lane j % 16) is the
+// padded row's pixel p + tap t's offset, channel c; 3x3 (the permute path), 2x3 and 5x5;
+// the floats between column blocks (cstride past the row's pixels) untouched.
+TEST(DirectInputLanesColBuild, EveryKernelMatchesTheDefinition) {
+  for (const auto& [name, kernel] : kernels_here(&taihu::dnn::conv::col_build_generic,
+                                                 &taihu::dnn::conv::col_build_avx512))
+    for (const auto& [kh, kw] : std::vector<std::pair<int, int>>{{3, 3}, {2, 3}, {5, 5}})
+      for (std::int64_t pixels : {1, 7, 14}) {
+        SCOPED_TRACE(std::string(name) + " kernel " + std::to_string(kh) + "x" + std::to_string(kw) + " pixels " +
+                     std::to_string(pixels));
+        const std::int64_t taps = std::int64_t{kh} * kw, wp = pixels + kw + 1, cstride = pixels * 16 + 24;
+        std::vector<float> xrow(static_cast<std::size_t>(kh * wp * 16));
+        for (std::size_t i = 0; i < xrow.size(); ++i) xrow[i] = static_cast<float>(i) * 0.5f + 1.0f;
+        std::vector<float> col(static_cast<std::size_t>(taps * cstride), -3.0f);
+        kernel(xrow.data(), wp, kh, kw, pixels, col.data(), cstride);
+        std::vector<bool> written(col.size(), false);
+        for (std::int64_t p = 0; p < pixels; ++p)
+          for (std::int64_t c = 0; c < 16; ++c)
+            for (std::int64_t t = 0; t < taps; ++t) {
+              const std::int64_t j = c * taps + t;
+              const auto at = static_cast<std::size_t>((j / 16) * cstride + p * 16 + j % 16);
+              written[at] = true;
+              ASSERT_EQ(col[at], xrow[static_cast<std::size_t>(((t / kw) * wp + p + t % kw) * 16 + c)])
+                  << "pixel " << p << " channel " << c << " tap " << t;
+            }
+        for (std::size_t i = 0; i < col.size(); ++i)
+          if (!written[i]) {
+            ASSERT_EQ(col[i], -3.0f) << "written outside the columns at " << i;
+          }
+      }
+}
 
 }  // namespace

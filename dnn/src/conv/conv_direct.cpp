@@ -295,14 +295,22 @@ class Direct final : public ConvAlgorithm {
           a.y_kblock = kFwdRows * plane;
           a.accumulate = c0 > 0 || post.sum;
           a.relu = post.relu && c0 + cblock_ >= cg_;  // once the reduction is complete
+          // The slots' positions by a cursor stepped slot by slot (image, row, slot in
+          // the row), not by four divisions per slot (perf: the driver was 6.7% of LeNet
+          // conv1 batch 64's time; Zen 4 interleaved A/B at 1 thread 75.1 / 73.8 -> 76.8 /
+          // 74.8 GFLOP/s best).
+          index_t cur_n = 0, cur_y = (s_lo % slots) / spr_, cur_s = (s_lo % slots) % spr_;
           for (index_t s0 = s_lo; s0 < s1; s0 += kFwdSlots) {
             a.slots = static_cast<int>(std::min<index_t>(kFwdSlots, s1 - s0));
             for (int v = 0; v < a.slots; ++v) {
-              const index_t dn = (s0 + v) / slots - n, sl = (s0 + v) % slots;
-              const index_t oy = sl / spr_, ox = sl % spr_ * 8;
-              a.x_off[v] = dn * x_image + oy * geo_.row_step + ox;
-              a.y_off[v] = dn * y_image + oy * geo_.ow + ox;
+              const index_t ox = cur_s * 8;
+              a.x_off[v] = cur_n * x_image + cur_y * geo_.row_step + ox;
+              a.y_off[v] = cur_n * y_image + cur_y * geo_.ow + ox;
               a.lanes[v] = static_cast<int>(std::min<index_t>(8, geo_.ow - ox));
+              if (++cur_s == spr_) {
+                cur_s = 0;
+                if (++cur_y == geo_.oh) cur_y = 0, ++cur_n;
+              }
             }
             // Full 4-channel blocks in one call, then the partial block.
             for (index_t kb = 0; kb < kblocks;) {

@@ -228,7 +228,7 @@ ta::Point winograd_point(const ta::Space& s, std::int64_t k, std::int64_t c, std
 // first: the donor's best; the fastest near-tie there (within 5%) in another GEMM tile,
 // not a faster-looking one outside 5% nor a near-tie in the same tile; and, toward more
 // images, both again with one tile row per task (r 1), since the per-stage (r 0) buffers
-// grow with the batch. Toward fewer images, no r 1 variants. Only the Space: no code built.
+// grow with the batch, these right after the donor's best. Toward fewer images, no r 1 variants. Only the Space: no code built.
 TEST(AutotuneTransfer, LargerBatchStartsFromNearTiesInAnotherTileAndRowTasks) {
   const std::string spec = std::string(TAIHU_DSL_DIR) + "/conv2d.tdsl";
   ta::Problem p1(ta::parse_spec_file(spec), ta::parse_shape("N=1,C=32,H=16,W=16,KO=64,R=3,S=3,P=1"));
@@ -266,9 +266,9 @@ TEST(AutotuneTransfer, LargerBatchStartsFromNearTiesInAnotherTileAndRowTasks) {
   const std::vector<ta::Point> up = ta::batch_seeds(s8, log, from, true);
   ASSERT_EQ(up.size(), 4u);
   EXPECT_EQ(up[0], at(best, 0));
-  EXPECT_EQ(up[1], at(other_tile, 0));
-  EXPECT_EQ(up[2], at(best, 1));
-  EXPECT_EQ(up[3], at(other_tile, 1));
+  EXPECT_EQ(up[1], at(best, 1));
+  EXPECT_EQ(up[2], at(other_tile, 1));
+  EXPECT_EQ(up[3], at(other_tile, 0));
   const std::vector<ta::Point> down = ta::batch_seeds(s8, log, from, false);
   ASSERT_EQ(down.size(), 2u);
   EXPECT_EQ(down[0], at(best, 0));

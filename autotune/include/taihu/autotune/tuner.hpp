@@ -78,7 +78,8 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
 // of its near-ties there (search records of from's key within 5% of its fastest) whose
 // GEMM register tile (winograd k) differs; and, when this shape has more images than
 // the donor's (`more_images`), each of those that runs its stages at root (winograd r 0)
-// again with one tile row per task (r 1). Why: ResNet-50 res2 3x3 on Zen 4 had 11
+// again with one tile row per task (r 1), these right after the donor's best (order:
+// best, best r 1, near-tie r 1, near-tie). Why: ResNet-50 res2 3x3 on Zen 4 had 11
 // Winograd schedules within 2.2% at batch 1, all r 0; at batch 32 their stage buffers
 // (V and M of all 32 images, ~58 MB each way) stream through memory, the batch-1 best
 // ran 30.6-36 ms, a 32-channel tile with r 1 23-26 ms, and 15 s of search from the best

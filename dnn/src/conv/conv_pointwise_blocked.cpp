@@ -371,10 +371,20 @@ class PointwiseBlocked final : public ConvAlgorithm {
     ops::parallel_for_dynamic(nt, items, [&](index_t it) { run_item(x, in_blocks, packed, out_blocks, bias8, y, it, chunks, chunk, 0, groups); });
   }
 
+  // Input blocks per reduction pass of run_item: the Geometry's, except that AMD
+  // nChw16c reduces up to twice that (8 blocks, 128 channels, a group's packed weights
+  // 32 KiB) in one pass instead of two that store and reload every output tile between
+  // them: Zen 4 512 -> 128 28x28 backward-data (8 input blocks) 1 thread +1-3%, 2
+  // threads +0-1% best and median in the A/B, 128 -> 512 forward level to +1%
+  // (bench/results/2026-11-29-zen4-dnn-1x1-2.md). Intel keeps two passes (not measured).
+  index_t reduce_blocks(index_t in_blocks) const {
+    return B_ == 16 && amd() && in_blocks <= 2 * g_.reduce_blocks ? in_blocks : g_.reduce_blocks;
+  }
+
   // One work item of run(): image it / chunks, pixel chunk it % chunks, packed groups [q0, q1).
   void run_item(const float* x, index_t in_blocks, const float* packed, index_t out_blocks, const float* bias8,
                 float* y, index_t it, index_t chunks, index_t chunk, index_t q0, index_t q1) const {
-    const index_t B = B_, G = G_, NB = g_.blocks, R = g_.reduce_blocks, cpad = in_blocks * B, xs = plane_ * B;
+    const index_t B = B_, G = G_, NB = g_.blocks, R = reduce_blocks(in_blocks), cpad = in_blocks * B, xs = plane_ * B;
     const index_t n = it / chunks, p0 = it % chunks * chunk;
     const PwbFwdKernel kernel = g_.k.fwd;
     PwbFwdArgs a{};

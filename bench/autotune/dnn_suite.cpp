@@ -30,9 +30,6 @@
 #include "taihu/autotune/tuner.hpp"
 #include "taihu/dnn/conv.hpp"
 #include "taihu/dnn/tuning_records.hpp"
-// dnn-internal (dnn/src, read-only here): which layers dnn runs on one thread whatever
-// the count, so that their records are keyed as dnn looks them up.
-#include "conv/conv_threads.hpp"
 
 namespace ta = taihu::autotune;
 namespace td = taihu::dnn;
@@ -343,10 +340,10 @@ int run_suite(const std::vector<std::string>& args, const Hooks& hooks) {
       continue;
     }
     // dnn runs a layer below its serial threshold (4 MFLOP) on one thread whatever the
-    // count and looks its tuning record up for 1 thread (dnn/src/conv/conv_threads.hpp):
+    // count and looks its tuning record up for 1 thread (dnn::conv_call_threads):
     // such a layer is tuned, timed and keyed at 1 thread here, as dnn runs and reads it
     // (its 2-thread records were never read, and its dnn entries ran on one thread anyway).
-    const int threads = td::conv::runs_serial(l.desc) ? 1 : opt.threads;
+    const int threads = td::conv_call_threads(l.desc) == 1 ? 1 : opt.threads;
     if (threads != opt.threads)
       notes.push_back(l.name + ": dnn runs this layer on one thread (below its serial threshold): tuned, timed and keyed at 1 thread");
     double tuned = NAN, dnn_best = NAN, tuning_s = 0;

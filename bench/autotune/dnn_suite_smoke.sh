@@ -12,7 +12,7 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # Two threads: dnn runs a convolution below 4 MFLOP (both LeNet layers) on one thread and looks
-# its record up for 1 thread (dnn/src/conv/conv_threads.hpp), so the suite tunes, times
+# its record up for 1 thread (dnn::conv_call_threads), so the suite tunes, times
 # and keys these layers at 1 thread (a 2-thread record of them is never read).
 "$bench" --suite dnn --budget-per-layer 3 --layers lenet_conv1,lenet_conv2 --batch 1 --threads 2 --anchors none \
   --log "$dir/tune.jsonl" --csv "$dir/suite.csv" --dnn-records "$dir/records.jsonl" >"$dir/out.txt"

@@ -32,3 +32,9 @@ CallThreads::~CallThreads() {
 }
 
 }  // namespace taihu::dnn::conv
+
+namespace taihu::dnn {
+
+int conv_call_threads(const ConvDesc& d) { return conv::runs_serial(d) ? 1 : arch::threads_for_call(); }
+
+}  // namespace taihu::dnn

@@ -46,11 +46,16 @@ TEST_F(ConvCallThreads, ThresholdIsFlops) {
   EXPECT_GE(kLarge.forward_flops(), conv::serial_below_flops());
   EXPECT_TRUE(conv::runs_serial(kSmall));
   EXPECT_FALSE(conv::runs_serial(kLarge));
+  // The public count (what tuning records are keyed by) says the same.
+  EXPECT_EQ(taihu::dnn::conv_call_threads(kSmall), 1);
+  EXPECT_EQ(taihu::dnn::conv_call_threads(kLarge), 2);
   taihu::arch::set_num_threads(1);
   EXPECT_FALSE(conv::runs_serial(kSmall));  // nothing to take away
+  EXPECT_EQ(taihu::dnn::conv_call_threads(kSmall), 1);
   taihu::arch::set_num_threads(2);
   EXPECT_EQ(conv::set_serial_below_flops(0), 4.0e6);
   EXPECT_FALSE(conv::runs_serial(kSmall));
+  EXPECT_EQ(taihu::dnn::conv_call_threads(kSmall), 2);
   EXPECT_THROW(conv::set_serial_below_flops(-1), taihu::Error);
   EXPECT_THROW(conv::set_serial_below_flops(std::nan("")), taihu::Error);
   EXPECT_EQ(conv::serial_below_flops(), 0.0);

@@ -142,6 +142,11 @@ std::vector<ConvAlgo> conv_candidates(const ConvDesc& d, ConvDirection dir);
 // direct kernel supports it (strided backward-data).
 ConvAlgo conv_direct_family_entry(const ConvDesc& d, ConvDirection dir);
 
+// How many OpenMP threads a call on d, made now from this thread, runs on: 1 for a
+// problem below dnn's serial threshold (4 MFLOP: a second thread costs more than it
+// takes), else arch::threads_for_call(). Tuning records are looked up for this count.
+int conv_call_threads(const ConvDesc& d);
+
 struct TuningRecord;  // tuning_records.hpp
 
 // Replaces seconds[i] (this process's time for candidate i) by a value every

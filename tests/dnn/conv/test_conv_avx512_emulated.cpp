@@ -15,6 +15,7 @@
 #include "conv/kernels/avx512/vec_avx512.hpp"
 #include "conv/kernels/direct_bwdw_tile.hpp"
 #include "conv/kernels/direct_ocv_tile.hpp"
+#include "conv/kernels/input_lanes_tile.hpp"
 #include "conv/kernels/pointwise_blocked_tile.hpp"
 #include "conv/kernels/pointwise_tile.hpp"
 #include "pointwise_blocked_fwd_check.hpp"
@@ -209,6 +210,43 @@ TEST(DnnConvAvx512Emulated, PointwiseBlocked16InputLanesBackwardWeightsMatchesTh
   pointwise_bwdw_x_check::every_tile_matches_definition(
       &taihu::dnn::conv::kernels::pwb_bwdw_x_simd<taihu::dnn::conv::kernels::VecAvx512,
                                                  taihu::dnn::conv::kPwb16XVecs, taihu::dnn::conv::kPwb16XRows>);
+}
+
+// direct_input_lanes' 3x3 tap permutes (input_lanes_tile.hpp) against their
+// definitions: the dw rows' tap store dst[c * 9 + t] (+)= src[t * stride + c] over 3
+// whole blocks, and the column build (column j = c * 9 + t of pixel p at block j / 16,
+// lane j % 16 = the padded row's pixel p + tap t's offset, channel c). Exact moves.
+struct EmulatedNt {
+  static void stream(float* p, __m512 v) { _mm512_storeu_ps(p, v); }
+};
+
+TEST(DnnConvAvx512Emulated, InputLanesTapPermutesMatchTheDefinition) {
+  const std::int64_t stride = 53, channels = 48;
+  std::vector<float> src(9 * stride);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) * 0.25f - 7.0f;
+  for (bool accumulate : {false, true}) {
+    std::vector<float> dst(channels * 9 + 5, 1.5f);
+    taihu::dnn::conv::kernels::tap_store_blocks<9, EmulatedNt>(src.data(), stride, channels / 16, dst.data(),
+                                                               accumulate, false);
+    for (std::int64_t c = 0; c < channels; ++c)
+      for (std::int64_t t = 0; t < 9; ++t)
+        ASSERT_EQ(dst[c * 9 + t], src[t * stride + c] + (accumulate ? 1.5f : 0.0f)) << c << " " << t;
+    for (std::size_t i = channels * 9; i < dst.size(); ++i) ASSERT_EQ(dst[i], 1.5f);
+  }
+  const std::int64_t pixels = 7, wp = 10, cstride = pixels * 16 + 8;
+  std::vector<float> xrow(3 * wp * 16);
+  for (std::size_t i = 0; i < xrow.size(); ++i) xrow[i] = static_cast<float>(i) * 0.5f + 1.0f;
+  std::vector<float> col(9 * cstride, -3.0f);
+  taihu::dnn::conv::kernels::col_build_taps<3, 3>(xrow.data(), wp, pixels, col.data(), cstride);
+  for (std::int64_t p = 0; p < pixels; ++p)
+    for (std::int64_t c = 0; c < 16; ++c)
+      for (std::int64_t t = 0; t < 9; ++t) {
+        const std::int64_t j = c * 9 + t;
+        ASSERT_EQ(col[(j / 16) * cstride + p * 16 + j % 16], xrow[((t / 3) * wp + p + t % 3) * 16 + c])
+            << p << " " << c << " " << t;
+      }
+  for (std::int64_t q = 0; q < 9; ++q)
+    for (std::int64_t i = pixels * 16; i < cstride; ++i) ASSERT_EQ(col[q * cstride + i], -3.0f);
 }
 
 }  // namespace

@@ -150,17 +150,23 @@ void run(const ConvDesc& d, ConvDirection dir, int rounds, taihu::dnn::ConvAlgo 
   if (mine_timed && two) blocked_call();
   for (auto& p : peers) p.timed_call();  // warm-up: page faults, first-call setup
   Timed mine, mine_b;
-  // The contenders in a rotating order: round r starts at contender r (mod their count),
-  // so none always runs right after another's calls. (In a fixed order taihu ran first,
-  // after the oneDNN 3 server's calls and both flushes, and at 2 threads found its
-  // OpenMP worker asleep every time while oneDNN 2 followed taihu's own calls: LeNet
-  // conv2 batch 1 read taihu 29 GFLOP/s against 55-68 without the server in the run.)
+  // The contenders in a fresh random order each round (fixed seed: the same sequence
+  // every run), so none always runs right after another's calls. In a fixed order
+  // taihu ran after the oneDNN 3 server's calls and both flushes, and at 2 threads found
+  // its OpenMP worker asleep every time (LeNet conv2 batch 1: 29 GFLOP/s against 55-68
+  // without the server in the run); a rotation still gave each contender the same
+  // predecessor every round (taihu after the server's direct call: LeNet conv1 batch 64
+  // forward at 2 threads, under chrt, 44 GFLOP/s in some processes against 120 for
+  // oneDNN 2.6; 1.02-1.05x with the order shuffled).
   std::vector<std::function<void()>> order;
   order.push_back([&] { mine.t.push_back(mine_timed ? time_call(taihu_call) : 1e30); });
   if (two) order.push_back([&] { mine_b.t.push_back(mine_timed ? time_call(blocked_call) : 1e30); });
   for (auto& p : peers) order.push_back([&p] { p.t.t.push_back(p.timed_call()); });
-  for (int r = 0; r < rounds; ++r)
-    for (std::size_t i = 0; i < order.size(); ++i) order[(static_cast<std::size_t>(r) + i) % order.size()]();
+  std::mt19937 shuffle_rng(20261129u);
+  for (int r = 0; r < rounds; ++r) {
+    std::shuffle(order.begin(), order.end(), shuffle_rng);
+    for (auto& call : order) call();
+  }
   if (!two) mine_b = mine;
   const PeerBest v2 = best_of(peers, 2), v3 = best_of(peers, 3);
   const double best = std::min(v2.best, v3.best), med = std::min(v2.median, v3.median);

@@ -339,7 +339,7 @@ int run_suite(const std::vector<std::string>& args, const Hooks& hooks) {
       std::fflush(stdout);
       continue;
     }
-    // dnn runs a layer below its serial threshold (4 MFLOP) on one thread whatever the
+    // dnn runs a layer below its serial threshold (1 MFLOP) on one thread whatever the
     // count and looks its tuning record up for 1 thread (dnn::conv_call_threads):
     // such a layer is tuned, timed and keyed at 1 thread here, as dnn runs and reads it
     // (its 2-thread records were never read, and its dnn entries ran on one thread anyway).

@@ -11,9 +11,10 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# Two threads: dnn runs a convolution below 4 MFLOP (both LeNet layers) on one thread and looks
-# its record up for 1 thread (dnn::conv_call_threads), so the suite tunes, times
-# and keys these layers at 1 thread (a 2-thread record of them is never read).
+# Two threads: dnn runs a convolution below 1 MFLOP (LeNet conv1 at batch 1) on one thread
+# and looks its record up for 1 thread (dnn::conv_call_threads), so the suite tunes, times
+# and keys that layer at 1 thread (a 2-thread record of it would never be read); LeNet
+# conv2 (3.2 MFLOP) runs, and is keyed, at 2.
 "$bench" --suite dnn --budget-per-layer 3 --layers lenet_conv1,lenet_conv2 --batch 1 --threads 2 --anchors none \
   --log "$dir/tune.jsonl" --csv "$dir/suite.csv" --dnn-records "$dir/records.jsonl" >"$dir/out.txt"
 cat "$dir/out.txt"
@@ -21,16 +22,20 @@ grep -q '^tuned >= dnn best on [0-9]*/2 layers' "$dir/out.txt" || fail "no summa
 [ "$(wc -l <"$dir/suite.csv")" -eq 3 ] || fail "the CSV should have a header and 2 rows"
 [ "$(wc -l <"$dir/records.jsonl")" -eq 2 ] || fail "expected one dnn record per layer in records.jsonl"
 
-# The record for LeNet conv2 (batch 1), as dnn's reader sees it (fastest entry per key).
-line=$(grep '"key":"mb1ic20ih12oc50oh8kh5"' "$dir/records.jsonl") || fail "no record for mb1ic20ih12oc50oh8kh5"
-algo=$(printf '%s\n' "$line" | sed 's/.*"algo":"\([a-z0-9_]*\)".*/\1/')
-threads=$(printf '%s\n' "$line" | sed 's/.*"threads":\([0-9]*\).*/\1/')
-[ "$threads" = 1 ] || fail "LeNet conv2's record is keyed for $threads threads; dnn runs it, and looks it up, on 1"
+record_field() {  # record_field KEY FIELD: a field of the record for KEY, as dnn's reader sees it
+  grep "\"key\":\"$1\"" "$dir/records.jsonl" | sed "s/.*\"$2\":\"\{0,1\}\([a-z0-9_]*\).*/\1/"
+}
+[ "$(record_field mb1ic20ih12oc50oh8kh5 threads)" = 2 ] ||
+  fail "LeNet conv2's record is keyed for $(record_field mb1ic20ih12oc50oh8kh5 threads) threads; dnn runs it on 2"
+algo=$(record_field mb1ic1ih28oc20oh24kh5 algo)
+threads=$(record_field mb1ic1ih28oc20oh24kh5 threads)
+[ -n "$algo" ] || fail "no record for mb1ic1ih28oc20oh24kh5"
+[ "$threads" = 1 ] || fail "LeNet conv1's record is keyed for $threads threads; dnn runs it, and looks it up, on 1"
 # dnn at the suite's 2 threads must find it.
 TAIHU_TUNING_RECORDS="$dir/records.jsonl" TAIHU_VERBOSE=1 \
-  "$bench" --suite-compare mb1ic20ih12oc50oh8kh5 --threads 2 --rounds 1 >"$dir/child.txt" 2>"$dir/child.err"
-grep -q "conv: mb1ic20ih12oc50oh8kh5 forward -> $algo (tuning record" "$dir/child.err" ||
-  fail "dnn did not report picking $algo from the suite's tuning record: $(grep 'conv: mb1ic20' "$dir/child.err" | head -3)"
+  "$bench" --suite-compare mb1ic1ih28oc20oh24kh5 --threads 2 --rounds 1 >"$dir/child.txt" 2>"$dir/child.err"
+grep -q "conv: mb1ic1ih28oc20oh24kh5 forward -> $algo (tuning record" "$dir/child.err" ||
+  fail "dnn did not report picking $algo from the suite's tuning record: $(grep 'conv: mb1ic1ih28' "$dir/child.err" | head -3)"
 grep -q "^auto $algo\$" "$dir/child.txt" || fail "dnn's automatic choice is not the record's $algo"
 
 if "$bench" --suite dnn --layers no_such_layer --anchors none >"$dir/bad.txt" 2>&1; then fail "an unknown layer was accepted"; fi

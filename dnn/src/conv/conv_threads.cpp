@@ -10,7 +10,7 @@
 
 namespace taihu::dnn::conv {
 namespace {
-std::atomic<double> g_serial_below{4.0e6};
+std::atomic<double> g_serial_below{1.0e6};
 }  // namespace
 
 double serial_below_flops() { return g_serial_below.load(std::memory_order_relaxed); }

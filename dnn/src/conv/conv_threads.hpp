@@ -2,13 +2,16 @@
 // problem too small to share runs on a single thread, for the entry choice and for
 // every direction's call (Convolution constructs, executes and times under it).
 //
-// Below serial_below_flops() (4 MFLOP, about 35-100 us on one Zen 4 core) a second
-// thread's wake-up, the barriers and the lines the two cores trade cost more than the
-// half of the work it takes: LeNet conv2 at batch 1 (3.2 MFLOP, 2 threads) ran
-// forward at 28.5 GFLOP/s against 43-53 on one thread; explicit GEMM's backward-data of
-// LeNet conv1 (0.6 MFLOP) 4-5 GFLOP/s against 12. oneDNN likewise sizes its team by
-// the work. Tests lower the threshold to keep the threaded paths of small shapes
-// tested (conv_test_support.cpp).
+// Below serial_below_flops() (1 MFLOP, about 10-25 us on one Zen 4 core) the barriers
+// and the lines the two cores trade cost more than the half of the work a second thread
+// takes: LeNet conv1 at batch 1 (0.58 MFLOP) gains nothing from a second thread
+// (forward a little faster, backward-data level, backward-weights slower). oneDNN
+// likewise sizes its team by the work. (The threshold was 4 MFLOP while conv_cputime's cache
+// flush ran on the calling thread alone and the OpenMP worker slept through it, so each
+// 2-thread call paid a wake-up: with the workers awake between calls, as between a
+// network's layers, LeNet conv2 at batch 1 (3.2 MFLOP) runs 20-45% faster on two threads
+// in every direction, interleaved A/B on Zen 4.) Tests lower the threshold to keep the
+// threaded paths of small shapes tested (conv_test_support.cpp).
 #pragma once
 #include "taihu/dnn/conv.hpp"
 

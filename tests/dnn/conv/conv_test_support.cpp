@@ -70,7 +70,7 @@ namespace {
 // The suite runs single-threaded unless TAIHU_NUM_THREADS says otherwise: on a loaded
 // 2-core CI machine, OpenMP barriers of tiny problems dominate. Tests that exercise the
 // threaded paths set their thread count explicitly (ConvThreads.*), and their shapes
-// are small: the rule that runs calls below 4 MFLOP on one thread (conv_threads.hpp)
+// are small: the rule that runs calls below 1 MFLOP on one thread (conv_threads.hpp)
 // is off here, so they reach the threaded code (ConvCallThreads tests the rule).
 class SingleThreadByDefault : public ::testing::Environment {
  public:

@@ -143,7 +143,7 @@ std::vector<ConvAlgo> conv_candidates(const ConvDesc& d, ConvDirection dir);
 ConvAlgo conv_direct_family_entry(const ConvDesc& d, ConvDirection dir);
 
 // How many OpenMP threads a call on d, made now from this thread, runs on: 1 for a
-// problem below dnn's serial threshold (4 MFLOP: a second thread costs more than it
+// problem below dnn's serial threshold (1 MFLOP: a second thread costs more than it
 // takes), else arch::threads_for_call(). Tuning records are looked up for this count.
 int conv_call_threads(const ConvDesc& d);
 

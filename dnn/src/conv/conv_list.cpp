@@ -333,15 +333,16 @@ bool minibatch_implicit_geometry(const ConvDesc& d) {
 // Below batch 16 (LeNet at batch 1; AMD EPYC Zen 4, GFLOP/s minibatch vs the entry
 // taken otherwise, 1 thread / 2 threads, bench/results/2026-11-28-zen4-dnn-lenet.md):
 // conv1 forward 23.2 vs direct 18.8 (26.1 vs 20.8), conv1 backward-weights 22.6 vs
-// direct 16.0 (26.0 vs 11.8), conv2 backward-data 37.8 vs explicit GEMM 32.1 while
-// the images cover the threads (with 1 image on 2 threads explicit GEMM threads its
-// col2im too: 81.4 vs 50.1). conv2 forward and backward-weights stay direct (50.8 vs
-// 51.8, 24.9 vs 44.9). Not measured on Intel below batch 16: AMD only.
+// direct 16.0 (26.0 vs 11.8), conv2 backward-data 37.8 vs explicit GEMM 32.1, and at
+// 2 threads with 1 image (minibatch on one thread, explicit GEMM threading its col2im;
+// conv_cputime with every thread flushing, bench/results/2026-11-29-zen4-dnn-method.md)
+// 59.6-65.4 vs 42.6-47.1. conv2 forward and backward-weights stay direct (50.8 vs 51.8,
+// 24.9 vs 44.9). Not measured on Intel below batch 16: AMD only.
 bool minibatch_small_batch(const ConvDesc& d, Dir dir) {
   if (!arch::cpu_features().amd() || arch::active_isa() < arch::Isa::avx2 ||
       !minibatch_implicit_geometry(d))
     return false;
-  if (dir == Dir::backward_data) return d.out_w() == 8 && d.w <= 16 && d.n >= arch::threads_for_call();
+  if (dir == Dir::backward_data) return d.out_w() == 8 && d.w <= 16;
   return cg_of(d) == 1;  // forward, backward-weights
 }
 bool minibatch_profitable(const ConvDesc& d, Dir dir) {

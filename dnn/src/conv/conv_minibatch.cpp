@@ -242,7 +242,46 @@ void MinibatchConv::forward(const float* x, const float* w, const float* bias, f
   });
 }
 
+void MinibatchConv::backward_data_channel_split(const float* dy, const float* w, float* dx, WeightsHint hint,
+                                                int threads) {
+  const index_t taps = d_.kh * d_.kw;
+  const auto first_channel = [&](int t) { return cg_ * t / threads; };
+  if (split_threads_ != threads) {
+    packed_wt_split_.clear();
+    split_threads_ = threads;
+  }
+  if (packed_wt_split_.empty()) {
+    for (index_t g = 0; g < d_.groups; ++g)
+      for (int t = 0; t < threads; ++t)
+        packed_wt_split_.emplace_back(Layout::row_major, Trans::yes, (first_channel(t + 1) - first_channel(t)) * taps, kg_,
+                                      w + g * kg_ * rows_ + first_channel(t) * taps, rows_);
+  } else if (hint == WeightsHint::changed) {
+    for (index_t g = 0; g < d_.groups; ++g)
+      for (int t = 0; t < threads; ++t)
+        packed_wt_split_[static_cast<std::size_t>(g * threads + t)].repack(w + g * kg_ * rows_ + first_channel(t) * taps);
+  }
+  // A thread's columns at the start of its slot; col2im_w8 reads up to 8 floats past
+  // them, inside the slot.
+  float* cols = scratch(threads, static_cast<std::size_t>((rows_ + kg_) * plane_));
+  ops::run_team(threads, [&] {
+    const int t = omp_get_thread_num();
+    const index_t c0 = first_channel(t), c1 = first_channel(t + 1);
+    float* col = cols + scratch_stride_ * static_cast<std::size_t>(t);
+    for (index_t n = 0; n < d_.n; ++n)
+      for (index_t g = 0; g < d_.groups; ++g) {
+        gemm::gemm_packed(Layout::row_major, packed_wt_split_[static_cast<std::size_t>(g * threads + t)], Trans::no,
+                          plane_, 1.0f, dy + (n * d_.k + g * kg_) * plane_, plane_, 0.0f, col, plane_);
+        minibatch_kernels::col2im_w8_avx2(col, plane_, c1 - c0, d_.h, d_.w, d_.kh, d_.kw, d_.out_h(),
+                                          dx + (n * d_.c + g * cg_ + c0) * d_.h * d_.w);
+      }
+  });
+}
+
 void MinibatchConv::backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) {
+  if (const int threads = arch::threads_for_call(); col2im_w8_ && d_.n < threads && cg_ >= threads) {
+    backward_data_channel_split(dy, w, dx, hint, threads);
+    return;
+  }
   const std::vector<gemm::PackedA<float>>& packed = packed_weights(true, w, hint);  // W_g^T, rows_ x kg_
   const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), d_.n));
   const bool direct = identity_columns();

@@ -65,6 +65,11 @@ class MinibatchConv final : public ConvAlgorithm {
   void col2im_rows(const float* col, index_t ld, float* dx_group) const;
   bool identity_columns() const;
   void backward_weights_implicit(const float* x, const float* dy, float* dw, float* dbias, bool accumulate);  // 1x1, stride 1, no pad: the input is its own col
+  // Backward-data of fewer images than threads (LeNet conv2 at batch 1 on 2 threads)
+  // with col2im_w8: the input channels are split among the threads, each multiplying
+  // the rows of W_g^T that belong to its channels (packed on their own) and folding
+  // its columns back into its channels of dx; no barrier, no shared output.
+  void backward_data_channel_split(const float* dy, const float* w, float* dx, WeightsHint hint, int threads);
   // Per-thread scratch for `threads` threads (thread t at + t * scratch_stride_).
   float* scratch(int threads, std::size_t per_thread);
 
@@ -85,6 +90,8 @@ class MinibatchConv final : public ConvAlgorithm {
   // W_g (forward) / W_g^T (backward-data) per group, packed on the first call and
   // repacked in place after (PackedA::repack: no allocation per call).
   std::vector<gemm::PackedA<float>> packed_w_, packed_wt_;
+  std::vector<gemm::PackedA<float>> packed_wt_split_;  // [g * split threads + t]: W_g^T's rows of t's channels
+  int split_threads_ = 0;                              // the thread count packed_wt_split_ was made for
   const std::vector<gemm::PackedA<float>>& packed_weights(bool transposed, const float* w, WeightsHint hint);
   arch::AlignedBuffer<float> scratch_;
   std::size_t scratch_stride_ = 0;

@@ -69,7 +69,10 @@ TEST_F(Minibatch, MatchesReferenceInAllDirections) {
                             // 24 segments is 23 = 8 + 8 + 7 (a 7-segment AVX-512 tile).
                             "mb17ic2ih9iw10oc5oh7ow8kh3",
                             // The small backward-weights kernel's pixel tail (9 x 7 plane).
-                            "mb3ic2ih9iw7oc5oh9ow7kh3ph1"};
+                            "mb3ic2ih9iw7oc5oh9ow7kh3ph1",
+                            // One image on 2 threads, 8-pixel rows: backward-data splits the
+                            // input channels (5: 2 + 3; 2 groups of 4).
+                            "mb1ic5ih12oc6oh8kh5", "mb1ic8ih10oc4oh8kh3g2"};
   std::mt19937 rng(7);
   for (const char* all_avx512 : {"0", "1"})  // TAIHU_MINIBATCH_AVX512_ALL: every AVX-512 form
   for (int threads : {1, 2}) {

@@ -29,7 +29,6 @@ void tap_store_generic(const float* src, std::int64_t tap_stride, std::int64_t t
 void tap_store_avx512(const float* src, std::int64_t tap_stride, std::int64_t taps, std::int64_t channels,
                       float* dst, bool accumulate, bool stream);
 
-
 using ColBuildKernel = void (*)(const float* xrow, std::int64_t wp, int kh, int kw, std::int64_t pixels, float* col,
                                 std::int64_t cstride);
 void col_build_generic(const float* xrow, std::int64_t wp, int kh, int kw, std::int64_t pixels, float* col,

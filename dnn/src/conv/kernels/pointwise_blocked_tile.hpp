@@ -95,7 +95,7 @@ void pwb_fwd_run(const PwbFwdArgs& a) {
 }
 
 // A non-temporal store of a whole vector at an aligned p where the traits have one
-// (V::stream: the AVX-512 kernels' VecAvx512Nt), else a plain store (the SIMDe build).
+// (V::stream: kernels/avx512/vec_avx512_nt.hpp), else a plain store (the SIMDe build).
 template <class V>
 inline void pwb_stream(float* p, typename V::Reg v) {
   if constexpr (requires { V::stream(p, v); })

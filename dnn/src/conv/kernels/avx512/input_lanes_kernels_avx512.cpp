@@ -7,16 +7,11 @@
 #include <cstdint>
 
 #include "conv/input_lanes_kernels.hpp"
+#include "conv/kernels/avx512/vec_avx512_nt.hpp"
 #include "conv/kernels/input_lanes_tile.hpp"
 #include "conv/pointwise_blocked_kernels.hpp"
 
 namespace taihu::dnn::conv {
-
-namespace {
-struct Avx512Nt {
-  static void stream(float* p, __m512 v) { _mm512_stream_ps(p, v); }
-};
-}  // namespace
 
 void col_build_avx512(const float* xrow, std::int64_t wp, int kh, int kw, std::int64_t pixels, float* col,
                       std::int64_t cstride) {
@@ -33,7 +28,7 @@ void tap_store_avx512(const float* src, std::int64_t tap_stride, std::int64_t ta
     done = channels / 16 * 16;
     // Streaming needs 64-byte aligned vectors: 9 x 16 floats per block keep dst's alignment.
     const bool nt = stream && !accumulate && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0;
-    kernels::tap_store_blocks<9, Avx512Nt>(src, tap_stride, done / 16, dst, accumulate, nt);
+    kernels::tap_store_blocks<9, kernels::VecAvx512Nt>(src, tap_stride, done / 16, dst, accumulate, nt);
   }
   if (done < channels) tap_interleave_avx512(src + done, tap_stride, taps, channels - done, dst + done * taps, accumulate);
 }

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "conv/kernels/avx512/vec_avx512.hpp"
+#include "conv/kernels/avx512/vec_avx512_nt.hpp"
 #include "conv/kernels/pointwise_blocked_tile.hpp"
 
 namespace taihu::dnn::conv {
@@ -105,15 +106,8 @@ void pwb16_fwd_avx512_asm(const PwbFwdArgs& a) {
     pwb16_fwd_avx512(a);
 }
 
-namespace {
-// VecAvx512 with the non-temporal store PwbBwdwXArgs::stream asks for.
-struct VecAvx512Nt : kernels::VecAvx512 {
-  static inline void stream(float* p, Reg v) { _mm512_stream_ps(p, v); }
-};
-}  // namespace
-
 void pwb16_bwdw_x_avx512(const PwbBwdwXArgs& a) {
-  kernels::pwb_bwdw_x_simd<VecAvx512Nt, kPwb16XVecs, kPwb16XRows>(a);
+  kernels::pwb_bwdw_x_simd<kernels::VecAvx512Nt, kPwb16XVecs, kPwb16XRows>(a);
 }
 
 namespace {

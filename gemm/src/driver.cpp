@@ -233,40 +233,18 @@ bool unpacked_enabled() {
   return enabled;
 }
 
-enum class Split { model, rows, columns, depth };
+enum class Split { model, rows, columns, depth };  // after model: the order of split_choice()'s words
 
-// TAIHU_GEMM_THREADING=rows|columns|depth (empty: the model decides).
-bool parse_split(const char* env, Split& out) {
-  out = Split::model;
-  if (env == nullptr || *env == '\0') return true;
-  const std::string v(env);
-  if (v == "rows") out = Split::rows;
-  else if (v == "columns") out = Split::columns;
-  else if (v == "depth") out = Split::depth;
-  else return false;
-  return true;
+// TAIHU_GEMM_THREADING=rows|columns|depth (unset: the model decides); a bad value is
+// reported once and the model decides.
+const arch::EnvironmentChoice& split_choice() {
+  static const arch::EnvironmentChoice c("TAIHU_GEMM_THREADING", {"rows", "columns", "depth"},
+                                         "the threading model's choice");
+  return c;
 }
+[[maybe_unused]] const bool g_split_check_registered = (split_choice(), true);
 
-std::string split_problem() {
-  const char* env = std::getenv("TAIHU_GEMM_THREADING");
-  Split s;
-  if (parse_split(env, s)) return {};
-  return std::string("TAIHU_GEMM_THREADING='") + env + "': use rows, columns or depth";
-}
-
-[[maybe_unused]] const bool g_split_check_registered =
-    arch::register_environment_check(&split_problem);
-
-// Read once: a bad value is reported once and the model decides.
-Split forced_split() {
-  static const Split forced = [] {
-    Split s;
-    if (!parse_split(std::getenv("TAIHU_GEMM_THREADING"), s))
-      arch::warn_environment(split_problem(), "the threading model's choice");
-    return s;
-  }();
-  return forced;
-}
+Split forced_split() { return static_cast<Split>(split_choice().index() + 1); }
 
 // Threads split rows when a column split would leave each fewer than 8 B micro-panels
 // (A's micro-panel would then meet too few of them to pay for its trip into L1) and
@@ -459,34 +437,18 @@ void b_resident_body(const Problem<T>& pr, const kernels::MicroKernel<T>& uk, co
 }
 
 // TAIHU_GEMM_ORDER=a|b forces the A- or B-resident order on the products that may take
-// either (empty: the model decides), for comparisons.
-// A bad value is reported once (as every TAIHU_* value is) and the model decides.
-bool parse_order(const char* env, char& out) {
-  out = '\0';
-  if (env == nullptr || *env == '\0') return true;
-  if ((env[0] != 'a' && env[0] != 'b') || env[1] != '\0') return false;
-  out = env[0];
-  return true;
+// either (unset: the model decides), for comparisons; a bad value is reported once and
+// the model decides.
+const arch::EnvironmentChoice& order_choice() {
+  static const arch::EnvironmentChoice c("TAIHU_GEMM_ORDER", {"a", "b"}, "the loop-order model's choice");
+  return c;
 }
+[[maybe_unused]] const bool g_order_check_registered = (order_choice(), true);
 
-std::string order_problem() {
-  const char* env = std::getenv("TAIHU_GEMM_ORDER");
-  char order;
-  if (parse_order(env, order)) return {};
-  return std::string("TAIHU_GEMM_ORDER='") + env + "': use a or b";
-}
-
-[[maybe_unused]] const bool g_order_check_registered =
-    arch::register_environment_check(&order_problem);
-
+// 'a', 'b', or '\0' when the model decides.
 char forced_order() {
-  static const char forced = [] {
-    char order;
-    if (!parse_order(std::getenv("TAIHU_GEMM_ORDER"), order))
-      arch::warn_environment(order_problem(), "the loop-order model's choice");
-    return order;
-  }();
-  return forced;
+  const int i = order_choice().index();
+  return i < 0 ? '\0' : "ab"[i];
 }
 
 // The B-resident order runs products whose rows make at least 8 A micro-panels per

@@ -97,4 +97,37 @@ TEST(Environment, StrictCheckNamesTheBadValue) {
   else unsetenv("TAIHU_NUM_THREADS");
 }
 
+// A word-valued variable: the library read takes the value once and warns once about a
+// bad one; the strict check names the variable, the value and the words.
+TEST(Environment, ChoiceReadsAWordOnceAndChecksStrictly) {
+  using taihu::arch::EnvironmentChoice;
+  // Static: the registry keeps their checks for the rest of the process.
+  static const EnvironmentChoice good("TAIHU_TEST_CHOICE_GOOD", {"rows", "columns", "depth"}, "the model");
+  static const EnvironmentChoice bad("TAIHU_TEST_CHOICE_BAD", {"a", "b"}, "the model");
+  setenv("TAIHU_TEST_CHOICE_GOOD", "columns", 1);
+  EXPECT_EQ(good.index(), 1);
+  setenv("TAIHU_TEST_CHOICE_GOOD", "depth", 1);
+  EXPECT_EQ(good.index(), 1) << "read once";
+  EXPECT_EQ(good.problem(), "");
+
+  setenv("TAIHU_TEST_CHOICE_BAD", "c", 1);
+  EXPECT_EQ(bad.problem(), "TAIHU_TEST_CHOICE_BAD='c': use a or b");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(bad.index(), -1);
+  EXPECT_EQ(bad.index(), -1);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "taihu: warning: TAIHU_TEST_CHOICE_BAD='c': use a or b; using the model\n");
+  try {
+    taihu::arch::check_environment();
+    ADD_FAILURE() << "no error";
+  } catch (const taihu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("TAIHU_TEST_CHOICE_BAD='c'"), std::string::npos) << e.what();
+  }
+  setenv("TAIHU_TEST_CHOICE_BAD", "", 1);
+  EXPECT_EQ(bad.problem(), "");
+  EXPECT_NO_THROW(taihu::arch::check_environment());
+  unsetenv("TAIHU_TEST_CHOICE_GOOD");
+  unsetenv("TAIHU_TEST_CHOICE_BAD");
+}
+
 }  // namespace

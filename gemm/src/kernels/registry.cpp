@@ -5,8 +5,8 @@
 // tile the 32x12 template unless TAIHU_GEMM_SGEMM_TILE picks 32x14 (the inline asm).
 // 16x14pipe / 32x14pipe: the x14 asm software-pipelined; 16x14pipe is the DGEMM
 // default on AMD cores.
-#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/dispatch.hpp"
@@ -57,38 +57,30 @@ const TileChoice<K>& default_tile(const TileChoice<K> (&tiles)[N]) {
   return tiles[0];
 }
 
-// nullptr: a value that names no tile.
 template <class K, std::size_t N>
-const TileChoice<K>* parse_tile(const TileChoice<K> (&tiles)[N], const char* env) {
-  if (env == nullptr || *env == '\0') return &default_tile(tiles);
-  const std::string v(env);
-  for (const auto& t : tiles)
-    if (v == t.value) return &t;
-  return nullptr;
+std::vector<std::string> tile_values(const TileChoice<K> (&tiles)[N]) {
+  std::vector<std::string> values;
+  for (const auto& t : tiles) values.emplace_back(t.value);
+  return values;
 }
 
-template <class K, std::size_t N>
-std::string tile_problem(const TileChoice<K> (&tiles)[N], const char* var) {
-  const char* env = std::getenv(var);
-  if (parse_tile(tiles, env) != nullptr) return {};
-  std::string problem = std::string(var) + "='" + env + "': use";
-  for (std::size_t i = 0; i < N; ++i) problem += std::string(i == 0 ? " " : i + 1 == N ? " or " : ", ") + tiles[i].value;
-  return problem;
+// A bad value is reported once and the default tile is used.
+const arch::EnvironmentChoice& dgemm_tile_choice() {
+  static const arch::EnvironmentChoice c("TAIHU_GEMM_DGEMM_TILE", tile_values(kDgemmTiles),
+                                         std::string("the ") + default_tile(kDgemmTiles).value + " tile");
+  return c;
 }
+const arch::EnvironmentChoice& sgemm_tile_choice() {
+  static const arch::EnvironmentChoice c("TAIHU_GEMM_SGEMM_TILE", tile_values(kSgemmTiles),
+                                         std::string("the ") + default_tile(kSgemmTiles).value + " tile");
+  return c;
+}
+[[maybe_unused]] const bool g_tile_checks_registered = (dgemm_tile_choice(), sgemm_tile_choice(), true);
 
-std::string dgemm_tile_problem() { return tile_problem(kDgemmTiles, "TAIHU_GEMM_DGEMM_TILE"); }
-std::string sgemm_tile_problem() { return tile_problem(kSgemmTiles, "TAIHU_GEMM_SGEMM_TILE"); }
-
-[[maybe_unused]] const bool g_dgemm_check_registered = arch::register_environment_check(&dgemm_tile_problem);
-[[maybe_unused]] const bool g_sgemm_check_registered = arch::register_environment_check(&sgemm_tile_problem);
-
-// Read once: a bad value is reported once and the default tile is used.
 template <class K, std::size_t N>
-const TileChoice<K>& read_tile(const TileChoice<K> (&tiles)[N], const char* var, std::string (*problem)()) {
-  const TileChoice<K>* t = parse_tile(tiles, std::getenv(var));
-  if (t != nullptr) return *t;
-  arch::warn_environment(problem(), std::string("the ") + default_tile(tiles).value + " tile");
-  return default_tile(tiles);
+const TileChoice<K>& read_tile(const TileChoice<K> (&tiles)[N], const arch::EnvironmentChoice& choice) {
+  const int i = choice.index();
+  return i < 0 ? default_tile(tiles) : tiles[i];
 }
 
 // The AVX-512 set with the chosen tiles: the chosen DGEMM tile's set, its SGEMM entry
@@ -99,8 +91,8 @@ struct Avx512Choice {
 };
 const Avx512Choice& avx512_choice() {
   static const Avx512Choice c = [] {
-    const auto& d = read_tile(kDgemmTiles, "TAIHU_GEMM_DGEMM_TILE", &dgemm_tile_problem);
-    const auto& s = read_tile(kSgemmTiles, "TAIHU_GEMM_SGEMM_TILE", &sgemm_tile_problem);
+    const auto& d = read_tile(kDgemmTiles, dgemm_tile_choice());
+    const auto& s = read_tile(kSgemmTiles, sgemm_tile_choice());
     KernelSet set = *d.kernel;
     set.sgemm = *s.kernel;
     return Avx512Choice{set, std::string("avx512 (") + s.name + ", " + d.name + ")"};

@@ -210,7 +210,8 @@ INSTANTIATE_TEST_SUITE_P(EachVariable, BadEnvironment,
                          testing::Values("TAIHU_NUM_THREADS=-3", "TAIHU_NUM_THREADS=many",
                                          "TAIHU_ISA=avx9", "TAIHU_GEMM_BLOCKS=garbage",
                                          "TAIHU_GEMM_BLOCKS=1,2", "TAIHU_GEMM_THREADING=diagonal",
-                                         "TAIHU_GEMM_ORDER=c"));
+                                         "TAIHU_GEMM_ORDER=c", "TAIHU_GEMM_SGEMM_TILE=99x99",
+                                         "TAIHU_GEMM_DGEMM_TILE=1x1"));
 
 TEST(GoodEnvironment, ProbePrintsNoWarning) {
   const ProbeRun r = run_probe("TAIHU_NUM_THREADS=2");

@@ -8,7 +8,8 @@ namespace taihu::dnn::ops {
 const FloatKernels& float_kernels() {
   static const arch::ImplementationList<const FloatKernels* (*)()> list(
       "dnn elementwise",
-      {{"avx2", arch::Isa::avx2, [] { return &float_kernels_avx2(); }},
+      {{"avx512", arch::Isa::avx512, [] { return &float_kernels_avx512(); }},
+       {"avx2", arch::Isa::avx2, [] { return &float_kernels_avx2(); }},
        {"generic", arch::Isa::generic, [] { return &float_kernels_generic(); }}});
   static const FloatKernels* chosen = list.chosen().impl();
   return *chosen;

@@ -1,8 +1,9 @@
 // The float kernel set of the elementwise operators, one table per ISA (as BLIS's
-// per-configuration kernel registration): float_kernels_generic.cpp and
-// float_kernels_avx2.cpp fill a FloatKernels each from the same templates
-// (kernels.hpp); float_kernels() returns the one for taihu::arch::active_isa(), chosen
-// once and logged under TAIHU_VERBOSE=1 ("dispatch: dnn elementwise -> avx2").
+// per-configuration kernel registration): float_kernels_generic.cpp,
+// float_kernels_avx2.cpp and float_kernels_avx512.cpp fill a FloatKernels each from the
+// same templates (kernels.hpp); float_kernels() returns the one for
+// taihu::arch::active_isa(), chosen once and logged under TAIHU_VERBOSE=1
+// ("dispatch: dnn elementwise -> avx512").
 #pragma once
 #include <cstdint>
 
@@ -36,6 +37,7 @@ struct FloatKernels {
 
 const FloatKernels& float_kernels_generic();
 const FloatKernels& float_kernels_avx2();
+const FloatKernels& float_kernels_avx512();
 
 // The table for this process's ISA level.
 const FloatKernels& float_kernels();

@@ -24,16 +24,7 @@ void pow_minus_075_avx2(index_t n, const float* s, float* out) {
 }  // namespace
 
 const FloatKernels& float_kernels_avx2() {
-  static const FloatKernels table{&k_relu_fwd<float>,      &k_relu_bwd<float>,
-                                  &k_sigmoid_fwd<float>,   &k_sigmoid_bwd<float>,
-                                  &k_tanh_fwd<float>,      &k_tanh_bwd<float>,
-                                  &k_affine<float>,        &k_axpby<float>,
-                                  &k_mul<float>,           &k_max_first<float>,
-                                  &k_max_next<float>,      &k_sum<float>,
-                                  &k_dot<float>,           &k_centered_sumsq<float>,
-                                  &k_softmax_slice<float>, &k_softmax_bwd_slice<float>,
-                                  &k_dropout<float>,       &k_masked_scale<float>,
-                                  &pow_minus_075_avx2};
+  static const FloatKernels table = float_kernel_table(&pow_minus_075_avx2);
   return table;
 }
 

@@ -1,12 +1,14 @@
 // The hot inner loops of the elementwise operators, written once as templates over a
 // contiguous range and vectorized with `#pragma omp simd`. Each translation unit that
 // includes this file gets its own copy (anonymous namespace): float_kernels_generic.cpp
-// compiles them for the baseline ISA, float_kernels_avx2.cpp with AVX2 + FMA, and the
+// compiles them for the baseline ISA, float_kernels_avx2.cpp with AVX2 + FMA,
+// float_kernels_avx512.cpp with AVX-512 (16 lanes), and the
 // double instantiations (the precision reference) come from the generic build. The
 // callers own threading (core/parallel.hpp); these run on one thread.
 #pragma once
 #include <cstdint>
 
+#include "ops/float_kernels.hpp"
 #include "ops/vec_math.hpp"
 #include "taihu/dnn/ops_common.hpp"
 
@@ -259,6 +261,21 @@ template <class T>
 void k_pow_minus_075(index_t n, const T* s, T* out) {
 #pragma omp simd
   for (index_t i = 0; i < n; ++i) out[i] = pow_minus_075(s[i]);
+}
+
+// The float table of the including translation unit's ISA (float_kernels_<isa>.cpp):
+// every loop above, and `pow` for LRN's power (a level may bring its own).
+inline FloatKernels float_kernel_table(void (*pow)(index_t, const float*, float*) = &k_pow_minus_075<float>) {
+  return FloatKernels{&k_relu_fwd<float>,      &k_relu_bwd<float>,
+                      &k_sigmoid_fwd<float>,   &k_sigmoid_bwd<float>,
+                      &k_tanh_fwd<float>,      &k_tanh_bwd<float>,
+                      &k_affine<float>,        &k_axpby<float>,
+                      &k_mul<float>,           &k_max_first<float>,
+                      &k_max_next<float>,      &k_sum<float>,
+                      &k_dot<float>,           &k_centered_sumsq<float>,
+                      &k_softmax_slice<float>, &k_softmax_bwd_slice<float>,
+                      &k_dropout<float>,       &k_masked_scale<float>,
+                      pow};
 }
 
 }  // namespace

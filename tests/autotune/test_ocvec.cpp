@@ -9,6 +9,7 @@
 // so does ocvec l 1 (pixels in the lanes, dnn's pointwise tile) on 1x1 layers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -195,6 +196,65 @@ TEST(AutotuneOcvec, PixelLanesMatchTheReference) {
     EXPECT_EQ(s.ocvec.chunk, std::atoi(c.chunk));
     auto kernel = ta::make_halide_kernel(p, s, 2);
     const ta::TensorMap inputs[2] = {ta::random_inputs(p, 7), ta::random_inputs(p, 8)};
+    for (const ta::TensorMap& in : inputs) {
+      std::vector<const float*> ptrs;
+      for (const auto& n : p.inputs()) ptrs.push_back(in.at(n).data());
+      std::vector<float> out(static_cast<std::size_t>(p.tensor(p.output()).size()), std::nanf(""));
+      kernel->run(ptrs, out.data());
+      const auto want = ta::interpret(p, s.algorithm, in);
+      const auto cmp = ta::compare_outputs(out, want, ta::default_tolerance(p, s.algorithm));
+      EXPECT_TRUE(cmp.ok) << cmp.message;
+    }
+  }
+}
+
+// ocvec l 2 (output-row strips in the lanes, stored straight into Y): against the
+// reference on LeNet conv1's form (1 input channel, 5x5 unpadded, a row of 3 x 8 lanes on
+// AVX-512 / AVX2, 2 strips of 3 x 4 generic; K = 20 in tiles of 4), a padded 3x3
+// whose 13-pixel rows are not a whole number of 2-vector strips (the last shifts inwards),
+// batch 2, strips outside the channel tiles, K = 10 in tiles of 4 (a ragged last tile); a
+// row narrower than one strip (guarded stores); and a change of weights. The space clamps k to the row's vectors and drops
+// c and s. (Three small JIT compiles: the CI budget.)
+TEST(AutotuneOcvec, RowLanesMatchTheReference) {
+  auto point = [](const ta::Space& space, const char* x, const char* k, const char* o) {
+    auto m = space.to_map(space.default_point());
+    m["algorithm"] = "ocvec";
+    m["ocvec x"] = x, m["ocvec k"] = k, m["ocvec c"] = "32", m["ocvec o"] = o, m["ocvec l"] = "2", m["ocvec s"] = "4";
+    return space.from_map(m);
+  };
+  {
+    ta::Problem p = conv2d("N=1,C=1,H=28,W=28,KO=20,R=5,S=5,P=0");
+    ta::Space space(p);
+    const ta::Schedule s = space.schedule(point(space, "4", "4", "0"));
+    EXPECT_EQ(ta::ocvec_row_lanes(24), ta::vector_lanes() == 4 ? 4 : 8);
+    EXPECT_EQ(s.ocvec.k_vectors, std::min(4, 24 / ta::ocvec_row_lanes(24)));  // at most a whole row (3 vectors of 8)
+    EXPECT_EQ(s.ocvec.c_block, 0);
+    EXPECT_EQ(s.ocvec.chunk, 0);
+    // The first-layer templates include a whole-row strip.
+    bool found = false;
+    for (const ta::Point& t : space.templates()) found = found || space.schedule(t).ocvec.pixel_lanes == 2;
+    EXPECT_TRUE(found);
+  }
+  if (!ta::halide_available()) GTEST_SKIP() << "built without Halide";
+  struct Case {
+    const char* shape;
+    const char* x;
+    const char* k;
+    const char* o;
+  };
+  const Case cases[] = {{"N=1,C=1,H=16,W=28,KO=20,R=5,S=5,P=0", "4", "3", "0"},
+                        {"N=2,C=3,H=7,W=13,KO=10,R=3,S=3,P=1", "4", "2", "1"},
+                        {"N=1,C=2,H=6,W=5,KO=6,R=3,S=3,P=0", "6", "2", "0"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.shape) + " x=" + c.x + " k=" + c.k + " o=" + c.o);
+    ta::Problem p = conv2d(c.shape);
+    ta::Space space(p);
+    const ta::Point pt = point(space, c.x, c.k, c.o);
+    ASSERT_TRUE(space.valid(pt)) << space.why_invalid(pt);  // (at most 16 registers: every ISA)
+    const ta::Schedule s = space.schedule(pt);
+    ASSERT_EQ(s.ocvec.pixel_lanes, 2);
+    auto kernel = ta::make_halide_kernel(p, s, 2);
+    const ta::TensorMap inputs[2] = {ta::random_inputs(p, 9), ta::random_inputs(p, 10)};
     for (const ta::TensorMap& in : inputs) {
       std::vector<const float*> ptrs;
       for (const auto& n : p.inputs()) ptrs.push_back(in.at(n).data());

@@ -12,6 +12,8 @@
 // tile's NCHW rows. c_block > 0: acc is a whole output row of the tile's channels, its
 // reduction split into blocks of c_block input channels, each block swept over the row
 // in register tiles before the next (the block's weights stay in L1).
+// pixel_lanes 1 / 2 (pixels in the lanes, weights broadcast): build_pixel_lanes /
+// build_row_lanes below.
 #include "codegen/halide_ocvec.hpp"
 
 #include <algorithm>
@@ -51,6 +53,10 @@ class OcvecKernel final : public PrepackedConvKernel {
     for (std::size_t i = 0; i < p.inputs().size(); ++i) {
       if (p.inputs()[i] == cv.image) image_ = i;
       if (p.inputs()[i] == cv.weight) weight_ = i;
+    }
+    if (os.pixel_lanes == 2) {
+      build_row_lanes(cv, os, sfx, jit);
+      return;
     }
     if (os.pixel_lanes != 0) {
       build_pixel_lanes(cv, os, sfx, jit);
@@ -148,6 +154,84 @@ class OcvecKernel final : public PrepackedConvKernel {
   }
 
  private:
+  // ocvec l=2: output-row strips in the lanes. L = ocvec_row_lanes(OW), PT = k_vectors L
+  // pixels of one output row, M = x_tile output channels (dimensions innermost first):
+  //   wp(ki, s, r, c, kt)  = W[kt M + ki][c][r][s], zero for kt M + ki >= K (as l 1)
+  //   xin(x, y, c, n)      = X[n][c][y + oy][x + ox] (zero padded at root if the window
+  //                          reads outside the image, as l 0)
+  //   acc(x, ki, kt, y, n) = sum_{c,r,s} wp(ki, s, r, c, kt) xin(x + s, y + r, c, n)
+  //   Y(x, y, k, n)        = acc(x, k % M, k / M, y, n)
+  // Per (c, r, s): k_vectors unaligned loads of the row, M broadcast weights, each FMA'd
+  // into its channel's k_vectors accumulators; the tile is stored straight into Y's rows.
+  void build_row_lanes(const ConvPattern& cv, const OcvecSchedule& os, const std::string& sfx, bool jit) {
+    const int N = static_cast<int>(cv.n), C = static_cast<int>(cv.c), K = static_cast<int>(cv.k);
+    const int H = static_cast<int>(cv.h), W = static_cast<int>(cv.w), R = static_cast<int>(cv.r), S = static_cast<int>(cv.s);
+    const int OH = static_cast<int>(cv.oh), OW = static_cast<int>(cv.ow);
+    const int L = ocvec_row_lanes(cv.ow);
+    const int M = std::max(1, std::min(os.x_tile, K));
+    const int KT = (K + M - 1) / M;
+    const int PT = std::max(1, os.k_vectors) * L;
+    x_sizes_ = {W, H, C, N};
+    w_sizes_ = {S, R, C, K};
+    y_sizes_ = {OW, OH, K, N};
+    packed_sizes_ = {M, S, R, C, KT};
+    if (jit) packed_ = Buffer<float>(packed_sizes_);
+
+    Var ki("ki"), kt("kt"), k("k"), c("c"), x("x"), y("y"), n("n"), sv("sv"), r("r");
+    {  // Weights: packed [kt][c][r][s][ki], zero past K.
+      w_in_ = ImageParam(Float(32), 4, "ocv_w" + sfx);
+      set_dense(w_in_, w_sizes_);
+      Func wz = BoundaryConditions::constant_exterior(w_in_, 0.0f);
+      Func wp("ocv_wp" + sfx);
+      wp(ki, sv, r, c, kt) = wz(sv, r, c, kt * M + ki);
+      wp.reorder(ki, sv, r, c, kt).parallel(kt);
+      set_dense(wp.output_buffer(), packed_sizes_);
+      weights_ = Pipeline(wp);
+      if (jit) weights_.compile_jit(target_for_this_cpu());
+    }
+    x_in_ = ImageParam(Float(32), 4, "ocv_x" + sfx);
+    set_dense(x_in_, x_sizes_);
+    packed_in_ = ImageParam(Float(32), 5, "ocv_wpin" + sfx);
+    set_dense(packed_in_, packed_sizes_);
+    // A strip wider than the row (guarded stores) still computes PT pixels.
+    const int x_span = std::max(OW, PT);
+    const bool inside = cv.off_x >= 0 && cv.off_y >= 0 && cv.off_x + x_span + S - 1 <= W && cv.off_y + OH + R - 1 <= H;
+    Func xin("ocv_xin" + sfx);
+    if (inside) {
+      xin(x, y, c, n) = x_in_(x + static_cast<int>(cv.off_x), y + static_cast<int>(cv.off_y), c, n);
+    } else {
+      Func xz = BoundaryConditions::constant_exterior(x_in_, 0.0f);
+      xin(x, y, c, n) = xz(x + static_cast<int>(cv.off_x), y + static_cast<int>(cv.off_y), c, n);
+      Var cn("cn");
+      xin.compute_root().fuse(c, n, cn).parallel(cn);
+      if (x_span + S - 1 >= L) xin.vectorize(x, L);
+    }
+    RDom rc(0, S, 0, R, 0, C, "ocv_rc" + sfx);
+    Func acc("ocv_acc" + sfx), out("ocv_y" + sfx);
+    acc(x, ki, kt, y, n) = 0.0f;
+    acc(x, ki, kt, y, n) += packed_in_(ki, rc.x, rc.y, rc.z, kt) * xin(x + rc.x, y + rc.y, rc.z, n);
+    out(x, y, k, n) = acc(x, k % M, k / M, y, n);
+    set_dense(out.output_buffer(), y_sizes_);
+
+    Var ko("ko"), kq("kq"), xo("xo"), xi("xi"), pv("pv"), pw("pw"), task("task");
+    out.split(k, ko, kq, M, TailStrategy::GuardWithIf);
+    out.split(x, xo, xi, PT, PT <= OW ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
+    const bool strips_outer = os.rows_outer != 0;
+    if (strips_outer) out.reorder(xi, kq, ko, xo, y, n).fuse(y, n, task);  // a row's strips reused from L1 by every tile
+    else out.reorder(xi, kq, xo, y, ko, n).fuse(ko, n, task);             // a tile's weights reused over the image
+    out.parallel(task);
+    // Constant indices into the register tile (the strip's vectors and kq unrolled).
+    out.split(xi, pw, pv, L, TailStrategy::GuardWithIf).vectorize(pv).unroll(pw).unroll(kq);
+    Var av("av"), aw("aw");
+    acc.compute_at(out, strips_outer ? ko : xo).store_in(MemoryType::Register).bound_extent(x, PT).bound_extent(ki, M).bound_extent(kt, 1);
+    acc.split(x, aw, av, L).reorder(av, aw, ki, kt, y, n).vectorize(av).unroll(aw).unroll(ki);
+    // The strip's vectors innermost in the unrolled body: one broadcast weight live.
+    acc.update().split(x, aw, av, L).reorder(av, aw, ki, rc.x, rc.y, rc.z, kt, y, n).vectorize(av).unroll(aw).unroll(ki);
+    main_ = Pipeline(out);
+    install_jit_hooks(main_);
+    if (jit) main_.compile_jit(target_for_this_cpu());
+  }
+
   // ocvec l=1: dnn's pointwise tile on the flattened plane. A 1x1, stride-1, unpadded
   // conv is Y[n] = W X[n] with pixels q = y W + x; an unpadded R x S window reads
   // X[c][q + r W + s] for the same q over whole input rows (q's columns x >= OW are

@@ -46,6 +46,11 @@ int winograd_registers_needed(int k_tile, int t_tile) {
   const int vectors = std::max(1, k_tile / winograd_gemm_lanes(k_tile));
   return vectors * t_tile + vectors + 1;
 }
+int ocvec_row_lanes(std::int64_t ow) {
+  int lanes = vector_lanes();
+  while (lanes > 4 && ow % lanes != 0) lanes /= 2;
+  return lanes;
+}
 
 Space::Space(const Problem& p) : p_(p) {
   const Spec& s = p.spec();
@@ -99,7 +104,8 @@ Space::Space(const Problem& p) : p_(p) {
       if (d.target != "x" && d.target != "k" && d.target != "c" && d.target != "o" && d.target != "l" && d.target != "s")
         fail(d.loc,
              "ocvec knobs are x (output pixels per register tile), k (output-channel vectors per tile), c (input-channel block, "
-             "0: all), o (1: rows outside channel tiles), l (1: pixels in the lanes, 1x1 only) and s (l 1: strips per chunk, 0: all), not '" +
+             "0: all), o (1: rows outside channel tiles), l (1: pixels of the flattened plane in the lanes, unpadded only; 2: output-row "
+             "strips in the lanes) and s (l 1: strips per chunk, 0: all), not '" +
                  d.target + "'");
       bool any = false;
       for (int a = 0; a < p.algorithm_count(); ++a) any = any || p.is_ocvec(a);
@@ -127,8 +133,8 @@ Space::Space(const Problem& p) : p_(p) {
         if (n < 1 && !zero_ok) fail(d.loc, k.name() + ": values must be >= 1");
         if (d.kind == "winograd" && d.target == "m" && n != 2 && n != 4)
           fail(d.loc, "winograd m: F(m x m, 3 x 3) is generated for m = 2 and m = 4, not " + std::to_string(n));
-        if (d.kind == "ocvec" && ((d.target == "k" && n > 4) || ((d.target == "o" || d.target == "l") && n > 1)))
-          fail(d.loc, k.name() + ": " + std::to_string(n) + " is out of range (k: 1-4 vectors, o and l: 0 or 1)");
+        if (d.kind == "ocvec" && ((d.target == "k" && n > 4) || (d.target == "o" && n > 1) || (d.target == "l" && n > 2)))
+          fail(d.loc, k.name() + ": " + std::to_string(n) + " is out of range (k: 1-4 vectors, o: 0 or 1, l: 0-2)");
         if (d.kind == "winograd" && d.target == "k" && n % 8 != 0)
           fail(d.loc, "winograd k: the output-channel tile is vectorized by 8; " + std::to_string(n) + " is not a multiple of 8");
         // A dim whose bound value is also listed would be the same choice twice.
@@ -248,7 +254,15 @@ Schedule Space::schedule(const Point& pt) const {
     if (o.ocvec.x_tile <= 0) o.ocvec.x_tile = 8;
     if (p_.conv_unsupported(s.algorithm).empty()) {
       const ConvPattern& cv = p_.conv_pattern(s.algorithm);
-      if (o.ocvec.pixel_lanes != 0) {
+      if (o.ocvec.pixel_lanes == 2) {
+        // Output-row strips: x_tile output channels x k_vectors vectors of a row.
+        o.ocvec.x_tile = static_cast<int>(std::min<std::int64_t>(o.ocvec.x_tile, cv.k));
+        const int lanes = ocvec_row_lanes(cv.ow);
+        const std::int64_t row_vecs = (cv.ow + lanes - 1) / lanes;
+        o.ocvec.k_vectors = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(o.ocvec.k_vectors, row_vecs)));
+        o.ocvec.c_block = 0;
+        o.ocvec.chunk = 0;
+      } else if (o.ocvec.pixel_lanes != 0) {
         // Pixels in the lanes: x_tile output channels x k_vectors vectors of the plane.
         o.ocvec.x_tile = static_cast<int>(std::min<std::int64_t>(o.ocvec.x_tile, cv.k));
         const std::int64_t p_vecs = std::max<std::int64_t>(1, ((cv.oh - 1) * cv.w + cv.ow) / vector_lanes());
@@ -329,7 +343,7 @@ std::string Space::why_invalid(const Point& pt) const {
   if (p_.is_ocvec(s.algorithm)) {
     const std::string why = p_.conv_unsupported(s.algorithm);
     if (!why.empty()) return why;
-    if (s.ocvec.pixel_lanes != 0) {
+    if (s.ocvec.pixel_lanes == 1) {
       const ConvPattern& cv = p_.conv_pattern(s.algorithm);
       if (cv.off_x != 0 || cv.off_y != 0 || cv.oh != cv.h - cv.r + 1 || cv.ow != cv.w - cv.s + 1)
         return "ocvec l=1 (pixels of the flattened plane in the lanes) needs an unpadded window; this shape's " + std::to_string(cv.r) + "x" +

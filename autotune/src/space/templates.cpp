@@ -32,7 +32,8 @@
 //     input channels. On an unpadded window dnn's pointwise tiles come first
 //     (ocvec l 1, pixels in the lanes: 8 channels x 2 vectors as dnn, the same in
 //     chunks of 8 strips, 14 x 2, 6 x 4, 7 x 3, channel tiles outside the strips, then
-//     8 x 2 with strips outside). On a 1x1 window they are
+//     8 x 2 with strips outside; on a first layer, C <= 4, ocvec l 2: a whole output
+//     row of vectors x the widest channel tile that fits, then x the widest dividing K). On a 1x1 window they are
 //     leading_templates(), measured before transfer seeds.
 // Each candidate is kept only if valid; duplicates are dropped; at most kMaxTemplates
 // (the ocvec ones first for a 1x1 window, after Winograd's for 3x3), then the loop
@@ -213,7 +214,7 @@ std::vector<Point> Space::templates() const {
       int lanes = 0;  // ocvec l
       int x = 0;      // 0: the widest that fits; else (l 1) output channels per tile
       int chunk = 0;  // (l 1, o 0) ocvec s: strips per chunk, one parallel task each
-      bool divides = false;  // (l 0) the widest row that fits and divides the output row
+      bool divides = false;  // (l 0) the widest row that fits and divides the output row; (l 2) K
     };
     // An unpadded layer (1x1, LeNet's 5x5) first tries dnn's pointwise tile (pixels in the lanes: 8
     // channels x 2 vectors), then wider ones, channel tiles outside the strips (a tile's
@@ -224,24 +225,34 @@ std::vector<Point> Space::templates() const {
     const Tile tiles[] = {Tile{2, 0, 0, 1, 8},    Tile{2, 0, 0, 1, 8, 8}, Tile{2, 0, 0, 1, 14}, Tile{4, 0, 0, 1, 6},
                           Tile{3, 0, 0, 1, 7},    Tile{2, 0, 1, 1, 8},
                           Tile{2, 0, 0},       Tile{2, 0, 0, 0, 0, 0, true},          Tile{1, 0, 0},
-                          Tile{4, 0, 0},       Tile{2, 0, 1},       Tile{2, 64, 0}};
+                          Tile{4, 0, 0},       Tile{2, 0, 1},       Tile{2, 64, 0},
+                          Tile{0, 0, 0, 2},    Tile{0, 0, 0, 2, 0, 0, true}};
     limit = out.size() + std::size(tiles);
     for (const Tile& w : tiles) {
       Point base = default_point();
       if (algo_knob >= 0) base[static_cast<std::size_t>(algo_knob)] = a;
       Builder t(knobs_, base);
-      if (w.lanes != 0 && !t.set_near("ocvec", "l", 1, [](std::int64_t v) { return v == 1; })) continue;
+      const ConvPattern& cv = p_.conv_pattern(a);
+      // l 2 (output-row strips) on first layers only (C <= 4: LeNet conv1, CIFAR-10 quick
+      // conv1, where l 1 computes whole input rows or the window is padded): a whole row
+      // of vectors per strip (at most 4), the widest channel tile that fits, then the
+      // widest that divides K (LeNet conv1: 3 x 8 lanes x 8 and x 4 channels).
+      if (w.lanes == 2 && cv.c > 4) continue;
+      const int row_vecs = static_cast<int>(std::min<std::int64_t>(4, (cv.ow + ocvec_row_lanes(cv.ow) - 1) / ocvec_row_lanes(cv.ow)));
+      int kv = w.lanes == 2 ? row_vecs : w.k;
+      while (w.lanes == 2 && kv > 1 && ocvec_registers_needed(kv, 4) > vector_registers()) --kv;  // (16 registers: 3 x 4)
+      if (w.lanes != 0 && !t.set_near("ocvec", "l", w.lanes, [&](std::int64_t v) { return v == w.lanes; })) continue;
       if (w.lanes == 0) t.set_near("ocvec", "l", 1, [](std::int64_t v) { return v == 0; });
-      if (!t.set_near("ocvec", "k", w.k, [&](std::int64_t v) { return v == w.k; }) && t.find("ocvec", "k") >= 0) continue;
+      if (!t.set_near("ocvec", "k", kv, [&](std::int64_t v) { return v == kv; }) && t.find("ocvec", "k") >= 0) continue;
       // The widest row of pixels whose tile fits the registers (ocvec_registers_needed).
       // `divides`: the widest that also divides the output row, so no ragged pixel tile
       // (CIFAR-10 quick conv1, 32 wide, 32 channels: 2 x 8 0.049 ms, 2 x 14 -- tiles of
       // 14, 14, 4 -- not found in a 20 s search that ended on `direct` at 0.055, one process).
-      const std::int64_t ow = p_.conv_pattern(a).ow;
-      const int pixels = w.x > 0 ? w.x : std::max(1, (vector_registers() - w.k - 1) / w.k);
+      const std::int64_t ow = w.lanes == 2 ? cv.k : cv.ow;  // (l 2: x is the channel tile)
+      const int pixels = w.x > 0 ? w.x : std::max(1, (vector_registers() - kv - 1) / kv);
       if (!t.set_near("ocvec", "x", pixels, [&](std::int64_t v) {
-            return (w.x == 0 || v == w.x) && (!w.divides || (v > 0 && ow % v == 0)) &&
-                   ocvec_registers_needed(w.k, static_cast<int>(v)) <= vector_registers();
+            return (w.x == 0 || v == w.x) && (!w.divides || (v > 0 && ow % v == 0)) && (w.lanes != 2 || v <= cv.k) &&
+                   ocvec_registers_needed(kv, static_cast<int>(v)) <= vector_registers();
           }))
         continue;
       if (w.c_block > 0) {

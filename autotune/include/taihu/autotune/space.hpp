@@ -33,6 +33,11 @@ int ocvec_registers_needed(int k_vectors, int x_tile);
 // The vector width of a Winograd GEMM register tile of k_tile output channels:
 // vector_lanes() where it divides k_tile (16-lane zmm on AVX-512), else 8 lanes.
 int winograd_gemm_lanes(int k_tile);
+// The vector width of an ocvec l 2 strip (output-row strips) on a row of ow output
+// pixels: vector_lanes(), halved (down to 4) while it does not divide ow, so a row is a
+// whole number of vectors where it can be (LeNet conv1's 24 = 3 x 8 on AVX-512; a 256-bit
+// FMA has the 512-bit one's throughput per lane on Zen 4).
+int ocvec_row_lanes(std::int64_t ow);
 // Vector registers a Winograd GEMM register tile of k_tile x t_tile needs in its
 // channel loop: the k_tile / winograd_gemm_lanes accumulators per image tile, the U
 // vectors reused across the t_tile tiles, one broadcast of V (as ocvec's rule).

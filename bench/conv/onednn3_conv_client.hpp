@@ -21,8 +21,11 @@
 // Its times include the SYCL runtime's dispatch of each call (a host task), which the
 // PyPI build always pays. On more than one thread, interleaved with other work, TBB's
 // workers have gone to sleep by the next call: read 2-thread 3.x figures as a floor
-// (back-to-back calls in the server alone run about twice as fast); 1-thread ones are
-// the comparison to quote.
+// (back-to-back calls in the server alone run about twice as fast, from about the
+// sixth call, ~10 ms in); 1-thread ones are the comparison to quote. Flushing through
+// the library's own threads (an in-place 96 MiB eltwise on the server's engine, 1 to 8
+// passes, Zen 4, 2026-11-29) did not bring the second worker in: res4 3x3 forward
+// stayed at 1.9-2.4 ms a call, the 1-thread time.
 #pragma once
 #include <memory>
 #include <string>

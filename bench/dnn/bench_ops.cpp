@@ -110,12 +110,14 @@ void softmax(benchmark::State& state, int threads) {
       {{DNNL_ARG_SRC, wrap(dims, tag::ab, x.get())}, {DNNL_ARG_DST, wrap(dims, tag::ab, y.get())}});
 }
 
-void max_pool(benchmark::State& state, int threads) {
+// AlexNet's / ResNet's 3x3 stride-2 window (kernel 3), or VGG's 2x2 (kernel 2, the
+// dedicated pool_max2x2 kernels).
+void max_pool(benchmark::State& state, int threads, index_t kernel) {
   taihu::dnn::PoolingShape s;
   s.batch = 8;
   s.channels = 64;
   s.height = s.width = 112;
-  s.kernel_h = s.kernel_w = 3;
+  s.kernel_h = s.kernel_w = kernel;
   s.stride_h = s.stride_w = 2;
   const index_t oh = s.out_h(), ow = s.out_w();
   Buffer x(s.input_elements()), y(s.output_elements());
@@ -128,7 +130,7 @@ void max_pool(benchmark::State& state, int threads) {
                                             dnnl::memory::desc(src, dt::f32, tag::nchw),
                                             dnnl::memory::desc(dst, dt::f32, tag::nchw),
                                             {2, 2},
-                                            {3, 3},
+                                            {kernel, kernel},
                                             {0, 0},
                                             {pad_r, pad_r}},
                                            engine());
@@ -273,7 +275,8 @@ const Row kRows[] = {
     {"tanh_fwd/8M", tanh_fwd, 30},
     {"eltwise_sum2/8M", eltwise_sum, 30},
     {"softmax/256x1000", softmax, 100},
-    {"maxpool/mb8ic64ih112kh3sh2", max_pool, 30},
+    {"maxpool/mb8ic64ih112kh3sh2", [](benchmark::State& st, int threads) { max_pool(st, threads, 3); }, 30},
+    {"maxpool/mb8ic64ih112kh2sh2", [](benchmark::State& st, int threads) { max_pool(st, threads, 2); }, 30},
     {"lrn_across/mb8ic96ih55ls5", lrn, 30},
     {"bn_fwd_training/mb8ic64ih56", batch_norm, 30},
     {"bn_bwd_training/mb8ic64ih56", bn_bwd, 30},

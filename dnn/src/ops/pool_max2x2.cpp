@@ -13,7 +13,8 @@ bool pool_max2x2_applies(const PoolingShape& s) {
 
 const PoolMax2x2Kernels& pool_max2x2_kernels() {
   static const arch::ImplementationList<const PoolMax2x2Kernels* (*)()> list(
-      "dnn max pool 2x2", {{"avx2", arch::Isa::avx2, [] { return &pool_max2x2_avx2(); }},
+      "dnn max pool 2x2", {{"avx512", arch::Isa::avx512, [] { return &pool_max2x2_avx512(); }},
+                           {"avx2", arch::Isa::avx2, [] { return &pool_max2x2_avx2(); }},
                            {"generic", arch::Isa::generic, [] { return &pool_max2x2_generic(); }}});
   static const PoolMax2x2Kernels* chosen = list.chosen().impl();
   return *chosen;

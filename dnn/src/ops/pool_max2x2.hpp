@@ -3,7 +3,8 @@
 // never overlap, so each input belongs to exactly one (the last row or column of an
 // odd plane to a clipped window, as Caffe's ceil rounding gives). One kernel pair per
 // ISA (pool_max2x2_<isa>.cpp), chosen once per process (TAIHU_ISA,
-// "dispatch: dnn max pool 2x2 -> avx2" under TAIHU_VERBOSE=1).
+// "dispatch: dnn max pool 2x2 -> avx512" under TAIHU_VERBOSE=1); the AVX2 and AVX-512
+// kernels share their loops (pool_max2x2_wide.hpp).
 // Contract: bit for bit the values and argmax masks of pooling.cpp's generic loops
 // (taps visited row then column, strict >, starting from the lowest float with mask
 // -1, so ties, -0.0 and NaNs give the same results); backward writes 0 + dy at the
@@ -30,5 +31,6 @@ struct PoolMax2x2Kernels {
 const PoolMax2x2Kernels& pool_max2x2_kernels();  // the one for arch::active_isa()
 const PoolMax2x2Kernels& pool_max2x2_generic();
 const PoolMax2x2Kernels& pool_max2x2_avx2();
+const PoolMax2x2Kernels& pool_max2x2_avx512();
 
 }  // namespace taihu::dnn::ops

@@ -5,7 +5,8 @@
 // (dy at the argmax, +0 elsewhere); and bit for bit against the double instantiation,
 // which runs the generic loops. Shapes: LeNet's and VGG-like planes, odd heights and
 // widths (Caffe's clipped last window), rows whose output width is not a multiple of
-// 8 or 4 (the AVX2 kernel's 8-window steps, the 4-window SSE2 steps, single windows),
+// 16, 8 or 4 (the AVX-512 kernel's 16-window steps, the AVX2 kernel's 8, the SSE2 4,
+// single windows),
 // one-window planes; values on a coarse grid (ties), -0.0, NaN and -inf inputs,
 // -0.0 gradients; with and without a mask; 1 and 2 threads.
 #include <gtest/gtest.h>
@@ -130,6 +131,9 @@ TEST_F(PoolMax2x2, OddSizesRaggedRowsAndSmallPlanes) {
     check(shape(1, 1, 3, 3), t);    // 2x2 outputs, three clipped
     check(shape(1, 1, 2, 17), t);   // one vector step and a clipped window
     check(shape(2, 1, 5, 43), t);   // 2 x 8 + 4 windows per step, one window, a clipped one
+    check(shape(1, 2, 3, 32), t);   // exactly one 16-window step (AVX-512)
+    check(shape(1, 1, 5, 75), t);   // 2 x 16 (or 4 x 8) + 4 + 1 windows and a clipped one
+    check(shape(1, 1, 2, 112), t);  // 3 x 16 + 2 x 4 (or 7 x 8) windows
   }
 }
 

@@ -21,7 +21,8 @@
 // bitwise the 1-thread dw, no per-thread partial dU). Where dU passes 4 MiB (256 x 256
 // channels and up) backward-weights goes by superblocks of ~16 MiB of transformed
 // tiles at every thread count, each alpha^2 GEMM over the whole superblock, the
-// transforms writing the kernel set's weight_gemm panels (backward_weights_superblocks).
+// transforms writing the kernel set's weight_gemm panels (backward_weights_superblocks;
+// on AMD by non-temporal stores).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -158,6 +159,11 @@ class Winograd final : public ConvAlgorithm {
     chunkw_ = std::clamp<index_t>(sblock_ / tiles_img, 1, d.n);
     chunkw_ = std::max<index_t>(1, std::min(chunkw_, (32 << 20) / std::max<index_t>(img_bytes, 1)));
     chunkw_ = (d.n + (d.n + chunkw_ - 1) / chunkw_ - 1) / ((d.n + chunkw_ - 1) / chunkw_);
+    // On AMD the superblocks' transforms write V / dM by non-temporal stores (see
+    // backward_weights_superblocks); TAIHU_WINOGRAD_NT_TILES=0 / 1 forces it off / on (tests).
+    nt_tiles_ = arch::cpu_features().amd();
+    if (const char* env = std::getenv("TAIHU_WINOGRAD_NT_TILES"); env != nullptr && *env != '\0')
+      nt_tiles_ = std::atoi(env) != 0;
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
@@ -271,6 +277,15 @@ class Winograd final : public ConvAlgorithm {
   // interleaved A/B (bench/results/2026-11-29-zen4-dnn-winograd2.md), conv3_2 batch 1
   // 1 thread, GFLOP/s best: sgemm 250.0 -> panels 263.9 -> panels + c-major dU 284.3;
   // res4 batch 32: 200.8 -> 206.8 -> 214.7.
+  // On AMD the transforms write V / dM (16 MiB, read once by the GEMMs after the whole
+  // superblock is written) by non-temporal stores: each whole-line store had read its
+  // line for ownership first, the transforms waiting on memory. The GEMMs then read V / dM
+  // from memory, but at ~2 GB/s, which the prefetchers hide behind their FMAs. Zen 4
+  // interleaved A/B (bench/results/2026-11-29-zen4-dnn-winograd3.md), GFLOP/s best /
+  // median: 1 thread res4 batch 32 243.7 / 235.7 -> 260.4 / 257.2, conv3_2 batch 1
+  // 303.7 / 301.7 -> 330.4 / 325.6; 2 threads 460.9 / 425.6 -> 487.5 / 464.6 and 579.6 /
+  // 534.2 -> 606.9 / 584.0. (In the xi split, 2-8 MiB of tiles that stay in the caches,
+  // CIFAR-10 conv2 fell 294.9 -> 202.2: not there.) Intel unmeasured: unchanged there.
   void backward_weights_superblocks(const float* x, const float* dy, float* dw, float* dbias, bool accumulate, int nt) {
     const index_t gsize = a2_ * cgp_ * kgp_;
     du_.resize(static_cast<std::size_t>(d_.groups * gsize));
@@ -289,7 +304,7 @@ class Winograd final : public ConvAlgorithm {
             const index_t sn = std::min(sbs, tiles - s0);
             const float beta = n0 == 0 && s0 == 0 ? 0.0f : 1.0f;
             const index_t p = panel_stride(sn), vs = blocked_xi_stride(sn, cbg_), ms = blocked_xi_stride(sn, kbg_);
-            transform_shared(sc, s0, sn, block_size(sn, nt), n0, g, dy);
+            transform_shared(sc, s0, sn, block_size(sn, nt), n0, g, dy, nt_tiles_);
 #pragma omp for schedule(static)
             for (index_t xi = 0; xi < a2_; ++xi)  // dU[c][xi][k] (+)= sum_t V[xi][t][c] dM[xi][t][k]
               set_->weight_gemm(vall_.data() + xi * vs, p, cgp_, mall_.data() + xi * ms, p, kgp_, sn, dug + xi * kgp_,
@@ -475,13 +490,15 @@ class Winograd final : public ConvAlgorithm {
   // shared V / dM (vall_ / mall_, strides for `count` tiles; blocked: weight_gemm's
   // panels, else [xi][t][c]), blocks of tb handed out dynamically; ends with the loop's
   // barrier, so every tile is there after it.
-  void transform_shared(Scratch& sc, index_t s0, index_t count, index_t tb, index_t n0, index_t g, const float* dy) {
+  void transform_shared(Scratch& sc, index_t s0, index_t count, index_t tb, index_t n0, index_t g, const float* dy,
+                        bool nt = false) {
     const index_t vs = blocked_xi_stride(count, cbg_), ms = blocked_xi_stride(count, kbg_), p = panel_stride(count);
     ops::for_dynamic((count + tb - 1) / tb, [&](index_t blk) {
       const index_t t0 = blk * tb, cnt = std::min(tb, count - t0);
       make_runs(s0 + t0, cnt, sc.runs);
-      input_into(sc, vall_.data() + t0 * b_, vs, false, b_, p);
-      gradient_into(sc, n0, g, dy, mall_.data() + t0 * b_, ms, b_, p);
+      input_into(sc, vall_.data() + t0 * b_, vs, false, b_, p, nt);
+      gradient_into(sc, n0, g, dy, mall_.data() + t0 * b_, ms, b_, p, nt);
+      if (nt) store_fence();  // (before the loop's barrier: other threads read the tiles)
     });
   }
 
@@ -503,8 +520,9 @@ class Winograd final : public ConvAlgorithm {
   void input_step(Scratch& sc, index_t cnt) { input_into(sc, sc.v.data(), xi_stride(cnt, cgp_), stream_); }
   // The same into v (the block's first tile) with xi_stride xs, tile t's channel block cb
   // at v + t * ts + cb * cs (ts = 0: [t][c], ts = cgp_, cs = b_).
-  void input_into(const Scratch& sc, float* v, index_t xs, bool ahead = false, index_t ts = 0, index_t cs = 0) {
-    const auto input = ahead ? kernels_.input_ahead : kernels_.input;
+  void input_into(const Scratch& sc, float* v, index_t xs, bool ahead = false, index_t ts = 0, index_t cs = 0,
+                  bool nt = false) {
+    const auto input = nt ? kernels_.input_nt : ahead ? kernels_.input_ahead : kernels_.input;
     if (ts == 0) ts = cgp_, cs = b_;
     for (const Run& r : sc.runs)
       for (index_t cb = 0; cb < cbg_; ++cb) {
@@ -533,7 +551,8 @@ class Winograd final : public ConvAlgorithm {
   // (A dY A^T) of the block's dy tiles (zero outside the output) into m (the block's
   // first tile) with xi_stride xs, tile t's channel block kb at m + t * ts + kb * cs.
   void gradient_into(Scratch& sc, index_t n0, index_t g, const float* dy, float* m, index_t xs, index_t ts,
-                     index_t cs) {
+                     index_t cs, bool nt = false) {
+    const auto adjoint = nt ? kernels_.output_adjoint_nt : kernels_.output_adjoint;
     float* tmp = sc.tmp.data();
     for (const Run& r : sc.runs)
       for (index_t kb = 0; kb < kbg_; ++kb) {
@@ -545,7 +564,7 @@ class Winograd final : public ConvAlgorithm {
         for (index_t i = 0; i < rows; ++i)
           gather_(plane + i * ow_, oh_ * ow_, static_cast<int>(std::min(b_, kg_ - kb * b_)), pixels, m_,
                   static_cast<int>(i), tmp);
-        kernels_.output_adjoint(tmp, r.count, m + r.first * ts + kb * cs, ts, xs);
+        adjoint(tmp, r.count, m + r.first * ts + kb * cs, ts, xs);
       }
   }
 
@@ -557,6 +576,7 @@ class Winograd final : public ConvAlgorithm {
   index_t tblock_ = 1, fblock_ = 1, chunk_ = 1, chunk1_ = 1, sblock_ = 8, chunkw_ = 1;
   bool superblocks_ = false;
   bool stream_ = false;  // the output scatter's non-temporal stores (see the constructor)
+  bool nt_tiles_ = false;  // the superblocks' transforms by non-temporal stores
   WinogradKernels kernels_;
   WinoScatterRow scatter_;
   WinoGatherRow gather_;

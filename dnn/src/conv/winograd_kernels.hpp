@@ -33,6 +33,11 @@ struct WinogradKernels {
   // The same, bitwise, with software prefetches two tiles ahead.
   void (*input_ahead)(const float* src, wino_index src_row_stride, wino_index ntiles, float* dst,
                       wino_index dst_tile_stride, wino_index xi_stride);
+  // The same, bitwise, by non-temporal stores where V has them (V::stream; else plain
+  // stores): dst is a large buffer that is written whole and read later by other code.
+  // The caller fences before anyone reads dst.
+  void (*input_nt)(const float* src, wino_index src_row_stride, wino_index ntiles, float* dst,
+                   wino_index dst_tile_stride, wino_index xi_stride);
   // Tile t reads element xi at src + t*src_tile_stride + xi*xi_stride and writes its
   // m x m result to dst + t*m*m*L + (i*m+j)*L.
   void (*output)(const float* src, wino_index src_tile_stride, wino_index xi_stride,
@@ -41,6 +46,9 @@ struct WinogradKernels {
   // dst + t*dst_tile_stride + xi*xi_stride.
   void (*output_adjoint)(const float* src, wino_index ntiles, float* dst,
                          wino_index dst_tile_stride, wino_index xi_stride);
+  // The same by non-temporal stores (see input_nt).
+  void (*output_adjoint_nt)(const float* src, wino_index ntiles, float* dst,
+                            wino_index dst_tile_stride, wino_index xi_stride);
   // Backward-weights' last step for one input channel: out[(r*R+q)*out_ld + k] =
   // (G^T dU G)[r][q] for k < kvec*L (R = r, the kernel size), with element xi of
   // dU[.][k] at du + xi*xi_stride + k. L output channels per vector, straight from
@@ -237,12 +245,21 @@ struct WinoF2R5 {
   }
 };
 
+// A store of v at p, non-temporal when Nt and V has one (V::stream).
+template <bool Nt, class V>
+inline void wino_store(const V& v, float* p) {
+  if constexpr (Nt && requires { v.stream(p); })
+    v.stream(p);
+  else
+    v.store(p);
+}
+
 // Consecutive tiles of a row overlap by alpha - m input columns, so each column's
 // 1-D transform (the first pass) is computed once and kept in a ring of alpha columns:
 // m new column transforms per tile instead of alpha (F(2x2,5x5): 2 instead of 6).
 // Ahead > 0: the new columns of tile t + Ahead are prefetched at tile t (the input_ahead
 // entry, for a source that comes from L3 or memory rather than L2).
-template <class V, class F, int Ahead = 0>
+template <class V, class F, int Ahead = 0, bool Nt = false>
 void wino_input(const float* src, wino_index src_row_stride, wino_index ntiles, float* dst,
                 wino_index dst_tile_stride, wino_index xi_stride) {
   constexpr int A = F::alpha, M = F::m, L = V::lanes;
@@ -265,7 +282,7 @@ void wino_input(const float* src, wino_index src_row_stride, wino_index ntiles, 
       V row[A], out[A];
       for (int j = 0; j < A; ++j) row[j] = ring[(c0 + j) % A][i];
       F::in(row, out);
-      for (int j = 0; j < A; ++j) out[j].store(d + (i * A + j) * xi_stride);
+      for (int j = 0; j < A; ++j) wino_store<Nt>(out[j], d + (i * A + j) * xi_stride);
     }
   }
 }
@@ -292,7 +309,7 @@ void wino_output(const float* src, wino_index src_tile_stride, wino_index xi_str
   }
 }
 
-template <class V, class F>
+template <class V, class F, bool Nt = false>
 void wino_output_adjoint(const float* src, wino_index ntiles, float* dst,
                          wino_index dst_tile_stride, wino_index xi_stride) {
   constexpr int A = F::alpha, M = F::m, L = V::lanes;
@@ -309,7 +326,7 @@ void wino_output_adjoint(const float* src, wino_index ntiles, float* dst,
     for (int i = 0; i < A; ++i) {
       V out[A];
       F::out_adjoint(tmp[i], out);
-      for (int j = 0; j < A; ++j) out[j].store(d + (i * A + j) * xi_stride);
+      for (int j = 0; j < A; ++j) wino_store<Nt>(out[j], d + (i * A + j) * xi_stride);
     }
   }
 }
@@ -430,13 +447,17 @@ void wino_weight_gemm(const float* v, wino_index v_panel, wino_index cgp, const 
   }
 }
 
+template <class V, class F>
+constexpr WinogradKernels wino_kernels_of() {
+  return {&wino_input<V, F>,  &wino_input<V, F, 2>,      &wino_input<V, F, 0, true>,      &wino_output<V, F>,
+          &wino_output_adjoint<V, F>, &wino_output_adjoint<V, F, true>, &wino_weight_adjoint<V, F>};
+}
+
 // NT: the forward GEMM's tiles per register tile; RC x KV: weight_gemm's register tile.
 template <class V, int NT, int RC, int KV>
 constexpr WinogradKernelSet make_winograd_kernel_set(WinoScatterRow scatter_row, WinoGatherRow gather_row) {
   return {V::lanes, &wino_gemm<V, NT>, &wino_weight_gemm<V, RC, KV>, scatter_row, gather_row,
-          {&wino_input<V, WinoF2>, &wino_input<V, WinoF2, 2>, &wino_output<V, WinoF2>, &wino_output_adjoint<V, WinoF2>, &wino_weight_adjoint<V, WinoF2>},
-          {&wino_input<V, WinoF4>, &wino_input<V, WinoF4, 2>, &wino_output<V, WinoF4>, &wino_output_adjoint<V, WinoF4>, &wino_weight_adjoint<V, WinoF4>},
-          {&wino_input<V, WinoF2R5>, &wino_input<V, WinoF2R5, 2>, &wino_output<V, WinoF2R5>, &wino_output_adjoint<V, WinoF2R5>, &wino_weight_adjoint<V, WinoF2R5>}};
+          wino_kernels_of<V, WinoF2>(), wino_kernels_of<V, WinoF4>(), wino_kernels_of<V, WinoF2R5>()};
 }
 
 }  // namespace taihu::dnn::conv

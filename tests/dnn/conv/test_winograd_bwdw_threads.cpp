@@ -3,7 +3,8 @@
 // and the bias gradient bitwise the 1-thread result (same chunks, same GEMM blocks, same
 // order), with one image and several, groups, F(4x4) and F(2x2) on 3x3 and 5x5, and with
 // accumulate; the 1-thread result itself against the double reference. The same for the
-// superblock path (backward_weights_superblocks), forced onto small problems.
+// superblock path (backward_weights_superblocks), forced onto small problems, with its
+// transforms' non-temporal stores on and off.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -89,6 +90,31 @@ TEST(WinogradBwdwSuperblocks, MatchReferenceAndOneThread) {
     unsetenv("TAIHU_WINOGRAD_SUPERBLOCK_TILES");
     taihu::arch::set_num_threads(1);
   }
+}
+
+// The superblocks' transforms by non-temporal stores (TAIHU_WINOGRAD_NT_TILES, on by
+// default on AMD) against plain stores: dw bitwise, at 1 and 2 threads, on 32 channels
+// (the AVX-512 set's 16-channel blocks, whose stores stream), and against the reference.
+TEST(WinogradBwdwSuperblocks, NonTemporalTilesBitwisePlain) {
+  const ConvDesc d = ConvDesc::parse("mb2ic32ih9oc32kh3ph1");
+  const auto x = random_vector(x_size(d), 45), dy = random_vector(y_size(d), 46);
+  std::vector<float> ref(w_size(d)), refb(d.k);
+  Convolution(d, ConvAlgo::reference).backward_weights(x.data(), dy.data(), ref.data(), refb.data(), false);
+  setenv("TAIHU_WINOGRAD_SUPERBLOCK_TILES", "6", 1);
+  for (int t = 1; t <= 2; ++t) {
+    taihu::arch::set_num_threads(t);
+    std::vector<float> dw[2], db(d.k);
+    for (int nt = 0; nt < 2; ++nt) {
+      setenv("TAIHU_WINOGRAD_NT_TILES", nt ? "1" : "0", 1);
+      dw[nt].assign(w_size(d), 0.0f);
+      Convolution(d, ConvAlgo::winograd_4x4).backward_weights(x.data(), dy.data(), dw[nt].data(), db.data(), false);
+    }
+    EXPECT_EQ(dw[1], dw[0]) << t << " threads";
+    EXPECT_LE(max_rel_error(dw[1], ref), 2e-4) << t << " threads";
+  }
+  unsetenv("TAIHU_WINOGRAD_NT_TILES");
+  unsetenv("TAIHU_WINOGRAD_SUPERBLOCK_TILES");
+  taihu::arch::set_num_threads(1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, WinogradBwdwThreads,

@@ -65,8 +65,19 @@ inline std::vector<double> g_of(int v) {
   return g;
 }
 
-// weight_adjoint (against g_of), input (and input_ahead bitwise input), output and output_adjoint of each variant,
-// 3 tiles of a row per call.
+// f(dst) on a 64-byte-aligned copy of dst0 (the non-temporal entries store whole aligned
+// lines), the result as a vector.
+template <class F>
+std::vector<float> on_aligned_copy(const std::vector<float>& dst0, F&& f) {
+  std::vector<float> buf(dst0.size() + 16);
+  auto* p = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(buf.data()) + 63) & ~std::uintptr_t{63});
+  std::copy(dst0.begin(), dst0.end(), p);
+  f(p);
+  return std::vector<float>(p, p + dst0.size());
+}
+
+// weight_adjoint (against g_of), input (and input_ahead, input_nt bitwise input), output and output_adjoint (and
+// output_adjoint_nt bitwise it) of each variant, 3 tiles of a row per call.
 inline void transforms_match_definition(const WinogradKernelSet& set) {
   const int L = set.lanes;
   const index_t ntiles = 3;
@@ -87,6 +98,10 @@ inline void transforms_match_definition(const WinogradKernelSet& set) {
       std::vector<float> ahead = dst0;  // the prefetching entry: the same bits
       k.input_ahead(src.data(), row, ntiles, ahead.data(), tile_stride, xi_stride);
       EXPECT_EQ(ahead, dst) << "input_ahead";
+      const auto nt = on_aligned_copy(dst0, [&](float* p) {  // the non-temporal entry: the same bits
+        k.input_nt(src.data(), row, ntiles, p, tile_stride, xi_stride);
+      });
+      EXPECT_EQ(nt, dst) << "input_nt";
       std::vector<bool> written(dst.size(), false);
       for (index_t t = 0; t < ntiles; ++t)
         for (int a = 0; a < A; ++a)
@@ -153,6 +168,8 @@ inline void transforms_match_definition(const WinogradKernelSet& set) {
       const auto dst0 = random_floats(static_cast<std::size_t>(total), 85);
       std::vector<float> dst = dst0;
       k.output_adjoint(src.data(), ntiles, dst.data(), tile_stride, xi_stride);
+      const auto nt = on_aligned_copy(dst0, [&](float* p) { k.output_adjoint_nt(src.data(), ntiles, p, tile_stride, xi_stride); });
+      EXPECT_EQ(nt, dst) << "output_adjoint_nt";
       std::vector<bool> written(dst.size(), false);
       for (index_t t = 0; t < ntiles; ++t)
         for (int a = 0; a < A; ++a)

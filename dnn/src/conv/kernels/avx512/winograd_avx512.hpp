@@ -20,6 +20,13 @@ struct WinoVecAvx512 {
   __m512 v;
   static WinoVecAvx512 load(const float* p) { return {_mm512_loadu_ps(p)}; }
   void store(float* p) const { _mm512_storeu_ps(p, v); }
+  // Non-temporal (p 64-byte aligned: one whole cache line). SIMDe has no 512-bit
+  // stream: under emulation a plain store (the same values).
+#ifdef SIMDE_VERSION
+  void stream(float* p) const { store(p); }
+#else
+  void stream(float* p) const { _mm512_stream_ps(p, v); }
+#endif
   friend WinoVecAvx512 operator+(WinoVecAvx512 a, WinoVecAvx512 b) { return {_mm512_add_ps(a.v, b.v)}; }
   friend WinoVecAvx512 operator-(WinoVecAvx512 a, WinoVecAvx512 b) { return {_mm512_sub_ps(a.v, b.v)}; }
   friend WinoVecAvx512 operator*(WinoVecAvx512 a, float s) { return {_mm512_mul_ps(a.v, _mm512_set1_ps(s))}; }

@@ -3,7 +3,7 @@
 // (pointwise_blocked_kernels.hpp, PwbBwdwXArgs) once per kernel tap:
 //   dW[k][c][tap] = sum over images and output pixels of dY[k][p] X[c][p + tap's offset].
 // x is copied once per call into a zero-padded 16-channel-blocked plane
-// ([n][c / 16][padded row][padded column][16]), so a tap's input pixels for an output
+// ([n][c / 16][padded row][padded column][16]; in one pass on AVX-512), so a tap's input pixels for an output
 // row are consecutive vectors (the tile runs over the output rows: PwbBwdwXArgs::runs),
 // and dY into nChw16c (broadcast per output channel).
 // Work units are (tile of 8 output channels, group of 2-3 input blocks), output-tile-
@@ -58,13 +58,15 @@ struct InputLanesKernels {
   PwbBwdwXKernel tile;
   TapStoreKernel store;
   ColBuildKernel col_build;
+  PadBlockKernel pad;  // nullptr: reorder into nChw16c, then copy rows into the planes
 };
 
 const InputLanesKernels& input_lanes_kernels() {
   static const arch::ImplementationList<InputLanesKernels> list(
       "direct input-lanes backward-weights kernels",
-      {{"avx512_48x8", arch::Isa::avx512, {&pwb16_bwdw_x_avx512, &tap_store_avx512, &col_build_avx512}},
-       {"generic", arch::Isa::generic, {&pwb16_bwdw_x_generic, &tap_store_generic, &col_build_generic}}});
+      {{"avx512_48x8", arch::Isa::avx512,
+        {&pwb16_bwdw_x_avx512, &tap_store_avx512, &col_build_avx512, &pad_block_avx512}},
+       {"generic", arch::Isa::generic, {&pwb16_bwdw_x_generic, &tap_store_generic, &col_build_generic, nullptr}}});
   return list.chosen().impl;
 }
 
@@ -130,17 +132,12 @@ class DirectInputLanes final : public ConvAlgorithm {
     // (bench/results/2026-11-29-zen4-dnn-lanes2.md).
     const bool stream = pwb_bwdw_x_streams(dw, K, C * taps_, accumulate);
     ops::run_team(nt, [&] {
-      // x and dY into nChw16c a block at a time among the threads (lanes past the
-      // channels zero; the layout module's transposing reorders), x's rows then into the
-      // interior of its padded planes (2 threads, A/B against the serial copies:
+      // x into its padded planes and dY into nChw16c a block at a time among the threads
+      // (lanes past the channels zero; copy_x, the layout module's reorder for dY)
+      // (2 threads, A/B against the serial copies:
       // ResNet-50 res3 3x3 318-333 vs 304-306 GFLOP/s, res4 and res5 level).
 #pragma omp for schedule(static) nowait
-      for (index_t nb = 0; nb < N * cb_; ++nb) {
-        const index_t n = nb / cb_, c0 = nb % cb_ * kB, plane = d_.h * d_.w;
-        reorder_nchw_to_layout(x + (n * C + c0) * plane, xb_.data() + nb * plane * kB, ActLayout::nchw16c, 1,
-                               std::min(kB, C - c0), d_.h, d_.w);
-        pad_x(nb);
-      }
+      for (index_t nb = 0; nb < N * cb_; ++nb) copy_x(x, nb);
       reorder_dy(dy);
       index_t u0 = 0, u1 = units;
       split_range(units, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
@@ -254,10 +251,8 @@ class DirectInputLanes final : public ConvAlgorithm {
     ops::run_team(nt, [&] {
 #pragma omp for schedule(static) nowait
       for (index_t nb = 0; nb < N * cb_; ++nb) {
-        const index_t n = nb / cb_, cbk = nb % cb_, c0 = cbk * kB, plane = d_.h * d_.w;
-        reorder_nchw_to_layout(x + (n * C + c0) * plane, xb_.data() + nb * plane * kB, ActLayout::nchw16c, 1,
-                               std::min(kB, C - c0), d_.h, d_.w);
-        pad_x(nb);
+        const index_t n = nb / cb_, cbk = nb % cb_;
+        copy_x(x, nb);
         const float* xp = xpad_.data() + nb * xplane;
         float* col = xcol_.data() + cbk * T * cstride + n * P * kB;
         // A pixel's taps in registers, stored as whole column vectors (per-pixel staging
@@ -321,7 +316,7 @@ class DirectInputLanes final : public ConvAlgorithm {
     return {k0, v0, c0, c1};
   }
 
-  // The blocked copies both forms read: x in nChw16c (xb_), its zero-padded planes
+  // The blocked copies both forms read: x in nChw16c (xb_, only without a PadBlockKernel), its zero-padded planes
   // (xpad_: the padding and the lanes past c stay zero) and dY in nChw16c (dyb_).
   void ensure_copies() {
     const auto xsize = static_cast<std::size_t>(d_.n * cb_ * hp_ * wp_ * kB);
@@ -332,7 +327,7 @@ class DirectInputLanes final : public ConvAlgorithm {
     const auto ysize = static_cast<std::size_t>(d_.n * kb_ * oh_ * ow_ * kB);
     if (dyb_.size() != ysize) dyb_ = arch::AlignedBuffer<float>(ysize);
     const auto bsize = static_cast<std::size_t>(d_.n * cb_ * d_.h * d_.w * kB);
-    if (xb_.size() != bsize) xb_ = arch::AlignedBuffer<float>(bsize);
+    if (input_lanes_kernels().pad == nullptr && xb_.size() != bsize) xb_ = arch::AlignedBuffer<float>(bsize);
   }
 
   // dY into dyb_, a 16-channel block per iteration among the calling team's threads
@@ -347,12 +342,25 @@ class DirectInputLanes final : public ConvAlgorithm {
     }
   }
 
-  // Block nb (image * cb + channel block) of the nChw16c x into its padded plane's interior.
-  void pad_x(index_t nb) {
-    const float* src = xb_.data() + nb * d_.h * d_.w * kB;
+  // Block nb (image * cb + channel block) of NCHW x into its padded plane's interior:
+  // in one pass where the kernel set has one (AVX-512: PadBlockKernel), else reordered
+  // into nChw16c (the layout module's transposing reorder) and copied row by row.
+  // Zen 4, ResNet-50 res4 3x3 at 2 threads, A/B in one process: +0.7-1.3% best, +0.9-1.3%
+  // median (bench/results/2026-11-29-zen4-dnn-lanes3.md).
+  void copy_x(const float* x, index_t nb) {
+    const index_t n = nb / cb_, c0 = nb % cb_ * kB, plane = d_.h * d_.w, lanes = std::min(kB, d_.c - c0);
+    const float* src = x + (n * d_.c + c0) * plane;
     float* dst = xpad_.data() + nb * hp_ * wp_ * kB;
+    const PadBlockKernel pad = input_lanes_kernels().pad;
+    if (pad != nullptr) {
+      pad(src, lanes, d_.h, d_.w, dst + (d_.pad_h * wp_ + d_.pad_w) * kB, wp_);
+      return;
+    }
+    float* blocked = xb_.data() + nb * plane * kB;
+    reorder_nchw_to_layout(src, blocked, ActLayout::nchw16c, 1, lanes, d_.h, d_.w);
     for (index_t iy = 0; iy < d_.h; ++iy)
-      std::copy(src + iy * d_.w * kB, src + (iy + 1) * d_.w * kB, dst + ((iy + d_.pad_h) * wp_ + d_.pad_w) * kB);
+      std::copy(blocked + iy * d_.w * kB, blocked + (iy + 1) * d_.w * kB,
+                dst + ((iy + d_.pad_h) * wp_ + d_.pad_w) * kB);
   }
 
   ConvDesc d_;

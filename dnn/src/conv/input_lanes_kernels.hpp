@@ -17,6 +17,16 @@
 // (col at the row's first pixel of the block's first column block). AVX-512 moves a
 // pixel's 3x3 taps (9 vectors in, 9 out) through the same masked permutes as the tap
 // store; other tap counts take the scalar definition.
+//
+// x's reorder straight into its zero-padded plane (conv_direct_input_lanes.cpp): one
+// 16-channel block of NCHW x (src: `lanes` <= 16 channel planes of h x w, consecutive)
+// into the interior of its padded nChw16c plane (dst: at the first interior pixel, rows
+// wp * 16 floats apart):
+//   dst[(iy * wp + ix) * 16 + l] = l < lanes ? src[l * h * w + iy * w + ix] : 0
+// (the padding around the interior is not written). One pass where the reorder into
+// nChw16c and a row copy into the plane were two; floats moved, exact. No generic
+// kernel in the entry's list (the two-pass reorder is the portable path); the scalar
+// definition is pad_block_generic.
 #pragma once
 #include <cstdint>
 
@@ -35,5 +45,12 @@ void col_build_generic(const float* xrow, std::int64_t wp, int kh, int kw, std::
                        std::int64_t cstride);
 void col_build_avx512(const float* xrow, std::int64_t wp, int kh, int kw, std::int64_t pixels, float* col,
                       std::int64_t cstride);
+
+using PadBlockKernel = void (*)(const float* src, std::int64_t lanes, std::int64_t h, std::int64_t w, float* dst,
+                               std::int64_t wp);
+void pad_block_generic(const float* src, std::int64_t lanes, std::int64_t h, std::int64_t w, float* dst,
+                       std::int64_t wp);
+void pad_block_avx512(const float* src, std::int64_t lanes, std::int64_t h, std::int64_t w, float* dst,
+                      std::int64_t wp);
 
 }  // namespace taihu::dnn::conv

@@ -210,6 +210,10 @@ TEST(DnnConvAvx512Emulated, PointwiseBlocked16InputLanesBackwardWeightsMatchesTh
   pointwise_bwdw_x_check::every_tile_matches_definition(
       &taihu::dnn::conv::kernels::pwb_bwdw_x_simd<taihu::dnn::conv::kernels::VecAvx512,
                                                  taihu::dnn::conv::kPwb16XVecs, taihu::dnn::conv::kPwb16XRows>);
+  // The 1 x 16 tile (1 input block x 1..16 output rows; AMD's small-plane 1x1 path).
+  pointwise_bwdw_x_check::every_tile_matches_definition<1, taihu::dnn::conv::kPwb16XWideRows>(
+      &taihu::dnn::conv::kernels::pwb_bwdw_x_simd<taihu::dnn::conv::kernels::VecAvx512, 1,
+                                                 taihu::dnn::conv::kPwb16XWideRows>);
 }
 
 // direct_input_lanes' 3x3 tap permutes (input_lanes_tile.hpp) against their
@@ -247,6 +251,25 @@ TEST(DnnConvAvx512Emulated, InputLanesTapPermutesMatchTheDefinition) {
       }
   for (std::int64_t q = 0; q < 9; ++q)
     for (std::int64_t i = pixels * 16; i < cstride; ++i) ASSERT_EQ(col[q * cstride + i], -3.0f);
+}
+
+// direct_input_lanes' one-pass x reorder into its padded plane (input_lanes_tile.hpp's
+// pad_block_8x8): lane l of interior pixel (iy, ix) is channel l's pixel, zero past
+// `lanes`; 7 x 7 pixels (the scalar tail after 6 transposes), the padding untouched.
+TEST(DnnConvAvx512Emulated, InputLanesPadBlockMatchesTheDefinition) {
+  const std::int64_t h = 7, w = 7, wp = 9, hp = 9, lanes = 11;
+  std::vector<float> src(lanes * h * w);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) * 0.5f + 1.0f;
+  std::vector<float> plane(hp * wp * 16, -3.0f);
+  taihu::dnn::conv::kernels::pad_block_8x8(src.data(), lanes, h, w, plane.data() + (wp + 1) * 16, wp);
+  for (std::int64_t y = 0; y < hp; ++y)
+    for (std::int64_t x = 0; x < wp; ++x)
+      for (std::int64_t l = 0; l < 16; ++l) {
+        const std::int64_t iy = y - 1, ix = x - 1;
+        const bool inside = iy >= 0 && iy < h && ix >= 0 && ix < w;
+        const float want = !inside ? -3.0f : l < lanes ? src[l * h * w + iy * w + ix] : 0.0f;
+        ASSERT_EQ(plane[(y * wp + x) * 16 + l], want) << y << " " << x << " " << l;
+      }
 }
 
 }  // namespace

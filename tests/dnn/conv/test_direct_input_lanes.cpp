@@ -6,7 +6,8 @@
 // kernels and 2 threads (bitwise the 1-thread result). The column form
 // (TAIHU_INPUT_LANES_COLS) against the reference too. Every TAIHU_ISA level. And the
 // entry's own kernels (input_lanes_kernels.hpp: the dw rows' tap store, the column
-// build) against their definitions, element by element, for every kernel this CPU runs.
+// build, x's padded reorder) against their definitions, element by element, for every
+// kernel this CPU runs.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -188,6 +189,36 @@ TEST(DirectInputLanesColBuild, EveryKernelMatchesTheDefinition) {
           if (!written[i]) {
             ASSERT_EQ(col[i], -3.0f) << "written outside the columns at " << i;
           }
+      }
+}
+
+// PadBlockKernel: pixel (iy, ix), lane l of the padded plane is channel l's pixel
+// (lanes past `lanes` zero); full and partial channel blocks, planes whose pixel count
+// is a multiple of 8 or not (the scalar tail), rows starting mid-transpose; the padding
+// columns and rows around the interior untouched.
+TEST(DirectInputLanesPadBlock, EveryKernelMatchesTheDefinition) {
+  for (const auto& [name, kernel] : kernels_here(&taihu::dnn::conv::pad_block_generic,
+                                                 &taihu::dnn::conv::pad_block_avx512))
+    for (std::int64_t lanes : {16, 5, 9})
+      for (const auto& [h, w] : std::vector<std::pair<std::int64_t, std::int64_t>>{{14, 14}, {7, 7}, {3, 8}, {1, 5}}) {
+        SCOPED_TRACE(std::string(name) + " lanes " + std::to_string(lanes) + " plane " + std::to_string(h) + "x" +
+                     std::to_string(w));
+        const std::int64_t wp = w + 3, hp = h + 2;  // one padding row above and below, 2 + 1 columns
+        std::vector<float> src(static_cast<std::size_t>(lanes * h * w));
+        for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) * 0.5f + 1.0f;
+        std::vector<float> plane(static_cast<std::size_t>(hp * wp * 16), -3.0f);
+        kernel(src.data(), lanes, h, w, plane.data() + (wp + 2) * 16, wp);
+        for (std::int64_t y = 0; y < hp; ++y)
+          for (std::int64_t x = 0; x < wp; ++x)
+            for (std::int64_t l = 0; l < 16; ++l) {
+              const std::int64_t iy = y - 1, ix = x - 2;
+              const bool inside = iy >= 0 && iy < h && ix >= 0 && ix < w;
+              const float want = !inside     ? -3.0f
+                                 : l < lanes ? src[static_cast<std::size_t>(l * h * w + iy * w + ix)]
+                                             : 0.0f;
+              ASSERT_EQ(plane[static_cast<std::size_t>((y * wp + x) * 16 + l)], want)
+                  << "row " << y << " column " << x << " lane " << l;
+            }
       }
 }
 

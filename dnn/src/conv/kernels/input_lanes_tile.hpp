@@ -8,10 +8,13 @@
 // one masked vpermps whose index (the channel, (16 q + e) / T) depends on q alone:
 // T * T permutes per block, no branches, whole-vector stores. (The 16 x 16 transpose of
 // tap_interleave_avx512 stores each channel's T floats as a masked 36-byte piece.)
+// And x's one-pass reorder into its padded plane (PadBlockKernel), 8 x 8 transposes.
 // Include <immintrin.h> (or the emulation) first.
 #pragma once
 #include <array>
 #include <cstdint>
+
+#include "core/transpose8x8_avx2.hpp"
 
 namespace taihu::dnn::conv::kernels {
 
@@ -84,6 +87,34 @@ void col_build_taps(const float* xrow, std::int64_t wp, std::int64_t pixels, flo
     for (int t = 0; t < T; ++t) in[t] = _mm512_loadu_ps(xrow + ((t / KW) * wp + p + t % KW) * 16);
 #pragma GCC unroll 16
     for (int q = 0; q < T; ++q) _mm512_storeu_ps(col + q * cstride + p * 16, tap_vector<T>(tb, idx[q], in, q));
+  }
+}
+
+// PadBlockKernel (input_lanes_kernels.hpp): 8 pixels x 8 channels per register transpose
+// over the flat h * w plane (as the layout module's block reorder), each pixel's 8 lanes
+// stored at its padded position; the last hw % 8 pixels scalar.
+inline void pad_block_8x8(const float* src, std::int64_t lanes, std::int64_t h, std::int64_t w, float* dst,
+                          std::int64_t wp) {
+  const std::int64_t hw = h * w;
+  std::int64_t p = 0, iy = 0, ix = 0;  // (iy, ix): pixel p's row and column
+  for (; p + 8 <= hw; p += 8) {
+    float* at[8];
+    for (int u = 0; u < 8; ++u) {
+      at[u] = dst + (iy * wp + ix) * 16;
+      if (++ix == w) ix = 0, ++iy;
+    }
+    for (int s = 0; s < 16; s += 8) {
+      __m256 r[8];
+      for (int l = 0; l < 8; ++l)
+        r[l] = s + l < lanes ? _mm256_loadu_ps(src + (s + l) * hw + p) : _mm256_setzero_ps();
+      transpose8x8(r);  // r[u]: lanes s..s+7 of pixel p + u
+      for (int u = 0; u < 8; ++u) _mm256_storeu_ps(at[u] + s, r[u]);
+    }
+  }
+  for (; p < hw; ++p) {
+    float* d = dst + (iy * wp + ix) * 16;
+    for (std::int64_t l = 0; l < 16; ++l) d[l] = l < lanes ? src[l * hw + p] : 0.0f;
+    if (++ix == w) ix = 0, ++iy;
   }
 }
 

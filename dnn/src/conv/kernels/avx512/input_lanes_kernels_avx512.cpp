@@ -2,6 +2,7 @@
 // the 3x3 tap permutes of kernels/input_lanes_tile.hpp (the tap store's whole 16-channel
 // blocks, the column build), the rest through tap_interleave_avx512 / the scalar
 // definition. (The 16 x 16 transpose store was 6% of the res4 call's samples on Zen 4.)
+// And x's one-pass padded reorder (kernels/input_lanes_tile.hpp's pad_block_8x8).
 #include <immintrin.h>
 
 #include <cstdint>
@@ -31,6 +32,11 @@ void tap_store_avx512(const float* src, std::int64_t tap_stride, std::int64_t ta
     kernels::tap_store_blocks<9, kernels::VecAvx512Nt>(src, tap_stride, done / 16, dst, accumulate, nt);
   }
   if (done < channels) tap_interleave_avx512(src + done, tap_stride, taps, channels - done, dst + done * taps, accumulate);
+}
+
+void pad_block_avx512(const float* src, std::int64_t lanes, std::int64_t h, std::int64_t w, float* dst,
+                      std::int64_t wp) {
+  kernels::pad_block_8x8(src, lanes, h, w, dst, wp);
 }
 
 }  // namespace taihu::dnn::conv

@@ -162,9 +162,20 @@ std::string schedule_key(const Schedule& s) {
 // that figure, which a fresh process re-timing the schedule reproduces, rather than the
 // lowest search median. Its candidates include the last confirmed pick and the fastest
 // logged points of a resumed run, so a later run's confirmation supersedes an earlier one.
+//
+// The confirmation fits the budget: the search keeps the kernels of its fastest
+// confirm_top schedules and of the first three templates (`kept`, by schedule key), so
+// confirming them builds nothing (a Halide JIT compile is 1-10 s: ResNet-50 res2 3x3 at
+// 2 threads spent 85 s of a 20 s budget rebuilding 8); only a resumed run's logged points
+// are built, while time is left. Slow calls get fewer warm-up and timed calls per block
+// and at least 3 rounds instead of 5 (VGG16 conv3_2 at batch 32, 0.35 s a call: 46 s for
+// a 15 s budget). TAIHU_VERBOSE reports the confirmation's seconds and builds.
 void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, Checker& checker, TuneResult& res,
                   const arch::Stopwatch& clock, double deadline_s, const Record& base,
-                  std::vector<std::pair<double, Point>> ranked, const Point& last_confirmed) {
+                  std::vector<std::pair<double, Point>> ranked, const Point& last_confirmed,
+                  std::map<std::string, std::unique_ptr<Kernel>>& kept) {
+  const double started_s = clock.seconds();
+  int builds = 0;
   std::set<std::string> keys;
   for (std::size_t i = 0; i < res.records.size(); ++i)
     if (res.records[i].ok) ranked.emplace_back(res.records[i].median_s, res.measured[i]);
@@ -174,8 +185,14 @@ void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, 
   for (auto it = ranked.rbegin(); it != ranked.rend(); ++it) search_s[it->second] = it->first;
   auto add = [&](const Point& pt) {
     const Schedule s = space.schedule(pt);
-    if (!keys.insert(schedule_key(s)).second) return;
+    const std::string key = schedule_key(s);
+    if (!keys.insert(key).second) return;
+    if (auto hit = kept.find(key); hit != kept.end() && hit->second) {
+      top.emplace_back(pt, std::move(hit->second));
+      return;
+    }
     try {
+      ++builds;
       top.emplace_back(pt, build(p, s, opt));
     } catch (const Error&) {
       // measured fine before; leave it out
@@ -202,9 +219,23 @@ void confirm_best(const Problem& p, const Space& space, const TuneOptions& opt, 
   mo.pause_s = 0;
   mo.warmup = 2;
   mo.warmup_s = 0.01;
+  // The slowest candidate's search time sizes the blocks (as bench_autotune's child does).
+  double slowest = 0;
+  for (const auto& t : top)
+    if (auto it = search_s.find(t.first); it != search_s.end()) slowest = std::max(slowest, it->second);
+  int min_rounds = 5;
+  if (slowest > 0.02) {
+    mo.warmup = 1;
+    mo.warmup_s = 0;
+    mo.min_repeats = slowest > 0.1 ? 1 : 3;
+    min_rounds = 3;
+  }
   std::vector<std::function<void()>> runs;
   for (auto& t : top) runs.push_back([&checker, k = t.second.get()] { checker.run(*k); });
-  const auto rounds = interleaved_rounds(runs, mo, 5, 30, [&] { return clock.seconds() < deadline_s; });
+  const double built_s = clock.seconds();
+  const auto rounds = interleaved_rounds(runs, mo, min_rounds, 30, [&] { return clock.seconds() < deadline_s; });
+  arch::log_verbose("taihu-tune: confirmation %.2f s (%d of %zu candidates built, %.2f s; rounds %.2f s), ending %.2f s into a %.2f s budget\n",
+                    clock.seconds() - started_s, builds, top.size(), built_s - started_s, clock.seconds() - built_s, clock.seconds(), deadline_s);
   std::vector<RoundSummary> sum;
   std::vector<double> score;
   for (std::size_t i = 0; i < rounds.size(); ++i) {
@@ -399,6 +430,31 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
   // measurement on a busy machine should not decide the winner).
   const bool confirm = !custom && opt.budget_s > 0 && opt.confirm_top > 1;
   const double search_s = confirm ? opt.budget_s - std::min(0.15 * opt.budget_s, 20.0) : opt.budget_s;
+  // The kernels the confirmation will re-measure, kept from the search (see confirm_best):
+  // the fastest confirm_top so far and the first three templates.
+  std::map<std::string, std::unique_ptr<Kernel>> kept;
+  std::map<std::string, double> kept_s;  // the fastest ones' search times
+  std::set<std::string> template_keys;
+  if (confirm)
+    for (const Point& tp : space.templates()) {
+      if (template_keys.size() == 3) break;
+      template_keys.insert(schedule_key(space.schedule(tp)));
+    }
+  auto keep = [&](const std::string& key, double seconds, std::unique_ptr<Kernel>& k) {
+    if (!confirm || !std::isfinite(seconds)) return;
+    if (template_keys.count(key)) {
+      kept[key] = std::move(k);
+      return;
+    }
+    if (static_cast<int>(kept_s.size()) >= opt.confirm_top) {
+      auto worst = std::max_element(kept_s.begin(), kept_s.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+      if (seconds >= worst->second) return;
+      kept.erase(worst->first);
+      kept_s.erase(worst);
+    }
+    kept_s[key] = seconds;
+    kept[key] = std::move(k);
+  };
   auto out_of_time = [&] {
     return (opt.budget_s > 0 && clock.seconds() >= search_s) || (opt.max_trials > 0 && res.trials >= opt.max_trials);
   };
@@ -455,6 +511,7 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
                 r.repeats = m.repeats;
               }
               check_plausible(seconds, alg_flops, opt.threads);
+              keep(key, seconds, k);
             } catch (const Error& e) {
               memo.error = e.what();
               throw;
@@ -494,7 +551,7 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
       }
     }
   }
-  if (confirm) confirm_best(p, space, opt, *checker, res, clock, opt.budget_s, base, std::move(logged), last_confirmed);
+  if (confirm) confirm_best(p, space, opt, *checker, res, clock, opt.budget_s, base, std::move(logged), last_confirmed, kept);
   return res;
 }
 

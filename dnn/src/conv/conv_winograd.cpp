@@ -218,11 +218,14 @@ class Winograd final : public ConvAlgorithm {
     // for K = one block of tiles), 1 thread, GFLOP/s best, load 6: res4 batch 1 F(2x2)
     // 106.9 -> 122.3, CIFAR-10 conv2 F(2x2,5x5) 140.0 -> 188.3, res3 batch 1 163.9 -> 188.1,
     // res2 batch 1 196.8 -> 207.9 (bench/results/2026-11-29-zen4-dnn-winograd2.md).
-    du_.assign(static_cast<std::size_t>(d_.groups * gsize), 0.0f);
+    // Thread 0's first block of a group writes dU (accumulate false): no zeroing pass
+    // (dU of res4 is 4 MiB at F(2x2), past the L2), zeroed only if thread 0 got no block.
+    du_.resize(static_cast<std::size_t>(d_.groups * gsize));
     if (partial_.size() != static_cast<std::size_t>(gsize * (nt - 1)))
       partial_.assign(static_cast<std::size_t>(gsize * (nt - 1)), 0.0f);
     for (index_t g = 0; g < d_.groups; ++g) {
       float* dug = du_.data() + g * gsize;
+      bool wrote0 = false;  // thread 0 has written dug
       for (index_t n0 = 0; n0 < d_.n; n0 += chunk_) {
         const index_t nb = std::min(chunk_, d_.n - n0), tiles = nb * th_ * tw_;
         const index_t tb = block_size(tiles, nt), blocks = (tiles + tb - 1) / tb;
@@ -237,12 +240,15 @@ class Winograd final : public ConvAlgorithm {
             const index_t p = panel_stride(cnt), vs = blocked_xi_stride(cnt, cbg_), ms = blocked_xi_stride(cnt, kbg_);
             input_into(sc, sc.v.data(), vs, stream_, b_, p);
             gradient_into(sc, n0, g, dy, sc.m.data(), ms, b_, p);
+            const bool acc = t != 0 || wrote0;
             for (index_t xi = 0; xi < a2_; ++xi)  // dU[c][xi][k] += sum_t V[xi][t][c] dM[xi][t][k]
               set_->weight_gemm(sc.v.data() + xi * vs, p, cgp_, sc.m.data() + xi * ms, p, kgp_, cnt, mine + xi * kgp_,
-                                a2_ * kgp_, true);
+                                a2_ * kgp_, acc);
+            if (t == 0) wrote0 = true;
           });
         });
       }
+      if (!wrote0) std::fill(dug, dug + gsize, 0.0f);
       if (nt > 1) {
 #pragma omp parallel for num_threads(nt) schedule(static)
         for (index_t i = 0; i < gsize; ++i)
@@ -328,7 +334,8 @@ class Winograd final : public ConvAlgorithm {
   // partials -> 214-245 (oneDNN 2.6 217-223); res2 (56x56, 64) 240-285 -> 285-306.
   void backward_weights_xi_split(const float* x, const float* dy, float* dw, float* dbias, bool accumulate, int nt) {
     const index_t gsize = a2_ * cgp_ * kgp_, tmax = chunk1_ * th_ * tw_;
-    du_.assign(static_cast<std::size_t>(d_.groups * gsize), 0.0f);
+    du_.resize(static_cast<std::size_t>(d_.groups * gsize));  // (the first GEMM of each xi writes it)
+    if (d_.n == 0) std::fill(du_.begin(), du_.end(), 0.0f);
     ensure_shared_tiles(tmax);
     for (index_t g = 0; g < d_.groups; ++g) {
       float* dug = du_.data() + g * gsize;
@@ -344,7 +351,7 @@ class Winograd final : public ConvAlgorithm {
           for (index_t xi = 0; xi < a2_; ++xi)  // dU[c][xi][k] += sum_t V[xi][t][c] dM[xi][t][k], the 1-thread blocks
             for (index_t t0 = 0; t0 < tiles; t0 += tb1)
               set_->weight_gemm(vall_.data() + xi * vs + t0 * b_, p, cgp_, mall_.data() + xi * ms + t0 * b_, p, kgp_,
-                                std::min(tb1, tiles - t0), dug + xi * kgp_, a2_ * kgp_, true);
+                                std::min(tb1, tiles - t0), dug + xi * kgp_, a2_ * kgp_, n0 > 0 || t0 > 0);
         });
       }
     }
@@ -415,6 +422,13 @@ class Winograd final : public ConvAlgorithm {
   // registers), then the r x r taps scattered to dw's [k][c][tap] order. The earlier
   // scalar-structured form (a pass over the alpha^2 rows per non-zero of G, in the
   // library's baseline ISA) took 17% of F(4x4) backward-weights on VGG16 conv3_2.
+  // The scatter writes 9 floats 9 KiB apart per k, each dw line first read from memory
+  // (after the caller's flush; 20% of res4 batch 1 F(2x2)): the lines of channel c + 8
+  // are prefetched for writing. Zen 4 interleaved A/B, 1 thread, GFLOP/s best / median:
+  // res4 batch 1 F(2x2) 128.9 / 120.9 -> 135.9 / 128.2 and 134.8 / 127.1 -> 139.9 /
+  // 134.8, res3 batch 1 206.0 / 194.4 -> 215.6 / 205.9, res4 batch 32 and conv3_2 level
+  // (bench/results/2026-11-29-zen4-dnn-winograd3.md). A prefetch of lines written ~8
+  // channels later, one per 9 stores: not gated by vendor.
   void inverse_weight_transform(float* dw, bool accumulate) {
     const index_t pairs = d_.groups * cg_, taps = r_ * r_;
     ops::run_team(pairs * kg_ > 256 ? arch::threads_for_call() : 1, [&] {
@@ -423,8 +437,10 @@ class Winograd final : public ConvAlgorithm {
       for (index_t p = 0; p < pairs; ++p) {
         const index_t g = p / cg_, c = p % cg_;
         kernels_.weight_adjoint(du_.data() + (g * cgp_ + c) * a2_ * kgp_, kgp_, kbg_, out.data(), kgp_);
+        const bool pf = c + 8 < cg_;
         for (index_t k = 0; k < kg_; ++k) {
           float* f = dw + ((g * kg_ + k) * cg_ + c) * taps;
+          if (pf) __builtin_prefetch(f + 8 * taps, 1);
           for (index_t e = 0; e < taps; ++e) f[e] = accumulate ? f[e] + out[e * kgp_ + k] : out[e * kgp_ + k];
         }
       }

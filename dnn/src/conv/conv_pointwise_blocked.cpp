@@ -21,9 +21,10 @@
 //     adds to dw (OIHW) right after their last pass, the dw lines prefetched meanwhile.
 //     Threads own disjoint ranges of tiles (no reduction between threads; deterministic).
 //     nChw16c (AVX-512) instead takes oneDNN's input-lanes form (backward_weights_x):
-//     tiles of 48 input channels (x vectors) x 8 output channels (dY broadcasts) kept in
-//     registers over a whole pixel chunk (256 pixels; whole planes on AMD) and written
-//     straight into the dw rows (on AMD each tile also prefetches its x and dY lines 4
+//     tiles of 48 input channels (x vectors) x 8 output channels (dY broadcasts; on AMD
+//     planes of <= 256 pixels 16 x 16, see wide_bwdw_x()) kept in registers over a
+//     whole pixel chunk (256 pixels; whole planes on AMD) and written straight into the
+//     dw rows (on AMD each tile also prefetches its x and dY lines 4
 //     pixels ahead into L1, and a thread's first tile on a dY block the next block's
 //     run into L2: Zen 4 56x56 64 -> 256 at 2 threads +6% in the A/B; and a dw of 1 MiB
 //     or more written in one pass goes out through streaming stores); 14x14
@@ -57,6 +58,7 @@ struct PwbKernels {
   PwbBwdwKernel bwdw;
   PwbDwStoreKernel dw_store;
   PwbBwdwXKernel bwdw_x;  // nChw16c: the input-lanes backward-weights tile (else null)
+  PwbBwdwXKernel bwdw_x16 = nullptr;  // nChw16c: its 1 x 16 form (see wide_bwdw_x())
 };
 
 const PwbKernels& pwb8_kernels() {
@@ -80,10 +82,10 @@ const PwbKernels& pwb16_kernels() {
       "1x1 nChw16c conv kernels",
       {{amd ? "avx512_4x6_asm" : "avx512_4x6",
         arch::Isa::avx512,
-        {amd ? &pwb16_fwd_avx512_asm : &pwb16_fwd_avx512, nullptr, nullptr, &pwb16_bwdw_x_avx512}},
+        {amd ? &pwb16_fwd_avx512_asm : &pwb16_fwd_avx512, nullptr, nullptr, &pwb16_bwdw_x_avx512, &pwb16_bwdw_x16_avx512}},
        {"generic",
         arch::Isa::generic,
-        {&pwb16_fwd_generic, nullptr, nullptr, &pwb16_bwdw_x_generic}}});
+        {&pwb16_fwd_generic, nullptr, nullptr, &pwb16_bwdw_x_generic, &pwb16_bwdw_x_generic}}});
   return list.chosen().impl;
 }
 
@@ -119,8 +121,10 @@ class PointwiseBlocked final : public ConvAlgorithm {
         kb_(ceil_div(d.k, B_)) {
     arch::log_verbose("conv: %s pointwise_blocked nChw%dc: forward / backward-data tiles %dx%d, backward-weights %s",
                       d.str().c_str(), block, static_cast<int>(g_.blocks * B_), static_cast<int>(g_.pixels),
-                      g_.k.bwdw_x ? "input-lanes tile 48x8 (x vectors x dY broadcasts, into dw)"
-                                  : "output-lanes tile with accumulator");
+                      !g_.k.bwdw_x ? "output-lanes tile with accumulator"
+                      : wide_bwdw_x(ceil_div(plane_, ceil_div(plane_, bwdw_x_chunk())))
+                          ? "input-lanes tile 16x16 (x vectors x dY broadcasts, into dw)"
+                          : "input-lanes tile 48x8 (x vectors x dY broadcasts, into dw)");
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y,
@@ -165,9 +169,10 @@ class PointwiseBlocked final : public ConvAlgorithm {
   }
 
   // Input-lanes form (nChw16c): the input blocks split evenly into groups of at most
-  // kPwb16XVecs (16 blocks = 4 x 3 + 2 x 2, not 5 x 3 + 1: a 1-block tile does 8 FMAs per
-  // 9 loads); work units are (tile of kPwb16XRows output channels, group), in that
-  // order: consecutive tiles write the same 8 dw rows (8 pages of an OIHW dw, not 8 new
+  // kPwb16XVecs (16 blocks = 4 x 3 + 2 x 2, not 5 x 3 + 1: a 1-block tile of 8 rows does
+  // 8 FMAs per 9 loads), or, on AMD's small planes, groups of one block for the 1 x 16
+  // tile (wide_bwdw_x: kPwb16XWideRows rows); work units are (tile of kPwb16XRows (16)
+  // output channels, group), in that order: consecutive tiles write the same 8 dw rows (8 pages of an OIHW dw, not 8 new
   // ones per tile: 14x14 1024 -> 256 +6-10% over group-major in the A/B) while dY's
   // block stays in L1 and the groups' x chunks come from L2. A thread owns a contiguous
   // range of units, so disjoint dw tiles (deterministic, no reduction). Per image and
@@ -175,11 +180,12 @@ class PointwiseBlocked final : public ConvAlgorithm {
   // slower), the tiles add into dw (the first pass overwrites unless accumulating): a
   // single-chunk layer (14x14) writes each dw tile once.
   void backward_weights_x(const float* x, const float* dy, float* dw, bool accumulate) {
-    const index_t C = d_.c, K = d_.k, B = B_, NK = kPwb16XRows;
-    const index_t groups = ceil_div(cb_, kPwb16XVecs), units = ceil_div(K, NK) * groups;
-    const index_t chunks = ceil_div(plane_, bwdw_x_chunk()), chunk = ceil_div(plane_, chunks), xs = plane_ * B;
+    const index_t chunks = ceil_div(plane_, bwdw_x_chunk()), chunk = ceil_div(plane_, chunks), xs = plane_ * B_;
+    const bool wide = wide_bwdw_x(chunk);
+    const index_t C = d_.c, K = d_.k, B = B_, NK = wide ? kPwb16XWideRows : kPwb16XRows;
+    const index_t groups = wide ? cb_ : ceil_div(cb_, kPwb16XVecs), units = ceil_div(K, NK) * groups;
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
-    const PwbBwdwXKernel kernel = g_.k.bwdw_x;
+    const PwbBwdwXKernel kernel = wide ? g_.k.bwdw_x16 : g_.k.bwdw_x;
     ops::run_team(nt, [&] {
       index_t u0 = 0, u1 = units;
       split_range(units, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
@@ -224,6 +230,19 @@ class PointwiseBlocked final : public ConvAlgorithm {
         }
       if (stream) _mm_sfence();
     });
+  }
+
+  // AMD, pixel chunks of at most 256: the 1 x 16 tile (one input block x a whole dY
+  // block; groups of one block) instead of 3 x 8. Per FMA it fills a quarter fewer L1
+  // lines (each x line feeds 16 FMAs, not 8; each dY line all 16 lanes, not 8), and at
+  // <= 256 pixels a unit's x and dY blocks (128 B a pixel) fit L1 together. Zen 4,
+  // interleaved A/B, best GFLOP/s, 1 thread: 14x14 1024 -> 256 107.1-107.5 ->
+  // 111.2-111.8, 7x7 2048 -> 512 101.3-102.1 -> 104.5-105.3, 256 -> 1024 and
+  // 512 -> 2048 +3%; 2 threads +1.5-3%; on 28x28 and 56x56 planes it was level or up to 3%
+  // slower (256 -> 64), so they keep 3 x 8 (bench/results/2026-11-29-zen4-dnn-1x1-3.md).
+  // Intel keeps 3 x 8 (not measured).
+  bool wide_bwdw_x(index_t chunk) const {
+    return amd() && chunk <= 256;
   }
 
   // The output-lanes form with the tile-major accumulator (nChw8c), see the top.

@@ -92,6 +92,11 @@ struct PwbBwdwXArgs {
   bool stream = false;
 };
 constexpr int kPwb16XVecs = 3, kPwb16XRows = 8;
+// The tile's other shape, 1 input block x up to 16 output channels (a whole dY block:
+// k0 % 16 + rows <= 16 as above), pwb16_bwdw_x16_*: its 16 accumulators take the dY
+// values as embedded broadcasts (AMD's 1x1 path on small planes,
+// conv_pointwise_blocked.cpp).
+constexpr int kPwb16XWideRows = 16;
 
 // What the input-lanes tile's callers (the 1x1 path, conv_pointwise_blocked.cpp, and
 // direct_input_lanes' column form) set alike, decided here once
@@ -139,5 +144,8 @@ void pwb16_fwd_avx512(const PwbFwdArgs& a);
 void pwb16_fwd_avx512_asm(const PwbFwdArgs& a);
 void pwb16_bwdw_x_generic(const PwbBwdwXArgs& a);
 void pwb16_bwdw_x_avx512(const PwbBwdwXArgs& a);
+// The 1 x kPwb16XWideRows input-lanes tile (vecs == 1, rows 1..16); the generic loops
+// (pwb16_bwdw_x_generic) take any shape.
+void pwb16_bwdw_x16_avx512(const PwbBwdwXArgs& a);
 
 }  // namespace taihu::dnn::conv

@@ -141,7 +141,9 @@ TEST_F(BlockedLayout, PointwiseNchw16cBackwardWeightsInputLanes) {
   // not multiples of 8 (21, 13, 3), several pixel chunks at 256 (17 x 17 = 289 -> 2 x
   // 145; 30 x 30 = 900 -> 4 x 225) with a batch, and at AMD's 4096 (65 x 65 = 4225 -> 2
   // x 2113), a thread range ending inside an output tile's run of groups; each at one
-  // and two threads.
+  // and two threads. On AMD the planes of <= 256 pixels (5x5, 3x3, 4x4, 2x2) take the
+  // 1 x 16 tile instead (groups of one block, 16-row tiles: 21 = 16 + 5, 3, 40 = 16 + 16
+  // + 8, 9), the larger ones 3 x 8 (on Intel every shape here takes 3 x 8).
   const bool nat = avx512();
   for (int threads : {1, 2}) {
     taihu::arch::set_num_threads(threads);

@@ -230,7 +230,7 @@ TEST(PointwiseBlocked16ForwardKernel, EveryKernelMatchesTheDefinition) {
 
 // The nChw16c input-lanes backward-weights tile (PwbBwdwXArgs) called directly: the
 // portable loops, and AVX-512's tiles where this CPU has them (every shape of the 3 x 8
-// tile through the dispatch table); pointwise_bwdw_x_check.hpp has the check, which
+// and of the 1 x 16 tile through the dispatch tables); pointwise_bwdw_x_check.hpp has the check, which
 // test_conv_avx512_emulated.cpp also runs through SIMDe.
 TEST(PointwiseBlocked16BackwardWeightsTile, EveryKernelMatchesTheDefinition) {
   {
@@ -240,6 +240,16 @@ TEST(PointwiseBlocked16BackwardWeightsTile, EveryKernelMatchesTheDefinition) {
   if (taihu::arch::isa_supported(taihu::arch::Isa::avx512, taihu::arch::cpu_features())) {
     SCOPED_TRACE("avx512");
     pointwise_bwdw_x_check::every_tile_matches_definition(&taihu::dnn::conv::pwb16_bwdw_x_avx512);
+  }
+  {
+    SCOPED_TRACE("generic 1 x 16");
+    pointwise_bwdw_x_check::every_tile_matches_definition<1, taihu::dnn::conv::kPwb16XWideRows>(
+        &taihu::dnn::conv::pwb16_bwdw_x_generic);
+  }
+  if (taihu::arch::isa_supported(taihu::arch::Isa::avx512, taihu::arch::cpu_features())) {
+    SCOPED_TRACE("avx512 1 x 16");
+    pointwise_bwdw_x_check::every_tile_matches_definition<1, taihu::dnn::conv::kPwb16XWideRows>(
+        &taihu::dnn::conv::pwb16_bwdw_x16_avx512);
   }
 }
 

@@ -7,7 +7,7 @@
 //     zmm accumulate). Weights packed [channel][nb * W].
 //   backward-weights (input lanes): CV vectors of W input channels (x, a pixel's
 //     block) x NK output channels (dY broadcast, one block) over a run of pixels,
-//     written into the dw rows (AVX-512: 3 x 8).
+//     written into the dw rows (AVX-512: 3 x 8, and 1 x 16 for AMD's small planes).
 //   (AVX-512 on AMD runs the forward's whole 4 x 6 tile as inline assembly instead:
 //     kernels/avx512/pointwise_blocked_kernels_avx512.cpp through pwb_fwd_run's Full.)
 // Everything is in an anonymous namespace: each ISA's TU compiles its own copy with its
@@ -108,7 +108,8 @@ inline void pwb_stream(float* p, typename V::Reg v) {
 // broadcasts (consecutive lanes of one dY line) feed CV * NK FMAs; the tile stays in
 // registers over the whole run and is stored into dw once (the last vector masked to
 // the layer's channels). Optional prefetches (PwbBwdwXArgs::prefetch_ahead, next_dy) per
-// pixel.
+// pixel. (The row loops unroll up to 16: at 8, GCC kept the 1 x 16 tile's accumulators
+// in memory.)
 template <class V, int CV, int NK>
 void pwb_bwdw_x_tile(const PwbBwdwXArgs& a) {
   using Reg = typename V::Reg;
@@ -116,7 +117,7 @@ void pwb_bwdw_x_tile(const PwbBwdwXArgs& a) {
   const typename V::Mask last = V::first(a.last_lanes);
   const bool partial = a.last_lanes < W;
   Reg acc[NK][CV];
-#pragma GCC unroll 8
+#pragma GCC unroll 16
   for (int j = 0; j < NK; ++j)
 #pragma GCC unroll 4
     for (int v = 0; v < CV; ++v) {
@@ -128,7 +129,7 @@ void pwb_bwdw_x_tile(const PwbBwdwXArgs& a) {
   // The next tile's dw lines, for writing (a cold dw otherwise stalls every store of
   // the epilogue on a read-for-ownership).
   if (a.next_dw)
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (int j = 0; j < NK; ++j)
 #pragma GCC unroll 4
       for (int v = 0; v < CV; ++v) __builtin_prefetch(a.next_dw + j * a.ldw + v * W, 1, 3);
@@ -147,7 +148,7 @@ void pwb_bwdw_x_tile(const PwbBwdwXArgs& a) {
       Reg xv[CV];
 #pragma GCC unroll 4
       for (int v = 0; v < CV; ++v) xv[v] = V::loadu(x + v * xs);
-#pragma GCC unroll 8
+#pragma GCC unroll 16
       for (int j = 0; j < NK; ++j) {
         const Reg d = V::bcast(dy + j);
 #pragma GCC unroll 4
@@ -155,7 +156,7 @@ void pwb_bwdw_x_tile(const PwbBwdwXArgs& a) {
       }
     }
   }
-#pragma GCC unroll 8
+#pragma GCC unroll 16
   for (int j = 0; j < NK; ++j)
 #pragma GCC unroll 4
     for (int v = 0; v < CV; ++v) {

@@ -110,6 +110,10 @@ void pwb16_bwdw_x_avx512(const PwbBwdwXArgs& a) {
   kernels::pwb_bwdw_x_simd<kernels::VecAvx512Nt, kPwb16XVecs, kPwb16XRows>(a);
 }
 
+void pwb16_bwdw_x16_avx512(const PwbBwdwXArgs& a) {
+  kernels::pwb_bwdw_x_simd<kernels::VecAvx512Nt, 1, kPwb16XWideRows>(a);
+}
+
 namespace {
 
 // r[i] (16 rows of 16) transposed in place: r[i][j] <- r[j][i]. (Zero-masking forms with

@@ -111,7 +111,7 @@ void softmax(benchmark::State& state, int threads) {
 }
 
 // AlexNet's / ResNet's 3x3 stride-2 window (kernel 3), or VGG's 2x2 (kernel 2, the
-// dedicated pool_max2x2 kernels).
+// dedicated 2x2 kernels of dnn/src/ops/pool_kernels.hpp).
 void max_pool(benchmark::State& state, int threads, index_t kernel) {
   taihu::dnn::PoolingShape s;
   s.batch = 8;

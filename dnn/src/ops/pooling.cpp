@@ -6,12 +6,11 @@
 // same tap loops in reverse (dy / window size added to each tap's input), or for
 // short rows (<= 16 outputs) Caffe's window-by-window loop.
 // The visiting order per output (h then w, strict >) matches Caffe's argmax ties.
-// MAX 2x2 stride 2 without padding (float) runs pool_max2x2.hpp's per-ISA kernels
-// instead: the same values and masks, eight windows per AVX2 step, and a backward that
-// stores each input once instead of zero-filling and scattering.
+// Float pools of the common geometries run pool_kernels.hpp's per-ISA kernels instead,
+// with the same values and masks: MAX 2x2 stride 2 without padding (and a backward that
+// stores each input once instead of zero-filling and scattering), and the rows of
+// stride-2 pools of kernel width 2 or 3 without horizontal padding (MAX with a mask, AVE).
 #include "taihu/dnn/pooling.hpp"
-
-#include <emmintrin.h>
 
 #include <algorithm>
 #include <limits>
@@ -21,7 +20,7 @@
 
 #include "ops/check.hpp"
 #include "core/parallel.hpp"
-#include "ops/pool_max2x2.hpp"
+#include "ops/pool_kernels.hpp"
 #include "ops/vec_math.hpp"
 
 namespace taihu::dnn {
@@ -81,7 +80,7 @@ namespace {
 // One output row of one plane: taps of input rows [hs, he) over output columns.
 // SW is the horizontal stride when it is a compile-time constant (1, 2: the common
 // ones, whose strided reads GCC vectorises as loads + permutes), 0 for a runtime one.
-// Output columns [first, ow) only (the ones before are done by row_s2_sse).
+// Output columns [first, ow) only (the ones before are done by PoolKernels::row_s2).
 template <int SW, class T>
 void pool_row_forward(const PoolingShape& s, const T* xp, index_t ph, index_t first, index_t ow, bool is_max, T* yr,
                       std::int32_t* mr, const T* col_size) {
@@ -135,88 +134,6 @@ void pool_row_forward(const PoolingShape& s, const T* xp, index_t ph, index_t fi
   }
 }
 
-// Horizontal stride 2, kernel width 2 or 3, no horizontal padding (LeNet's and
-// CIFAR-10 quick's pooling), MAX with argmax or AVE: four outputs per step with SSE
-// (the x86-64 baseline), the even/odd taps split by shuffles, the row end padded (with
-// the lowest float for MAX, which never wins, 0 for AVE). Visits the taps in the
-// generic order (rows, then columns; strict > for MAX) and divides AVE sums by the
-// same float product, so values and masks are identical to the generic loops.
-// Returns how many output columns it wrote: 0 (not its case) or ow.
-template <int KW, bool MAX>
-index_t row_s2_sse_k(const PoolingShape& s, const float* xp, index_t ph, index_t ow, float* yr, std::int32_t* mr,
-                     const float* col_size) {
-  const index_t hs_raw = ph * s.stride_h - s.pad_h;
-  const index_t he_pad = std::min(hs_raw + s.kernel_h, s.height + s.pad_h);
-  const index_t hs = std::max<index_t>(hs_raw, 0), he = std::min(he_pad, s.height);
-  const auto rows = static_cast<float>(he_pad - hs_raw);
-  const __m128i lane2 = _mm_setr_epi32(0, 2, 4, 6);
-  const float init = MAX ? std::numeric_limits<float>::lowest() : 0.0f;
-  constexpr index_t kSpan = 12;  // columns a group's loads may touch (2 * 4 outputs + 4)
-  for (index_t pw0 = 0; pw0 < ow; pw0 += 4) {
-    const index_t xb = 2 * pw0;
-    const bool inside = xb + kSpan <= s.width && pw0 + 4 <= ow;
-    __m128 acc = _mm_set1_ps(init);
-    __m128i arg = _mm_set1_epi32(-1);
-    auto take = [&](__m128 v, std::int32_t at) {
-      if constexpr (MAX) {
-        const __m128 wins = _mm_cmpgt_ps(v, acc);
-        acc = _mm_or_ps(_mm_and_ps(wins, v), _mm_andnot_ps(wins, acc));
-        const __m128i idx = _mm_add_epi32(_mm_set1_epi32(at), lane2);
-        const __m128i w = _mm_castps_si128(wins);
-        arg = _mm_or_si128(_mm_and_si128(w, idx), _mm_andnot_si128(w, arg));
-      } else {
-        acc = _mm_add_ps(acc, v);
-      }
-    };
-    alignas(16) float tail[kSpan];
-    for (index_t h = hs; h < he; ++h) {
-      const float* row = xp + h * s.width + xb;
-      if (!inside) {
-        const index_t n = std::min(kSpan, s.width - xb);
-        for (index_t i = 0; i < kSpan; ++i) tail[i] = i < n ? row[i] : init;
-        row = tail;
-      }
-      const auto at = static_cast<std::int32_t>(h * s.width + xb);
-      const __m128 a0 = _mm_loadu_ps(row), a1 = _mm_loadu_ps(row + 4);
-      take(_mm_shuffle_ps(a0, a1, 0x88), at);
-      take(_mm_shuffle_ps(a0, a1, 0xDD), at + 1);
-      if constexpr (KW == 3) take(_mm_shuffle_ps(_mm_loadu_ps(row + 2), _mm_loadu_ps(row + 6), 0x88), at + 2);
-    }
-    const index_t valid = std::min<index_t>(4, ow - pw0);
-    if constexpr (!MAX) {
-      alignas(16) float den[4] = {1.0f, 1.0f, 1.0f, 1.0f};
-      for (index_t i = 0; i < valid; ++i) den[i] = rows * col_size[pw0 + i];
-      acc = _mm_div_ps(acc, _mm_load_ps(den));
-    }
-    if (valid == 4) {
-      _mm_storeu_ps(yr + pw0, acc);
-      if (MAX && mr) _mm_storeu_si128(reinterpret_cast<__m128i*>(mr + pw0), arg);
-    } else {
-      alignas(16) float yv[4];
-      alignas(16) std::int32_t mv[4];
-      _mm_store_ps(yv, acc);
-      _mm_store_si128(reinterpret_cast<__m128i*>(mv), arg);
-      for (index_t i = 0; i < valid; ++i) {
-        yr[pw0 + i] = yv[i];
-        if (MAX && mr) mr[pw0 + i] = mv[i];
-      }
-    }
-  }
-  return ow;
-}
-
-index_t row_s2_sse(const PoolingShape& s, const float* xp, index_t ph, index_t ow, float* yr, std::int32_t* mr,
-                   const float* col_size) {
-  if (s.stride_w != 2 || s.pad_w != 0) return 0;
-  const bool is_max = s.method == PoolMethod::max;
-  if (is_max && !mr) return 0;  // MAX without a mask: the generic loops
-  if (s.kernel_w == 2) return is_max ? row_s2_sse_k<2, true>(s, xp, ph, ow, yr, mr, col_size)
-                                     : row_s2_sse_k<2, false>(s, xp, ph, ow, yr, mr, col_size);
-  if (s.kernel_w == 3) return is_max ? row_s2_sse_k<3, true>(s, xp, ph, ow, yr, mr, col_size)
-                                     : row_s2_sse_k<3, false>(s, xp, ph, ow, yr, mr, col_size);
-  return 0;
-}
-
 // AVE backward of one output row: each tap adds dy / window size to its input.
 template <int SW, class T>
 void pool_row_backward_ave(const PoolingShape& s, const T* dyr, index_t ph, index_t ow, const T* col_size, T* scaled,
@@ -266,14 +183,15 @@ void pooling_forward(const PoolingShape& s, const T* x, T* y, std::int32_t* mask
   const bool is_max = s.method == PoolMethod::max;
   if constexpr (std::is_same_v<T, float>) {
     if (ops::pool_max2x2_applies(s)) {
-      const ops::PoolMax2x2Kernels& k = ops::pool_max2x2_kernels();
+      const ops::PoolKernels& k = ops::pool_kernels();
       ops::parallel_tasks(s.batch * s.channels, std::max<index_t>(1, 4096 / (oh * ow)), [&](index_t p) {
-        k.forward(s.height, s.width, x + p * plane, y + p * oh * ow, mask ? mask + p * oh * ow : nullptr);
+        k.max2x2_forward(s.height, s.width, x + p * plane, y + p * oh * ow, mask ? mask + p * oh * ow : nullptr);
       });
       return;
     }
   }
   const std::vector<T> col_size = window_widths<T>(s, ow);
+  [[maybe_unused]] const ops::PoolKernels& kernels = ops::pool_kernels();
   ops::parallel_tasks(s.batch * s.channels, std::max<index_t>(1, 4096 / (oh * ow)), [&](index_t p) {
     const T* xp = x + p * plane;
     T* yp = y + p * oh * ow;
@@ -283,7 +201,7 @@ void pooling_forward(const PoolingShape& s, const T* x, T* y, std::int32_t* mask
       std::int32_t* mr = mp ? mp + ph * ow : nullptr;
       index_t first = 0;
       if constexpr (std::is_same_v<T, float>) {
-        first = row_s2_sse(s, xp, ph, ow, yr, mr, col_size.data());
+        first = kernels.row_s2(s, xp, ph, ow, yr, mr, col_size.data());
       }
       if (first == ow) continue;
       if (s.stride_w == 1) pool_row_forward<1>(s, xp, ph, first, ow, is_max, yr, mr, col_size.data());
@@ -303,9 +221,9 @@ void pooling_backward(const PoolingShape& s, const T* dy, const std::int32_t* ma
   const index_t oh = s.out_h(), ow = s.out_w(), plane = s.height * s.width;
   if constexpr (std::is_same_v<T, float>) {
     if (ops::pool_max2x2_applies(s)) {
-      const ops::PoolMax2x2Kernels& k = ops::pool_max2x2_kernels();
+      const ops::PoolKernels& k = ops::pool_kernels();
       ops::parallel_tasks(s.batch * s.channels, std::max<index_t>(1, 4096 / plane), [&](index_t p) {
-        k.backward(s.height, s.width, dy + p * oh * ow, mask + p * oh * ow, dx + p * plane);
+        k.max2x2_backward(s.height, s.width, dy + p * oh * ow, mask + p * oh * ow, dx + p * plane);
       });
       return;
     }

@@ -1,4 +1,4 @@
-// MAX pooling's 2x2 stride-2 unpadded kernels (dnn/src/ops/pool_max2x2_<isa>.cpp,
+// MAX pooling's 2x2 stride-2 unpadded kernels (dnn/src/ops/pool_kernels_<isa>.cpp,
 // chosen inside pooling_forward/backward<float>; the binary runs once per TAIHU_ISA
 // level) against a naive window loop written here: values, argmax masks (first strict
 // maximum in row-then-column order, -1 when no tap beats the lowest float), and dx

@@ -87,12 +87,17 @@ TEST_F(OpsTest, PoolingForwardMatchesCaffeLoops) {
           {13, 11, 3, 1, 1},
           {9, 9, 9, 1, 0},
           {8, 8, 3, 3, 2},
-          // stride 2 without padding (LeNet, CIFAR-10 quick): full SSE groups, a
-          // clipped last window, a partial group
+          // stride 2 without padding (LeNet, CIFAR-10 quick, AlexNet): the per-ISA row
+          // kernels' full groups of 4, 8 or 16 outputs, a clipped last window, a
+          // partial group
           {32, 32, 3, 2, 0},
           {24, 24, 2, 2, 0},
           {12, 11, 3, 2, 0},
-          {9, 23, 2, 2, 0}}) {
+          {9, 23, 2, 2, 0},
+          {5, 67, 3, 2, 0},
+          {4, 112, 3, 2, 0},
+          {3, 70, 2, 2, 0},
+          {3, 55, 3, 2, 0}}) {
       PoolingShape s = pool(2, 3, h, w, k, stride, pad, m);
       s.width = w;
       auto x = ops_test::random_vector<float>(s.input_elements(), rng);

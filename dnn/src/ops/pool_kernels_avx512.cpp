@@ -1,12 +1,10 @@
-// AVX-512 2x2 stride-2 MAX pooling kernels (pool_max2x2.hpp): the wide loops of
-// pool_max2x2_wide.hpp with sixteen windows per step, the even and odd columns of 32
-// inputs gathered by two-source permutes, comparisons into mask registers.
+// AVX-512 pooling kernels (pool_kernels.hpp): the loops of pool_wide.hpp with sixteen
+// windows per step, the even and odd columns of 32 inputs gathered by two-source
+// permutes, comparisons into mask registers.
 #include <immintrin.h>
 
-#include <limits>
-
-#include "ops/pool_max2x2.hpp"
-#include "ops/pool_max2x2_wide.hpp"
+#include "ops/pool_kernels.hpp"
+#include "ops/pool_wide.hpp"
 
 namespace taihu::dnn::ops {
 
@@ -16,18 +14,21 @@ struct VecAvx512 {
   static constexpr index_t kWindows = 16;
   using F = __m512;
   using I = __m512i;
-  static I evens() { return _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30); }
-  static F lowest() { return _mm512_set1_ps(std::numeric_limits<float>::lowest()); }
+  static I even_index() { return _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30); }
+  static F set1f(float v) { return _mm512_set1_ps(v); }
   static I set1(std::int32_t i) { return _mm512_set1_epi32(i); }
   static F load(const float* p) { return _mm512_loadu_ps(p); }
   static void store(float* p, F v) { _mm512_storeu_ps(p, v); }
   static I load_i(const std::int32_t* p) { return _mm512_loadu_si512(p); }
   static void store_i(std::int32_t* p, I v) { _mm512_storeu_si512(p, v); }
-  static I columns(std::int32_t at) { return _mm512_add_epi32(_mm512_set1_epi32(at), evens()); }
+  static I columns(std::int32_t at) { return _mm512_add_epi32(_mm512_set1_epi32(at), even_index()); }
   static void split(const float* row, F& even, F& odd) {
     const F a0 = _mm512_loadu_ps(row), a1 = _mm512_loadu_ps(row + 16);
-    even = _mm512_permutex2var_ps(a0, evens(), a1);
-    odd = _mm512_permutex2var_ps(a0, _mm512_add_epi32(evens(), _mm512_set1_epi32(1)), a1);
+    even = _mm512_permutex2var_ps(a0, even_index(), a1);
+    odd = _mm512_permutex2var_ps(a0, _mm512_add_epi32(even_index(), _mm512_set1_epi32(1)), a1);
+  }
+  static F evens(const float* row) {
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(row), even_index(), _mm512_loadu_ps(row + 16));
   }
   static void take(F v, I idx, F& acc, I& arg) {
     const __mmask16 wins = _mm512_cmp_ps_mask(v, acc, _CMP_GT_OQ);
@@ -35,6 +36,8 @@ struct VecAvx512 {
     arg = _mm512_mask_mov_epi32(arg, wins, idx);
   }
   static void take_value(F v, F& acc) { acc = _mm512_mask_mov_ps(acc, _mm512_cmp_ps_mask(v, acc, _CMP_GT_OQ), v); }
+  static F add(F a, F b) { return _mm512_add_ps(a, b); }
+  static F div(F a, F b) { return _mm512_div_ps(a, b); }
   static F zero_plus(F g) { return _mm512_add_ps(_mm512_setzero_ps(), g); }
   static void store_pairs(float* out, F g, I arg, I i0) {
     const I i1 = _mm512_add_epi32(i0, _mm512_set1_epi32(1));
@@ -50,9 +53,9 @@ struct VecAvx512 {
 
 }  // namespace
 
-const PoolMax2x2Kernels& pool_max2x2_avx512() {
-  static const PoolMax2x2Kernels k{&pool2x2::wide_forward_plane<VecAvx512>,
-                                   &pool2x2::wide_backward_plane<VecAvx512>};
+const PoolKernels& pool_kernels_avx512() {
+  static const PoolKernels k{&pool::wide_forward_plane<VecAvx512>, &pool::wide_backward_plane<VecAvx512>,
+                             &pool::wide_row_s2_any<VecAvx512>};
   return k;
 }
 

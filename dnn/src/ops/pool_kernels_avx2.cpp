@@ -1,12 +1,10 @@
-// AVX2 2x2 stride-2 MAX pooling kernels (pool_max2x2.hpp): the wide loops of
-// pool_max2x2_wide.hpp with eight windows per step, the even and odd columns of 16
-// inputs split by shuffles (forward) or interleaved back (backward).
+// AVX2 pooling kernels (pool_kernels.hpp): the loops of pool_wide.hpp with eight
+// windows per step, the even and odd columns of 16 inputs split by shuffles (forward)
+// or interleaved back (2x2 backward).
 #include <immintrin.h>
 
-#include <limits>
-
-#include "ops/pool_max2x2.hpp"
-#include "ops/pool_max2x2_wide.hpp"
+#include "ops/pool_kernels.hpp"
+#include "ops/pool_wide.hpp"
 
 namespace taihu::dnn::ops {
 
@@ -16,7 +14,7 @@ struct VecAvx2 {
   static constexpr index_t kWindows = 8;
   using F = __m256;
   using I = __m256i;
-  static F lowest() { return _mm256_set1_ps(std::numeric_limits<float>::lowest()); }
+  static F set1f(float v) { return _mm256_set1_ps(v); }
   static I set1(std::int32_t i) { return _mm256_set1_epi32(i); }
   static F load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, F v) { _mm256_storeu_ps(p, v); }
@@ -31,12 +29,18 @@ struct VecAvx2 {
     even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a0, a1, 0x88)), 0xD8));
     odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a0, a1, 0xDD)), 0xD8));
   }
+  static F evens(const float* row) {
+    const F s = _mm256_shuffle_ps(_mm256_loadu_ps(row), _mm256_loadu_ps(row + 8), 0x88);
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xD8));
+  }
   static void take(F v, I idx, F& acc, I& arg) {
     const F wins = _mm256_cmp_ps(v, acc, _CMP_GT_OQ);
     acc = _mm256_blendv_ps(acc, v, wins);
     arg = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(arg), _mm256_castsi256_ps(idx), wins));
   }
   static void take_value(F v, F& acc) { acc = _mm256_blendv_ps(acc, v, _mm256_cmp_ps(v, acc, _CMP_GT_OQ)); }
+  static F add(F a, F b) { return _mm256_add_ps(a, b); }
+  static F div(F a, F b) { return _mm256_div_ps(a, b); }
   static F zero_plus(F g) { return _mm256_add_ps(_mm256_setzero_ps(), g); }
   static void store_pairs(float* out, F g, I arg, I i0) {
     const I i1 = _mm256_add_epi32(i0, _mm256_set1_epi32(1));
@@ -50,8 +54,9 @@ struct VecAvx2 {
 
 }  // namespace
 
-const PoolMax2x2Kernels& pool_max2x2_avx2() {
-  static const PoolMax2x2Kernels k{&pool2x2::wide_forward_plane<VecAvx2>, &pool2x2::wide_backward_plane<VecAvx2>};
+const PoolKernels& pool_kernels_avx2() {
+  static const PoolKernels k{&pool::wide_forward_plane<VecAvx2>, &pool::wide_backward_plane<VecAvx2>,
+                             &pool::wide_row_s2_any<VecAvx2>};
   return k;
 }
 

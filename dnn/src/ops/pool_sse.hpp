@@ -1,9 +1,10 @@
-// Pieces of the 2x2 stride-2 MAX pooling kernels (pool_max2x2.hpp) shared by every
-// ISA's translation unit: four windows per SSE2 step (the x86-64 baseline: the even
-// and odd columns of 8 inputs split by shuffles, interleaved back for backward) and
-// one window at a time (bounded at an odd plane's edge). SSE2 only, and with internal
-// linkage: each translation unit keeps its own copy (compiled with its ISA flags, so
-// the linker cannot hand the generic kernels an AVX2-encoded one).
+// Pieces of the pooling kernels (pool_kernels.hpp) shared by every ISA's translation
+// unit: the 2x2 MAX kernels' four-window SSE2 steps (the x86-64 baseline: the even and
+// odd columns of 8 inputs split by shuffles, interleaved back for backward) and single
+// windows (bounded at an odd plane's edge), and VecSse, the four-lane trait with which
+// the generic table runs pool_wide.hpp's loops. SSE2 only, and with internal linkage:
+// each translation unit keeps its own copy (compiled with its ISA flags, so the linker
+// cannot hand the generic kernels an AVX2-encoded one).
 #pragma once
 #include <emmintrin.h>
 
@@ -13,7 +14,7 @@
 
 #include "taihu/dnn/ops_common.hpp"
 
-namespace taihu::dnn::ops::pool2x2 {
+namespace taihu::dnn::ops::pool {
 namespace {
 
 // Windows (ph, pw .. pw + 3) of input rows 2ph .. 2ph + rows - 1 (rows 1 or 2).
@@ -99,5 +100,32 @@ inline void backward_rest(index_t h, index_t w, const float* dyr, const std::int
   for (; pw < ow; ++pw) backward1(h, w, dyr[pw], mr[pw], ph, pw, dx);
 }
 
+// The four-lane vector trait of pool_wide.hpp's loops (its contract there).
+struct VecSse {
+  static constexpr index_t kWindows = 4;
+  using F = __m128;
+  using I = __m128i;
+  static F set1f(float v) { return _mm_set1_ps(v); }
+  static I set1(std::int32_t i) { return _mm_set1_epi32(i); }
+  static F load(const float* p) { return _mm_loadu_ps(p); }
+  static void store(float* p, F v) { _mm_storeu_ps(p, v); }
+  static void store_i(std::int32_t* p, I v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v); }
+  static I columns(std::int32_t at) { return _mm_add_epi32(_mm_set1_epi32(at), _mm_setr_epi32(0, 2, 4, 6)); }
+  static void split(const float* row, F& even, F& odd) {
+    const F a0 = _mm_loadu_ps(row), a1 = _mm_loadu_ps(row + 4);
+    even = _mm_shuffle_ps(a0, a1, 0x88);
+    odd = _mm_shuffle_ps(a0, a1, 0xDD);
+  }
+  static F evens(const float* row) { return _mm_shuffle_ps(_mm_loadu_ps(row), _mm_loadu_ps(row + 4), 0x88); }
+  static void take(F v, I idx, F& acc, I& arg) {
+    const F wins = _mm_cmpgt_ps(v, acc);
+    acc = _mm_or_ps(_mm_and_ps(wins, v), _mm_andnot_ps(wins, acc));
+    const I w = _mm_castps_si128(wins);
+    arg = _mm_or_si128(_mm_and_si128(w, idx), _mm_andnot_si128(w, arg));
+  }
+  static F add(F a, F b) { return _mm_add_ps(a, b); }
+  static F div(F a, F b) { return _mm_div_ps(a, b); }
+};
+
 }  // namespace
-}  // namespace taihu::dnn::ops::pool2x2
+}  // namespace taihu::dnn::ops::pool

@@ -218,18 +218,17 @@ bool winograd_4x4_profitable(const ConvDesc& d, Dir dir) {
 // vs 0.65x, backward-weights 1.2x vs 0.96x); LeNet conv2 (20 input channels) stays
 // direct (1.1-1.2x). 3x3 with >= 16 channels and a small output: F(2x2,3x3) forward and
 // backward-data.
-// Backward-weights at AVX-512 on AMD, 1 thread: 3x3 layers with >= 256 x 256 channels
-// that F(4x4) leaves (< 48 4x4 tiles) but with >= 48 2x2 tiles, ahead of
-// direct_input_lanes: ResNet-50 res4 (14x14, batch 1) on Zen 4 105.8-112.3 GFLOP/s vs
-// 99.7-100.0, 0.92x vs 0.80-0.84x oneDNN 2.6 jit_wino_4x3 (after the kernel set's
-// G^T dU G, bench/results/2026-11-28-zen4-dnn-winograd.md). At 2 threads
-// direct_input_lanes stays (180-181 vs 161-171); res5 (7x7, 16 2x2 tiles) too (84.7
-// vs 44.4). Intel unmeasured.
+// Backward-weights at AVX-512 on AMD: 3x3 layers with >= 256 x 256 channels that F(4x4)
+// leaves (< 48 4x4 tiles) but with >= 48 2x2 tiles, ahead of direct_input_lanes:
+// ResNet-50 res4 (14x14, batch 1) on Zen 4 105.8-112.3 GFLOP/s vs 99.7-100.0 at 1 thread
+// (bench/results/2026-11-28-zen4-dnn-winograd.md); at 2 threads, since the xi split
+// writes dU with its first GEMM and the dw scatter prefetches, 253.2-265.5 vs 198.1-201.8,
+// 1.21x vs 0.95x oneDNN 2.6 in the same run (bench/results/2026-11-29-zen4-dnn-winograd3.md).
+// res5 (7x7, 16 2x2 tiles) stays direct (84.7 vs 44.4). Intel unmeasured.
 bool winograd_2x2_profitable(const ConvDesc& d, Dir dir) {
   if (d.kh == 5 && d.kw == 5 && cg_of(d) >= 32 && kg_of(d) >= 32) return true;
   if (dir == Dir::backward_weights && d.kh == 3 && d.kw == 3 && cg_of(d) >= 256 && kg_of(d) >= 256 &&
-      arch::active_isa() == arch::Isa::avx512 && arch::threads_for_call() == 1 &&
-      arch::cpu_features().amd()) {
+      arch::active_isa() == arch::Isa::avx512 && arch::cpu_features().amd()) {
     const index_t t4 = d.n * ((d.out_h() + 3) / 4) * ((d.out_w() + 3) / 4);
     const index_t t2 = d.n * ((d.out_h() + 1) / 2) * ((d.out_w() + 1) / 2);
     return t4 < 48 && t2 >= 48;

@@ -206,8 +206,12 @@ void MinibatchConv::forward(const float* x, const float* w, const float* bias, f
     const minibatch_kernels::ImplicitBwdWeights g{d_.c, d_.h, d_.w, d_.k, d_.out_h(), d_.out_w(), rows_, tap_offset_.data()};
     // Blocks of 24 pixel vectors (8 tiles; their inputs stay in L2 while every
     // channel tile passes over them), handed out dynamically.
-    constexpr index_t kBlock = 24;
-    const index_t vectors = d_.n * plane_ / 8, blocks = (vectors + kBlock - 1) / kBlock;
+    // One thread on one image: a single block, each channel tile's output rows written
+    // as one run over the whole plane (LeNet conv1 batch 1 on Zen 4, 72 vectors, A/B in
+    // one process after the 96 MiB flush: +3.7-4.6% median in five runs,
+    // bench/results/2026-11-29-zen4-dnn-lanes3.md).
+    const index_t vectors = d_.n * plane_ / 8, kBlock = nt == 1 && d_.n == 1 ? vectors : 24;
+    const index_t blocks = (vectors + kBlock - 1) / kBlock;
     ops::parallel_for_dynamic(nt, blocks, [&](index_t b) {
       (avx512_all_ ? minibatch_kernels::forward_implicit_avx512 : minibatch_kernels::forward_implicit_avx2)(
           g, x, w, bias, b * kBlock, std::min(vectors, (b + 1) * kBlock), y);

@@ -72,7 +72,10 @@ TEST_F(Minibatch, MatchesReferenceInAllDirections) {
                             "mb3ic2ih9iw7oc5oh9ow7kh3ph1",
                             // One image on 2 threads, 8-pixel rows: backward-data splits the
                             // input channels (5: 2 + 3; 2 groups of 4).
-                            "mb1ic5ih12oc6oh8kh5", "mb1ic8ih10oc4oh8kh3g2"};
+                            "mb1ic5ih12oc6oh8kh5", "mb1ic8ih10oc4oh8kh3g2",
+                            // LeNet conv1 at batch 1: 72 pixel vectors, one forward block on one
+                            // thread, blocks of 24 on two.
+                            "mb1ic1ih28oc20oh24kh5"};
   std::mt19937 rng(7);
   for (const char* all_avx512 : {"0", "1"})  // TAIHU_MINIBATCH_AVX512_ALL: every AVX-512 form
   for (int threads : {1, 2}) {

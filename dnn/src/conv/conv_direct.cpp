@@ -66,7 +66,6 @@ struct DirectKernels {
   DirectOcvStoreKernel ocv_store;
   index_t bwdw_channels;  // backward-weights tile channels
   index_t bwdw_kalign;    // dY^T rows padded to a multiple of this
-  bool bwdw_prefetch;     // bwdw takes the next chunk's dY prefetch (DirectBwdwArgs::pf_*)
 };
 
 // Input channels per group up to which forward passes vectorise along output channels
@@ -83,11 +82,11 @@ constexpr index_t kOcvChunkStep = 24;  // pixel chunks of the few-channel forwar
 const DirectKernels& kernels() {
   static const arch::ImplementationList<DirectKernels> list(
       "direct conv kernels",
-      {{"avx512_ocv32x12_bwdw64x6", arch::Isa::avx512, {&direct_fwd_avx2, &direct_bwdw_avx512, &transpose_avx2, &direct_ocv_avx512, &direct_ocv_store_avx2, kDirectBwdwChannelsWide, 16, true}},
-       {"avx2_4x24_16x6", arch::Isa::avx2, {&direct_fwd_avx2, &direct_bwdw_avx2, &transpose_avx2, &direct_ocv_avx2, &direct_ocv_store_avx2, 16, 8, false}},
+      {{"avx512_ocv32x12_bwdw64x6", arch::Isa::avx512, {&direct_fwd_avx2, &direct_bwdw_avx512, &transpose_avx2, &direct_ocv_avx512, &direct_ocv_store_avx2, kDirectBwdwChannelsWide, 16}},
+       {"avx2_4x24_16x6", arch::Isa::avx2, {&direct_fwd_avx2, &direct_bwdw_avx2, &transpose_avx2, &direct_ocv_avx2, &direct_ocv_store_avx2, 16, 8}},
        {"generic", arch::Isa::generic,
         {&direct_fwd_generic, &direct_bwdw_generic, &transpose_generic, &direct_ocv_generic,
-         &direct_ocv_store_generic, 16, 8, false}}});
+         &direct_ocv_store_generic, 16, 8}}});
   return list.chosen().impl;
 }
 
@@ -420,10 +419,6 @@ class Direct final : public ConvAlgorithm {
     const bool fuse_bias = dbias != nullptr && local;
     const index_t bias_parts = by_chunk ? parts : 1;
     if (fuse_bias) db_part_.assign(static_cast<std::size_t>(bias_parts * d_.k), 0.0);
-    // The tile issues the next chunk's dY prefetch a few lines per row (where the kernel
-    // set takes it: CIFAR-10 conv1 +2% at 1 and 2 threads on a Zen 4 core against the
-    // same lines issued between tile calls, whose bursts stalled on the misses in flight).
-    const bool tile_pf = kernels().bwdw_prefetch;
     ops::run_team(nt, [&] {
       const float* xin = pad_per_image ? nullptr : fill_input(x);
       float* const padded = pad_per_image ? xpad_bwdw_.data() + omp_get_thread_num() * pad_floats : nullptr;
@@ -532,19 +527,8 @@ class Direct final : public ConvAlgorithm {
           a.x = (pad_per_image ? padded + gi * cg_ * geo_.chan_stride : xin + (n0 * d_.c + gi * cg_) * geo_.chan_stride) +
                 oy0 * geo_.row_step + x0;
           a.dw = dw_out + (gi * kg_ + k0) * cols + j0;
-          if (tile_pf && pf.total > 0) {  // the unit's share of the walk, spread over its rows
-            a.pf_base = pf.base;
-            a.pf_first = pf.total * (u - u0) / (u1 - u0);
-            a.pf_count = pf.total * (u - u0 + 1) / (u1 - u0) - a.pf_first;
-            a.pf_seg_lines = pf.seg_lines;
-            a.pf_per_ng = pf.per_ng;
-            a.pf_seg_stride = pf.seg_stride;
-            a.pf_ng_stride = pf.ng_stride;
-          } else {
-            a.pf_base = nullptr;
-          }
           kernel(a);
-          if (!tile_pf && pf.total > 0) prefetch_step(u - u0, u1 - u0);
+          if (pf.total > 0) prefetch_step(u - u0, u1 - u0);
         }
       };
       const int t = omp_get_thread_num(), tn = omp_get_num_threads();

@@ -67,44 +67,6 @@ struct DirectBwdwArgs {
   std::int64_t dw_kstride;      // distance between dw rows
   int channels;                 // valid output channels, 1..16 (AVX-512: 1..kDirectBwdwChannelsWide)
   int cols;                     // weight columns, 1..6
-  // Or null: lines [pf_first, pf_first + pf_count) of a walk to pull into L2 (the next
-  // chunk's dY), spread over the tile's rows (a hint, never read). Line l lies in
-  // segment s = l / pf_seg_lines, at pf_base + (s / pf_per_ng) * pf_ng_stride +
-  // (s % pf_per_ng) * pf_seg_stride + 16 * (l % pf_seg_lines) floats.
-  const float* pf_base;
-  std::int64_t pf_first, pf_count, pf_seg_lines, pf_per_ng, pf_seg_stride, pf_ng_stride;
-};
-
-// Prefetches a walk's lines (DirectBwdwArgs::pf_*) in order, a few at a time.
-class BwdwPrefetch {
- public:
-  explicit BwdwPrefetch(const DirectBwdwArgs& a) : a_(a), left_(a.pf_base ? a.pf_count : 0) {
-    if (left_ == 0) return;
-    const std::int64_t s = a.pf_first / a.pf_seg_lines;
-    line_ = a.pf_first % a.pf_seg_lines;
-    in_ng_ = s % a.pf_per_ng;
-    ng_ = a.pf_base + (s / a.pf_per_ng) * a.pf_ng_stride;
-    seg_ = ng_ + in_ng_ * a.pf_seg_stride;
-  }
-  std::int64_t left() const { return left_; }
-  void issue(std::int64_t lines) {
-    for (; lines > 0 && left_ > 0; --lines, --left_) {
-      __builtin_prefetch(seg_ + line_ * 16, 0, 2);
-      if (++line_ == a_.pf_seg_lines) {
-        line_ = 0;
-        if (++in_ng_ == a_.pf_per_ng) {
-          in_ng_ = 0;
-          ng_ += a_.pf_ng_stride;
-        }
-        seg_ = ng_ + in_ng_ * a_.pf_seg_stride;
-      }
-    }
-  }
-
- private:
-  const DirectBwdwArgs& a_;
-  std::int64_t left_, line_ = 0, in_ng_ = 0;
-  const float *ng_ = nullptr, *seg_ = nullptr;
 };
 
 // dst[p * ldd + k] = src[k * lds + p] for k < rows, p < cols (dY^T for backward-weights).

@@ -9,9 +9,7 @@
 //   peak). With one vector the pixels alternate between two accumulator sets, so 2 x 6
 //   FMA chains are in flight instead of 6 (FMA latency 4, two ports).
 // Reads ceil(channels / W) * W floats of each dY^T row (the caller pads kpad so they
-// exist). The result is added to dw through a small buffer (once per call). The
-// caller's prefetch walk (DirectBwdwArgs::pf_*, the next chunk's dY) goes out a share
-// per row, so its misses overlap the FMAs instead of stalling a burst between calls.
+// exist). The result is added to dw through a small buffer (once per call).
 #pragma once
 #include <cstdint>
 
@@ -42,16 +40,8 @@ void direct_bwdw_simd_tile(const DirectBwdwArgs& a) {
       for (int v = 0; v < NV; ++v) acc[s][v][j] = V::fma(d[v], xb, acc[s][v][j]);
     }
   };
-  BwdwPrefetch pf(a);
-  const std::int64_t pf_rows = a.images * a.rows;
-  std::int64_t pf_row = 0, pf_done = 0;
   for (std::int64_t img = 0; img < a.images; ++img)
     for (std::int64_t r = 0; r < a.rows; ++r) {
-      if (pf.left() > 0) {  // this row's share of the walk
-        const std::int64_t until = a.pf_count * ++pf_row / pf_rows;
-        pf.issue(until - pf_done);
-        pf_done = until;
-      }
       const float* dr = a.dyt + img * a.dyt_image_stride + r * a.dyt_row_stride;
       const float* xr = a.x + img * a.x_image_stride + r * a.x_row_stride;
       const float* xj[NT];

@@ -12,7 +12,6 @@ namespace taihu::dnn::conv {
 // Up to 8 channels dY^T may hold only 8 floats per pixel (kpad 8): AVX2's one-ymm tile.
 void direct_bwdw_avx512(const DirectBwdwArgs& a) {
   if (a.channels <= 8) {
-    BwdwPrefetch(a).issue(a.pf_count);  // (AVX2's tile takes no prefetch walk)
     direct_bwdw_avx2(a);
     return;
   }

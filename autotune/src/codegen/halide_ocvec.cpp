@@ -154,6 +154,21 @@ class OcvecKernel final : public PrepackedConvKernel {
   }
 
  private:
+  // The pixel-lanes forms' weights (l 1, l 2): w_in_ packed by weights_ into
+  // [kt][c][r][s][ki] panels of M output channels (packed_sizes_), zero past K.
+  void build_weight_panels(int M, const std::string& sfx, bool jit) {
+    Var ki("ki"), kt("kt"), c("c"), sv("sv"), r("r");
+    w_in_ = ImageParam(Float(32), 4, "ocv_w" + sfx);
+    set_dense(w_in_, w_sizes_);
+    Func wz = BoundaryConditions::constant_exterior(w_in_, 0.0f);
+    Func wp("ocv_wp" + sfx);
+    wp(ki, sv, r, c, kt) = wz(sv, r, c, kt * M + ki);
+    wp.reorder(ki, sv, r, c, kt).parallel(kt);
+    set_dense(wp.output_buffer(), packed_sizes_);
+    weights_ = Pipeline(wp);
+    if (jit) weights_.compile_jit(target_for_this_cpu());
+  }
+
   // ocvec l=2: output-row strips in the lanes. L = ocvec_row_lanes(OW), PT = k_vectors L
   // pixels of one output row, M = x_tile output channels (dimensions innermost first):
   //   wp(ki, s, r, c, kt)  = W[kt M + ki][c][r][s], zero for kt M + ki >= K (as l 1)
@@ -177,18 +192,8 @@ class OcvecKernel final : public PrepackedConvKernel {
     packed_sizes_ = {M, S, R, C, KT};
     if (jit) packed_ = Buffer<float>(packed_sizes_);
 
-    Var ki("ki"), kt("kt"), k("k"), c("c"), x("x"), y("y"), n("n"), sv("sv"), r("r");
-    {  // Weights: packed [kt][c][r][s][ki], zero past K.
-      w_in_ = ImageParam(Float(32), 4, "ocv_w" + sfx);
-      set_dense(w_in_, w_sizes_);
-      Func wz = BoundaryConditions::constant_exterior(w_in_, 0.0f);
-      Func wp("ocv_wp" + sfx);
-      wp(ki, sv, r, c, kt) = wz(sv, r, c, kt * M + ki);
-      wp.reorder(ki, sv, r, c, kt).parallel(kt);
-      set_dense(wp.output_buffer(), packed_sizes_);
-      weights_ = Pipeline(wp);
-      if (jit) weights_.compile_jit(target_for_this_cpu());
-    }
+    Var ki("ki"), kt("kt"), k("k"), c("c"), x("x"), y("y"), n("n");
+    build_weight_panels(M, sfx, jit);
     x_in_ = ImageParam(Float(32), 4, "ocv_x" + sfx);
     set_dense(x_in_, x_sizes_);
     packed_in_ = ImageParam(Float(32), 5, "ocv_wpin" + sfx);
@@ -259,18 +264,8 @@ class OcvecKernel final : public PrepackedConvKernel {
     packed_sizes_ = {M, S, R, C, KT};
     if (jit) packed_ = Buffer<float>(packed_sizes_);
 
-    Var ki("ki"), kt("kt"), k("k"), c("c"), p("p"), n("n"), sv("sv"), r("r");
-    {  // Weights: packed [kt][c][r][s][ki], zero past K.
-      w_in_ = ImageParam(Float(32), 4, "ocv_w" + sfx);
-      set_dense(w_in_, w_sizes_);
-      Func wz = BoundaryConditions::constant_exterior(w_in_, 0.0f);
-      Func wp("ocv_wp" + sfx);
-      wp(ki, sv, r, c, kt) = wz(sv, r, c, kt * M + ki);
-      wp.reorder(ki, sv, r, c, kt).parallel(kt);
-      set_dense(wp.output_buffer(), packed_sizes_);
-      weights_ = Pipeline(wp);
-      if (jit) weights_.compile_jit(target_for_this_cpu());
-    }
+    Var ki("ki"), kt("kt"), k("k"), c("c"), p("p"), n("n");
+    build_weight_panels(M, sfx, jit);
     x_in_ = ImageParam(Float(32), 3, "ocv_x" + sfx);
     set_dense(x_in_, x_sizes_);
     packed_in_ = ImageParam(Float(32), 5, "ocv_wpin" + sfx);

@@ -61,8 +61,7 @@ MinibatchConv::MinibatchConv(const ConvDesc& d)
   // 44.0 GFLOP/s), implicit backward-weights (LeNet conv1 60.6-63.8 vs 56.7-65.3: a tie).
   // Forward and the packed backward-weights stay AVX2 (LeNet conv2 forward 93.5 vs
   // 101.6, packed 82.9 vs 91.3; conv1 forward 61.5 vs 69.2): each 16-lane vector there
-  // is two 8-pixel rows from separate addresses (then two masked loads and stores; two
-  // 256-bit halves since 2026-11-29, see forward_avx512_ below).
+  // is two 8-pixel rows from separate addresses (two masked loads and stores).
   // TAIHU_MINIBATCH_AVX512_ALL=1 runs those AVX-512 forms too (A/B, tests).
   avx512_ = arch::active_isa() >= arch::Isa::avx512;
   const char* all = std::getenv("TAIHU_MINIBATCH_AVX512_ALL");
@@ -72,14 +71,6 @@ MinibatchConv::MinibatchConv(const ConvDesc& d)
   // batch 64 / 32 / 1: 60.8-64.0 vs 57.5-60.8, 61.7-65.2 vs 59.2-61.1, 38.2-38.9 vs
   // 36.5-37.6 GFLOP/s (bench/results/2026-11-28-zen4-dnn-lenet.md).
   implicit_avx512_ = avx512_ && (avx512_all_ || !arch::cpu_features().amd());
-  // On AMD the AVX-512 implicit forward of layers with more than one input channel, since
-  // VecAvx512's 8-channel block accesses are two 256-bit halves instead of masked 512-bit
-  // ones: LeNet conv2, 1 thread, Zen 4, alternating processes, GFLOP/s best: batch 64
-  // 103.6-107.0 against the AVX2 form's 97.9-100.4, batch 32 104.9-105.8 against
-  // 100.1-100.4 (with the masked accesses 87.8-88.1). LeNet conv1 (one input channel)
-  // read 24.4-26.5 against 26.1-37.8 and keeps AVX2, as Intel does (unmeasured there
-  // since the halves). bench/results/2026-11-29-zen4-dnn-whole-set3/minibatch-blocks.txt.
-  forward_avx512_ = avx512_ && (avx512_all_ || (arch::cpu_features().amd() && d.c / d.groups > 1));
   implicit_weights_ = arch::active_isa() >= arch::Isa::avx2 && d.groups == 1 && d.stride_h == 1 && d.stride_w == 1 &&
                       d.pad_h == 0 && d.pad_w == 0 && d.dil_h == 1 && d.dil_w == 1 && d.out_w() % 8 == 0;
   col2im_w8_ = arch::active_isa() >= arch::Isa::avx2 && d.stride_h == 1 && d.stride_w == 1 && d.pad_h == 0 &&
@@ -222,7 +213,7 @@ void MinibatchConv::forward(const float* x, const float* w, const float* bias, f
     const index_t vectors = d_.n * plane_ / 8, kBlock = nt == 1 && d_.n == 1 ? vectors : 24;
     const index_t blocks = (vectors + kBlock - 1) / kBlock;
     ops::parallel_for_dynamic(nt, blocks, [&](index_t b) {
-      (forward_avx512_ ? minibatch_kernels::forward_implicit_avx512 : minibatch_kernels::forward_implicit_avx2)(
+      (avx512_all_ ? minibatch_kernels::forward_implicit_avx512 : minibatch_kernels::forward_implicit_avx2)(
           g, x, w, bias, b * kBlock, std::min(vectors, (b + 1) * kBlock), y);
     });
     return;

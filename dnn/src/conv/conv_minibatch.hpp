@@ -81,7 +81,6 @@ class MinibatchConv final : public ConvAlgorithm {
   bool avx512_ = false;  // AVX-512 small and implicit backward-weights (minibatch_kernels_avx512.cpp)
   bool implicit_avx512_ = false;  // the AVX-512 implicit backward-weights (not on AMD unless avx512_all_)
   bool avx512_all_ = false;  // also its forward and packed backward-weights (TAIHU_MINIBATCH_AVX512_ALL=1)
-  bool forward_avx512_ = false;  // the AVX-512 implicit forward (AMD, > 1 input channel; or avx512_all_)
   bool implicit_weights_ = false;  // backward_weights_implicit (AVX2, see above)
   bool col2im_w8_ = false;  // backward-data's col2im by kernels::col2im_w8_avx2
   std::vector<std::int64_t> tap_offset_;  // per weight column: its input offset

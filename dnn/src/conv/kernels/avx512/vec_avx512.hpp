@@ -27,33 +27,15 @@ struct VecAvx512 {
   static inline Mask first(int n) { return static_cast<Mask>((1u << n) - 1u); }
   static inline Reg load_first(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
   static inline void store_first(float* p, Mask m, Reg v) { _mm512_mask_storeu_ps(p, m, v); }
-  // The 16 lanes as two nChw8c-style 8-channel blocks at lo and hi (lanes 0-7, 8-15).
-  // Compiled for AVX-512: two 256-bit halves (vmovups ymm + vinsertf64x4 /
-  // vextractf64x4), in inline assembly because GCC 12 flags the 512 <-> 256-bit cast and
-  // insert intrinsics' undefined lanes as (maybe-)uninitialized; two masked 512-bit
-  // accesses ran slower on Zen 4 (first-layer forward +1.5-2.5% on CIFAR-10, ResNet-50
-  // and AlexNet conv1, 4be6b01). Under SIMDe's emulation: the masked accesses (the
-  // masked-off lanes touch no memory).
+  // The 16 lanes as two nChw8c-style 8-channel blocks at lo and hi (lanes 0-7, 8-15),
+  // through masked accesses (the masked-off lanes touch no memory; GCC 12 flags the
+  // 512 <-> 256-bit casts as maybe-uninitialized).
   static inline Reg load_blocks(const float* lo, const float* hi) {
-#if defined(__AVX512F__)
-    Reg r;
-    asm("vmovups %[lo], %t[r]\n\tvinsertf64x4 $1, %[hi], %[r], %[r]"
-        : [r] "=v"(r)
-        : [lo] "m"(*reinterpret_cast<const float(*)[8]>(lo)), [hi] "m"(*reinterpret_cast<const float(*)[8]>(hi)));
-    return r;
-#else
     return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(0x00FF, lo), 0xFF00, hi - 8);
-#endif
   }
   static inline void store_blocks(float* lo, float* hi, Reg v) {
-#if defined(__AVX512F__)
-    asm("vmovups %t[v], %[lo]\n\tvextractf64x4 $1, %[v], %[hi]"
-        : [lo] "=m"(*reinterpret_cast<float(*)[8]>(lo)), [hi] "=m"(*reinterpret_cast<float(*)[8]>(hi))
-        : [v] "v"(v));
-#else
     _mm512_mask_storeu_ps(lo, 0x00FF, v);
     _mm512_mask_storeu_ps(hi - 8, 0xFF00, v);
-#endif
   }
 };
 

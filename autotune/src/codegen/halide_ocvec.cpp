@@ -84,21 +84,8 @@ class OcvecKernel final : public PrepackedConvKernel {
     set_dense(x_in_, x_sizes_);
     packed_in_ = ImageParam(Float(32), 5, "ocv_wpin" + sfx);
     set_dense(packed_in_, packed_sizes_);
-    // The input as the window reads it: xin(x + s, y + r) for output (x, y). Read in
-    // place when every read stays inside the image; else a zero-padded copy at root
-    // (no boundary tests in the FMA loop).
     const int x_span = cb > 0 ? static_cast<int>(round_up(OW, X)) : OW;  // a row tile may run past OW
-    const bool inside = cv.off_x >= 0 && cv.off_y >= 0 && cv.off_x + x_span + S - 1 <= W && cv.off_y + OH + R - 1 <= H;
-    Func xin("ocv_xin" + sfx);
-    if (inside) {
-      xin(x, y, c, n) = x_in_(x + static_cast<int>(cv.off_x), y + static_cast<int>(cv.off_y), c, n);
-    } else {
-      Func xz = BoundaryConditions::constant_exterior(x_in_, 0.0f);
-      xin(x, y, c, n) = xz(x + static_cast<int>(cv.off_x), y + static_cast<int>(cv.off_y), c, n);
-      Var cn("cn");
-      xin.compute_root().fuse(c, n, cn).parallel(cn);
-      if (x_span + S - 1 >= V) xin.vectorize(x, V);
-    }
+    Func xin = window_input(cv, x_span, V, sfx, x, y, c, n);
     RDom rd(0, S, 0, R, 0, C, "ocv_rd" + sfx);
     Func acc("ocv_acc" + sfx), out("ocv_y" + sfx);
     acc(kv, x, ko, y, n) = 0.0f;
@@ -154,6 +141,27 @@ class OcvecKernel final : public PrepackedConvKernel {
   }
 
  private:
+  // The input as the window reads it, xin(x, y, c, n) = X[n][c][y + oy][x + ox], for
+  // output columns x < x_span (l 0, l 2): read in place when every read stays inside the
+  // image; else a zero-padded copy at root (no boundary tests in the FMA loop),
+  // vectorized `lanes` wide.
+  Func window_input(const ConvPattern& cv, int x_span, int lanes, const std::string& sfx, Var x, Var y, Var c, Var n) {
+    const int S = static_cast<int>(cv.s), R = static_cast<int>(cv.r);
+    const bool inside = cv.off_x >= 0 && cv.off_y >= 0 && cv.off_x + x_span + S - 1 <= cv.w &&
+                        cv.off_y + cv.oh + R - 1 <= cv.h;
+    Func xin("ocv_xin" + sfx);
+    if (inside) {
+      xin(x, y, c, n) = x_in_(x + static_cast<int>(cv.off_x), y + static_cast<int>(cv.off_y), c, n);
+    } else {
+      Func xz = BoundaryConditions::constant_exterior(x_in_, 0.0f);
+      xin(x, y, c, n) = xz(x + static_cast<int>(cv.off_x), y + static_cast<int>(cv.off_y), c, n);
+      Var cn("cn");
+      xin.compute_root().fuse(c, n, cn).parallel(cn);
+      if (x_span + S - 1 >= lanes) xin.vectorize(x, lanes);
+    }
+    return xin;
+  }
+
   // The pixel-lanes forms' weights (l 1, l 2): w_in_ packed by weights_ into
   // [kt][c][r][s][ki] panels of M output channels (packed_sizes_), zero past K.
   void build_weight_panels(int M, const std::string& sfx, bool jit) {
@@ -199,18 +207,7 @@ class OcvecKernel final : public PrepackedConvKernel {
     packed_in_ = ImageParam(Float(32), 5, "ocv_wpin" + sfx);
     set_dense(packed_in_, packed_sizes_);
     // A strip wider than the row (guarded stores) still computes PT pixels.
-    const int x_span = std::max(OW, PT);
-    const bool inside = cv.off_x >= 0 && cv.off_y >= 0 && cv.off_x + x_span + S - 1 <= W && cv.off_y + OH + R - 1 <= H;
-    Func xin("ocv_xin" + sfx);
-    if (inside) {
-      xin(x, y, c, n) = x_in_(x + static_cast<int>(cv.off_x), y + static_cast<int>(cv.off_y), c, n);
-    } else {
-      Func xz = BoundaryConditions::constant_exterior(x_in_, 0.0f);
-      xin(x, y, c, n) = xz(x + static_cast<int>(cv.off_x), y + static_cast<int>(cv.off_y), c, n);
-      Var cn("cn");
-      xin.compute_root().fuse(c, n, cn).parallel(cn);
-      if (x_span + S - 1 >= L) xin.vectorize(x, L);
-    }
+    Func xin = window_input(cv, std::max(OW, PT), L, sfx, x, y, c, n);
     RDom rc(0, S, 0, R, 0, C, "ocv_rc" + sfx);
     Func acc("ocv_acc" + sfx), out("ocv_y" + sfx);
     acc(x, ki, kt, y, n) = 0.0f;

@@ -171,10 +171,11 @@ class PointwiseBlocked final : public ConvAlgorithm {
   // Input-lanes form (nChw16c): the input blocks split evenly into groups of at most
   // kPwb16XVecs (16 blocks = 4 x 3 + 2 x 2, not 5 x 3 + 1: a 1-block tile of 8 rows does
   // 8 FMAs per 9 loads), or, on AMD's small planes, groups of one block for the 1 x 16
-  // tile (wide_bwdw_x: kPwb16XWideRows rows); work units are (tile of kPwb16XRows (16)
-  // output channels, group), in that order: consecutive tiles write the same 8 dw rows (8 pages of an OIHW dw, not 8 new
-  // ones per tile: 14x14 1024 -> 256 +6-10% over group-major in the A/B) while dY's
-  // block stays in L1 and the groups' x chunks come from L2. A thread owns a contiguous
+  // tile (wide_bwdw_x); work units are (tile of kPwb16XRows (8) output channels, or
+  // kPwb16XWideRows (16) for the wide tile, group), in that order: consecutive tiles
+  // write the same dw rows (8 pages of an OIHW dw, not 8 new ones per tile: 14x14
+  // 1024 -> 256 +6-10% over group-major in the A/B) while dY's block stays in L1 and the
+  // groups' x chunks come from L2. A thread owns a contiguous
   // range of units, so disjoint dw tiles (deterministic, no reduction). Per image and
   // pixel chunk (<= 256 pixels, evenly split; 128, 196 and 400 measured alike or
   // slower), the tiles add into dw (the first pass overwrites unless accumulating): a

@@ -3,9 +3,9 @@
 // (pointwise_blocked_kernels.hpp, PwbBwdwXArgs) once per kernel tap:
 //   dW[k][c][tap] = sum over images and output pixels of dY[k][p] X[c][p + tap's offset].
 // x is copied once per call into a zero-padded 16-channel-blocked plane
-// ([n][c / 16][padded row][padded column][16]; in one pass on AVX-512), so a tap's input pixels for an output
-// row are consecutive vectors (the tile runs over the output rows: PwbBwdwXArgs::runs),
-// and dY into nChw16c (broadcast per output channel).
+// ([n][c / 16][padded row][padded column][16]; in one pass on AVX-512), so a tap's input
+// pixels for an output row are consecutive vectors (the tile runs over the output rows:
+// PwbBwdwXArgs::runs), and dY into nChw16c (broadcast per output channel).
 // Work units are (tile of 8 output channels, group of 2-3 input blocks), output-tile-
 // major as the 1x1 path: per unit each tap's 8 x (32-48) tile stays in registers over
 // every image and output row and lands in a per-thread [tap][8][48] buffer (L1), which is
@@ -316,8 +316,9 @@ class DirectInputLanes final : public ConvAlgorithm {
     return {k0, v0, c0, c1};
   }
 
-  // The blocked copies both forms read: x in nChw16c (xb_, only without a PadBlockKernel), its zero-padded planes
-  // (xpad_: the padding and the lanes past c stay zero) and dY in nChw16c (dyb_).
+  // The blocked copies both forms read: x in nChw16c (xb_, only without a
+  // PadBlockKernel), its zero-padded planes (xpad_: the padding and the lanes past c stay
+  // zero) and dY in nChw16c (dyb_).
   void ensure_copies() {
     const auto xsize = static_cast<std::size_t>(d_.n * cb_ * hp_ * wp_ * kB);
     if (xpad_.size() != xsize) {

@@ -267,7 +267,14 @@ class Direct final : public ConvAlgorithm {
     const index_t runs_per_group = 1, run_slots = d_.n * slots;
     index_t chunk = 8 * kFwdSlots;
     while (chunk > kFwdSlots && d_.groups * runs_per_group * ceil_div(run_slots, chunk) < 4 * nt) chunk -= kFwdSlots;
-    const index_t chunks = ceil_div(run_slots, chunk), items = d_.groups * runs_per_group * chunks;
+    const index_t chunks = ceil_div(run_slots, chunk);
+    // Too few slot chunks for the team even at one tile each (LeNet conv2 at batch 1:
+    // 8 slots, 3 chunks of 3 / 3 / 2 for 2 threads, so one thread ran 5-6 of the 8):
+    // the output channels' 4-row blocks are split too, into kparts ranges, so the items
+    // are about 4 per thread and of even size.
+    const index_t base_items = d_.groups * runs_per_group * chunks;
+    const index_t kparts = nt > 1 && base_items < 4 * nt ? std::min(kblocks, ceil_div(4 * nt, base_items)) : 1;
+    const index_t items = base_items * kparts;
     const index_t x_image = d_.c * geo_.chan_stride, y_image = d_.k * plane;
     if (!fwd_in_place_) prepare_buffer();
     ops::run_team(nt, [&] {
@@ -275,7 +282,10 @@ class Direct final : public ConvAlgorithm {
       // Dynamic: a thread that loses its core to another process does not hold the
       // whole call back (items are coarse, >= 4 per thread).
       ops::for_dynamic(items, [&](index_t it) {
-        const index_t ch = it % chunks, run = (it / chunks) % runs_per_group, g = it / (chunks * runs_per_group);
+        const index_t kp = it % kparts, bit = it / kparts;
+        const index_t ch = bit % chunks, run = (bit / chunks) % runs_per_group, g = bit / (chunks * runs_per_group);
+        index_t kb_lo, kb_hi;  // this item's 4-channel blocks
+        split_range(kblocks, static_cast<int>(kp), static_cast<int>(kparts), kb_lo, kb_hi);
         // Slots [s_lo, s1) of this run; in image-major numbering n * slots + slot.
         const index_t s_lo = run * slots + ch * chunk, s1 = run * slots + std::min(run_slots, (ch + 1) * chunk);
         const index_t n = s_lo / slots;
@@ -313,10 +323,10 @@ class Direct final : public ConvAlgorithm {
               }
             }
             // Full 4-channel blocks in one call, then the partial block.
-            for (index_t kb = 0; kb < kblocks;) {
+            for (index_t kb = kb_lo; kb < kb_hi;) {
               const index_t k0 = g * kg_ + kb * kFwdRows;
               a.rows = static_cast<int>(std::min(kFwdRows, kg_ - kb * kFwdRows));
-              a.kblocks = a.rows == kFwdRows ? static_cast<int>(kg_ / kFwdRows - kb) : 1;
+              a.kblocks = a.rows == kFwdRows ? static_cast<int>(std::min(kg_ / kFwdRows, kb_hi) - kb) : 1;
               a.w = wpack_.data() + ((g * kblocks + kb) * cg_ + c0) * taps_ * kFwdRows;
               a.bias = bias && c0 == 0 ? bias + k0 : nullptr;
               a.y = y + (n * d_.k + k0) * plane;

@@ -206,7 +206,7 @@ TEST_F(ConvCaching, WeightsHintControlsTheCache) {
 
 // The threaded paths (the suite otherwise runs single-threaded): every algorithm and
 // direction at 2 threads against 1 thread, with one image (threads split pixels, tiles,
-// GEMMs) and several (threads split images).
+// GEMMs, output channels) and several (threads split images).
 class ConvThreads : public ConvTest, public ::testing::WithParamInterface<const char*> {
  protected:
   void TearDown() override { taihu::arch::set_num_threads(1); }
@@ -243,7 +243,10 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ConvThreads,
                                            "g2mb2ic8ih9oc8kh3sh2ph1", "mb2ic12ih11oc10kh5ph2",
                                            "mb8ic3ih24oc8kh5ph2", "mb3ic3ih21oc36kh5ph2",
                                            "mb2ic24ih15oc40kh1sh2", "g2mb3ic6ih13oc80kh5ph2",
-                                           "mb8ic3ih12oc32kh5ph2", "mb1ic16ih24oc32kh3ph1"),
+                                           "mb8ic3ih12oc32kh5ph2", "mb1ic16ih24oc32kh3ph1",
+                                           // 4 output pixels: direct's forward splits the
+                                           // channel blocks too (one partial block)
+                                           "mb1ic6ih8oc22kh5"),
                          [](const auto& p) { return std::string(p.param); });
 
 }  // namespace

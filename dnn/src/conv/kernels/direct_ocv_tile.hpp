@@ -15,9 +15,12 @@
 // contract's 4 x 3 tile does on its own union). A group whose pixels lie in one row at
 // stride 1, 2 or 4 addresses its broadcasts from one base register (SW): ResNet-50 /
 // AlexNet conv1 forward 100 -> 104-106 GFLOP/s on a Zen 4 core (the per-pixel pointers
-// had spilled); groups that cross a row keep the per-pixel pointers. Such a group at
+// had spilled); other groups that cross a row keep the per-pixel pointers. Such a group at
 // stride 1 and KW <= 5 that touches a row's left or right edge (DirectOcvArgs::col_span)
-// runs a variant without the taps that read padding (CIFAR-10 conv1: +1-1.5%). FM 2
+// runs a variant without the taps that read padding (CIFAR-10 conv1: +1-1.5%); a
+// 6-pixel stride-1 group that crosses one row end (KW 3 or 5, "same" padding) runs
+// one with a base register per row part that skips both ends' padded taps (CIFAR-10
+// conv1 forward +3.5-4.5% at 1 and 2 threads on a Zen 4 core). FM 2
 // (AVX-512): each FMA broadcasts its input from memory (ocv_fma2_bcast).
 #pragma once
 #include <algorithm>
@@ -85,7 +88,10 @@ inline void ocv_store_blocks(float* lo, float* hi, typename V::Reg v) {
 // p * SW): every broadcast is then one base register plus a constant, instead of NP
 // pointers (12 of x86's 16 general registers, which spilled around the FMAs).
 // (Not inlined: the four variants in one function spilled accumulators.)
-template <class V, int NP, int KW, int SW = 0, int FM = 0, int L = 0, int R = 0>
+// S > 0 (SW 1): the group crosses a row after its first S pixels; each part is
+// consecutive in its row and has its own base register, and L / R are then the left
+// padding of pixel S (the next row's first) and the right padding of pixel S - 1.
+template <class V, int NP, int KW, int SW = 0, int FM = 0, int L = 0, int R = 0, int S = 0>
 __attribute__((noinline)) void ocv32_group(const DirectOcvArgs& a, const std::int64_t* x_off, const std::int16_t* span,
                                            float* out) {
   using Reg = typename V::Reg;
@@ -130,11 +136,15 @@ __attribute__((noinline)) void ocv32_group(const DirectOcvArgs& a, const std::in
       static_assert(KW > 0);
       for (std::int64_t t = t_begin; t < t_end; t += KW) {
         const float* x0 = xc + a.tap_off[t] + x_off[0];
+        const float* x1 = S > 0 ? xc + a.tap_off[t] + x_off[S] : x0;
         const float* wt = wc + t * CH;
 #pragma GCC unroll 16
         for (int j = 0; j < KW; ++j) {
-          // Pixel p's taps in the left / right padding (L, R > 0: an edge group).
+          // Pixel p's taps in the left / right padding (L, R > 0: an edge group, or the
+          // two row ends a crossing group (S > 0) holds).
           auto padded = [](int pp, int jj) constexpr {
+            if constexpr (S > 0)
+              return pp < S ? (S - 1 - pp) * SW + (KW - 1 - jj) < R : (pp - S) * SW + jj < L;
             return pp * SW + jj < L || (NP - 1 - pp) * SW + (KW - 1 - jj) < R;
           };
           bool any = false;
@@ -147,13 +157,16 @@ __attribute__((noinline)) void ocv32_group(const DirectOcvArgs& a, const std::in
           // compiler kept those broadcasts live across taps, spilling them.)
           const float* xj = x0 + j;
           asm("" : "+r"(xj));
+          const float* xk = x1 + j;
+          if constexpr (S > 0) asm("" : "+r"(xk));
 #pragma GCC unroll 12
           for (int p = 0; p < NP; ++p) {
             if (padded(p, j)) continue;
+            const float* xp = S > 0 && p >= S ? xk + (p - S) * SW : xj + p * SW;
             if constexpr (FM > 0 && NWV == 2) {
-              ocv_fma2_bcast<V, FM>(xj + p * SW, wv[0], wv[1], acc[0][p], acc[1][p]);
+              ocv_fma2_bcast<V, FM>(xp, wv[0], wv[1], acc[0][p], acc[1][p]);
             } else {
-              const Reg xb = V::bcast(xj + p * SW);
+              const Reg xb = V::bcast(xp);
 #pragma GCC unroll 4
               for (int q = 0; q < NWV; ++q) acc[q][p] = V::fma(wv[q], xb, acc[q][p]);
             }
@@ -246,6 +259,26 @@ void ocv32_edge_group(const DirectOcvArgs& a, const std::int64_t* xo, const std:
   ocv32_group<V, NP, KW, 1, FM>(a, xo, span, out);
 }
 
+// A stride-1 group that crosses a row after its first s pixels (1 <= s < NP), at a
+// kernel width whose "same" padding P = (KW - 1) / 2 lies on both sides of the break
+// (checked by the caller): the variant with one base register per row part that skips
+// the P padded columns at both row ends. CIFAR-10 conv1 (32-pixel rows, 6-pixel groups):
+// 4 of a 192-pixel chunk's 32 groups cross a row, and ran the per-pixel-pointer form
+// with every padded tap.
+template <class V, int NP, int KW, int FM>
+void ocv32_cross_group(const DirectOcvArgs& a, const std::int64_t* xo, const std::int16_t* span,
+                       float* out, int s) {
+  constexpr int P = (KW - 1) / 2;
+  static_assert(NP == 6);
+  switch (s) {
+    case 1: return ocv32_group<V, NP, KW, 1, FM, P, P, 1>(a, xo, span, out);
+    case 2: return ocv32_group<V, NP, KW, 1, FM, P, P, 2>(a, xo, span, out);
+    case 3: return ocv32_group<V, NP, KW, 1, FM, P, P, 3>(a, xo, span, out);
+    case 4: return ocv32_group<V, NP, KW, 1, FM, P, P, 4>(a, xo, span, out);
+    default: return ocv32_group<V, NP, KW, 1, FM, P, P, 5>(a, xo, span, out);
+  }
+}
+
 // Every whole group of NP / 3 tiles of the call; returns the tiles done (the caller
 // runs the rest).
 template <class V, int NP, int KW, int FM = 0>
@@ -278,6 +311,21 @@ int ocv32_groups(const DirectOcvArgs& a) {
         else if (sw == 2) ocv32_group<V, NP, KW, 2, FM>(a, xo, span, out);
         else ocv32_group<V, NP, KW, 4, FM>(a, xo, span, out);
         continue;
+      }
+      if constexpr (NP == 6 && KW <= 5 && KW >= 3) {
+        // Two stride-1 parts, the break a row change: pixel s - 1 ends a row (at least
+        // P padded columns on its right) and pixel s starts the next (P on its left).
+        if (a.col_span) {
+          int s = 0, breaks = 0;
+          for (int p = 1; p < NP; ++p)
+            if (xo[p] - xo[p - 1] != 1) s = p, ++breaks;
+          constexpr int P = (KW - 1) / 2;
+          if (breaks == 1 && a.col_span[2 * (p0 + s)] >= P &&
+              KW - a.col_span[2 * (p0 + s - 1) + 1] >= P) {
+            ocv32_cross_group<V, NP, KW, FM>(a, xo, span, out, s);
+            continue;
+          }
+        }
       }
     }
     ocv32_group<V, NP, KW>(a, xo, span, out);

@@ -2,7 +2,7 @@
 // one process, on plain NCHW / NC data (the layout Caffe hands both): ReLU, Sigmoid,
 // TanH, eltwise SUM (bandwidth bound: gbps and % of STREAM), softmax (ImageNet
 // classifier), max pooling (Caffe ceil rounding, matched in oneDNN by padding_r), LRN
-// across channels (AlexNet norm1), batch-norm training forward and backward, ReLU
+// across channels forward and backward (AlexNet norm1), batch-norm training forward and backward, ReLU
 // backward, inner product (fc6-like).
 // Counters: gbps or gflops, pct_peak, vs_anchor (oneDNN time / taihu time, > 1: taihu
 // faster). Run: bench_dnn_ops [--benchmark_filter=relu]
@@ -145,7 +145,8 @@ void max_pool(benchmark::State& state, int threads, index_t kernel) {
        {DNNL_ARG_WORKSPACE, ws}});
 }
 
-void lrn(benchmark::State& state, int threads) {
+// AlexNet's norm1: local size 5, alpha 1e-4, beta 0.75, k 1.
+taihu::dnn::LrnParams alexnet_norm1() {
   taihu::dnn::LrnParams p;
   p.batch = 8;
   p.channels = 96;
@@ -154,12 +155,21 @@ void lrn(benchmark::State& state, int threads) {
   p.alpha = 1e-4;
   p.beta = 0.75;
   p.k = 1.0;
-  Buffer x(p.elements()), y(p.elements()), scale(p.elements());
-  const dnnl::memory::dims dims{p.batch, p.channels, p.height, p.width};
-  dnnl::lrn_forward::primitive_desc pd(
+  return p;
+}
+
+dnnl::lrn_forward::primitive_desc lrn_forward_pd(const dnnl::memory::dims& dims) {
+  return dnnl::lrn_forward::primitive_desc(
       {dnnl::prop_kind::forward_training, dnnl::algorithm::lrn_across_channels,
        dnnl::memory::desc(dims, dt::f32, tag::nchw), 5, 1e-4f, 0.75f, 1.f},
       engine());
+}
+
+void lrn(benchmark::State& state, int threads) {
+  const taihu::dnn::LrnParams p = alexnet_norm1();
+  Buffer x(p.elements()), y(p.elements()), scale(p.elements());
+  const dnnl::memory::dims dims{p.batch, p.channels, p.height, p.width};
+  const auto pd = lrn_forward_pd(dims);
   dnnl::memory ws(pd.workspace_desc(), engine());
   taihu::bench::Work work;
   work.bytes = 12.0 * static_cast<double>(p.elements());  // taihu also writes `scale`
@@ -168,6 +178,37 @@ void lrn(benchmark::State& state, int threads) {
       {{DNNL_ARG_SRC, wrap(dims, tag::nchw, x.get())},
        {DNNL_ARG_DST, wrap(dims, tag::nchw, y.get())},
        {DNNL_ARG_WORKSPACE, ws}});
+}
+
+// Both sides start from their own forward's outputs (taihu: y and scale; oneDNN: its
+// workspace).
+void lrn_bwd(benchmark::State& state, int threads) {
+  const taihu::dnn::LrnParams p = alexnet_norm1();
+  Buffer x(p.elements()), y(p.elements()), scale(p.elements()), dy(p.elements()), dx(p.elements()),
+      y1(p.elements());
+  taihu::dnn::lrn_forward(p, x.get(), y.get(), scale.get());
+  const dnnl::memory::dims dims{p.batch, p.channels, p.height, p.width};
+  const auto md = dnnl::memory::desc(dims, dt::f32, tag::nchw);
+  const auto fwd = lrn_forward_pd(dims);
+  dnnl::memory ws(fwd.workspace_desc(), engine());
+  {
+    dnnl::stream s(engine());
+    dnnl::lrn_forward(fwd).execute(s, {{DNNL_ARG_SRC, wrap(dims, tag::nchw, x.get())},
+                                       {DNNL_ARG_DST, wrap(dims, tag::nchw, y1.get())},
+                                       {DNNL_ARG_WORKSPACE, ws}});
+    s.wait();
+  }
+  dnnl::lrn_backward::primitive_desc pd(
+      {dnnl::algorithm::lrn_across_channels, md, md, 5, 1e-4f, 0.75f, 1.f}, engine(), fwd);
+  taihu::bench::Work work;
+  work.bytes = 20.0 * static_cast<double>(p.elements());  // taihu reads x, y, scale, dy
+  run(state, work, taihu::bench::Ceiling::stream, threads,
+      [&] { taihu::dnn::lrn_backward(p, x.get(), y.get(), scale.get(), dy.get(), dx.get()); },
+      dnnl::lrn_backward(pd),
+      {{DNNL_ARG_SRC, wrap(dims, tag::nchw, x.get())},
+       {DNNL_ARG_DIFF_DST, wrap(dims, tag::nchw, dy.get())},
+       {DNNL_ARG_WORKSPACE, ws},
+       {DNNL_ARG_DIFF_SRC, wrap(dims, tag::nchw, dx.get())}});
 }
 
 void batch_norm(benchmark::State& state, int threads) {
@@ -278,6 +319,7 @@ const Row kRows[] = {
     {"maxpool/mb8ic64ih112kh3sh2", [](benchmark::State& st, int threads) { max_pool(st, threads, 3); }, 30},
     {"maxpool/mb8ic64ih112kh2sh2", [](benchmark::State& st, int threads) { max_pool(st, threads, 2); }, 30},
     {"lrn_across/mb8ic96ih55ls5", lrn, 30},
+    {"lrn_across_bwd/mb8ic96ih55ls5", lrn_bwd, 30},
     {"bn_fwd_training/mb8ic64ih56", batch_norm, 30},
     {"bn_bwd_training/mb8ic64ih56", bn_bwd, 30},
     {"inner_product/mb64ic9216oc4096", inner_product, 10},

@@ -11,6 +11,17 @@
 
 namespace taihu::dnn::ops {
 
+// One tile of LRN across channels: `width` consecutive pixels of one image, every channel
+// (`plane` floats apart), window of `size` channels. pow075 is s^-0.75 when beta == 0.75,
+// else nullptr and the tile calls std::pow with -beta.
+template <class T>
+struct LrnAcrossTile {
+  index_t channels, plane, width, size;
+  T alpha_over_size, k;
+  double beta;
+  void (*pow075)(index_t, const T*, T*);
+};
+
 struct FloatKernels {
   void (*relu_fwd)(index_t, const float*, float*, float);
   void (*relu_bwd)(index_t, const float*, const float*, float*, float);
@@ -33,7 +44,16 @@ struct FloatKernels {
   void (*masked_scale)(index_t, const std::uint8_t*, float, const float*, float*);
   // out = s^-0.75 for positive s (LRN's beta = 0.75).
   void (*pow_minus_075)(index_t, const float*, float*);
+  // LRN across channels, one tile (LrnAcrossTile, width <= kLrnTile): forward writes
+  // scale and y; backward writes dx (x, y, scale and dy from the forward / the layer above).
+  void (*lrn_across_fwd)(const LrnAcrossTile<float>&, const float* x, float* scale, float* y);
+  void (*lrn_across_bwd)(const LrnAcrossTile<float>&, float cache_ratio, const float* x,
+                         const float* y, const float* scale, const float* dy, float* dx);
 };
+
+// Most pixels per LRN tile: a 55 x 55 plane (AlexNet's norm1) is one tile, and the
+// window's rows (5 channels x 16 KiB at most) stay in L2.
+inline constexpr index_t kLrnTile = 4096;
 
 const FloatKernels& float_kernels_generic();
 const FloatKernels& float_kernels_avx2();

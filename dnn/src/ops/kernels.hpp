@@ -6,6 +6,8 @@
 // double instantiations (the precision reference) come from the generic build. The
 // callers own threading (core/parallel.hpp); these run on one thread.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "ops/float_kernels.hpp"
@@ -263,6 +265,89 @@ void k_pow_minus_075(index_t n, const T* s, T* out) {
   for (index_t i = 0; i < n; ++i) out[i] = pow_minus_075(s[i]);
 }
 
+// s^-beta for one row: the table's s^-0.75 when the tile carries it, else std::pow.
+template <class T>
+void lrn_power(const LrnAcrossTile<T>& t, index_t n, const T* s, T* out) {
+  if (t.pow075 != nullptr) {
+    t.pow075(n, s, out);
+  } else {
+    for (index_t i = 0; i < n; ++i) out[i] = static_cast<T>(std::pow(s[i], -t.beta));
+  }
+}
+
+// LRN across channels forward on one tile, one fused pass per channel: slide the window
+// sum of squares (add the channel entering, drop the one leaving), then scale and y; the
+// window's rows stay in L2.
+template <class T>
+void k_lrn_across_fwd(const LrnAcrossTile<T>& t, const T* x, T* scale, T* y) {
+  const index_t half = (t.size - 1) / 2, w = t.width;
+  T acc[kLrnTile], pw[kLrnTile];
+  std::fill(acc, acc + w, T(0));
+  for (index_t c = 0; c < std::min(half, t.channels); ++c) {
+    const T* xc = x + c * t.plane;
+#pragma omp simd
+    for (index_t i = 0; i < w; ++i) acc[i] += xc[i] * xc[i];
+  }
+  for (index_t c = 0; c < t.channels; ++c) {
+    const index_t add = c + half, sub = c - half - 1;
+    if (add < t.channels) {
+      const T* xa = x + add * t.plane;
+#pragma omp simd
+      for (index_t i = 0; i < w; ++i) acc[i] += xa[i] * xa[i];
+    }
+    if (sub >= 0) {
+      const T* xs = x + sub * t.plane;
+#pragma omp simd
+      for (index_t i = 0; i < w; ++i) acc[i] -= xs[i] * xs[i];
+    }
+    T* sc = scale + c * t.plane;
+#pragma omp simd
+    for (index_t i = 0; i < w; ++i) sc[i] = t.k + t.alpha_over_size * acc[i];
+    lrn_power(t, w, sc, pw);
+    const T* xc = x + c * t.plane;
+    T* yc = y + c * t.plane;
+#pragma omp simd
+    for (index_t i = 0; i < w; ++i) yc[i] = xc[i] * pw[i];
+  }
+}
+
+// LRN across channels backward on one tile: dx = dy * scale^-beta - cache_ratio * x *
+// (window sum over channels of dy * y / scale). dx holds the window sums first.
+template <class T>
+void k_lrn_across_bwd(const LrnAcrossTile<T>& t, T cache_ratio, const T* x, const T* y,
+                      const T* scale, const T* dy, T* dx) {
+  const index_t half = (t.size - 1) / 2, w = t.width;
+  T acc[kLrnTile], ratio[kLrnTile], pw[kLrnTile];
+  const auto ratio_of = [&](index_t c) {
+    const index_t at = c * t.plane;
+#pragma omp simd
+    for (index_t i = 0; i < w; ++i) ratio[i] = dy[at + i] * y[at + i] / scale[at + i];
+  };
+  std::fill(acc, acc + w, T(0));
+  for (index_t c = 0; c < std::min(half, t.channels); ++c) {
+    ratio_of(c);
+#pragma omp simd
+    for (index_t i = 0; i < w; ++i) acc[i] += ratio[i];
+  }
+  for (index_t c = 0; c < t.channels; ++c) {
+    const index_t add = c + half, sub = c - half - 1;
+    if (add < t.channels) {
+      ratio_of(add);
+#pragma omp simd
+      for (index_t i = 0; i < w; ++i) acc[i] += ratio[i];
+    }
+    if (sub >= 0) {
+      ratio_of(sub);
+#pragma omp simd
+      for (index_t i = 0; i < w; ++i) acc[i] -= ratio[i];
+    }
+    const index_t at = c * t.plane;
+    lrn_power(t, w, scale + at, pw);
+#pragma omp simd
+    for (index_t i = 0; i < w; ++i) dx[at + i] = dy[at + i] * pw[i] - cache_ratio * x[at + i] * acc[i];
+  }
+}
+
 // The float table of the including translation unit's ISA (float_kernels_<isa>.cpp):
 // every loop above, and `pow` for LRN's power (a level may bring its own).
 inline FloatKernels float_kernel_table(void (*pow)(index_t, const float*, float*) = &k_pow_minus_075<float>) {
@@ -275,7 +360,8 @@ inline FloatKernels float_kernel_table(void (*pow)(index_t, const float*, float*
                       &k_dot<float>,           &k_centered_sumsq<float>,
                       &k_softmax_slice<float>, &k_softmax_bwd_slice<float>,
                       &k_dropout<float>,       &k_masked_scale<float>,
-                      pow};
+                      pow,                     &k_lrn_across_fwd<float>,
+                      &k_lrn_across_bwd<float>};
 }
 
 }  // namespace

@@ -250,6 +250,27 @@ TEST_F(OpsTest, LrnBackwardByFiniteDifferences) {
     }
 }
 
+// The float path runs the ISA's tile kernels; a plane past one tile (kLrnTile = 4096
+// pixels) and an odd batch exercise the split. The backward is checked against the double
+// backward, which LrnBackwardByFiniteDifferences checks.
+TEST_F(OpsTest, LrnAcrossFloatTilesMatchTheDoublePath) {
+  LrnParams p = lrn_params(LrnRegion::across_channels, 5);
+  p.batch = 1;
+  p.height = 70;
+  p.width = 64;
+  const auto xd = ops_test::random_vector<double>(p.elements(), rng, -2, 2);
+  const auto dyd = ops_test::random_vector<double>(p.elements(), rng, -1, 1);
+  std::vector<double> yd(xd.size()), scd(xd.size()), dxd(xd.size());
+  lrn_forward(p, xd.data(), yd.data(), scd.data());
+  lrn_backward(p, xd.data(), yd.data(), scd.data(), dyd.data(), dxd.data());
+  const std::vector<float> x(xd.begin(), xd.end()), dy(dyd.begin(), dyd.end());
+  std::vector<float> y(x.size()), sc(x.size()), dx(x.size());
+  lrn_forward(p, x.data(), y.data(), sc.data());
+  lrn_backward(p, x.data(), y.data(), sc.data(), dy.data(), dx.data());
+  ops_test::expect_close(y, naive_lrn(p, x), 1e-6, 1e-5, "across 70x64 forward");
+  ops_test::expect_close(dx, dxd, 1e-6, 1e-5, "across 70x64 backward");
+}
+
 TEST_F(OpsTest, LrnRejectsEvenLocalSize) {
   std::vector<float> v(420);
   try {

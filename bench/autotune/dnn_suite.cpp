@@ -216,35 +216,10 @@ double warm_start(const ta::Problem& p, const ta::Space& space, const ta::TuneOp
   });
   arch::Stopwatch clock;
   const ta::Record& from = donors.front();
-  // Measures one point at this batch and appends it to the log as a search record.
-  auto carry = [&](const ta::Point& pt) {
-    ta::Record rec = key;
-    rec.trial = 0;
-    rec.time = ta::utc_timestamp();
-    try {
-      rec.schedule = space.to_map(pt);
-      auto kernel = ta::build_checked(p, space.schedule(pt), o);  // (checked against the reference, as every trial)
-      const auto in = ta::random_inputs(p, o.seed);
-      std::vector<const float*> ptrs;
-      for (const auto& n : p.inputs()) ptrs.push_back(in.at(n).data());
-      std::vector<float> out(static_cast<std::size_t>(p.tensor(p.output()).size()));
-      const ta::Measurement m = ta::measure([&] { kernel->run(ptrs, out.data()); }, o.measure);
-      rec.median_s = m.median_s;
-      rec.spread = m.spread;
-      rec.min_s = m.min_s;
-      rec.max_s = m.max_s;
-      rec.repeats = m.repeats;
-      rec.gflops = p.flops(space.schedule(pt).algorithm) / m.median_s * 1e-9;
-    } catch (const std::exception& e) {
-      rec.ok = false;
-      rec.error = e.what();
-    }
-    ta::append_record(o.log_path, rec);
-    return rec;
-  };
   // The donor's best, toward a larger batch it and a near-tie of it in another GEMM tile
   // with one tile row per task, then that near-tie (ta::batch_seeds: batch 1 leaves level
-  // what batch 32 separates).
+  // what batch 32 separates), each measured here at this batch (ta::measure_points: one
+  // set of inputs for all, a slow call in 2-3 timed calls) and appended to the log.
   std::vector<ta::Point> seeds;
   std::string measured;
   try {
@@ -252,19 +227,14 @@ double warm_start(const ta::Problem& p, const ta::Space& space, const ta::TuneOp
   } catch (const std::exception& e) {
     measured = std::string(" failed (") + e.what() + ")";
   }
-  std::size_t carried = 0;
-  double last_s = 0;
-  for (const ta::Point& pt : seeds) {
-    // The donor's best always; each other one while it fits the budget at the last one's
-    // cost (VGG16 conv3_2 at batch 32, 0.3-0.7 s a call, ~4.7 s a seed: four seeds took
-    // 19 s of a 15 s budget; the third, a row-task variant, was the layer's best).
-    if (carried > 0 && clock.seconds() + last_s > o.budget_s) break;
-    ++carried;
-    const double started = clock.seconds();
-    const ta::Record rec = carry(pt);
-    last_s = clock.seconds() - started;
+  // The donor's best always; each other one while it fits the budget at the last one's
+  // cost (VGG16 conv3_2 at batch 32, 0.3-0.7 s a call: four seeds took 19 s of a 15 s
+  // budget; the third, a row-task variant, was the layer's best).
+  const std::vector<ta::Record> recs =
+      ta::measure_points(p, space, o, seeds, [&](double elapsed_s, double last_s) { return elapsed_s + last_s <= o.budget_s; });
+  for (const ta::Record& rec : recs)
     measured += rec.ok ? " " + std::to_string(rec.median_s * 1e3).substr(0, 8) : std::string(" failed");
-  }
+  const std::size_t carried = recs.size();
   char b[320];
   std::snprintf(b, sizeof b, "started from the best schedule at %s (%.3f ms there) and %zu more carried over: ms here%s, %.1f s",
                 from.shape.c_str(), from.median_s * 1e3, carried == 0 ? 0 : carried - 1, measured.c_str(), clock.seconds());

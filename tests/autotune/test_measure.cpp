@@ -1,5 +1,6 @@
-// measure(): warm-up by count and by time, repeats bounded by the time target, median
-// of the timed runs (a fake kernel that sleeps: bounds use only that sleeps never end early).
+// measure(): warm-up by count and by time (or none), repeats bounded by the time target, median
+// of the timed runs; measure_slow_call: the first call counted, 1-2 more (a fake kernel that sleeps:
+// bounds use only that sleeps never end early).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -37,6 +38,39 @@ TEST(AutotuneMeasure, WarmupByCountAndByTime) {
   const std::size_t warm = starts.size() - 3;
   EXPECT_GE(warm, 2u);
   EXPECT_GE(std::chrono::duration<double>(starts[warm] - starts[0]).count(), 0.0195);  // (less the clock reads before the first call)
+}
+
+TEST(AutotuneMeasure, NoWarmupWhenAsked) {
+  // warmup 0 (a kernel that just ran): every call is timed, min_repeats of them.
+  int calls = 0;
+  ta::MeasureOptions o;
+  o.warmup = 0;
+  o.min_repeats = 3;
+  o.max_repeats = 3;
+  const ta::Measurement m = ta::measure([&] { ++calls, sleep_ms(1); }, o);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(m.repeats, 3);
+}
+
+TEST(AutotuneMeasure, SlowCallCountsTheFirstAndTimesOneOrTwoMore) {
+  // A 0.2 s first call with a 0.3 s target: 1 more call (2 timed in all); a 0.1 s one
+  // would need 3 for the target: 2 more, at most. The first call is one of the samples.
+  int calls = 0;
+  ta::MeasureOptions o;
+  o.target_seconds = 0.3;
+  ta::Measurement m = ta::measure_slow_call([&] { ++calls, sleep_ms(2); }, 0.2, o);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(m.repeats, 2);
+  EXPECT_DOUBLE_EQ(m.max_s, 0.2);
+  EXPECT_GE(m.min_s, 0.002);
+  EXPECT_GT(m.median_s, m.min_s);  // the mean of the two
+  EXPECT_LT(m.median_s, m.max_s);
+  calls = 0;
+  m = ta::measure_slow_call([&] { ++calls, sleep_ms(2); }, 0.1, o);
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(m.repeats, 3);
+  EXPECT_GE(m.median_s, 0.002);
+  EXPECT_LT(m.median_s, 0.1);  // the middle of three: one of the two timed here
 }
 
 TEST(AutotuneMeasure, MedianOfTimedRunsAndRepeatsFromTarget) {

@@ -28,7 +28,8 @@ Measurement measure(const std::function<void()>& run, const MeasureOptions& opt)
   if (opt.pause_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(opt.pause_s));
   double first = 0;
   arch::Stopwatch warm;
-  for (int i = 0; i < std::max(1, opt.warmup) || warm.seconds() < opt.warmup_s; ++i) {
+  // (warmup 0 and warmup_s 0: none; the repeats then default to min_repeats)
+  for (int i = 0; i < opt.warmup || warm.seconds() < opt.warmup_s; ++i) {
     arch::Stopwatch w;
     run();
     first = w.seconds();
@@ -56,6 +57,30 @@ Measurement measure(const std::function<void()>& run, const MeasureOptions& opt)
   m.spread = m.median_s > 0 ? (pct(0.75) - pct(0.25)) / m.median_s : 0;
   m.repeats = repeats;
   m.preemptions = preemptions;
+  m.cores_used = block_s > 0 ? cpu_s / block_s : 0;
+  return m;
+}
+
+Measurement measure_slow_call(const std::function<void()>& run, double first_s, const MeasureOptions& opt) {
+  const int more = first_s > 0 ? static_cast<int>(std::clamp(opt.target_seconds / first_s, 1.0, 2.0)) : 2;
+  std::vector<double> t{first_s};
+  const long switches = involuntary_switches();
+  const double cpu0 = process_cpu_seconds();
+  arch::Stopwatch block;
+  for (int i = 0; i < more; ++i) {
+    arch::Stopwatch w;
+    run();
+    t.push_back(w.seconds());
+  }
+  const double block_s = block.seconds(), cpu_s = process_cpu_seconds() - cpu0;
+  Measurement m;
+  m.median_s = median_of(t);
+  std::sort(t.begin(), t.end());
+  m.min_s = t.front();
+  m.max_s = t.back();
+  m.spread = m.median_s > 0 ? (m.max_s - m.min_s) / m.median_s : 0;  // (few calls: the range)
+  m.repeats = static_cast<int>(t.size());
+  m.preemptions = involuntary_switches() - switches;
   m.cores_used = block_s > 0 ? cpu_s / block_s : 0;
   return m;
 }

@@ -11,7 +11,7 @@ struct MeasureOptions {
   // which spin for a while after their last task) have gone to sleep and do not share
   // the cores with this one; a few warm-up runs then wake this kernel's own workers.
   double pause_s = 0;
-  int warmup = 1;
+  int warmup = 1;      // 0 (with warmup_s 0): no warm-up (a kernel that just ran)
   double warmup_s = 0;  // and warm-up runs until this much time has passed
   int min_repeats = 3;
   int max_repeats = 50;
@@ -40,6 +40,18 @@ struct Measurement {
 };
 
 Measurement measure(const std::function<void()>& run, const MeasureOptions& opt = {});
+
+// A call at least this long is measured by measure_slow_call in a search (trials, the
+// suite's warm start); the confirmation re-measures the fastest few in rounds anyway.
+constexpr double kSlowCallSeconds = 0.05;
+
+// A kernel that already ran warm (its correctness check) and then `first_s` for one
+// timed call: times more calls, target_seconds / first_s of them clamped to 1..2, and
+// returns the statistics of all (2-3 timed calls, that first one counted; cores_used and
+// preemptions from the calls timed here). Why: measure() adds a warm-up and 3 calls, 6
+// calls a candidate with the check and the first; VGG16 conv3_2 at batch 32 (0.35-0.7 s
+// a call) measured one seed in 8.6 s of a 15 s budget and searched 1 trial.
+Measurement measure_slow_call(const std::function<void()>& run, double first_s, const MeasureOptions& opt = {});
 
 // The median of `v` (the mean of the middle two for an even count; NaN when empty).
 // How interleaved rounds are summarized, by the tuner's confirmation and by

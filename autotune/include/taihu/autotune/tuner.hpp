@@ -86,6 +86,16 @@ TuneResult tune(const Problem& p, const Space& space, const TuneOptions& opt, co
 // alone reached neither.
 std::vector<Point> batch_seeds(const Space& space, const std::vector<Record>& log, const Record& from, bool more_images);
 
+// Builds, checks and times each of `points` in turn as tune() times a trial, with one
+// set of inputs and reference values for all (a slow call by measure_slow_call), and
+// appends each to opt.log_path as a search record (trial 0; a failure as ok = false).
+// Before each point after the first, `go_on(elapsed_s, last_s)` (seconds since the
+// start, the last point's seconds) says whether to go on. bench_autotune --suite dnn's
+// warm start across batch sizes (which built a new set of inputs and references per
+// point: two 103M-float inputs a seed for VGG16 conv1_2 at batch 32).
+std::vector<Record> measure_points(const Problem& p, const Space& space, const TuneOptions& opt, const std::vector<Point>& points,
+                                   const std::function<bool(double elapsed_s, double last_s)>& go_on = {});
+
 // A record template (key fields, versions) for this problem and options.
 Record record_for(const Problem& p, const TuneOptions& opt);
 

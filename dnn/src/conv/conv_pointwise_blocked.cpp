@@ -59,6 +59,7 @@ struct PwbKernels {
   PwbDwStoreKernel dw_store;
   PwbBwdwXKernel bwdw_x;  // nChw16c: the input-lanes backward-weights tile (else null)
   PwbBwdwXKernel bwdw_x16 = nullptr;  // nChw16c: its 1 x 16 form (see wide_bwdw_x())
+  PwbBiasSumsKernel bias_sums = nullptr;  // nChw16c: a dY block's bias-gradient sums
 };
 
 const PwbKernels& pwb8_kernels() {
@@ -82,10 +83,11 @@ const PwbKernels& pwb16_kernels() {
       "1x1 nChw16c conv kernels",
       {{amd ? "avx512_4x6_asm" : "avx512_4x6",
         arch::Isa::avx512,
-        {amd ? &pwb16_fwd_avx512_asm : &pwb16_fwd_avx512, nullptr, nullptr, &pwb16_bwdw_x_avx512, &pwb16_bwdw_x16_avx512}},
+        {amd ? &pwb16_fwd_avx512_asm : &pwb16_fwd_avx512, nullptr, nullptr, &pwb16_bwdw_x_avx512, &pwb16_bwdw_x16_avx512,
+         &pwb16_bias_sums_avx512}},
        {"generic",
         arch::Isa::generic,
-        {&pwb16_fwd_generic, nullptr, nullptr, &pwb16_bwdw_x_generic, &pwb16_bwdw_x_generic}}});
+        {&pwb16_fwd_generic, nullptr, nullptr, &pwb16_bwdw_x_generic, &pwb16_bwdw_x_generic, &pwb16_bias_sums_generic}}});
   return list.chosen().impl;
 }
 
@@ -146,10 +148,11 @@ class PointwiseBlocked final : public ConvAlgorithm {
 
   void backward_weights(const float* x, const float* dy, float* dw, float* dbias,
                         bool accumulate) override {
-    if (g_.k.bwdw_x)
-      backward_weights_x(x, dy, dw, accumulate);
-    else
-      backward_weights_acc(x, dy, dw, accumulate);
+    if (g_.k.bwdw_x) {
+      backward_weights_x(x, dy, dw, dbias, accumulate);
+      return;
+    }
+    backward_weights_acc(x, dy, dw, accumulate);
     if (dbias) bias_gradient(dy, dbias, accumulate);
   }
 
@@ -180,13 +183,25 @@ class PointwiseBlocked final : public ConvAlgorithm {
   // pixel chunk (<= 256 pixels, evenly split; 128, 196 and 400 measured alike or
   // slower), the tiles add into dw (the first pass overwrites unless accumulating): a
   // single-chunk layer (14x14) writes each dw tile once.
-  void backward_weights_x(const float* x, const float* dy, float* dw, bool accumulate) {
+  // The bias gradient rides along: the unit that starts a dY block's first tile (output
+  // tile at the block's first channel, group 0) first sums that block's chunk
+  // (PwbBiasSumsKernel, into per-channel doubles), so dY is read once, on every thread,
+  // mostly from cache (a separate single-thread pass over dY cost 178 us of 56x56
+  // 64 -> 256's ~720 at 2 threads on Zen 4; bench/results/2026-11-29-zen4-dnn-1x1-4.md).
+  // Each block is summed by one thread in pixel order whatever the thread count:
+  // 1 and 2 threads agree bitwise.
+  void backward_weights_x(const float* x, const float* dy, float* dw, float* dbias, bool accumulate) {
     const index_t chunks = ceil_div(plane_, bwdw_x_chunk()), chunk = ceil_div(plane_, chunks), xs = plane_ * B_;
     const bool wide = wide_bwdw_x(chunk);
     const index_t C = d_.c, K = d_.k, B = B_, NK = wide ? kPwb16XWideRows : kPwb16XRows;
     const index_t groups = wide ? cb_ : ceil_div(cb_, kPwb16XVecs), units = ceil_div(K, NK) * groups;
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
     const PwbBwdwXKernel kernel = wide ? g_.k.bwdw_x16 : g_.k.bwdw_x;
+    if (dbias) {
+      if (bias_sums_.size() != static_cast<std::size_t>(kb_ * B)) bias_sums_.assign(static_cast<std::size_t>(kb_ * B), 0.0);
+      std::fill(bias_sums_.begin(), bias_sums_.end(), 0.0);
+    }
+    double* const sums = bias_sums_.data();
     ops::run_team(nt, [&] {
       index_t u0 = 0, u1 = units;
       split_range(units, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
@@ -208,6 +223,8 @@ class PointwiseBlocked final : public ConvAlgorithm {
           for (index_t u = u0; u < u1; ++u) {
             index_t v0 = 0, v1 = 0;
             const index_t k0 = unit(u, v0, v1);
+            if (dbias && k0 % B == 0 && u % groups == 0)
+              g_.k.bias_sums(dy + (n * kb_ + k0 / B) * xs + p0 * B, a.pixels, sums + k0);
             a.vecs = static_cast<int>(v1 - v0);
             a.last_lanes = static_cast<int>(std::min(B, C - (v1 - 1) * B));
             a.x = x + (n * cb_ + v0) * xs + p0 * B;
@@ -231,6 +248,9 @@ class PointwiseBlocked final : public ConvAlgorithm {
         }
       if (stream) _mm_sfence();
     });
+    if (dbias)
+      for (index_t k = 0; k < K; ++k)
+        dbias[k] = accumulate ? dbias[k] + static_cast<float>(sums[k]) : static_cast<float>(sums[k]);
   }
 
   // AMD, pixel chunks of at most 256: the 1 x 16 tile (one input block x a whole dY
@@ -442,6 +462,7 @@ class PointwiseBlocked final : public ConvAlgorithm {
   index_t B_, G_;  // lanes per block, output channels per packed group
   index_t plane_, cb_, kb_;
   arch::AlignedBuffer<float> wfwd_, wbwd_, bias8_, dwacc_;
+  std::vector<double> bias_sums_;  // backward_weights_x's bias sums (nChw16c)
 };
 
 }  // namespace

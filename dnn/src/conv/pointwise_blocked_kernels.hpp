@@ -148,4 +148,12 @@ void pwb16_bwdw_x_avx512(const PwbBwdwXArgs& a);
 // (pwb16_bwdw_x_generic) take any shape.
 void pwb16_bwdw_x16_avx512(const PwbBwdwXArgs& a);
 
+// The bias gradient's sums over one nChw16c block: s[l] += sum over p < pixels of
+// dy[p * 16 + l], l < 16. Runs of 8 consecutive pixels are summed in float, in pixel
+// order, and each run's sum is added to s in double: the same order (bitwise the same
+// s) on every ISA.
+using PwbBiasSumsKernel = void (*)(const float* dy, std::int64_t pixels, double* s);
+void pwb16_bias_sums_generic(const float* dy, std::int64_t pixels, double* s);
+void pwb16_bias_sums_avx512(const float* dy, std::int64_t pixels, double* s);
+
 }  // namespace taihu::dnn::conv

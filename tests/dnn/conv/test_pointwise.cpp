@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -251,6 +252,66 @@ TEST(PointwiseBlocked16BackwardWeightsTile, EveryKernelMatchesTheDefinition) {
     pointwise_bwdw_x_check::every_tile_matches_definition<1, taihu::dnn::conv::kPwb16XWideRows>(
         &taihu::dnn::conv::pwb16_bwdw_x16_avx512);
   }
+}
+
+// The nChw16c bias-gradient sums of one dY block (PwbBiasSumsKernel), each ISA's against
+// a double sum, adding to what s holds, and AVX-512's bitwise equal to the portable
+// loops (the summation order is the contract): pixel counts below, at and past an
+// 8-pixel run and the 32-pixel body, with tails.
+TEST(PointwiseBlocked16BiasSums, EveryKernelMatchesTheDefinition) {
+  const bool avx512 = taihu::arch::isa_supported(taihu::arch::Isa::avx512, taihu::arch::cpu_features());
+  for (std::int64_t pixels : {1, 7, 8, 9, 31, 32, 33, 49, 70}) {
+    SCOPED_TRACE("pixels " + std::to_string(pixels));
+    const auto dy = conv_test::random_vector(static_cast<std::size_t>(pixels * 16), 40 + static_cast<std::uint64_t>(pixels));
+    std::vector<double> want(16, 0.5), generic(16, 0.5), simd(16, 0.5);
+    for (std::int64_t p = 0; p < pixels; ++p)
+      for (std::size_t l = 0; l < 16; ++l) want[l] += dy[static_cast<std::size_t>(p) * 16 + l];
+    taihu::dnn::conv::pwb16_bias_sums_generic(dy.data(), pixels, generic.data());
+    for (std::size_t l = 0; l < 16; ++l) EXPECT_NEAR(generic[l], want[l], 1e-5) << "generic, lane " << l;
+    if (!avx512) continue;
+    taihu::dnn::conv::pwb16_bias_sums_avx512(dy.data(), pixels, simd.data());
+    for (std::size_t l = 0; l < 16; ++l) EXPECT_EQ(simd[l], generic[l]) << "avx512, lane " << l;
+  }
+}
+
+// nChw16c backward-weights' bias gradient (summed inside the input-lanes pass, block by
+// block): against the double sums, accumulating onto what db holds, and bitwise the
+// same at one and two threads; 21 output channels (a partial block whose pad lanes hold
+// junk), two images, and planes that take the 1 x 16 tile (4x4), the 3 x 8 tile (17x17:
+// two pixel chunks on Intel) and two 4096-pixel chunks (65x65, AMD). Where nChw16c is not
+// native (TAIHU_ISA below avx512) the same checks run on the entry between reorders.
+TEST(PointwiseBlocked16BackwardWeights, BiasGradientAccumulatesAndAgreesAcrossThreads) {
+  using taihu::dnn::ActLayout;
+  for (const char* p : {"mb2ic40ih4oc21oh4kh1", "mb2ic20ih17oc21oh17kh1", "mb1ic16ih65oc21oh65kh1"}) {
+    SCOPED_TRACE(p);
+    const ConvDesc d = ConvDesc::parse(p);
+    const index_t plane = d.h * d.w, kb = (d.k + 15) / 16, cb = (d.c + 15) / 16;
+    const auto x = conv_test::random_vector(static_cast<std::size_t>(conv_test::x_size(d)), 51);
+    const auto dy = conv_test::random_vector(static_cast<std::size_t>(conv_test::y_size(d)), 52);
+    std::vector<float> xl(static_cast<std::size_t>(d.n * cb * plane * 16), 7.0f);
+    std::vector<float> dyl(static_cast<std::size_t>(d.n * kb * plane * 16), 7.0f);  // junk in the pad lanes
+    taihu::dnn::reorder_nchw_to_layout(x.data(), xl.data(), ActLayout::nchw16c, d.n, d.c, d.h, d.w);
+    taihu::dnn::reorder_nchw_to_layout(dy.data(), dyl.data(), ActLayout::nchw16c, d.n, d.k, d.h, d.w);
+    std::vector<double> want(static_cast<std::size_t>(d.k), 0.25);
+    for (index_t n = 0; n < d.n; ++n)
+      for (index_t k = 0; k < d.k; ++k)
+        for (index_t q = 0; q < plane; ++q)
+          want[static_cast<std::size_t>(k)] += dy[static_cast<std::size_t>((n * d.k + k) * plane + q)];
+    std::vector<float> db1;
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads");
+      taihu::arch::set_num_threads(threads);
+      Convolution conv(d, ConvAlgo::automatic, {ActLayout::nchw16c, ActLayout::nchw16c});
+      std::vector<float> dw(static_cast<std::size_t>(d.k * d.c), 0.0f), db(static_cast<std::size_t>(d.k), 0.25f);
+      conv.backward_weights(xl.data(), dyl.data(), dw.data(), db.data(), /*accumulate=*/true);
+      EXPECT_LT(conv_test::max_rel_error(db, want), 1e-5);
+      if (threads == 1)
+        db1 = db;
+      else
+        EXPECT_EQ(db, db1);
+    }
+  }
+  taihu::arch::set_num_threads(0);
 }
 
 // The direct input-lanes backward-weights' tap interleave (TapInterleaveKernel):

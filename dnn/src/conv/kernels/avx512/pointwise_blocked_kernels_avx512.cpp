@@ -114,6 +114,40 @@ void pwb16_bwdw_x16_avx512(const PwbBwdwXArgs& a) {
   kernels::pwb_bwdw_x_simd<kernels::VecAvx512Nt, 1, kPwb16XWideRows>(a);
 }
 
+// pwb16_bias_sums_generic's order: four 8-pixel runs at a time (four independent float
+// chains), each run's sum added to the double halves in run order.
+void pwb16_bias_sums_avx512(const float* dy, std::int64_t pixels, double* s) {
+  __m512d lo = _mm512_loadu_pd(s), hi = _mm512_loadu_pd(s + 8);
+  const auto add = [&](__m512 r) {
+    lo = _mm512_add_pd(lo, _mm512_cvtps_pd(_mm512_castps512_ps256(r)));
+    hi = _mm512_add_pd(hi, _mm512_cvtps_pd(_mm512_extractf32x8_ps(r, 1)));
+  };
+  std::int64_t p0 = 0;
+  for (; p0 + 32 <= pixels; p0 += 32) {
+    const float* v = dy + p0 * 16;
+    __m512 r0 = _mm512_loadu_ps(v), r1 = _mm512_loadu_ps(v + 128), r2 = _mm512_loadu_ps(v + 256),
+           r3 = _mm512_loadu_ps(v + 384);
+    for (int p = 1; p < 8; ++p) {
+      r0 = _mm512_add_ps(r0, _mm512_loadu_ps(v + p * 16));
+      r1 = _mm512_add_ps(r1, _mm512_loadu_ps(v + 128 + p * 16));
+      r2 = _mm512_add_ps(r2, _mm512_loadu_ps(v + 256 + p * 16));
+      r3 = _mm512_add_ps(r3, _mm512_loadu_ps(v + 384 + p * 16));
+    }
+    add(r0);
+    add(r1);
+    add(r2);
+    add(r3);
+  }
+  for (; p0 < pixels; p0 += 8) {
+    const std::int64_t p1 = std::min<std::int64_t>(pixels, p0 + 8);
+    __m512 r = _mm512_loadu_ps(dy + p0 * 16);
+    for (std::int64_t p = p0 + 1; p < p1; ++p) r = _mm512_add_ps(r, _mm512_loadu_ps(dy + p * 16));
+    add(r);
+  }
+  _mm512_storeu_pd(s, lo);
+  _mm512_storeu_pd(s + 8, hi);
+}
+
 namespace {
 
 // r[i] (16 rows of 16) transposed in place: r[i][j] <- r[j][i]. (Zero-masking forms with

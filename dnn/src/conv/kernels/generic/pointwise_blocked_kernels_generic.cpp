@@ -1,5 +1,7 @@
 // Portable 1x1 nChw8c / nChw16c kernels (see pointwise_blocked_kernels.hpp): plain loops
 // over blocks of B lanes.
+#include <algorithm>
+
 #include "conv/pointwise_blocked_kernels.hpp"
 
 namespace taihu::dnn::conv {
@@ -67,6 +69,17 @@ void tap_interleave_generic(const float* src, std::int64_t tap_stride, std::int6
 void pwb_fwd_generic(const PwbFwdArgs& a) { fwd<8>(a); }
 void pwb_bwdw_generic(const PwbBwdwArgs& a) { bwdw<8>(a); }
 void pwb16_fwd_generic(const PwbFwdArgs& a) { fwd<16>(a); }
+
+void pwb16_bias_sums_generic(const float* dy, std::int64_t pixels, double* s) {
+  for (std::int64_t p0 = 0; p0 < pixels; p0 += 8) {
+    const std::int64_t p1 = std::min<std::int64_t>(pixels, p0 + 8);
+    for (int l = 0; l < 16; ++l) {
+      float r = dy[p0 * 16 + l];
+      for (std::int64_t p = p0 + 1; p < p1; ++p) r += dy[p * 16 + l];
+      s[l] += r;
+    }
+  }
+}
 
 void pwb_dw_store_generic(const float* acc, std::int64_t G, std::int64_t rows, std::int64_t cols, float* dw,
                           std::int64_t ldd, bool accumulate) {

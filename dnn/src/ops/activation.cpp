@@ -19,82 +19,50 @@ constexpr index_t kGrain = 16384;  // elements per thread below which one thread
 template <class T>
 void relu_forward(index_t count, const T* x, T* y, Scalar<T> negative_slope) {
   ops::check_pointers("relu_forward", count, {{"x", x}, {"y", y}});
-  if constexpr (std::is_same_v<T, float>) {
-    const auto kernel = ops::float_kernels().relu_fwd;
-    ops::parallel_for(count, kGrain,
-                      [&](index_t b, index_t e) { kernel(e - b, x + b, y + b, negative_slope); });
-  } else {
-    ops::parallel_for(count, kGrain, [&](index_t b, index_t e) {
-      ops::k_relu_fwd<T>(e - b, x + b, y + b, negative_slope);
-    });
-  }
+  const auto kernel = ops::kernel_for<T>(&ops::FloatKernels::relu_fwd, &ops::k_relu_fwd<double>);
+  ops::parallel_for(count, kGrain,
+                    [&](index_t b, index_t e) { kernel(e - b, x + b, y + b, negative_slope); });
 }
 
 template <class T>
 void relu_backward(index_t count, const T* x, const T* dy, T* dx, Scalar<T> negative_slope) {
   ops::check_pointers("relu_backward", count, {{"x", x}, {"dy", dy}, {"dx", dx}});
-  if constexpr (std::is_same_v<T, float>) {
-    const auto kernel = ops::float_kernels().relu_bwd;
-    ops::parallel_for(count, kGrain, [&](index_t b, index_t e) {
-      kernel(e - b, x + b, dy + b, dx + b, negative_slope);
-    });
-  } else {
-    ops::parallel_for(count, kGrain, [&](index_t b, index_t e) {
-      ops::k_relu_bwd<T>(e - b, x + b, dy + b, dx + b, negative_slope);
-    });
-  }
+  const auto kernel = ops::kernel_for<T>(&ops::FloatKernels::relu_bwd, &ops::k_relu_bwd<double>);
+  ops::parallel_for(count, kGrain, [&](index_t b, index_t e) {
+    kernel(e - b, x + b, dy + b, dx + b, negative_slope);
+  });
 }
 
 template <class T>
 void sigmoid_forward(index_t count, const T* x, T* y) {
   ops::check_pointers("sigmoid_forward", count, {{"x", x}, {"y", y}});
-  if constexpr (std::is_same_v<T, float>) {
-    const auto kernel = ops::float_kernels().sigmoid_fwd;
-    ops::parallel_for(count, kGrain, [&](index_t b, index_t e) { kernel(e - b, x + b, y + b); });
-  } else {
-    ops::parallel_for(count, kGrain,
-                      [&](index_t b, index_t e) { ops::k_sigmoid_fwd<T>(e - b, x + b, y + b); });
-  }
+  const auto kernel =
+      ops::kernel_for<T>(&ops::FloatKernels::sigmoid_fwd, &ops::k_sigmoid_fwd<double>);
+  ops::parallel_for(count, kGrain, [&](index_t b, index_t e) { kernel(e - b, x + b, y + b); });
 }
 
 template <class T>
 void sigmoid_backward(index_t count, const T* y, const T* dy, T* dx) {
   ops::check_pointers("sigmoid_backward", count, {{"y", y}, {"dy", dy}, {"dx", dx}});
-  if constexpr (std::is_same_v<T, float>) {
-    const auto kernel = ops::float_kernels().sigmoid_bwd;
-    ops::parallel_for(count, kGrain,
-                      [&](index_t b, index_t e) { kernel(e - b, y + b, dy + b, dx + b); });
-  } else {
-    ops::parallel_for(count, kGrain, [&](index_t b, index_t e) {
-      ops::k_sigmoid_bwd<T>(e - b, y + b, dy + b, dx + b);
-    });
-  }
+  const auto kernel =
+      ops::kernel_for<T>(&ops::FloatKernels::sigmoid_bwd, &ops::k_sigmoid_bwd<double>);
+  ops::parallel_for(count, kGrain,
+                    [&](index_t b, index_t e) { kernel(e - b, y + b, dy + b, dx + b); });
 }
 
 template <class T>
 void tanh_forward(index_t count, const T* x, T* y) {
   ops::check_pointers("tanh_forward", count, {{"x", x}, {"y", y}});
-  if constexpr (std::is_same_v<T, float>) {
-    const auto kernel = ops::float_kernels().tanh_fwd;
-    ops::parallel_for(count, kGrain, [&](index_t b, index_t e) { kernel(e - b, x + b, y + b); });
-  } else {
-    ops::parallel_for(count, kGrain,
-                      [&](index_t b, index_t e) { ops::k_tanh_fwd<T>(e - b, x + b, y + b); });
-  }
+  const auto kernel = ops::kernel_for<T>(&ops::FloatKernels::tanh_fwd, &ops::k_tanh_fwd<double>);
+  ops::parallel_for(count, kGrain, [&](index_t b, index_t e) { kernel(e - b, x + b, y + b); });
 }
 
 template <class T>
 void tanh_backward(index_t count, const T* y, const T* dy, T* dx) {
   ops::check_pointers("tanh_backward", count, {{"y", y}, {"dy", dy}, {"dx", dx}});
-  if constexpr (std::is_same_v<T, float>) {
-    const auto kernel = ops::float_kernels().tanh_bwd;
-    ops::parallel_for(count, kGrain,
-                      [&](index_t b, index_t e) { kernel(e - b, y + b, dy + b, dx + b); });
-  } else {
-    ops::parallel_for(count, kGrain, [&](index_t b, index_t e) {
-      ops::k_tanh_bwd<T>(e - b, y + b, dy + b, dx + b);
-    });
-  }
+  const auto kernel = ops::kernel_for<T>(&ops::FloatKernels::tanh_bwd, &ops::k_tanh_bwd<double>);
+  ops::parallel_for(count, kGrain,
+                    [&](index_t b, index_t e) { kernel(e - b, y + b, dy + b, dx + b); });
 }
 
 #define TAIHU_DNN_INSTANTIATE(T)                                              \

@@ -26,12 +26,10 @@ struct Kernels {
 
 template <class T>
 Kernels<T> kernels() {
-  if constexpr (std::is_same_v<T, float>) {
-    const auto& k = ops::float_kernels();
-    return {k.sum, k.dot, k.centered_sumsq, k.affine};
-  } else {
-    return {&ops::k_sum<T>, &ops::k_dot<T>, &ops::k_centered_sumsq<T>, &ops::k_affine<T>};
-  }
+  return {ops::kernel_for<T>(&ops::FloatKernels::sum, &ops::k_sum<double>),
+          ops::kernel_for<T>(&ops::FloatKernels::dot, &ops::k_dot<double>),
+          ops::kernel_for<T>(&ops::FloatKernels::centered_sumsq, &ops::k_centered_sumsq<double>),
+          ops::kernel_for<T>(&ops::FloatKernels::affine, &ops::k_affine<double>)};
 }
 
 index_t tasks_grain(const BatchNormShape& s) {

@@ -50,8 +50,7 @@ void dropout_forward_training(const DropoutParams& p, index_t count, const T* x,
   ops::check_pointers(what, count, {{"x", x}, {"y", y}});
   const StreamKey k = key_of(p);
   const T scale = p.scale_train ? static_cast<T>(1.0 / (1.0 - p.ratio)) : T(1);
-  auto kernel = &ops::k_dropout<T>;
-  if constexpr (std::is_same_v<T, float>) kernel = ops::float_kernels().dropout;
+  const auto kernel = ops::kernel_for<T>(&ops::FloatKernels::dropout, &ops::k_dropout<double>);
   ops::parallel_for(count, kGrain, [&](index_t b, index_t e) {
     kernel(e - b, static_cast<std::uint64_t>(b), k.k0, k.k1, k.threshold, scale, x + b, y + b,
            mask ? mask + b : nullptr);
@@ -65,8 +64,8 @@ void dropout_backward(const DropoutParams& p, index_t count, const std::uint8_t*
   p.validate(what);
   ops::check_pointers(what, count, {{"mask", mask}, {"dy", dy}, {"dx", dx}});
   const T scale = p.scale_train ? static_cast<T>(1.0 / (1.0 - p.ratio)) : T(1);
-  auto kernel = &ops::k_masked_scale<T>;
-  if constexpr (std::is_same_v<T, float>) kernel = ops::float_kernels().masked_scale;
+  const auto kernel =
+      ops::kernel_for<T>(&ops::FloatKernels::masked_scale, &ops::k_masked_scale<double>);
   ops::parallel_for(count, kGrain,
                     [&](index_t b, index_t e) { kernel(e - b, mask + b, scale, dy + b, dx + b); });
 }
@@ -78,8 +77,7 @@ void dropout_forward_inference(const DropoutParams& p, index_t count, const T* x
   ops::check_pointers(what, count, {{"x", x}, {"y", y}});
   const T scale = p.scale_train ? T(1) : static_cast<T>(1.0 - p.ratio);
   if (scale == T(1) && x == y) return;
-  auto kernel = &ops::k_affine<T>;
-  if constexpr (std::is_same_v<T, float>) kernel = ops::float_kernels().affine;
+  const auto kernel = ops::kernel_for<T>(&ops::FloatKernels::affine, &ops::k_affine<double>);
   ops::parallel_for(count, kGrain,
                     [&](index_t b, index_t e) { kernel(e - b, x + b, scale, T(0), y + b); });
 }

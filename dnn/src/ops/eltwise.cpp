@@ -27,12 +27,10 @@ struct Kernels {
 
 template <class T>
 Kernels<T> kernels() {
-  if constexpr (std::is_same_v<T, float>) {
-    const auto& k = ops::float_kernels();
-    return {k.axpby, k.mul, k.max_first, k.max_next};
-  } else {
-    return {&ops::k_axpby<T>, &ops::k_mul<T>, &ops::k_max_first<T>, &ops::k_max_next<T>};
-  }
+  return {ops::kernel_for<T>(&ops::FloatKernels::axpby, &ops::k_axpby<double>),
+          ops::kernel_for<T>(&ops::FloatKernels::mul, &ops::k_mul<double>),
+          ops::kernel_for<T>(&ops::FloatKernels::max_first, &ops::k_max_first<double>),
+          ops::kernel_for<T>(&ops::FloatKernels::max_next, &ops::k_max_next<double>)};
 }
 
 template <class T>

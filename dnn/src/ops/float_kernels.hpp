@@ -6,6 +6,7 @@
 // ("dispatch: dnn elementwise -> avx512").
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "taihu/dnn/ops_common.hpp"
 
@@ -61,5 +62,17 @@ const FloatKernels& float_kernels_avx512();
 
 // The table for this process's ISA level.
 const FloatKernels& float_kernels();
+
+// The kernel an operator runs for element type T: the table's `entry` for float; for
+// double (the precision reference) the generic template's instantiation the caller names
+// (`&k_<name><double>`, ops/kernels.hpp).
+template <class T, class Entry, class Reference>
+auto kernel_for(Entry FloatKernels::*entry, Reference reference) {
+  if constexpr (std::is_same_v<T, float>) {
+    return float_kernels().*entry;
+  } else {
+    return reference;
+  }
+}
 
 }  // namespace taihu::dnn::ops

@@ -43,10 +43,7 @@ index_t tile_grain(const LrnParams& p, index_t width) {
 
 template <class T>
 auto pow_minus_075_kernel() {
-  if constexpr (std::is_same_v<T, float>)
-    return ops::float_kernels().pow_minus_075;
-  else
-    return &ops::k_pow_minus_075<T>;
+  return ops::kernel_for<T>(&ops::FloatKernels::pow_minus_075, &ops::k_pow_minus_075<double>);
 }
 
 template <class T>
@@ -100,18 +97,12 @@ ops::LrnAcrossTile<T> across_tile(const LrnParams& p, index_t width) {
 
 template <class T>
 auto lrn_across_fwd_kernel() {
-  if constexpr (std::is_same_v<T, float>)
-    return ops::float_kernels().lrn_across_fwd;
-  else
-    return &ops::k_lrn_across_fwd<T>;
+  return ops::kernel_for<T>(&ops::FloatKernels::lrn_across_fwd, &ops::k_lrn_across_fwd<double>);
 }
 
 template <class T>
 auto lrn_across_bwd_kernel() {
-  if constexpr (std::is_same_v<T, float>)
-    return ops::float_kernels().lrn_across_bwd;
-  else
-    return &ops::k_lrn_across_bwd<T>;
+  return ops::kernel_for<T>(&ops::FloatKernels::lrn_across_bwd, &ops::k_lrn_across_bwd<double>);
 }
 
 }  // namespace

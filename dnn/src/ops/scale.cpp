@@ -22,10 +22,7 @@ void check_sizes(const char* what, index_t outer, index_t dim, index_t inner) {
 
 template <class T>
 auto affine_kernel() {
-  if constexpr (std::is_same_v<T, float>)
-    return ops::float_kernels().affine;
-  else
-    return &ops::k_affine<T>;
+  return ops::kernel_for<T>(&ops::FloatKernels::affine, &ops::k_affine<double>);
 }
 
 }  // namespace

@@ -51,8 +51,8 @@ void softmax_forward(index_t outer, index_t channels, index_t inner, const T* x,
   const index_t slice = channels * inner;
   ops::check_pointers(what, outer * slice, {{"x", x}, {"y", y}});
   if (outer * slice == 0) return;
-  auto kernel = &ops::k_softmax_slice<T>;
-  if constexpr (std::is_same_v<T, float>) kernel = ops::float_kernels().softmax_slice;
+  const auto kernel =
+      ops::kernel_for<T>(&ops::FloatKernels::softmax_slice, &ops::k_softmax_slice<double>);
   ops::parallel_tasks(outer, std::max<index_t>(1, kGrain / slice),
                       [&](index_t o) { kernel(channels, inner, x + o * slice, y + o * slice); });
 }
@@ -65,8 +65,8 @@ void softmax_backward(index_t outer, index_t channels, index_t inner, const T* y
   const index_t slice = channels * inner;
   ops::check_pointers(what, outer * slice, {{"y", y}, {"dy", dy}, {"dx", dx}});
   if (outer * slice == 0) return;
-  auto kernel = &ops::k_softmax_bwd_slice<T>;
-  if constexpr (std::is_same_v<T, float>) kernel = ops::float_kernels().softmax_bwd_slice;
+  const auto kernel =
+      ops::kernel_for<T>(&ops::FloatKernels::softmax_bwd_slice, &ops::k_softmax_bwd_slice<double>);
   ops::parallel_tasks(outer, std::max<index_t>(1, kGrain / slice), [&](index_t o) {
     kernel(channels, inner, y + o * slice, dy + o * slice, dx + o * slice);
   });

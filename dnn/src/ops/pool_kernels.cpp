@@ -10,6 +10,12 @@ bool pool_max2x2_applies(const PoolingShape& s) {
          s.pad_h == 0 && s.pad_w == 0;
 }
 
+bool ave_lanes_applies(const PoolingShape& s) {
+  const index_t oh = s.out_h(), ow = s.out_w();
+  return s.method == PoolMethod::average && ow <= 16 && s.height * s.width <= kAveLanesMaxPlane &&
+         oh * ow <= kAveLanesMaxPlane;
+}
+
 const PoolKernels& pool_kernels() {
   static const arch::ImplementationList<const PoolKernels* (*)()> list(
       "dnn pooling kernels", {{"avx512", arch::Isa::avx512, [] { return &pool_kernels_avx512(); }},

@@ -9,6 +9,8 @@
 //  - One output row of a stride-2 pool of kernel width 2 or 3 without horizontal
 //    padding (CIFAR-10 quick's, AlexNet's and ResNet's 3x3 stride-2 pools), MAX with its
 //    mask or AVE.
+//  - AVE of planes with short rows, forward and backward, eight planes at a time
+//    (pool_lanes.hpp).
 // Contract: bit for bit the values and argmax masks of pooling.cpp's generic loops
 // (taps visited row then column, strict >, starting from the lowest float with mask
 // -1, so ties, -0.0 and NaNs give the same results; AVE sums in the same order divided
@@ -25,6 +27,14 @@ namespace taihu::dnn::ops {
 // True for the geometry of the 2x2 kernels: MAX, 2x2, stride 2, no padding.
 bool pool_max2x2_applies(const PoolingShape& s);
 
+// Largest plane (inputs, and outputs) of the AVE lanes kernels: their two 8-plane
+// scratches (64 KiB) live on the stack.
+inline constexpr index_t kAveLanesMaxPlane = 1024;
+
+// True where AVE runs the lanes kernels (pool_lanes.hpp): rows of <= 16 outputs (the
+// rows the generic backward takes window by window), planes up to kAveLanesMaxPlane.
+bool ave_lanes_applies(const PoolingShape& s);
+
 struct PoolKernels {
   // MAX 2x2: one h x w plane to its ceil(h/2) x ceil(w/2) outputs; m (argmax within
   // the input plane) may be null.
@@ -37,6 +47,11 @@ struct PoolKernels {
   // shape is not its case (the caller's generic loops then run).
   index_t (*row_s2)(const PoolingShape& s, const float* xp, index_t ph, index_t ow, float* yr, std::int32_t* mr,
                     const float* col_size);
+  // AVE where ave_lanes_applies: `planes` (1 to 8) consecutive planes of x to theirs of
+  // y (forward), of dy to theirs of dx (backward, overwritten). col_size as row_s2's.
+  void (*ave_lanes_forward)(const PoolingShape& s, const float* col_size, const float* x, float* y, index_t planes);
+  void (*ave_lanes_backward)(const PoolingShape& s, const float* col_size, const float* dy, float* dx,
+                             index_t planes);
 };
 
 const PoolKernels& pool_kernels();  // the one for arch::active_isa()

@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "ops/pool_kernels.hpp"
+#include "ops/pool_lanes.hpp"
 #include "ops/pool_wide.hpp"
 
 namespace taihu::dnn::ops {
@@ -56,7 +57,9 @@ struct VecAvx2 {
 
 const PoolKernels& pool_kernels_avx2() {
   static const PoolKernels k{&pool::wide_forward_plane<VecAvx2>, &pool::wide_backward_plane<VecAvx2>,
-                             &pool::wide_row_s2_any<VecAvx2>};
+                             &pool::wide_row_s2_any<VecAvx2>,
+                             &pool::ave_lanes_forward<pool::Lanes8Avx2>,
+                             &pool::ave_lanes_backward<pool::Lanes8Avx2>};
   return k;
 }
 

@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "ops/pool_kernels.hpp"
+#include "ops/pool_lanes.hpp"
 #include "ops/pool_wide.hpp"
 
 namespace taihu::dnn::ops {
@@ -55,7 +56,9 @@ struct VecAvx512 {
 
 const PoolKernels& pool_kernels_avx512() {
   static const PoolKernels k{&pool::wide_forward_plane<VecAvx512>, &pool::wide_backward_plane<VecAvx512>,
-                             &pool::wide_row_s2_any<VecAvx512>};
+                             &pool::wide_row_s2_any<VecAvx512>,
+                             &pool::ave_lanes_forward<pool::Lanes8Avx2>,
+                             &pool::ave_lanes_backward<pool::Lanes8Avx2>};
   return k;
 }
 

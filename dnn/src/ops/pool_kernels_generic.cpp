@@ -2,6 +2,7 @@
 // SSE2 step (pool_sse.hpp), the rest of a row one window at a time; the stride-2 rows
 // through pool_wide.hpp's loop with the four-lane VecSse.
 #include "ops/pool_kernels.hpp"
+#include "ops/pool_lanes.hpp"
 #include "ops/pool_sse.hpp"
 #include "ops/pool_wide.hpp"
 
@@ -27,7 +28,9 @@ void backward_plane(index_t h, index_t w, const float* dy, const std::int32_t* m
 }  // namespace
 
 const PoolKernels& pool_kernels_generic() {
-  static const PoolKernels k{&forward_plane, &backward_plane, &pool::wide_row_s2_any<pool::VecSse>};
+  static const PoolKernels k{&forward_plane, &backward_plane, &pool::wide_row_s2_any<pool::VecSse>,
+                             &pool::ave_lanes_forward<pool::Lanes8Scalar>,
+                             &pool::ave_lanes_backward<pool::Lanes8Scalar>};
   return k;
 }
 

@@ -9,7 +9,8 @@
 // Float pools of the common geometries run pool_kernels.hpp's per-ISA kernels instead,
 // with the same values and masks: MAX 2x2 stride 2 without padding (and a backward that
 // stores each input once instead of zero-filling and scattering), and the rows of
-// stride-2 pools of kernel width 2 or 3 without horizontal padding (MAX with a mask, AVE).
+// stride-2 pools of kernel width 2 or 3 without horizontal padding (MAX with a mask, AVE),
+// and AVE of planes with short rows, eight planes at a time.
 #include "taihu/dnn/pooling.hpp"
 
 #include <algorithm>
@@ -170,6 +171,17 @@ std::vector<T> window_widths(const PoolingShape& s, index_t ow) {
   return col_size;
 }
 
+// f(first plane, planes) over the groups of ops::pool kLanes-plane runs (the lanes
+// kernels' unit), threads split as the plane loops' (about 4096 elements a task).
+template <class F>
+void for_plane_groups(const PoolingShape& s, index_t elements_per_plane, F&& f) {
+  constexpr index_t kGroup = 8;
+  const index_t planes = s.batch * s.channels, groups = (planes + kGroup - 1) / kGroup;
+  ops::parallel_tasks(groups, std::max<index_t>(1, 4096 / (kGroup * elements_per_plane)), [&](index_t g) {
+    f(g * kGroup, std::min(kGroup, planes - g * kGroup));
+  });
+}
+
 }  // namespace
 
 template <class T>
@@ -186,6 +198,14 @@ void pooling_forward(const PoolingShape& s, const T* x, T* y, std::int32_t* mask
       const ops::PoolKernels& k = ops::pool_kernels();
       ops::parallel_tasks(s.batch * s.channels, std::max<index_t>(1, 4096 / (oh * ow)), [&](index_t p) {
         k.max2x2_forward(s.height, s.width, x + p * plane, y + p * oh * ow, mask ? mask + p * oh * ow : nullptr);
+      });
+      return;
+    }
+    if (ops::ave_lanes_applies(s)) {
+      const ops::PoolKernels& k = ops::pool_kernels();
+      const std::vector<float> col_size = window_widths<float>(s, ow);
+      for_plane_groups(s, oh * ow, [&](index_t p, index_t planes) {
+        k.ave_lanes_forward(s, col_size.data(), x + p * plane, y + p * oh * ow, planes);
       });
       return;
     }
@@ -224,6 +244,14 @@ void pooling_backward(const PoolingShape& s, const T* dy, const std::int32_t* ma
       const ops::PoolKernels& k = ops::pool_kernels();
       ops::parallel_tasks(s.batch * s.channels, std::max<index_t>(1, 4096 / plane), [&](index_t p) {
         k.max2x2_backward(s.height, s.width, dy + p * oh * ow, mask + p * oh * ow, dx + p * plane);
+      });
+      return;
+    }
+    if (ops::ave_lanes_applies(s)) {
+      const ops::PoolKernels& k = ops::pool_kernels();
+      const std::vector<float> col_size = window_widths<float>(s, ow);
+      for_plane_groups(s, plane, [&](index_t p, index_t planes) {
+        k.ave_lanes_backward(s, col_size.data(), dy + p * oh * ow, dx + p * plane, planes);
       });
       return;
     }

@@ -115,12 +115,14 @@ void pwb16_bwdw_x16_avx512(const PwbBwdwXArgs& a) {
 }
 
 // pwb16_bias_sums_generic's order: four 8-pixel runs at a time (four independent float
-// chains), each run's sum added to the double halves in run order.
+// chains), each run's sum added to the double halves in run order. (Zero-masking
+// conversions and extract with every lane set: GCC 12 flags the plain forms' undefined
+// pass-through as maybe-uninitialized.)
 void pwb16_bias_sums_avx512(const float* dy, std::int64_t pixels, double* s) {
   __m512d lo = _mm512_loadu_pd(s), hi = _mm512_loadu_pd(s + 8);
   const auto add = [&](__m512 r) {
-    lo = _mm512_add_pd(lo, _mm512_cvtps_pd(_mm512_castps512_ps256(r)));
-    hi = _mm512_add_pd(hi, _mm512_cvtps_pd(_mm512_extractf32x8_ps(r, 1)));
+    lo = _mm512_add_pd(lo, _mm512_maskz_cvtps_pd(0xFF, _mm512_maskz_extractf32x8_ps(0xFF, r, 0)));
+    hi = _mm512_add_pd(hi, _mm512_maskz_cvtps_pd(0xFF, _mm512_maskz_extractf32x8_ps(0xFF, r, 1)));
   };
   std::int64_t p0 = 0;
   for (; p0 + 32 <= pixels; p0 += 32) {

@@ -181,7 +181,8 @@ void lrn(benchmark::State& state, int threads) {
 }
 
 // Both sides start from their own forward's outputs (taihu: y and scale; oneDNN: its
-// workspace).
+// workspace). On NCHW oneDNN 2.6 runs its reference LRN backward (lrn_ref:any; its jit
+// backward wants nChw16c), so this row's ratio measures that, not oneDNN's best.
 void lrn_bwd(benchmark::State& state, int threads) {
   const taihu::dnn::LrnParams p = alexnet_norm1();
   Buffer x(p.elements()), y(p.elements()), scale(p.elements()), dy(p.elements()), dx(p.elements()),

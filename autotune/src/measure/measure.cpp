@@ -22,6 +22,33 @@ long involuntary_switches() {
   rusage u{};
   return getrusage(RUSAGE_SELF, &u) == 0 ? u.ru_nivcsw : 0;
 }
+
+// `count` timed calls of run, appended to `t` and sorted, with what the block of calls
+// cost: wall and process CPU seconds, involuntary context switches.
+struct TimedCalls {
+  std::vector<double> t;
+  double block_s = 0, cpu_s = 0;
+  long preemptions = 0;
+};
+
+TimedCalls time_calls(const std::function<void()>& run, int count, std::vector<double> t) {
+  t.reserve(t.size() + static_cast<std::size_t>(count));
+  const long switches = involuntary_switches();
+  const double cpu0 = process_cpu_seconds();
+  arch::Stopwatch block;
+  for (int i = 0; i < count; ++i) {
+    arch::Stopwatch w;
+    run();
+    t.push_back(w.seconds());
+  }
+  TimedCalls c;
+  c.block_s = block.seconds();
+  c.cpu_s = process_cpu_seconds() - cpu0;
+  c.preemptions = involuntary_switches() - switches;
+  std::sort(t.begin(), t.end());
+  c.t = std::move(t);
+  return c;
+}
 }  // namespace
 
 Measurement measure(const std::function<void()>& run, const MeasureOptions& opt) {
@@ -36,19 +63,8 @@ Measurement measure(const std::function<void()>& run, const MeasureOptions& opt)
   }
   int repeats = opt.min_repeats;
   if (first > 0) repeats = static_cast<int>(std::clamp(opt.target_seconds / first, double(opt.min_repeats), double(opt.max_repeats)));
-  std::vector<double> t;
-  t.reserve(static_cast<std::size_t>(repeats));
-  const long switches = involuntary_switches();
-  const double cpu0 = process_cpu_seconds();
-  arch::Stopwatch block;
-  for (int i = 0; i < repeats; ++i) {
-    arch::Stopwatch w;
-    run();
-    t.push_back(w.seconds());
-  }
-  const double block_s = block.seconds(), cpu_s = process_cpu_seconds() - cpu0;
-  const long preemptions = involuntary_switches() - switches;
-  std::sort(t.begin(), t.end());
+  const TimedCalls c = time_calls(run, repeats, {});
+  const std::vector<double>& t = c.t;
   auto pct = [&](double q) { return t[static_cast<std::size_t>(std::lround(q * static_cast<double>(t.size() - 1)))]; };
   Measurement m;
   m.median_s = pct(0.5);
@@ -56,32 +72,23 @@ Measurement measure(const std::function<void()>& run, const MeasureOptions& opt)
   m.max_s = t.back();
   m.spread = m.median_s > 0 ? (pct(0.75) - pct(0.25)) / m.median_s : 0;
   m.repeats = repeats;
-  m.preemptions = preemptions;
-  m.cores_used = block_s > 0 ? cpu_s / block_s : 0;
+  m.preemptions = c.preemptions;
+  m.cores_used = c.block_s > 0 ? c.cpu_s / c.block_s : 0;
   return m;
 }
 
 Measurement measure_slow_call(const std::function<void()>& run, double first_s, const MeasureOptions& opt) {
   const int more = first_s > 0 ? static_cast<int>(std::clamp(opt.target_seconds / first_s, 1.0, 2.0)) : 2;
-  std::vector<double> t{first_s};
-  const long switches = involuntary_switches();
-  const double cpu0 = process_cpu_seconds();
-  arch::Stopwatch block;
-  for (int i = 0; i < more; ++i) {
-    arch::Stopwatch w;
-    run();
-    t.push_back(w.seconds());
-  }
-  const double block_s = block.seconds(), cpu_s = process_cpu_seconds() - cpu0;
+  const TimedCalls c = time_calls(run, more, {first_s});
+  const std::vector<double>& t = c.t;
   Measurement m;
   m.median_s = median_of(t);
-  std::sort(t.begin(), t.end());
   m.min_s = t.front();
   m.max_s = t.back();
   m.spread = m.median_s > 0 ? (m.max_s - m.min_s) / m.median_s : 0;  // (few calls: the range)
   m.repeats = static_cast<int>(t.size());
-  m.preemptions = involuntary_switches() - switches;
-  m.cores_used = block_s > 0 ? cpu_s / block_s : 0;
+  m.preemptions = c.preemptions;
+  m.cores_used = c.block_s > 0 ? c.cpu_s / c.block_s : 0;
   return m;
 }
 

@@ -1,5 +1,6 @@
 // Shared helpers for the dnn operator tests: random data, float-vs-double comparison,
-// a central-difference gradient checker in double, and the per-test ISA skip.
+// a central-difference gradient checker in double, a square pooling shape, and the
+// per-test ISA skip.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "isa_skip.hpp"
+#include "taihu/dnn/pooling.hpp"
 
 namespace ops_test {
 
@@ -59,6 +61,22 @@ void expect_gradient(std::vector<double>& v, const std::vector<double>& analytic
 inline double dot(const std::vector<double>& a, const std::vector<double>& b) {
   double s = 0;
   for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+// n x c planes of h x w, a k x k window, the same stride and padding both ways.
+inline taihu::dnn::PoolingShape pool_shape(taihu::dnn::index_t n, taihu::dnn::index_t c, taihu::dnn::index_t h,
+                                           taihu::dnn::index_t w, taihu::dnn::index_t k, taihu::dnn::index_t stride,
+                                           taihu::dnn::index_t pad, taihu::dnn::PoolMethod m) {
+  taihu::dnn::PoolingShape s;
+  s.batch = n;
+  s.channels = c;
+  s.height = h;
+  s.width = w;
+  s.kernel_h = s.kernel_w = k;
+  s.stride_h = s.stride_w = stride;
+  s.pad_h = s.pad_w = pad;
+  s.method = m;
   return s;
 }
 

@@ -29,15 +29,7 @@ class PoolAveLanes : public ops_test::OpsTest {
   void TearDown() override { taihu::arch::set_num_threads(0); }
 
   void check(index_t n, index_t c, index_t h, index_t w, index_t k, index_t stride, index_t pad, int threads) {
-    PoolingShape s;
-    s.batch = n;
-    s.channels = c;
-    s.height = h;
-    s.width = w;
-    s.kernel_h = s.kernel_w = k;
-    s.stride_h = s.stride_w = stride;
-    s.pad_h = s.pad_w = pad;
-    s.method = taihu::dnn::PoolMethod::average;
+    const PoolingShape s = ops_test::pool_shape(n, c, h, w, k, stride, pad, taihu::dnn::PoolMethod::average);
     SCOPED_TRACE(::testing::Message() << n << "x" << c << "x" << h << "x" << w << " k" << k << " s" << stride << " p"
                                       << pad << ", threads " << threads);
     taihu::arch::set_num_threads(threads);

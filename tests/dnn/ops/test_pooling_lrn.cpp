@@ -20,16 +20,7 @@ using ops_test::OpsTest;
 
 PoolingShape pool(index_t n, index_t c, index_t h, index_t w, index_t k, index_t stride,
                   index_t pad, PoolMethod m) {
-  PoolingShape s;
-  s.batch = n;
-  s.channels = c;
-  s.height = h;
-  s.width = w;
-  s.kernel_h = s.kernel_w = k;
-  s.stride_h = s.stride_w = stride;
-  s.pad_h = s.pad_w = pad;
-  s.method = m;
-  return s;
+  return ops_test::pool_shape(n, c, h, w, k, stride, pad, m);
 }
 
 TEST_F(OpsTest, PoolingOutputSizeUsesCaffeRounding) {

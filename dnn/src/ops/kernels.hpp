@@ -265,13 +265,13 @@ void k_pow_minus_075(index_t n, const T* s, T* out) {
   for (index_t i = 0; i < n; ++i) out[i] = pow_minus_075(s[i]);
 }
 
-// s^-beta for one row: the table's s^-0.75 when the tile carries it, else std::pow.
+// LRN's s^-beta for one row: pow075 (the table's s^-0.75) when given, else std::pow.
 template <class T>
-void lrn_power(const LrnAcrossTile<T>& t, index_t n, const T* s, T* out) {
-  if (t.pow075 != nullptr) {
-    t.pow075(n, s, out);
+void lrn_power(void (*pow075)(index_t, const T*, T*), double beta, index_t n, const T* s, T* out) {
+  if (pow075 != nullptr) {
+    pow075(n, s, out);
   } else {
-    for (index_t i = 0; i < n; ++i) out[i] = static_cast<T>(std::pow(s[i], -t.beta));
+    for (index_t i = 0; i < n; ++i) out[i] = static_cast<T>(std::pow(s[i], -beta));
   }
 }
 
@@ -303,7 +303,7 @@ void k_lrn_across_fwd(const LrnAcrossTile<T>& t, const T* x, T* scale, T* y) {
     T* sc = scale + c * t.plane;
 #pragma omp simd
     for (index_t i = 0; i < w; ++i) sc[i] = t.k + t.alpha_over_size * acc[i];
-    lrn_power(t, w, sc, pw);
+    lrn_power(t.pow075, t.beta, w, sc, pw);
     const T* xc = x + c * t.plane;
     T* yc = y + c * t.plane;
 #pragma omp simd
@@ -342,7 +342,7 @@ void k_lrn_across_bwd(const LrnAcrossTile<T>& t, T cache_ratio, const T* x, cons
       for (index_t i = 0; i < w; ++i) acc[i] -= ratio[i];
     }
     const index_t at = c * t.plane;
-    lrn_power(t, w, scale + at, pw);
+    lrn_power(t.pow075, t.beta, w, scale + at, pw);
 #pragma omp simd
     for (index_t i = 0; i < w; ++i) dx[at + i] = dy[at + i] * pw[i] - cache_ratio * x[at + i] * acc[i];
   }

@@ -41,18 +41,17 @@ index_t tile_grain(const LrnParams& p, index_t width) {
   return std::max<index_t>(1, kGrain / (std::min(width, p.height * p.width) * p.channels));
 }
 
+// The s^-0.75 kernel where beta is 0.75 (AlexNet, CaffeNet, GoogLeNet), else nullptr
+// (ops::lrn_power then calls std::pow).
 template <class T>
-auto pow_minus_075_kernel() {
+void (*pow075_for(double beta))(index_t, const T*, T*) {
+  if (beta != 0.75) return nullptr;
   return ops::kernel_for<T>(&ops::FloatKernels::pow_minus_075, &ops::k_pow_minus_075<double>);
 }
 
 template <class T>
 void power_neg_beta(index_t n, const T* s, double beta, T* out) {
-  if (beta == 0.75) {
-    pow_minus_075_kernel<T>()(n, s, out);
-  } else {
-    for (index_t i = 0; i < n; ++i) out[i] = static_cast<T>(std::pow(s[i], -beta));
-  }
+  ops::lrn_power(pow075_for<T>(beta), beta, n, s, out);
 }
 
 // out[h][w] = sum of in over the size x size window centred on (h, w), zero padded.
@@ -84,7 +83,6 @@ void box_sum(const T* in, index_t height, index_t width, index_t size, T* tmp, T
 // The across-channel tile kernels: the ISA's float table, the generic templates for double.
 template <class T>
 ops::LrnAcrossTile<T> across_tile(const LrnParams& p, index_t width) {
-  const bool fast_beta = p.beta == 0.75;
   return {p.channels,
           p.height * p.width,
           width,
@@ -92,7 +90,7 @@ ops::LrnAcrossTile<T> across_tile(const LrnParams& p, index_t width) {
           static_cast<T>(p.alpha / static_cast<double>(p.local_size)),
           static_cast<T>(p.k),
           p.beta,
-          fast_beta ? pow_minus_075_kernel<T>() : nullptr};
+          pow075_for<T>(p.beta)};
 }
 
 template <class T>

@@ -18,6 +18,7 @@
 // +0 elsewhere, the value the generic zero-fill-then-add gives, for a mask written by
 // forward.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 
 #include "taihu/dnn/pooling.hpp"
@@ -27,9 +28,25 @@ namespace taihu::dnn::ops {
 // True for the geometry of the 2x2 kernels: MAX, 2x2, stride 2, no padding.
 bool pool_max2x2_applies(const PoolingShape& s);
 
-// Largest plane (inputs, and outputs) of the AVE lanes kernels: their two 8-plane
-// scratches (64 KiB) live on the stack.
+// Planes per call of the AVE lanes kernels (one per vector lane), and the largest plane
+// (inputs, and outputs) they take: their two 8-plane scratches (64 KiB) live on the stack.
+inline constexpr index_t kAveLanesPlanes = 8;
 inline constexpr index_t kAveLanesMaxPlane = 1024;
+
+// AVE window (ph, pw): its rows [*hs, *he) and columns [*ws, *we) inside the plane, and
+// its divisor, rows x columns of the window clipped to the padded plane (col_size[pw]:
+// the columns), as the generic loops and the lanes kernels both divide.
+template <class T>
+T ave_window(const PoolingShape& s, index_t ph, index_t pw, const T* col_size, index_t* hs, index_t* he,
+             index_t* ws, index_t* we) {
+  const index_t hs_raw = ph * s.stride_h - s.pad_h, ws_raw = pw * s.stride_w - s.pad_w;
+  const index_t he_pad = std::min(hs_raw + s.kernel_h, s.height + s.pad_h);
+  *hs = std::max<index_t>(hs_raw, 0);
+  *he = std::min(he_pad, s.height);
+  *ws = std::max<index_t>(ws_raw, 0);
+  *we = std::min(ws_raw + s.kernel_w, s.width);
+  return static_cast<T>(he_pad - hs_raw) * col_size[pw];
+}
 
 // True where AVE runs the lanes kernels (pool_lanes.hpp): rows of <= 16 outputs (the
 // rows the generic backward takes window by window), planes up to kAveLanesMaxPlane.

@@ -25,7 +25,7 @@
 namespace taihu::dnn::ops::pool {
 namespace {
 
-constexpr index_t kLanes = 8;
+constexpr index_t kLanes = kAveLanesPlanes;
 
 struct Lanes8Scalar {
   static void to_lanes(const float* src, index_t stride, index_t planes, index_t count, float* dst) {
@@ -68,19 +68,6 @@ struct Lanes8Avx2 {
   }
 };
 #endif
-
-// Window (ph, pw)'s rows [*hs, *he), columns [*ws, *we) inside the plane, and its
-// divisor: rows x columns of the window clipped to the padded plane (pooling.cpp's).
-inline float ave_window(const PoolingShape& s, index_t ph, index_t pw, const float* col_size, index_t* hs,
-                        index_t* he, index_t* ws, index_t* we) {
-  const index_t hs_raw = ph * s.stride_h - s.pad_h, ws_raw = pw * s.stride_w - s.pad_w;
-  const index_t he_pad = std::min(hs_raw + s.kernel_h, s.height + s.pad_h);
-  *hs = std::max<index_t>(hs_raw, 0);
-  *he = std::min(he_pad, s.height);
-  *ws = std::max<index_t>(ws_raw, 0);
-  *we = std::min(ws_raw + s.kernel_w, s.width);
-  return static_cast<float>(he_pad - hs_raw) * col_size[pw];
-}
 
 template <class Transpose>
 void ave_lanes_forward(const PoolingShape& s, const float* col_size, const float* x, float* y, index_t planes) {

@@ -171,11 +171,11 @@ std::vector<T> window_widths(const PoolingShape& s, index_t ow) {
   return col_size;
 }
 
-// f(first plane, planes) over the groups of ops::pool kLanes-plane runs (the lanes
-// kernels' unit), threads split as the plane loops' (about 4096 elements a task).
+// f(first plane, planes) over the runs of kAveLanesPlanes planes (the lanes kernels'
+// unit), threads split as the plane loops' (about 4096 elements a task).
 template <class F>
 void for_plane_groups(const PoolingShape& s, index_t elements_per_plane, F&& f) {
-  constexpr index_t kGroup = 8;
+  constexpr index_t kGroup = ops::kAveLanesPlanes;
   const index_t planes = s.batch * s.channels, groups = (planes + kGroup - 1) / kGroup;
   ops::parallel_tasks(groups, std::max<index_t>(1, 4096 / (kGroup * elements_per_plane)), [&](index_t g) {
     f(g * kGroup, std::min(kGroup, planes - g * kGroup));
@@ -270,19 +270,13 @@ void pooling_backward(const PoolingShape& s, const T* dy, const std::int32_t* ma
     if (ow <= 16) {
       // Short rows: window by window, as Caffe's loop (the tap loops below would spend
       // their time on loop set-up).
-      for (index_t ph = 0; ph < oh; ++ph) {
-        const index_t hs_raw = ph * s.stride_h - s.pad_h;
-        const index_t he_pad = std::min(hs_raw + s.kernel_h, s.height + s.pad_h);
-        const index_t hs = std::max<index_t>(hs_raw, 0), he = std::min(he_pad, s.height);
-        const T rows = static_cast<T>(he_pad - hs_raw);
+      for (index_t ph = 0; ph < oh; ++ph)
         for (index_t pw = 0; pw < ow; ++pw) {
-          const index_t ws = std::max<index_t>(pw * s.stride_w - s.pad_w, 0);
-          const index_t we = std::min(pw * s.stride_w - s.pad_w + s.kernel_w, s.width);
-          const T g = dyp[ph * ow + pw] / (rows * col_size[static_cast<std::size_t>(pw)]);
+          index_t hs, he, ws, we;
+          const T g = dyp[ph * ow + pw] / ops::ave_window(s, ph, pw, col_size.data(), &hs, &he, &ws, &we);
           for (index_t h = hs; h < he; ++h)
             for (index_t w = ws; w < we; ++w) dxp[h * s.width + w] += g;
         }
-      }
       return;
     }
     constexpr index_t kStackRow = 256;

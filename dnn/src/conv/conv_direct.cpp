@@ -633,20 +633,25 @@ class Direct final : public ConvAlgorithm {
     // Padded layers at batch (CIFAR-10 conv1 at 64): each thread pads the images of its
     // items into a buffer of its own, just before their tiles read it, so the padded
     // copy stays in cache (a shared copy of the whole batch went out to memory and came
-    // back, and every thread waited for the whole batch's copy at a barrier); one
-    // image (ResNet-50 conv1 at batch 1) is padded once, by all threads.
+    // back, and every thread waited for the whole batch's copy at a barrier).
     const bool pad_per_item = !in_place && d_.n * d_.groups >= 2 * nt;
+    // Fewer images (ResNet-50 conv1 at batch 1) on several threads: each thread takes a
+    // static range of items and pads only the input rows its windows read, into a
+    // buffer of its own (no shared copy filled by all threads, no barrier after it, the
+    // rows stay in the thread's own L2).
+    const bool pad_bands = !in_place && !pad_per_item && nt > 1;
+    const bool pad_private = pad_per_item || pad_bands;
     // Threads take whole images (all chunks of an (image, group)) when there are 4+ per
     // thread: each image is then padded by one thread, not by both, and the threads'
     // outputs lie planes apart instead of chunk by chunk side by side (CIFAR-10 conv1,
     // 2 threads: 122-126 -> 140-142 GFLOP/s).
     const index_t grab = pad_per_item && d_.n * d_.groups >= 4 * nt ? chunks : 1;
     const index_t pad_floats = cg_ * gq.chan_stride + gq.row_step + 64;
-    if (pad_per_item && xocv_.size() < static_cast<std::size_t>(nt * pad_floats)) {
+    if (pad_private && xocv_.size() < static_cast<std::size_t>(nt * pad_floats)) {
       xocv_ = arch::AlignedBuffer<float>(static_cast<std::size_t>(nt * pad_floats));
       std::fill(xocv_.data(), xocv_.data() + xocv_.size(), 0.0f);
     }
-    if (!in_place && !pad_per_item) prepare_buffer(gq, xocv_);
+    if (!in_place && !pad_private) prepare_buffer(gq, xocv_);
     // Window origins of every chunk's pixels, the same for every image and group (built
     // once per chunk size, not per work item: 3% of CIFAR-10 conv1's time); past a
     // chunk's end (a partial last tile) its last pixel's again (computed, never stored).
@@ -694,8 +699,8 @@ class Direct final : public ConvAlgorithm {
       ocv_x_off_chunk_ = chunk;
     }
     ops::run_team(nt, [&] {
-      const float* xin = in_place || pad_per_item ? x : fill_input(x, gq, xocv_);
-      float* const padded = pad_per_item ? xocv_.data() + omp_get_thread_num() * pad_floats : nullptr;
+      const float* xin = in_place || pad_private ? x : fill_input(x, gq, xocv_);
+      float* const padded = pad_private ? xocv_.data() + omp_get_thread_num() * pad_floats : nullptr;
       index_t padded_ng = -1;  // the (image, group) in `padded`
       float* scratch = ocv_scratch_.data() + omp_get_thread_num() * scratch_floats;
       DirectOcvArgs a{};
@@ -709,9 +714,19 @@ class Direct final : public ConvAlgorithm {
       st.acc = scratch;
       st.acc_bstride = chunk * 8;
       st.y_kstride = plane;
-      ops::for_dynamic(items, [&](index_t it) {
+      auto item = [&](index_t it) {
         const index_t ch = it % chunks, ng = it / chunks, g = ng % d_.groups, n = ng / d_.groups;
         const index_t p0 = ch * chunk, p1 = std::min(plane, p0 + chunk);
+        if (pad_bands && padded_ng != ng) {
+          // The padded rows this thread's items of (image, group) ng read.
+          const index_t t = omp_get_thread_num(), team = omp_get_num_threads();
+          const index_t last = std::min(items * (t + 1) / team, (ng + 1) * chunks) - 1;
+          const index_t oy0 = p0 / gq.ow, oy1 = (std::min(plane, (last % chunks + 1) * chunk) - 1) / gq.ow;
+          const index_t r0 = oy0 * d_.stride_h, r1 = std::min(gq.hp, oy1 * d_.stride_h + (d_.kh - 1) * d_.dil_h + 1);
+          for (index_t c = 0; c < cg_; ++c)
+            fill_plane(d_, gq, x + (n * d_.c + g * cg_ + c) * d_.h * d_.w, padded + c * gq.chan_stride, r0, r1);
+          padded_ng = ng;
+        }
         if (pad_per_item && padded_ng != ng) {
           for (index_t c = 0; c < cg_; ++c)
             fill_plane(d_, gq, x + (n * d_.c + g * cg_ + c) * d_.h * d_.w, padded + c * gq.chan_stride, 0, gq.hp);
@@ -723,7 +738,7 @@ class Direct final : public ConvAlgorithm {
         if (y_nchw8c_) {
           for (index_t q = 0; q < kgroups; ++q)
             forward_ocv_nchw8c(a, kernel, q, kb8, plane, p0, p1, wgroup, cblock,
-                               pad_per_item ? padded : xin + n * d_.c * gq.chan_stride, gq.chan_stride,
+                               pad_private ? padded : xin + n * d_.c * gq.chan_stride, gq.chan_stride,
                                y + (n * kb8 * plane + p0) * 8, bias ? bias8_.data() : nullptr, scratch,
                                post.relu);
           return;
@@ -744,7 +759,7 @@ class Direct final : public ConvAlgorithm {
             a.y_kstride = plane;
             a.y_rows = static_cast<int>(std::min<index_t>(8 * kOcvMaxBlocks, kg_ - q * 8 * kOcvMaxBlocks));
             a.y_pixels = p1 - p0;
-            a.x = pad_per_item ? padded + c0 * gq.chan_stride : xin + (n * d_.c + g * cg_ + c0) * gq.chan_stride;
+            a.x = pad_private ? padded + c0 * gq.chan_stride : xin + (n * d_.c + g * cg_ + c0) * gq.chan_stride;
             a.channels = std::min(cblock, cg_ - c0);
             a.w = wocv_.data() + (g * kgroups + q) * wgroup + c0 * taps_ * a.nb * 8;
             a.accumulate = c0 > 0;
@@ -756,7 +771,13 @@ class Direct final : public ConvAlgorithm {
           st.relu = post.relu;
           store(st);
         }
-      }, grab);
+      };
+      if (pad_bands) {
+        const index_t t = omp_get_thread_num(), team = omp_get_num_threads();
+        for (index_t it = items * t / team; it < items * (t + 1) / team; ++it) item(it);
+      } else {
+        ops::for_dynamic(items, item, grab);
+      }
     });
   }
 

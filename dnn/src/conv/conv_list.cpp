@@ -225,10 +225,15 @@ bool winograd_4x4_profitable(const ConvDesc& d, Dir dir) {
 // writes dU with its first GEMM and the dw scatter prefetches, 253.2-265.5 vs 198.1-201.8,
 // 1.21x vs 0.95x oneDNN 2.6 in the same run (bench/results/2026-11-29-zen4-dnn-winograd3.md).
 // res5 (7x7, 16 2x2 tiles) stays direct (84.7 vs 44.4). Intel unmeasured.
+// The same at AVX2 (no input-lanes kernel there: direct was the alternative): res4 on
+// Zen 3, GFLOP/s F(2x2) vs direct, bench/results/2026-11-29-zen3-dnn-small-3x3.md:
+// 1 thread (5 alternations) 64.5-71.6 vs 43.9-64.3, 1.07-1.35x vs 0.92-1.06x oneDNN;
+// 2 threads (3) 87.8-106.0 vs 70.0-81.6, 0.86-0.90x vs 0.70-0.73x. Intel unmeasured.
 bool winograd_2x2_profitable(const ConvDesc& d, Dir dir) {
   if (d.kh == 5 && d.kw == 5 && cg_of(d) >= 32 && kg_of(d) >= 32) return true;
+  const arch::Isa isa = arch::active_isa();
   if (dir == Dir::backward_weights && d.kh == 3 && d.kw == 3 && cg_of(d) >= 256 && kg_of(d) >= 256 &&
-      arch::active_isa() == arch::Isa::avx512 && arch::cpu_features().amd()) {
+      (isa == arch::Isa::avx2 || (isa == arch::Isa::avx512 && arch::cpu_features().amd()))) {
     const index_t t4 = d.n * ((d.out_h() + 3) / 4) * ((d.out_w() + 3) / 4);
     const index_t t2 = d.n * ((d.out_h() + 1) / 2) * ((d.out_w() + 1) / 2);
     return t4 < 48 && t2 >= 48;

@@ -148,9 +148,9 @@ TEST_F(ConvDescTest, HeuristicPicksTheExpectedFamilies) {
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic128ih28oc128kh3ph1")).algorithm(ConvDirection::backward_weights),
             avx512 && !amd ? ConvAlgo::direct_input_lanes : ConvAlgo::winograd_4x4);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic256ih14oc256kh3ph1")).algorithm(ConvDirection::backward_weights),
-            !avx512 ? ConvAlgo::direct
-            : amd   ? ConvAlgo::winograd_2x2  // (AMD: F(2x2))
-                    : ConvAlgo::direct_input_lanes);
+            avx512 && !amd ? ConvAlgo::direct_input_lanes
+            : taihu::arch::active_isa() >= taihu::arch::Isa::avx2 ? ConvAlgo::winograd_2x2  // (AVX2, AMD: F(2x2))
+                                                                  : ConvAlgo::direct);
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih56oc64kh3ph1")).algorithm(ConvDirection::backward_weights),
             ConvAlgo::winograd_4x4);  // (blocked copies 1.6 MiB)
   EXPECT_EQ(Convolution(ConvDesc::parse("mb1ic64ih27oc192kh5ph2")).algorithm(ConvDirection::backward_weights),

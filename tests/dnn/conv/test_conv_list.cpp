@@ -53,10 +53,11 @@ TEST_F(ConvList, AutomaticTakesTheMeasuredEntry) {
   const ConvAlgo lenet_b1 = amd_small ? ConvAlgo::minibatch : ConvAlgo::direct;
   const ConvAlgo res4_3x3 = avx512 ? ConvAlgo::winograd_2x2 : ConvAlgo::winograd_4x4;
   const ConvAlgo res3_bwdw = avx512 && !amd ? ConvAlgo::direct_input_lanes : ConvAlgo::winograd_4x4;
-  // (res4 on AMD: F(2x2), winograd_2x2_profitable.)
-  const ConvAlgo res4_bwdw = !avx512 ? ConvAlgo::direct
-                             : amd   ? ConvAlgo::winograd_2x2
-                                     : ConvAlgo::direct_input_lanes;
+  // (res4 at AVX2 and on AMD at AVX-512: F(2x2), winograd_2x2_profitable.)
+  const bool simd = taihu::arch::active_isa() >= taihu::arch::Isa::avx2;
+  const ConvAlgo res4_bwdw = avx512 && !amd ? ConvAlgo::direct_input_lanes
+                             : simd         ? ConvAlgo::winograd_2x2
+                                            : ConvAlgo::direct;
   const Case cases[] = {
       {"mb1ic128ih28oc128oh28kh3ph1", ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4, res3_bwdw},
       {"mb1ic256ih14oc256oh14kh3ph1", res4_3x3, res4_3x3, res4_bwdw},

@@ -635,11 +635,11 @@ class Direct final : public ConvAlgorithm {
     // copy stays in cache (a shared copy of the whole batch went out to memory and came
     // back, and every thread waited for the whole batch's copy at a barrier).
     const bool pad_per_item = !in_place && d_.n * d_.groups >= 2 * nt;
-    // Fewer images (ResNet-50 conv1 at batch 1) on several threads: each thread takes a
-    // static range of items and pads only the input rows its windows read, into a
-    // buffer of its own (no shared copy filled by all threads, no barrier after it, the
-    // rows stay in the thread's own L2).
-    const bool pad_bands = !in_place && !pad_per_item && nt > 1;
+    // Fewer images (ResNet-50 conv1 at batch 1): each thread takes a static range of
+    // items and pads only the input rows its windows read, into a buffer of its own,
+    // item by item just before they are read (no shared copy filled by all threads, no
+    // barrier after it, the rows in the thread's own cache when read).
+    const bool pad_bands = !in_place && !pad_per_item;
     const bool pad_private = pad_per_item || pad_bands;
     // Threads take whole images (all chunks of an (image, group)) when there are 4+ per
     // thread: each image is then padded by one thread, not by both, and the threads'
@@ -702,6 +702,7 @@ class Direct final : public ConvAlgorithm {
       const float* xin = in_place || pad_private ? x : fill_input(x, gq, xocv_);
       float* const padded = pad_private ? xocv_.data() + omp_get_thread_num() * pad_floats : nullptr;
       index_t padded_ng = -1;  // the (image, group) in `padded`
+      index_t padded_end = 0;  //   and (pad_bands) the end of its rows filled so far
       float* scratch = ocv_scratch_.data() + omp_get_thread_num() * scratch_floats;
       DirectOcvArgs a{};
       a.chan_stride = gq.chan_stride;
@@ -717,15 +718,15 @@ class Direct final : public ConvAlgorithm {
       auto item = [&](index_t it) {
         const index_t ch = it % chunks, ng = it / chunks, g = ng % d_.groups, n = ng / d_.groups;
         const index_t p0 = ch * chunk, p1 = std::min(plane, p0 + chunk);
-        if (pad_bands && padded_ng != ng) {
-          // The padded rows this thread's items of (image, group) ng read.
-          const index_t t = omp_get_thread_num(), team = omp_get_num_threads();
-          const index_t last = std::min(items * (t + 1) / team, (ng + 1) * chunks) - 1;
-          const index_t oy0 = p0 / gq.ow, oy1 = (std::min(plane, (last % chunks + 1) * chunk) - 1) / gq.ow;
-          const index_t r0 = oy0 * d_.stride_h, r1 = std::min(gq.hp, oy1 * d_.stride_h + (d_.kh - 1) * d_.dil_h + 1);
-          for (index_t c = 0; c < cg_; ++c)
+        if (pad_bands) {
+          // The padded rows this item's windows read that are not filled yet (the items
+          // of a thread run in order, so the rows it has filled are one range).
+          const index_t r1 = std::min(gq.hp, (p1 - 1) / gq.ow * d_.stride_h + (d_.kh - 1) * d_.dil_h + 1);
+          const index_t r0 = padded_ng == ng ? padded_end : p0 / gq.ow * d_.stride_h;
+          for (index_t c = 0; c < cg_ && r0 < r1; ++c)
             fill_plane(d_, gq, x + (n * d_.c + g * cg_ + c) * d_.h * d_.w, padded + c * gq.chan_stride, r0, r1);
           padded_ng = ng;
+          padded_end = std::max(r0, r1);
         }
         if (pad_per_item && padded_ng != ng) {
           for (index_t c = 0; c < cg_; ++c)

@@ -16,6 +16,9 @@
 // Threads: after the (parallel) input reorder, each thread takes whole tile blocks and
 // runs all three steps on them with private V/M buffers (gemm single-threaded inside),
 // so a chunk of images costs one barrier; on a loaded machine barriers are what hurts.
+// At AVX2, chunks of a handful of tiles on wide layers split U's output channels
+// instead (forward_k_split: ResNet-50 res5 at batch 1, where each thread would otherwise
+// stream all 36 MiB of U).
 // Backward-weights at 2+ threads instead splits the alpha^2 GEMMs after a shared
 // transform step where a chunk's transforms fit 8 MiB (backward_weights_xi_split:
 // bitwise the 1-thread dw, no per-thread partial dU). Where dU passes 4 MiB (256 x 256
@@ -34,12 +37,18 @@
 #include "taihu/arch/aligned_buffer.hpp"
 #include "taihu/arch/cpu_features.hpp"
 #include "taihu/arch/dispatch.hpp"
+#include "taihu/arch/isa.hpp"
 #include "taihu/arch/threads.hpp"
 #include "winograd_kernels.hpp"
 
 namespace taihu::dnn::conv {
 
 namespace {
+
+// Forward chunks of at most this many tiles split U's output channels among the threads
+// where ksplit_ is on (res4 at batch 1: 16 4x4 tiles; res5: 4, or 16 2x2 tiles), given
+// at least 4 panels of output channels per thread (narrower layers keep the tile split).
+constexpr index_t kKsplitTiles = 16;
 
 // Orders the non-temporal stores of the output scatter (stream) before later reads.
 inline void store_fence() {
@@ -136,6 +145,12 @@ class Winograd final : public ConvAlgorithm {
       const index_t q = 16 / m;
       fblock_ = std::max(q, (fblock_ + q / 2) / q * q);
     }
+    // Forward of chunks of <= kKsplitTiles tiles at 2+ threads by output-channel panels
+    // (forward_k_split), at AVX2 (unmeasured at AVX-512, where res4 / res5 at batch 1 go
+    // to F(2x2) / direct_weight_lanes). TAIHU_WINOGRAD_KSPLIT=0 / 1 forces it off / on (tests).
+    ksplit_ = arch::active_isa() == arch::Isa::avx2;
+    if (const char* env = std::getenv("TAIHU_WINOGRAD_KSPLIT"); env != nullptr && *env != '\0')
+      ksplit_ = std::atoi(env) != 0;
     // Chunk of images: enough tiles for a few blocks per thread, input copy <= 32 MiB.
     const int nt = std::max(1, arch::threads_for_call());
     const index_t want = tblock_ * nt * 3, img_bytes = cbg_ * hp_ * wp_ * b_ * 4;
@@ -175,6 +190,10 @@ class Winograd final : public ConvAlgorithm {
       const index_t tb = block_size(tiles, nt, fblock_), blocks = (tiles + tb - 1) / tb;
       for (index_t g = 0; g < d_.groups; ++g) {
         const float* ug = u_.data() + g * a2_ * cgp_ * kgp_;
+        if (nt > 1 && ksplit_ && tiles <= std::min(fblock_, kKsplitTiles) && kgp_ >= 4 * nt * 2 * b_) {
+          forward_k_split(n0, nb, g, tiles, ug, x, bias, y, nt);
+          continue;
+        }
         ops::run_team(nt, [&] {
           reorder_input(x, n0, nb, g);  // ends with the only barrier
           const int t = omp_get_thread_num();
@@ -193,6 +212,36 @@ class Winograd final : public ConvAlgorithm {
         });
       }
     }
+  }
+
+  // Forward of a chunk with a handful of tiles (ResNet-50 res4 / res5 at batch 1: 16 / 4
+  // 4x4 tiles for 9 / 36 MiB of U) on several threads: splitting the tiles would have
+  // every thread stream all of U for a tile or two, so the threads split U's output-channel
+  // panels instead. Thread 0 transforms every tile into its V, each thread multiplies the
+  // alpha^2 GEMMs of its panels into thread 0's M, thread 0 writes y (bitwise the tile
+  // split: the same per-element sums).
+  void forward_k_split(index_t n0, index_t nb, index_t g, index_t tiles, const float* ug, const float* x,
+                       const float* bias, float* y, int nt) {
+    Scratch& sc = scratch_[0];
+    const index_t panel = 2 * b_, panels = (kgp_ + panel - 1) / panel;
+    ops::run_team(nt, [&] {
+      reorder_input(x, n0, nb, g);  // ends with a barrier
+      const int t = omp_get_thread_num();
+      if (t == 0) {
+        make_runs(0, tiles, sc.runs);
+        input_step(sc, tiles);
+      }
+#pragma omp barrier
+      index_t p0 = 0, p1 = panels;
+      split_range(panels, t, omp_get_num_threads(), p0, p1);
+      const index_t k0 = p0 * panel, k1 = std::min(kgp_, p1 * panel);
+      if (k1 > k0)
+        for (index_t xi = 0; xi < a2_; ++xi)
+          set_->gemm(sc.v.data() + xi * xi_stride(tiles, cgp_), cgp_, ug + xi * cgp_ * kgp_ + k0 * cgp_, cgp_,
+                     k1 - k0, tiles, sc.m.data() + xi * xi_stride(tiles, kgp_) + k0, kgp_);
+#pragma omp barrier
+      if (t == 0) output_step(sc, tiles, n0, g, bias, y);
+    });
   }
 
   void backward_data(const float* dy, const float* w, float* dx, WeightsHint hint) override {
@@ -592,6 +641,7 @@ class Winograd final : public ConvAlgorithm {
   index_t tblock_ = 1, fblock_ = 1, chunk_ = 1, chunk1_ = 1, sblock_ = 8, chunkw_ = 1;
   bool superblocks_ = false;
   bool stream_ = false;  // the output scatter's non-temporal stores (see the constructor)
+  bool ksplit_ = false;  // forward_k_split for chunks of few tiles (see the constructor)
   bool nt_tiles_ = false;  // the superblocks' transforms by non-temporal stores
   WinogradKernels kernels_;
   WinoScatterRow scatter_;

@@ -246,7 +246,10 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ConvThreads,
                                            "mb8ic3ih12oc32kh5ph2", "mb1ic16ih24oc32kh3ph1",
                                            // 4 output pixels: direct's forward splits the
                                            // channel blocks too (one partial block)
-                                           "mb1ic6ih8oc22kh5"),
+                                           "mb1ic6ih8oc22kh5",
+                                           // 7x7, 128 channels: Winograd's forward and
+                                           // backward-data split the output channels at AVX2
+                                           "mb1ic128ih7oc128kh3ph1"),
                          [](const auto& p) { return std::string(p.param); });
 
 }  // namespace

@@ -16,7 +16,7 @@
 //     the input (each thread then streams only its share of them; see run()).
 //   backward-weights: dW = dY X^T reduced over every image's pixels in chunks of up to
 //     256: tiles of 32 output channels (dY vectors) x 3 input channels (x broadcast) in
-//     blocks of 48 input channels, accumulated in a tile-major buffer [k / 32][c][32]
+//     blocks of 48 input channels (96 on AMD for chunks of <= 64 pixels), accumulated in a tile-major buffer [k / 32][c][32]
 //     (the first pass's tiles start from zero) whose blocks an 8x8-transposing store
 //     adds to dw (OIHW) right after their last pass, the dw lines prefetched meanwhile.
 //     Threads own disjoint ranges of tiles (no reduction between threads; deterministic).
@@ -282,9 +282,17 @@ class PointwiseBlocked final : public ConvAlgorithm {
     // the A/B, channel blocks of 24 and 96 alike.) The first pass's tiles start from zero
     // and the last pass stores its unit's block (6 KiB, still in L1) to dw right away,
     // so a single-pass layer (N = 1, one chunk) never moves the accumulator through L2.
-    const index_t target = g_.bwdw_pixels, cblk = g_.bwdw_cblk, tile_cols = g_.cols;
-    const index_t chunks = ceil_div(plane_, target), chunk = ceil_div(plane_, chunks),
-                  cblocks = ceil_div(C, cblk), units = cblocks * kgroups;
+    // AMD, chunks of at most 64 pixels (7x7 planes): channel blocks of twice that (96
+    // channels, the block's x 18 KiB of L1), half as many passes over dY. Zen 3 (AVX2)
+    // 2048 -> 512 7x7 against the library before it, alternating processes: 1 thread
+    // 40.4-45.5 -> 46.6-55.3 GFLOP/s (0.70-0.79x -> 0.83-0.92x oneDNN 2.6), 2 threads
+    // 57.4-66.6 -> 64.7-73.2 (0.61-0.77x -> 0.79-0.81x); longer chunks keep 48 (1024 -> 256
+    // 14x14 measured slower with 96; bench/results/2026-11-29-zen3-dnn-1x1.md). Intel
+    // keeps 48 (not measured).
+    const index_t target = g_.bwdw_pixels, tile_cols = g_.cols;
+    const index_t chunks = ceil_div(plane_, target), chunk = ceil_div(plane_, chunks);
+    const index_t cblk = amd() && chunk <= 64 ? 2 * g_.bwdw_cblk : g_.bwdw_cblk;
+    const index_t cblocks = ceil_div(C, cblk), units = cblocks * kgroups;
     const int nt = static_cast<int>(std::min<index_t>(arch::threads_for_call(), units));
     const index_t xs = plane_ * B;
     // Work units run the larger operand once: channel blocks outer when x has more

@@ -16,9 +16,10 @@
 //     the input (each thread then streams only its share of them; see run()).
 //   backward-weights: dW = dY X^T reduced over every image's pixels in chunks of up to
 //     256: tiles of 32 output channels (dY vectors) x 3 input channels (x broadcast) in
-//     blocks of 48 input channels (96 on AMD for chunks of <= 64 pixels), accumulated in a tile-major buffer [k / 32][c][32]
-//     (the first pass's tiles start from zero) whose blocks an 8x8-transposing store
-//     adds to dw (OIHW) right after their last pass, the dw lines prefetched meanwhile.
+//     blocks of 48 input channels (96 on AMD for chunks of <= 64 pixels), accumulated
+//     in a tile-major buffer [k / 32][c][32] (the first pass's tiles start from zero)
+//     whose blocks an 8x8-transposing store adds to dw (OIHW) right after their last
+//     pass, the dw lines prefetched meanwhile.
 //     Threads own disjoint ranges of tiles (no reduction between threads; deterministic).
 //     nChw16c (AVX-512) instead takes oneDNN's input-lanes form (backward_weights_x):
 //     tiles of 48 input channels (x vectors) x 8 output channels (dY broadcasts; on AMD

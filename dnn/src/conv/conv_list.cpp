@@ -278,6 +278,17 @@ bool gemm_for_1x1_weights(const ConvDesc& d, Dir dir) {
 bool pointwise_strided_profitable(const ConvDesc& d, Dir) {
   return d.n * d.out_h() * d.out_w() >= 256 || cg_of(d) <= 4;
 }
+// Backward-weights of wide 3x3 layers on a few output pixels (ResNet-50 res5 at batch 1:
+// 512 x 512 channels, 49 pixels) at AVX2, where no lanes kernel runs: explicit GEMM
+// (im2col, one sgemm per image) measured ahead of direct, whose tiles reduce over only
+// 49 pixels per dw element. Zen 3, GFLOP/s GEMM vs direct,
+// three alternations (bench/results/2026-11-29-zen3-dnn-small-3x3.md): 1 thread
+// 44.6-51.5 vs 27.4-41.1 (0.94-1.10x vs 0.68-0.76x oneDNN), 2 threads 70.7-85.0 vs
+// 44.4-48.2 (0.82-1.08x vs 0.55-0.63x). Intel unmeasured.
+bool gemm_for_small_3x3_weights(const ConvDesc& d, Dir dir) {
+  return dir == Dir::backward_weights && arch::active_isa() == arch::Isa::avx2 && d.kh == 3 && d.kw == 3 &&
+         cg_of(d) >= 256 && kg_of(d) >= 256 && d.n * d.out_h() * d.out_w() <= 64;
+}
 // Forward: every layer that is not strided with > 4 input channels (ResNet-50's 3x3 s2
 // downsampling: the phase-split input cuts the taps into short runs, 0.3-0.5x oneDNN;
 // implicit GEMM 0.78-0.83x). Backward-data: see transposed_worthwhile. Backward-weights
@@ -286,14 +297,15 @@ bool pointwise_strided_profitable(const ConvDesc& d, Dir) {
 // exchanged problem; narrowing 256 -> 64: 56 vs 49 for GEMM) and strided 1x1 ones (a
 // short reduction over a small output plane for a large dw: 0.4-0.5x oneDNN on
 // 512 -> 2048 s2 and 256 -> 512 s2, GEMM on the subsampled input 0.83-1.08x); at
-// AVX-512 no 1x1 stride-1 layer (gemm_for_1x1_weights).
+// AVX-512 no 1x1 stride-1 layer (gemm_for_1x1_weights), at AVX2 no wide 3x3 layer on
+// a few pixels (gemm_for_small_3x3_weights).
 bool direct_profitable(const ConvDesc& d, Dir dir) {
   switch (dir) {
     case Dir::forward: return !(strided(d) && cg_of(d) > 4);
     case Dir::backward_data: return transposed_worthwhile(d);
     case Dir::backward_weights:
       return !(conv::pointwise_shape(d) && kg_of(d) > cg_of(d)) && !(one_by_one(d) && strided(d)) &&
-             !gemm_for_1x1_weights(d, dir);
+             !gemm_for_1x1_weights(d, dir) && !gemm_for_small_3x3_weights(d, dir);
   }
   return false;
 }

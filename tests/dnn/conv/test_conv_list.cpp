@@ -58,9 +58,17 @@ TEST_F(ConvList, AutomaticTakesTheMeasuredEntry) {
   const ConvAlgo res4_bwdw = avx512 && !amd ? ConvAlgo::direct_input_lanes
                              : simd         ? ConvAlgo::winograd_2x2
                                             : ConvAlgo::direct;
+  const ConvAlgo res5_3x3 = !avx512                                    ? ConvAlgo::winograd_4x4
+                            : taihu::arch::threads_for_call() >= 2 ? ConvAlgo::direct_weight_lanes
+                                                                   : ConvAlgo::winograd_2x2;
+  const ConvAlgo res5_bwdw = avx512 ? ConvAlgo::direct_input_lanes
+                             : taihu::arch::active_isa() == taihu::arch::Isa::avx2 ? ConvAlgo::explicit_gemm
+                                                                                   : ConvAlgo::direct;
   const Case cases[] = {
       {"mb1ic128ih28oc128oh28kh3ph1", ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4, res3_bwdw},
       {"mb1ic256ih14oc256oh14kh3ph1", res4_3x3, res4_3x3, res4_bwdw},
+      // res5 backward-weights at AVX2: GEMM (gemm_for_small_3x3_weights)
+      {"mb1ic512ih7oc512oh7kh3ph1", res5_3x3, res5_3x3, res5_bwdw},
       {"mb32ic256ih14oc256oh14kh3ph1", ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4, ConvAlgo::winograd_4x4},
       {"mb1ic256ih56oc64oh56kh1", ConvAlgo::pointwise, ConvAlgo::pointwise,
        avx512 ? ConvAlgo::explicit_gemm : ConvAlgo::direct},

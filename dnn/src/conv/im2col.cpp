@@ -75,7 +75,12 @@ void col2im_rows(const ConvDesc& d, const float* col, float* x_group, index_t c_
 // no gain, so it keeps the row loop above).
 void col2im(const ConvDesc& d, const float* col, float* x_group, index_t c_begin, index_t c_end) {
   if (d.stride_w == 1) return col2im_rows(d, col, x_group, c_begin, c_end);
-  const index_t oh = d.out_h(), ow = d.out_w(), plane = oh * ow, sw = d.stride_w;
+  col2im_strided(d, col, d.out_h() * d.out_w(), d.out_h(), x_group, c_begin, c_end, 0, d.h);
+}
+
+void col2im_strided(const ConvDesc& d, const float* col, index_t ld, index_t ring, float* x_group,
+                    index_t c_begin, index_t c_end, index_t iy_begin, index_t iy_end) {
+  const index_t oh = d.out_h(), ow = d.out_w(), sw = d.stride_w;
   const auto floor_div = [](index_t a, index_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
   // Column offsets s * dil - pad = (base + jmin) * stride + phase.
   const index_t jmin = floor_div(-d.pad_w, sw), jmax = floor_div((d.kw - 1) * d.dil_w - d.pad_w, sw);
@@ -89,16 +94,16 @@ void col2im(const ConvDesc& d, const float* col, float* x_group, index_t c_begin
   std::vector<float> sums(static_cast<std::size_t>(sw * len));
   for (index_t ci = c_begin; ci < c_end; ++ci) {
     float* xc = x_group + ci * d.h * d.w;
-    for (index_t iy = 0; iy < d.h; ++iy) {
+    for (index_t iy = iy_begin; iy < iy_end; ++iy) {
       bool any = false;
       for (index_t r = 0; r < d.kh; ++r) {
         const index_t t = iy + d.pad_h - r * d.dil_h;
         if (t < 0 || t % d.stride_h != 0 || t / d.stride_h >= oh) continue;
         if (!any) std::fill(sums.begin(), sums.end(), 0.0f);
         any = true;
-        const float* crow = col + (ci * d.kh + r) * d.kw * plane + (t / d.stride_h) * ow;
+        const float* crow = col + (ci * d.kh + r) * d.kw * ld + (t / d.stride_h) % ring * ow;
         for (index_t s = 0; s < d.kw; ++s) {
-          const float* c = crow + s * plane;
+          const float* c = crow + s * ld;
           float* p = sums.data() + phase[static_cast<std::size_t>(s)] * len + base[static_cast<std::size_t>(s)];
           for (index_t ox = 0; ox < ow; ++ox) p[ox] += c[ox];
         }

@@ -11,6 +11,12 @@ namespace taihu::dnn::conv {
 void im2col(const ConvDesc& d, const float* x_group, float* col, index_t row_begin,
             index_t row_end);
 void col2im(const ConvDesc& d, const float* col, float* x_group, index_t c_begin, index_t c_end);
+// Strided col2im (stride_w > 1) of input rows [iy_begin, iy_end) only, from a ring of
+// `ring` output rows: output row oy of col row `row` at col + row * ld + (oy % ring) * ow
+// (the whole matrix: ld = oh * ow, ring = oh). Each input row is summed in the same
+// order either way, so a ring gives bitwise the whole matrix's result.
+void col2im_strided(const ConvDesc& d, const float* col, index_t ld, index_t ring, float* x_group,
+                    index_t c_begin, index_t c_end, index_t iy_begin, index_t iy_end);
 
 // True when col would equal x (1x1 kernel, stride 1, no padding): skip the copy.
 inline bool im2col_is_identity(const ConvDesc& d) {

@@ -774,8 +774,9 @@ class Direct final : public ConvAlgorithm {
         }
       };
       if (pad_bands) {
-        const index_t t = omp_get_thread_num(), team = omp_get_num_threads();
-        for (index_t it = items * t / team; it < items * (t + 1) / team; ++it) item(it);
+        index_t it0, it1;
+        split_range(items, omp_get_thread_num(), omp_get_num_threads(), it0, it1);
+        for (index_t it = it0; it < it1; ++it) item(it);
       } else {
         ops::for_dynamic(items, item, grab);
       }

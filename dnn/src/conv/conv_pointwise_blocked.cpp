@@ -19,7 +19,8 @@
 //     blocks of 48 input channels (96 on AMD for chunks of <= 64 pixels), accumulated
 //     in a tile-major buffer [k / 32][c][32] (the first pass's tiles start from zero)
 //     whose blocks an 8x8-transposing store adds to dw (OIHW) right after their last
-//     pass, the dw lines prefetched meanwhile.
+//     pass, the dw lines prefetched meanwhile; a single-pass layer (one image, one
+//     chunk) accumulates in a per-thread unit-sized block instead (stays in L1).
 //     Threads own disjoint ranges of tiles (no reduction between threads; deterministic).
 //     nChw16c (AVX-512) instead takes oneDNN's input-lanes form (backward_weights_x):
 //     tiles of 48 input channels (x vectors) x 8 output channels (dY broadcasts; on AMD
@@ -270,8 +271,6 @@ class PointwiseBlocked final : public ConvAlgorithm {
   // The output-lanes form with the tile-major accumulator (nChw8c), see the top.
   void backward_weights_acc(const float* x, const float* dy, float* dw, bool accumulate) {
     const index_t C = d_.c, K = d_.k, kgroups = ceil_div(kb_, g_.blocks), B = B_, G = G_;
-    const auto acc_size = static_cast<std::size_t>(kgroups * C * G);
-    if (dwacc_.size() != acc_size) dwacc_ = arch::AlignedBuffer<float>(acc_size);
     const PwbBwdwKernel kernel = g_.k.bwdw;
     const PwbDwStoreKernel store = g_.k.dw_store;
     // Pixel chunks of up to 256, evenly split (196 = 4 x 49, not 3 x 64 + 4), and input
@@ -301,7 +300,21 @@ class PointwiseBlocked final : public ConvAlgorithm {
     // comes from L2; 1024 -> 256 +2%, 512 -> 128 +6% in the A/B), output groups outer
     // otherwise (256 -> 1024: channel blocks outer measured 6% slower).
     const bool channels_outer = C > K;
+    // One pass (one image, one chunk): each unit's sums go from its tiles to dw at once,
+    // so a thread reuses one unit-sized block (<= 12 KiB, stays in L1) instead of the
+    // whole [kgroups][C][G] buffer, whose lines (4 MiB on 7x7 2048 -> 512) would be
+    // written out to memory after the store: Zen 3 2048 -> 512 7x7 1 thread
+    // 41.7-42.4 -> 46.8-52.0 GFLOP/s in the A/B (bench/results/2026-11-29-zen3-dnn-1x1-bwdw.md).
+    // Same tiles, same order: bitwise as the whole buffer.
+    const bool one_pass = d_.n == 1 && chunks == 1;
+    const auto acc_size = static_cast<std::size_t>(one_pass ? nt * cblk * G : kgroups * C * G);
+    if (dwacc_.size() < acc_size) dwacc_ = arch::AlignedBuffer<float>(acc_size);
     ops::run_team(nt, [&] {
+      // This thread's block (one pass) or the whole buffer, and a unit's block in it.
+      float* const acc_base = dwacc_.data() + (one_pass ? omp_get_thread_num() * cblk * G : 0);
+      const auto unit_acc = [&](index_t kg, index_t c) {
+        return one_pass ? acc_base + (c % cblk) * G : acc_base + (kg * C + c) * G;
+      };
       index_t u0 = 0, u1 = units;
       split_range(units, omp_get_thread_num(), omp_get_num_threads(), u0, u1);
       PwbBwdwArgs a{};
@@ -335,11 +348,11 @@ class PointwiseBlocked final : public ConvAlgorithm {
               }
               a.c0 = c0;
               a.cols = static_cast<int>(std::min<index_t>(tile_cols, c_end - c0));
-              a.acc = dwacc_.data() + (kg * C + c0) * G;
+              a.acc = unit_acc(kg, c0);
               kernel(a);
             }
             // dw (+)= the unit's block of the tile-major accumulator, 8x8 blocks transposed.
-            if (last) store(dwacc_.data() + (kg * C + c_begin) * G, G, rows, cols, dw_unit, C, accumulate);
+            if (last) store(unit_acc(kg, c_begin), G, rows, cols, dw_unit, C, accumulate);
           }
         }
     });

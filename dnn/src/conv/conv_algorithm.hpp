@@ -63,8 +63,10 @@ std::unique_ptr<ConvAlgorithm> make_direct_kernel(const ConvDesc& d, DirectKerne
 // The first-layer kernel's applicability (few input channels; strided, or enough output
 // channels to fill its 32-channel tiles), and its object whose forward writes y in
 // nChw8c (x NCHW) straight from the tiles and whose backward-weights reads dy in
-// nChw8c (groups 1).
+// nChw8c (groups 1); direct_first_layer_nchw8c: where that object applies at `isa` (a
+// superset).
 bool direct_first_layer(const ConvDesc& d);
+bool direct_first_layer_nchw8c(const ConvDesc& d, arch::Isa isa);
 std::unique_ptr<ConvAlgorithm> make_direct_nchw8c_out(const ConvDesc& d);
 
 // The minibatch algorithm (conv_minibatch.cpp, Caffe's classic small-image nets): see

@@ -101,15 +101,16 @@ std::unique_ptr<conv::ConvAlgorithm> make_pointwise_blocked(const ConvDesc& d, c
 bool first_layer_native(const ConvDesc& d, Dir dir, const ConvLayout& l) {
   return l == kFirstLayerOut && d.groups == 1 && dir != Dir::backward_data;
 }
-bool first_layer_supports(const ConvDesc& d, Dir dir, const ConvLayout& l, arch::Isa) {
-  if (first_layer_native(d, dir, l) && conv::direct_first_layer(d)) return true;
+bool first_layer_supports(const ConvDesc& d, Dir dir, const ConvLayout& l, arch::Isa isa) {
+  if (first_layer_native(d, dir, l) && conv::direct_first_layer_nchw8c(d, isa)) return true;
   return conv::direct_kernel_supports(conv::DirectKernel::first_layer, d, dir);
 }
 // Strided first layers: the pixel-vector tile's taps split into runs of 2-4 by the
 // phase-split input measured 0.70x oneDNN on ResNet-50 conv1 and AlexNet conv1, this
 // kernel 0.85-0.96x; stride 1 with whole 32-channel tiles (CIFAR-10 conv1, 3 -> 32):
-// 0.74x vs 0.53x. (direct_first_layer() keeps LeNet conv1, 1 -> 20, on the pixel tile:
-// 1.0x vs 0.7-0.9x.) Backward-data (a layer narrowing to <= 4 channels): as direct's.
+// 0.74x vs 0.53x. (direct_first_layer() keeps LeNet conv1, 1 -> 20, in NCHW on the
+// pixel tile: 1.0x vs 0.7-0.9x; at AVX2 its nChw8c output is native here, see
+// direct_first_layer_nchw8c.) Backward-data (a layer narrowing to <= 4 channels): as direct's.
 bool first_layer_profitable(const ConvDesc& d, Dir dir) {
   return dir != Dir::backward_data || transposed_worthwhile(d);
 }

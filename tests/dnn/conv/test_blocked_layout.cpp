@@ -200,6 +200,14 @@ TEST_F(BlockedLayout, FirstLayerForwardAndBackwardWeightsNative) {
     check_layout(ConvDesc::parse(p), kFirst, true, false, true);
 }
 
+TEST_F(BlockedLayout, NarrowStride1FirstLayerNativeAtAvx2) {
+  // Stride 1 with 16-31 output channels (LeNet conv1-like, 1 -> 20): native nChw8c
+  // output at AVX2 only (between reorders elsewhere).
+  const bool avx2 = taihu::arch::active_isa() == taihu::arch::Isa::avx2;
+  check_layout(ConvDesc::parse("mb2ic1ih12oc20oh8kh5"), kFirst, avx2, false, avx2);
+  check_layout(ConvDesc::parse("mb1ic3ih9oc17oh9kh3ph1"), kFirst, avx2, false, avx2);
+}
+
 TEST_F(BlockedLayout, OtherLayersRunBetweenReorders) {
   // 3x3 (Winograd / direct in NCHW), groups, a first layer with both tensors blocked,
   // a 1x1 layer with only one side blocked, a strided 1x1.

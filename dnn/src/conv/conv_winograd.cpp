@@ -25,7 +25,9 @@
 // channels and up) backward-weights goes by superblocks of ~16 MiB of transformed
 // tiles at every thread count, each alpha^2 GEMM over the whole superblock, the
 // transforms writing the kernel set's weight_gemm panels (backward_weights_superblocks;
-// on AMD by non-temporal stores).
+// on AMD by non-temporal stores). At AVX2 the 2+ thread backward-weights of 5x5 layers
+// with enough output channels splits them instead, each thread transforming every tile block
+// into private buffers (backward_weights_k_split: no shared V / dM, dw bitwise too).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +51,15 @@ namespace {
 // where ksplit_ is on (res4 at batch 1: 16 4x4 tiles; res5: 4, or 16 2x2 tiles), given
 // at least 4 panels of output channels per thread (narrower layers keep the tile split).
 constexpr index_t kKsplitTiles = 16;
+
+// Backward-weights of 5x5 layers at 2+ threads splits the output channels
+// (backward_weights_k_split) given at least this many channel blocks per thread: 3
+// vectors, weight_gemm's AVX2 register tile (CIFAR-10 conv2's 2 blocks a thread, with
+// 1-vector tiles, measured level), and at most kBwdwKsplitMaxC input channels: every
+// thread transforms all of them; ResNet-50 res4's 256 (0.8 MiB of V per thread and block,
+// past Zen 3's L2) measured level to 20% slower. 3x3 layers (F(4x4): VGG16 conv1_2 5-12%
+// slower, res2 / res3 within the spread) keep the xi split.
+constexpr index_t kBwdwKsplitBlocks = 3, kBwdwKsplitMaxC = 64;
 
 // Orders the non-temporal stores of the output scatter (stream) before later reads.
 inline void store_fence() {
@@ -179,6 +190,18 @@ class Winograd final : public ConvAlgorithm {
     nt_tiles_ = arch::cpu_features().amd();
     if (const char* env = std::getenv("TAIHU_WINOGRAD_NT_TILES"); env != nullptr && *env != '\0')
       nt_tiles_ = std::atoi(env) != 0;
+    // Backward-weights at 2+ threads by output channels (backward_weights_k_split) at
+    // AVX2; TAIHU_WINOGRAD_BWDW_KSPLIT=0 / 1 forces it off / on (on: every layer, threads
+    // without a block of their own idle; tests).
+    bwdw_ksplit_ = arch::active_isa() == arch::Isa::avx2;
+    if (const char* env = std::getenv("TAIHU_WINOGRAD_BWDW_KSPLIT"); env != nullptr && *env != '\0') {
+      bwdw_ksplit_ = std::atoi(env) != 0;
+      if (bwdw_ksplit_) {
+        ksplit_blocks_ = 0;
+        ksplit_max_c_ = cgp_;
+        ksplit_min_r_ = 0;
+      }
+    }
   }
 
   void forward(const float* x, const float* w, const float* bias, float* y, WeightsHint hint) override {
@@ -258,7 +281,10 @@ class Winograd final : public ConvAlgorithm {
       return;
     }
     if (nt > 1 && chunk1_ * th_ * tw_ * a2_ * (cgp_ + kgp_) * 4 <= (index_t{8} << 20)) {
-      backward_weights_xi_split(x, dy, dw, dbias, accumulate, nt);
+      if (bwdw_ksplit_ && kbg_ >= ksplit_blocks_ * nt && cgp_ <= ksplit_max_c_ && r_ >= ksplit_min_r_)
+        backward_weights_k_split(x, dy, dw, dbias, accumulate, nt);
+      else
+        backward_weights_xi_split(x, dy, dw, dbias, accumulate, nt);
       return;
     }
     // Thread 0 accumulates straight into du_, the others into zero-kept partials that
@@ -401,6 +427,49 @@ class Winograd final : public ConvAlgorithm {
             for (index_t t0 = 0; t0 < tiles; t0 += tb1)
               set_->weight_gemm(vall_.data() + xi * vs + t0 * b_, p, cgp_, mall_.data() + xi * ms + t0 * b_, p, kgp_,
                                 std::min(tb1, tiles - t0), dug + xi * kgp_, a2_ * kgp_, n0 > 0 || t0 > 0);
+        });
+      }
+    }
+    inverse_weight_transform(dw, accumulate);
+    bias_gradient(d_, dy, dbias, accumulate);
+  }
+
+  // At AVX2, in place of the xi split on 5x5 layers where each thread gets >=
+  // kBwdwKsplitBlocks output-channel blocks (of <= kBwdwKsplitMaxC input channels): every
+  // thread takes every tile block of the chunk (the 1-thread path's blocks, in its
+  // order), transforms the input of the whole block and dY of its own output-channel
+  // blocks into its private V / dM, and runs all alpha^2 GEMMs for its output channels.
+  // The input transform is done by every thread, but nothing goes through the xi split's
+  // shared 2-8 MiB V / dM (written by one core, read back by the other) and a chunk costs
+  // one barrier (after the input reorder), not three. Each dU element is the same sum in
+  // the same order as at 1 thread (weight_gemm's register tiles add tile by tile whatever
+  // their width): dw bitwise. Zen 3, 2 threads, alternating processes (loaded machine),
+  // GFLOP/s median xi split -> this: CIFAR-10 conv3 batch 64 80.6 -> 104.6 (0.62x ->
+  // 0.86x best oneDNN, 13 pairs), AlexNet conv2 93.8 -> 109.2
+  // (bench/results/2026-11-29-zen3-dnn-bwdw-2threads.md). AVX-512: not measured, off.
+  void backward_weights_k_split(const float* x, const float* dy, float* dw, float* dbias, bool accumulate, int nt) {
+    const index_t gsize = a2_ * cgp_ * kgp_;
+    du_.resize(static_cast<std::size_t>(d_.groups * gsize));  // (the first GEMM of each xi writes it)
+    if (d_.n == 0) std::fill(du_.begin(), du_.end(), 0.0f);
+    for (index_t g = 0; g < d_.groups; ++g) {
+      float* dug = du_.data() + g * gsize;
+      for (index_t n0 = 0; n0 < d_.n; n0 += chunk1_) {
+        const index_t nb = std::min(chunk1_, d_.n - n0), tiles = nb * th_ * tw_, tb1 = block_size(tiles, 1);
+        ops::run_team(nt, [&] {
+          reorder_input(x, n0, nb, g);
+          Scratch& sc = scratch_[static_cast<std::size_t>(omp_get_thread_num())];
+          index_t kb0, kb1;  // this thread's output-channel blocks
+          split_range(kbg_, omp_get_thread_num(), omp_get_num_threads(), kb0, kb1);
+          for (index_t t0 = 0; t0 < tiles && kb0 < kb1; t0 += tb1) {
+            const index_t cnt = std::min(tb1, tiles - t0);
+            const index_t p = panel_stride(cnt), vs = blocked_xi_stride(cnt, cbg_), ms = blocked_xi_stride(cnt, kbg_);
+            make_runs(t0, cnt, sc.runs);
+            input_into(sc, sc.v.data(), vs, false, b_, p);
+            gradient_into(sc, n0, g, dy, sc.m.data(), ms, b_, p, false, kb0, kb1);
+            for (index_t xi = 0; xi < a2_; ++xi)  // dU[c][xi][k] (+)= sum_t V[xi][t][c] dM[xi][t][k], k of kb0..kb1
+              set_->weight_gemm(sc.v.data() + xi * vs, p, cgp_, sc.m.data() + xi * ms + kb0 * p, p, (kb1 - kb0) * b_,
+                                cnt, dug + xi * kgp_ + kb0 * b_, a2_ * kgp_, n0 > 0 || t0 > 0);
+          }
         });
       }
     }
@@ -614,13 +683,15 @@ class Winograd final : public ConvAlgorithm {
   }
 
   // (A dY A^T) of the block's dy tiles (zero outside the output) into m (the block's
-  // first tile) with xi_stride xs, tile t's channel block kb at m + t * ts + kb * cs.
+  // first tile) with xi_stride xs, tile t's channel block kb at m + t * ts + kb * cs;
+  // channel blocks [kb0, kb1) only (kb1 < 0: to the last).
   void gradient_into(Scratch& sc, index_t n0, index_t g, const float* dy, float* m, index_t xs, index_t ts,
-                     index_t cs, bool nt = false) {
+                     index_t cs, bool nt = false, index_t kb0 = 0, index_t kb1 = -1) {
     const auto adjoint = nt ? kernels_.output_adjoint_nt : kernels_.output_adjoint;
     float* tmp = sc.tmp.data();
+    if (kb1 < 0) kb1 = kbg_;
     for (const Run& r : sc.runs)
-      for (index_t kb = 0; kb < kbg_; ++kb) {
+      for (index_t kb = kb0; kb < kb1; ++kb) {
         const index_t img = n0 + r.image, oy0 = r.ty * m_, ox0 = r.tx * m_;
         const index_t rows = std::min<index_t>(m_, oh_ - oy0), pixels = std::min(r.count * m_, ow_ - ox0);
         // Zero only what the gathers below leave out (rows or columns past the output).
@@ -643,6 +714,10 @@ class Winograd final : public ConvAlgorithm {
   bool stream_ = false;  // the output scatter's non-temporal stores (see the constructor)
   bool ksplit_ = false;  // forward_k_split for chunks of few tiles (see the constructor)
   bool nt_tiles_ = false;  // the superblocks' transforms by non-temporal stores
+  bool bwdw_ksplit_ = false;  // backward_weights_k_split where it applies (see the constructor)
+  index_t ksplit_blocks_ = kBwdwKsplitBlocks;  // output-channel blocks per thread it takes
+  index_t ksplit_max_c_ = kBwdwKsplitMaxC;     // and input channels, at most
+  int ksplit_min_r_ = 5;                       // and kernel size, at least
   WinogradKernels kernels_;
   WinoScatterRow scatter_;
   WinoGatherRow gather_;

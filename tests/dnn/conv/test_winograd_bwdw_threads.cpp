@@ -2,7 +2,9 @@
 // threads transform tile blocks into shared buffers, then split the alpha^2 GEMMs): dw
 // and the bias gradient bitwise the 1-thread result (same chunks, same GEMM blocks, same
 // order), with one image and several, groups, F(4x4) and F(2x2) on 3x3 and 5x5, and with
-// accumulate; the 1-thread result itself against the double reference. The same for the
+// accumulate; the 1-thread result itself against the double reference. The same with the
+// output-channel split (backward_weights_k_split, AVX2's default on wide layers) forced on
+// and off by TAIHU_WINOGRAD_BWDW_KSPLIT. The same for the
 // superblock path (backward_weights_superblocks), forced onto small problems, with its
 // transforms' non-temporal stores on and off.
 #include <gtest/gtest.h>
@@ -36,22 +38,25 @@ TEST_P(WinogradBwdwThreads, TwoThreadsBitwiseOne) {
   const auto x = random_vector(x_size(d), 41), dy = random_vector(y_size(d), 42);
   std::vector<float> ref(w_size(d)), refb(d.k);
   Convolution(d, ConvAlgo::reference).backward_weights(x.data(), dy.data(), ref.data(), refb.data(), false);
-  for (bool accumulate : {false, true}) {
-    std::vector<float> dw[2], db[2];
-    for (int t = 0; t < 2; ++t) {
-      taihu::arch::set_num_threads(t + 1);
-      dw[t].assign(w_size(d), 0.25f);
-      db[t].assign(d.k, 0.25f);
-      Convolution conv(d, GetParam().algo);
-      conv.backward_weights(x.data(), dy.data(), dw[t].data(), db[t].data(), accumulate);
+  for (const char* ksplit : {"", "0", "1"})  // (the default, then forced off and on)
+    for (bool accumulate : {false, true}) {
+      if (*ksplit != '\0') setenv("TAIHU_WINOGRAD_BWDW_KSPLIT", ksplit, 1);
+      std::vector<float> dw[2], db[2];
+      for (int t = 0; t < 2; ++t) {
+        taihu::arch::set_num_threads(t + 1);
+        dw[t].assign(w_size(d), 0.25f);
+        db[t].assign(d.k, 0.25f);
+        Convolution conv(d, GetParam().algo);
+        conv.backward_weights(x.data(), dy.data(), dw[t].data(), db[t].data(), accumulate);
+      }
+      unsetenv("TAIHU_WINOGRAD_BWDW_KSPLIT");
+      EXPECT_EQ(dw[1], dw[0]) << d.str() << " accumulate " << accumulate << " ksplit '" << ksplit << "'";
+      EXPECT_EQ(db[1], db[0]) << d.str();
+      std::vector<float> want(ref);
+      if (accumulate)
+        for (auto& v : want) v += 0.25f;
+      EXPECT_LE(max_rel_error(dw[0], want), 2e-4) << d.str();
     }
-    EXPECT_EQ(dw[1], dw[0]) << d.str() << " accumulate " << accumulate;
-    EXPECT_EQ(db[1], db[0]) << d.str();
-    std::vector<float> want(ref);
-    if (accumulate)
-      for (auto& v : want) v += 0.25f;
-    EXPECT_LE(max_rel_error(dw[0], want), 2e-4) << d.str();
-  }
 }
 
 // The superblock path (taken where dU passes 4 MiB: 256 x 256 channels) forced onto
@@ -121,7 +126,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, WinogradBwdwThreads,
                          ::testing::Values(Case{"mb1ic24ih13oc20kh3ph1", ConvAlgo::winograd_4x4},
                                            Case{"mb3ic24ih9oc20kh3ph1", ConvAlgo::winograd_4x4},
                                            Case{"g2mb2ic16ih9oc8kh3ph1", ConvAlgo::winograd_2x2},
-                                           Case{"mb8ic3ih24oc8kh5ph2", ConvAlgo::winograd_2x2}),
+                                           Case{"mb8ic3ih24oc8kh5ph2", ConvAlgo::winograd_2x2},
+                                           Case{"mb3ic12ih10oc52kh5ph2", ConvAlgo::winograd_2x2}),
                          [](const auto& p) {
                            return std::string(p.param.problem) + "_" + taihu::dnn::to_string(p.param.algo);
                          });

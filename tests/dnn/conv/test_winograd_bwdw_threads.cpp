@@ -3,7 +3,7 @@
 // and the bias gradient bitwise the 1-thread result (same chunks, same GEMM blocks, same
 // order), with one image and several, groups, F(4x4) and F(2x2) on 3x3 and 5x5, and with
 // accumulate; the 1-thread result itself against the double reference. The same with the
-// output-channel split (backward_weights_k_split, AVX2's default on wide layers) forced on
+// output-channel split (backward_weights_k_split, AVX2's default on 5x5 layers) forced on
 // and off by TAIHU_WINOGRAD_BWDW_KSPLIT. The same for the
 // superblock path (backward_weights_superblocks), forced onto small problems, with its
 // transforms' non-temporal stores on and off.

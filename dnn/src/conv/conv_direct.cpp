@@ -76,7 +76,8 @@ struct DirectKernels {
 // output channels (LeNet conv1, 1 -> 20: 1.0x vs 0.7-0.9x: 25 taps per output leave
 // the transposed store too large a share).
 constexpr index_t kOcvMaxChannels = 4, kOcvMinStride1Channels = 32;
-constexpr index_t kOcvMinStride1ChannelsNchw8cAvx2 = 16;  // see direct_first_layer_nchw8c
+// See direct_first_layer_nchw8c.
+constexpr index_t kOcvMinStride1ChannelsNchw8cAvx2 = 16, kOcvMinBatchNchw8cAvx2 = 32;
 
 constexpr index_t kOcvChunkStep = 24;  // pixel chunks of the few-channel forward: multiples of this
 
@@ -1015,10 +1016,12 @@ bool direct_first_layer_nchw8c(const ConvDesc& d, arch::Isa isa) {
   // At AVX2, stride-1 layers with 16-31 output channels too when writing nChw8c: the
   // tiles' blocks go straight to y, no transposed store (LeNet conv1, 1 -> 20, Zen 3,
   // 1 thread, 8 alternating pairs, median: batch 64 24.5 -> 30.8 GFLOP/s, 0.85x ->
-  // 0.98x the best oneDNN; batch 32 22.8 -> 29.4). NCHW keeps the pixel tile.
+  // 0.98x the best oneDNN; batch 32 22.8 -> 29.4). NCHW keeps the pixel tile. Only at
+  // batch >= 32 (measured): this makes nChw8c the preferred layout, and at batch 1 the
+  // NCHW minibatch forward was faster (16.2-17.2 vs 10.3-12.4 GFLOP/s).
   const bool pointwise = d.kh == 1 && d.kw == 1 && d.pad_h == 0 && d.pad_w == 0;
   return isa == arch::Isa::avx2 && !pointwise && d.groups == 1 && d.c <= kOcvMaxChannels &&
-         d.k >= kOcvMinStride1ChannelsNchw8cAvx2;
+         d.k >= kOcvMinStride1ChannelsNchw8cAvx2 && d.n >= kOcvMinBatchNchw8cAvx2;
 }
 
 std::unique_ptr<ConvAlgorithm> make_direct_nchw8c_out(const ConvDesc& d) {

@@ -201,11 +201,12 @@ TEST_F(BlockedLayout, FirstLayerForwardAndBackwardWeightsNative) {
 }
 
 TEST_F(BlockedLayout, NarrowStride1FirstLayerNativeAtAvx2) {
-  // Stride 1 with 16-31 output channels (LeNet conv1-like, 1 -> 20): native nChw8c
-  // output at AVX2 only (between reorders elsewhere).
+  // Stride 1 with 16-31 output channels (LeNet conv1-like, 1 -> 20) at batch >= 32:
+  // native nChw8c output at AVX2 only (between reorders elsewhere, and at batch 1).
   const bool avx2 = taihu::arch::active_isa() == taihu::arch::Isa::avx2;
-  check_layout(ConvDesc::parse("mb2ic1ih12oc20oh8kh5"), kFirst, avx2, false, avx2);
-  check_layout(ConvDesc::parse("mb1ic3ih9oc17oh9kh3ph1"), kFirst, avx2, false, avx2);
+  check_layout(ConvDesc::parse("mb32ic1ih12oc20oh8kh5"), kFirst, avx2, false, avx2);
+  check_layout(ConvDesc::parse("mb32ic3ih9oc17oh9kh3ph1"), kFirst, avx2, false, avx2);
+  check_layout(ConvDesc::parse("mb1ic1ih12oc20oh8kh5"), kFirst, false, false, false);
 }
 
 TEST_F(BlockedLayout, OtherLayersRunBetweenReorders) {

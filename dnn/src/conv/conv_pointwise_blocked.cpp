@@ -15,8 +15,9 @@
 //     Threads split the items, or the packed output groups when the weights outweigh
 //     the input (each thread then streams only its share of them; see run()).
 //   backward-weights: dW = dY X^T reduced over every image's pixels in chunks of up to
-//     256: tiles of 32 output channels (dY vectors) x 3 input channels (x broadcast) in
-//     blocks of 48 input channels (96 on AMD for chunks of <= 64 pixels), accumulated
+//     256 (128 on AMD when K > C): tiles of 32 output channels (dY vectors) x 3 input
+//     channels (x broadcast) in blocks of 48 input channels (96 on AMD for chunks of
+//     <= 64 pixels), accumulated
 //     in a tile-major buffer [k / 32][c][32] (the first pass's tiles start from zero)
 //     whose blocks an 8x8-transposing store adds to dw (OIHW) right after their last
 //     pass, the dw lines prefetched meanwhile; a single-pass layer (one image, one
@@ -289,7 +290,16 @@ class PointwiseBlocked final : public ConvAlgorithm {
     // 57.4-66.6 -> 64.7-73.2 (0.61-0.77x -> 0.79-0.81x); longer chunks keep 48 (1024 -> 256
     // 14x14 measured slower with 96; bench/results/2026-11-29-zen3-dnn-1x1.md). Intel
     // keeps 48 (not measured).
-    const index_t target = g_.bwdw_pixels, tile_cols = g_.cols;
+    // AMD, output groups outer (K > C) on planes of several chunks: chunks of half that
+    // (128), so a unit's 32-channel dY chunk (16 KiB) stays in L1 across its tiles. Zen 3
+    // 64 -> 256 56x56 in alternating processes, 1 thread 34.2-48.1 -> 39.5-45.3 GFLOP/s
+    // (median 39.1 -> 42.8, ratio to oneDNN median 0.96x -> 1.09x), 2 threads 49.7-53.5 ->
+    // 52.7-69.9; 128 -> 512 28x28 ratio median 0.93x -> 1.00x (1 thread), 0.88x -> 0.94x
+    // (2 threads); 256 -> 64 (channels outer) measured slower with 64, so it keeps 256.
+    // Chunks only split each dw element's sum over pixels, in order: bitwise as 256.
+    const index_t pixels = g_.bwdw_pixels;
+    const index_t target = amd() && K > C && plane_ > pixels ? pixels / 2 : pixels;
+    const index_t tile_cols = g_.cols;
     const index_t chunks = ceil_div(plane_, target), chunk = ceil_div(plane_, chunks);
     const index_t cblk = amd() && chunk <= 64 ? 2 * g_.bwdw_cblk : g_.bwdw_cblk;
     const index_t cblocks = ceil_div(C, cblk), units = cblocks * kgroups;

@@ -116,7 +116,7 @@ TEST_F(BlockedLayout, PointwiseNativeInEveryDirection) {
   for (const char* p :
        {"mb2ic13ih5iw7oc21oh5ow7kh1", "mb1ic64ih7oc40oh7kh1", "mb1ic3ih2iw1oc5oh2ow1kh1",
         "mb3ic20ih5oc36oh5kh1", "mb1ic300ih3oc70oh3kh1", "mb1ic16ih4oc264oh4kh1",
-        "mb2ic10ih17oc9oh17kh1"})  // (last: several pixel chunks)
+        "mb2ic10ih17oc9oh17kh1", "mb1ic12ih19oc40oh19kh1"})  // (last two: several pixel chunks)
     check_layout(ConvDesc::parse(p), kBlocked, true, true, true);
 }
 

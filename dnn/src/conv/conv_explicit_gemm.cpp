@@ -206,7 +206,6 @@ class ExplicitGemm final : public ConvAlgorithm {
     for (index_t ci = 0; ci < cg_; ++ci)
       std::memset(dxg + (ci * d_.h + iy_begin) * d_.w, 0, sizeof(float) * (iy_end - iy_begin) * d_.w);
     // Output rows that input rows [a, b) read: t = iy + pad - r * dil in [0, oh * sh).
-    const auto floor_div = [](index_t a, index_t q) { return a >= 0 ? a / q : -((-a + q - 1) / q); };
     const index_t first =
         std::max<index_t>(0, -floor_div(-(iy_begin + d_.pad_h - (d_.kh - 1) * d_.dil_h), sh));
     const index_t last = std::min<index_t>(oh, floor_div(iy_end - 1 + d_.pad_h, sh) + 1);

@@ -81,7 +81,6 @@ void col2im(const ConvDesc& d, const float* col, float* x_group, index_t c_begin
 void col2im_strided(const ConvDesc& d, const float* col, index_t ld, index_t ring, float* x_group,
                     index_t c_begin, index_t c_end, index_t iy_begin, index_t iy_end) {
   const index_t oh = d.out_h(), ow = d.out_w(), sw = d.stride_w;
-  const auto floor_div = [](index_t a, index_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
   // Column offsets s * dil - pad = (base + jmin) * stride + phase.
   const index_t jmin = floor_div(-d.pad_w, sw), jmax = floor_div((d.kw - 1) * d.dil_w - d.pad_w, sw);
   const index_t len = ow + jmax - jmin;

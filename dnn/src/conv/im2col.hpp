@@ -8,6 +8,10 @@
 
 namespace taihu::dnn::conv {
 
+// a / b rounded towards minus infinity (b > 0): the window arithmetic of padded, strided
+// layers, where a may be negative.
+inline index_t floor_div(index_t a, index_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
 void im2col(const ConvDesc& d, const float* x_group, float* col, index_t row_begin,
             index_t row_end);
 void col2im(const ConvDesc& d, const float* col, float* x_group, index_t c_begin, index_t c_end);
